@@ -1,0 +1,118 @@
+/**
+ * The contract between the engine and one chat platform. A platform lives wholly
+ * in platforms/<name>/ and reaches the engine only through these types.
+ */
+import type { Logger } from './log.ts';
+import type { Card } from './render/card.ts';
+
+/** Where a posted card lives on its platform; enough to edit it later from any replica. */
+export interface MessageRef {
+  /** "telegram" | "slack" | "discord" | "teams" | "web" */
+  platform: string;
+  /** The platform-local address the card was posted to (chat id, channel id, conversation key, room). */
+  address: string;
+  /** The platform's handle of the message (message_id, ts, activity id, ...), opaque to the engine. */
+  id: string;
+}
+
+/** The person who tapped, as the platform reports them. */
+export interface TapUser {
+  id: string;
+  name?: string;
+}
+
+/** A button tap, normalised by the adapter's parse.ts. */
+export interface Tap {
+  platform: string;
+  /** The short case key from the button payload `hitl:<key>:<action>`. */
+  key: string;
+  action: string;
+  user: TapUser;
+  /** The message the button was on, when the platform tells us. */
+  ref: MessageRef | null;
+  /** True when the platform already showed a native confirm dialog for this button. */
+  confirmed?: boolean;
+}
+
+/** What became of a tap; adapters turn it into a toast, an ephemeral message or a card refresh. */
+export type TapOutcome =
+  | 'submitted' // the service accepted the action
+  | 'confirm_required' // irreversible action: the same person must tap again to confirm
+  | 'forbidden' // this person is not on the target's allowlist
+  | 'not_allowed' // the action is not inline-allowed for this case
+  | 'closed' // the case is already final (or was just answered elsewhere)
+  | 'busy' // another tap on this case is being submitted right now
+  | 'use_review_url' // the service answered 403: open Details instead
+  | 'inline_unavailable' // the service answered 401: only Details remains
+  | 'failed' // the service or the network failed; nothing was decided
+  | 'unknown_case'; // the key matches no case
+
+/** The engine's answer to a tap. */
+export interface TapReply {
+  outcome: TapOutcome;
+  /** Short text for a toast / ephemeral message (<= 200 characters, no secrets). */
+  text: string;
+  /** The case's card as it stands after the tap, for platforms that answer a tap with the new message. */
+  card: Card | null;
+}
+
+/** Small persistent key-value space for an adapter (conversation references, de-duplication). */
+export interface KeyValue {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string, ttlMs?: number): Promise<void>;
+  /** Sets the key only when absent (or expired); true when this call set it. Works across replicas. */
+  setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean>;
+}
+
+/** An inbound HTTP request, already read into memory by the server (size-limited). */
+export interface InboundRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  /** Header names in lower case. */
+  headers: Record<string, string>;
+  rawBody: Buffer;
+}
+
+/** The answer to an inbound request. An object body is sent as JSON. */
+export interface InboundResponse {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string | Buffer | object;
+}
+
+/** A webhook or page an adapter serves through the relay's HTTP server. */
+export interface HttpRoute {
+  method: 'GET' | 'POST';
+  /** Exact path, e.g. "/telegram/webhook". */
+  path: string;
+  handle(req: InboundRequest): Promise<InboundResponse>;
+}
+
+/** What the engine hands an adapter when it starts. */
+export interface AdapterContext {
+  onTap(tap: Tap): Promise<TapReply>;
+  kv: KeyValue;
+  log: Logger;
+}
+
+/** Options for posting a card. */
+export interface PostOptions {
+  /** Post as a reply / in the thread of this message (multi-round chains, reminders). */
+  replyTo?: MessageRef;
+}
+
+/** One chat platform. */
+export interface PlatformAdapter {
+  readonly platform: string;
+  /** Inbound HTTP endpoints (webhooks, interactions, pages) the relay's server mounts. */
+  readonly routes: HttpRoute[];
+  start(ctx: AdapterContext): Promise<void>;
+  stop(): Promise<void>;
+  /** Posts a card to `address` (the part of the target after "<platform>:"). */
+  post(address: string, card: Card, options?: PostOptions): Promise<MessageRef>;
+  /** Replaces the card at `ref` (buttons included); "not modified" is success. */
+  update(ref: MessageRef, card: Card): Promise<void>;
+  /** Sends a short plain-text notice in the thread of `ref` (reminders), mentioning nobody. */
+  notify(ref: MessageRef, text: string, link: { label: string; url: string } | null): Promise<void>;
+}

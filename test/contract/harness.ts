@@ -1,0 +1,43 @@
+/** What a platform's test harness gives the shared adapter contract suite. */
+import type { MessageRef, PlatformAdapter, TapUser } from '../../src/adapter.ts';
+
+/** A message as the fake platform holds it. */
+export interface SeenMessage {
+  /** The message text as the platform would show it (markup included). */
+  text: string;
+  /** Protocol action names of the inline (non-link) buttons, in order. */
+  actions: string[];
+  /** The URL of the Details link button, or null. */
+  link: string | null;
+}
+
+/** One platform, faked, with its real adapter pointed at the fake. */
+export interface AdapterHarness {
+  /** The adapter under test, configured against the fake platform server. */
+  adapter: PlatformAdapter;
+  /** A full target string for cases, e.g. "telegram:-100123". */
+  target: string;
+  /** A person on the target's allowlist and one who is not, in the platform's id format. */
+  users: { allowed: TapUser; stranger: TapUser };
+  /** True when the platform shows a native confirm dialog, so one tap on an irreversible action arrives confirmed. */
+  nativeConfirm: boolean;
+  /** Reads back the message at `ref` from the fake platform. */
+  read(ref: MessageRef): Promise<SeenMessage>;
+  /** Every message (ref) the fake holds for `address`, in posting order. */
+  messages(address: string): Promise<MessageRef[]>;
+  /**
+   * Delivers a tap on the button for `action` of the message at `ref`, exactly as the platform
+   * would (a real update / signed request, to the relay at `relayUrl` for webhook modes).
+   * Resolves when the platform would have finished delivering it; returns what the person was shown
+   * (toast, ephemeral message), or null.
+   */
+  tap(args: { ref: MessageRef; action: string; user: TapUser; relayUrl: string }): Promise<{
+    notice: string | null;
+  }>;
+  /** Raw bodies of every request the fake platform received (for secret scans). */
+  requests(): string[];
+  close(): Promise<void>;
+}
+
+/** Builds a fresh harness (fake server started, adapter created but not started). */
+export type MakeHarness = () => Promise<AdapterHarness>;
