@@ -1,0 +1,87 @@
+/** Telegram settings from the environment, validated; null when the platform is not configured. */
+import { z } from 'zod';
+import { ValidationError } from '../../src/errors.ts';
+import { registerSecret } from '../../src/log.ts';
+
+/** Every environment variable the Telegram adapter reads. */
+export const TELEGRAM_ENV_VARS: readonly string[] = [
+  'TELEGRAM_BOT_TOKEN',
+  'TELEGRAM_WEBHOOK_URL',
+  'TELEGRAM_WEBHOOK_SECRET',
+  'TELEGRAM_API_ROOT',
+];
+
+/** Telegram's own rule for setWebhook's secret_token: 1-256 characters of A-Z, a-z, 0-9, _ and -. */
+export const TELEGRAM_SECRET_TOKEN_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
+
+/** How the adapter reaches Telegram and how updates arrive. */
+export interface TelegramConfig {
+  /** The token from @BotFather ("123456:ABC..."). A secret. */
+  botToken: string;
+  /** Public HTTPS URL of this relay's webhook route; webhook mode when set, long polling otherwise. */
+  webhookUrl?: string;
+  /** The secret_token Telegram echoes in X-Telegram-Bot-Api-Secret-Token (webhook mode only). */
+  webhookSecret?: string;
+  /** Bot API server root without a trailing slash (self-hosted Bot API servers, tests). */
+  apiRoot?: string;
+}
+
+const schema = z
+  .object({
+    TELEGRAM_BOT_TOKEN: z
+      .string()
+      .regex(/^\d+:[A-Za-z0-9_-]+$/, 'must look like "<bot id>:<secret>" as @BotFather gives it'),
+    TELEGRAM_WEBHOOK_URL: z
+      .url({
+        protocol: /^https$/,
+        error: 'must be an https:// URL (Telegram only calls HTTPS webhooks)',
+      })
+      .optional(),
+    TELEGRAM_WEBHOOK_SECRET: z
+      .string()
+      .regex(TELEGRAM_SECRET_TOKEN_PATTERN, 'must be 1-256 characters of A-Z, a-z, 0-9, _ and -')
+      .optional(),
+    TELEGRAM_API_ROOT: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s):// URL' })
+      .optional(),
+  })
+  .superRefine((env, check) => {
+    if (env.TELEGRAM_WEBHOOK_URL && !env.TELEGRAM_WEBHOOK_SECRET) {
+      check.addIssue({
+        code: 'custom',
+        path: ['TELEGRAM_WEBHOOK_SECRET'],
+        message: 'is required when TELEGRAM_WEBHOOK_URL is set (every webhook request is checked)',
+      });
+    }
+  });
+
+/** Reads the Telegram settings; null when TELEGRAM_BOT_TOKEN is absent. Throws ValidationError. */
+export function readTelegramConfig(env: NodeJS.ProcessEnv): TelegramConfig | null {
+  const pick = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value ? value : undefined;
+  };
+  const raw = Object.fromEntries(TELEGRAM_ENV_VARS.map((name) => [name, pick(name)]));
+  if (!raw.TELEGRAM_BOT_TOKEN) return null;
+  // Register before validating so that no later message can show them.
+  registerSecret(raw.TELEGRAM_BOT_TOKEN);
+  registerSecret(raw.TELEGRAM_WEBHOOK_SECRET);
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ValidationError(
+      'invalid_config',
+      'Telegram configuration',
+      parsed.error.issues.map((issue) => ({
+        path: issue.path.map(String).join('.'),
+        message: issue.message,
+      })),
+    );
+  }
+  const env2 = parsed.data;
+  return {
+    botToken: env2.TELEGRAM_BOT_TOKEN,
+    ...(env2.TELEGRAM_WEBHOOK_URL ? { webhookUrl: env2.TELEGRAM_WEBHOOK_URL } : {}),
+    ...(env2.TELEGRAM_WEBHOOK_SECRET ? { webhookSecret: env2.TELEGRAM_WEBHOOK_SECRET } : {}),
+    ...(env2.TELEGRAM_API_ROOT ? { apiRoot: env2.TELEGRAM_API_ROOT.replace(/\/+$/, '') } : {}),
+  };
+}
