@@ -1,0 +1,130 @@
+/** The Discord REST calls the adapter makes, through @discordjs/rest (per-bucket queues, 429 waits). */
+import { REST } from '@discordjs/rest';
+import { PlatformError } from '../../src/errors.ts';
+import { DISCORD_SNOWFLAKE_PATTERN } from './config.ts';
+import { toPlatformError } from './errors.ts';
+import type { DiscordMessagePayload } from './render.ts';
+
+/**
+ * The longest rate-limit wait we sit out inside one call. @discordjs/rest waits out every 429 on
+ * its own; beyond this we give up and report `rate_limited` so the engine can retry later without
+ * holding a request open (and without losing the update).
+ */
+export const DISCORD_MAX_RATE_LIMIT_WAIT_MS = 10_000;
+
+/** What the REST client needs. */
+export interface DiscordApiOptions {
+  token: string;
+  /** REST base without the version; Discord's own when absent. */
+  apiUrl?: string;
+  maxRateLimitWaitMs?: number;
+}
+
+/** A created message, as much of it as we keep. */
+export interface CreatedMessage {
+  id: string;
+  channel_id: string;
+}
+
+/** A message body with an optional reply reference (reminders). */
+export type DiscordCreateMessageBody = DiscordMessagePayload & {
+  message_reference?: { message_id: string; fail_if_not_exists: false };
+};
+
+/** An interaction response (the body of `/interactions/:id/:token/callback` or of our HTTP answer). */
+export interface DiscordInteractionResponse {
+  type: 1 | 4 | 6 | 7;
+  data?: Partial<DiscordMessagePayload> & { flags?: number };
+}
+
+/** Throws unless `id` is a snowflake, so no caller-provided text ever lands in a URL path. */
+export function assertSnowflake(call: string, what: string, id: string): void {
+  if (!DISCORD_SNOWFLAKE_PATTERN.test(id)) {
+    throw new PlatformError('discord', call, 'bad_request', `${what} must be a numeric Discord id`);
+  }
+}
+
+/** Thin, typed wrapper over REST; every failure comes out as PlatformError. */
+export class DiscordApi {
+  readonly rest: REST;
+
+  constructor(options: DiscordApiOptions) {
+    const maxWait = options.maxRateLimitWaitMs ?? DISCORD_MAX_RATE_LIMIT_WAIT_MS;
+    this.rest = new REST({
+      version: '10',
+      ...(options.apiUrl ? { api: options.apiUrl } : {}),
+      // Short waits are sat out (and the request retried by the queue); long ones are handed back.
+      rejectOnRateLimit: (data) => data.retryAfter > maxWait,
+    }).setToken(options.token);
+  }
+
+  private async call<T>(call: string, run: () => Promise<unknown>): Promise<T> {
+    try {
+      return (await run()) as T;
+    } catch (error) {
+      throw toPlatformError(call, error);
+    }
+  }
+
+  /** POST /channels/:id/messages */
+  createMessage(channelId: string, body: DiscordCreateMessageBody): Promise<CreatedMessage> {
+    const call = 'POST /channels/:id/messages';
+    assertSnowflake(call, 'channel id', channelId);
+    return this.call(call, () => this.rest.post(`/channels/${channelId}/messages`, { body }));
+  }
+
+  /** PATCH /channels/:id/messages/:id (content, components and allowed_mentions replaced). */
+  async editMessage(channelId: string, messageId: string, body: DiscordMessagePayload): Promise<void> {
+    const call = 'PATCH /channels/:id/messages/:id';
+    assertSnowflake(call, 'channel id', channelId);
+    assertSnowflake(call, 'message id', messageId);
+    await this.call(call, () =>
+      this.rest.patch(`/channels/${channelId}/messages/${messageId}`, { body }),
+    );
+  }
+
+  /** POST /interactions/:id/:token/callback (gateway mode). Interaction routes take no bot token. */
+  async interactionCallback(
+    interactionId: string,
+    token: string,
+    body: DiscordInteractionResponse,
+  ): Promise<void> {
+    const call = 'POST /interactions/:id/:token/callback';
+    assertSnowflake(call, 'interaction id', interactionId);
+    await this.call(call, () =>
+      this.rest.post(`/interactions/${interactionId}/${encodeURIComponent(token)}/callback`, {
+        body,
+        auth: false,
+      }),
+    );
+  }
+
+  /** POST /webhooks/:application_id/:token: an interaction follow-up (flags 64 makes it ephemeral). */
+  async followUp(
+    applicationId: string,
+    token: string,
+    body: Partial<DiscordMessagePayload> & { flags?: number },
+  ): Promise<void> {
+    const call = 'POST /webhooks/:application_id/:token';
+    assertSnowflake(call, 'application id', applicationId);
+    await this.call(call, () =>
+      this.rest.post(`/webhooks/${applicationId}/${encodeURIComponent(token)}`, {
+        body,
+        auth: false,
+      }),
+    );
+  }
+
+  /** PUT /applications/:id/commands (or a guild's commands): replaces the command set. */
+  putCommands(applicationId: string, commands: unknown[], guildId?: string): Promise<unknown[]> {
+    const call = guildId
+      ? 'PUT /applications/:id/guilds/:id/commands'
+      : 'PUT /applications/:id/commands';
+    assertSnowflake(call, 'application id', applicationId);
+    if (guildId) assertSnowflake(call, 'guild id', guildId);
+    const route: `/${string}` = guildId
+      ? `/applications/${applicationId}/guilds/${guildId}/commands`
+      : `/applications/${applicationId}/commands`;
+    return this.call(call, () => this.rest.put(route, { body: commands }));
+  }
+}

@@ -1,0 +1,78 @@
+/** Discord settings from the environment, validated; null when the platform is not configured. */
+import { z } from 'zod';
+import { ValidationError } from '../../src/errors.ts';
+import { registerSecret } from '../../src/log.ts';
+
+/** Every environment variable the Discord adapter reads. */
+export const DISCORD_ENV_VARS: readonly string[] = [
+  'DISCORD_TOKEN',
+  'DISCORD_APPLICATION_ID',
+  'DISCORD_PUBLIC_KEY',
+  'DISCORD_API_URL',
+];
+
+/** How interactions (button taps, `/hitl id`) reach the relay. */
+export type DiscordReceiveMode = 'http' | 'gateway';
+
+/** How the adapter reaches Discord and how interactions arrive. */
+export interface DiscordConfig {
+  /** The bot token from the developer portal (Bot page). A secret. */
+  token: string;
+  /** The application id (General Information page); needed for follow-ups and command registration. */
+  applicationId: string;
+  /** The application's Ed25519 public key (hex); HTTP interactions mode when set. */
+  publicKey?: string;
+  /** REST base without the version ("https://discord.com/api" by default; tests point it at a fake). */
+  apiUrl?: string;
+  /** 'http' when publicKey is set (POST /discord/interactions), otherwise 'gateway' (discord.js Client). */
+  mode: DiscordReceiveMode;
+}
+
+/** Discord ids are snowflakes: unsigned 64-bit integers written as decimal strings. */
+export const DISCORD_SNOWFLAKE_PATTERN = /^\d{1,20}$/;
+
+const schema = z.object({
+  // A bot token is three base64url parts joined by dots; we only check its rough shape.
+  DISCORD_TOKEN: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'must be the bot token from the Bot page'),
+  DISCORD_APPLICATION_ID: z
+    .string({ error: 'is required when DISCORD_TOKEN is set (General Information -> Application ID)' })
+    .regex(DISCORD_SNOWFLAKE_PATTERN, 'must be the numeric application id'),
+  DISCORD_PUBLIC_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be the 64 hex digits of the application public key')
+    .optional(),
+  DISCORD_API_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' }).optional(),
+});
+
+/** Reads the Discord settings; null when DISCORD_TOKEN is absent. Throws ValidationError. */
+export function readDiscordConfig(env: NodeJS.ProcessEnv): DiscordConfig | null {
+  const pick = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value ? value : undefined;
+  };
+  const raw = Object.fromEntries(DISCORD_ENV_VARS.map((name) => [name, pick(name)]));
+  if (!raw.DISCORD_TOKEN) return null;
+  // Register before validating so that no later message can show it.
+  registerSecret(raw.DISCORD_TOKEN);
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ValidationError(
+      'invalid_config',
+      'Discord configuration',
+      parsed.error.issues.map((issue) => ({
+        path: issue.path.map(String).join('.'),
+        message: issue.message,
+      })),
+    );
+  }
+  const v = parsed.data;
+  return {
+    token: v.DISCORD_TOKEN,
+    applicationId: v.DISCORD_APPLICATION_ID,
+    ...(v.DISCORD_PUBLIC_KEY ? { publicKey: v.DISCORD_PUBLIC_KEY.toLowerCase() } : {}),
+    ...(v.DISCORD_API_URL ? { apiUrl: v.DISCORD_API_URL.replace(/\/+$/, '') } : {}),
+    mode: v.DISCORD_PUBLIC_KEY ? 'http' : 'gateway',
+  };
+}

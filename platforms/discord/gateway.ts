@@ -1,0 +1,81 @@
+/**
+ * Gateway receive mode: a discord.js Client (intent Guilds) delivers interactions over its
+ * WebSocket; we turn each into the wire shape and feed the shared flow, answering through REST.
+ * The gateway itself cannot be faked, so this file is exercised only against the real Discord.
+ */
+import { Client, Events, GatewayIntentBits, type Interaction } from 'discord.js';
+import type { Logger } from '../../src/log.ts';
+import { InteractionType, type RawInteraction } from './parse.ts';
+
+/** A running gateway connection. */
+export interface DiscordGateway {
+  stop(): Promise<void>;
+}
+
+/** What the gateway needs. */
+export interface DiscordGatewayOptions {
+  token: string;
+  apiUrl?: string;
+  log: Logger;
+  onInteraction(raw: RawInteraction): void;
+}
+
+/** A discord.js interaction -> the documented interaction JSON (the fields parse.ts reads). */
+export function toRawInteraction(interaction: Interaction): RawInteraction | null {
+  const user = {
+    id: interaction.user.id,
+    username: interaction.user.username,
+    global_name: interaction.user.globalName,
+  };
+  const base: RawInteraction = {
+    id: interaction.id,
+    application_id: interaction.applicationId,
+    type: interaction.type,
+    token: interaction.token,
+    ...(interaction.channelId ? { channel_id: interaction.channelId } : {}),
+    ...(interaction.guildId ? { guild_id: interaction.guildId, member: { user } } : { user }),
+  };
+  if (interaction.isButton()) {
+    return {
+      ...base,
+      type: InteractionType.messageComponent,
+      message: { id: interaction.message.id, channel_id: interaction.message.channelId },
+      data: { custom_id: interaction.customId, component_type: interaction.componentType },
+    };
+  }
+  if (interaction.isChatInputCommand()) {
+    const sub = interaction.options.getSubcommand(false);
+    return {
+      ...base,
+      type: InteractionType.applicationCommand,
+      data: {
+        name: interaction.commandName,
+        type: 1,
+        ...(sub ? { options: [{ name: sub, type: 1 }] } : {}),
+      },
+    };
+  }
+  return null;
+}
+
+/** Logs in and starts delivering interactions. One process per bot token (one shard). */
+export async function startDiscordGateway(options: DiscordGatewayOptions): Promise<DiscordGateway> {
+  const client = new Client({
+    intents: [GatewayIntentBits.Guilds],
+    ...(options.apiUrl ? { rest: { api: options.apiUrl } } : {}),
+  });
+  client.on(Events.InteractionCreate, (interaction) => {
+    const raw = toRawInteraction(interaction);
+    if (raw) options.onInteraction(raw);
+  });
+  client.on(Events.Error, (error) => options.log.warn({ err: error.message }, 'discord gateway error'));
+  client.once(Events.ClientReady, (ready) =>
+    options.log.info({ bot: ready.user.tag }, 'discord gateway connected'),
+  );
+  await client.login(options.token);
+  return {
+    async stop() {
+      await client.destroy();
+    },
+  };
+}

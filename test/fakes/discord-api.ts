@@ -1,0 +1,330 @@
+/**
+ * A fake Discord REST API (v10) on 127.0.0.1 for @discordjs/rest / discord.js (`api` option =
+ * `${fake.apiUrl}`). It speaks the real wire format for what hitl-relay uses: create and edit
+ * channel messages, interaction callbacks, interaction follow-ups and command registration; checks
+ * `Authorization: Bot <token>` where Discord does; injects 429s with Discord's body and headers.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A message as the fake holds it. */
+export interface FakeDiscordMessage {
+  id: string;
+  channel_id: string;
+  content: string;
+  components: FakeActionRow[];
+  allowed_mentions: unknown;
+  message_reference?: { message_id: string };
+  flags: number;
+  /** Every custom_id this message ever carried (a person with a stale view can still tap them). */
+  seenCustomIds: string[];
+  edits: number;
+}
+
+/** An action row of buttons. */
+export interface FakeActionRow {
+  type: 1;
+  components: Array<{ type: 2; style: number; label?: string; custom_id?: string; url?: string }>;
+}
+
+/** One request the fake received. */
+export interface FakeDiscordRequest {
+  method: string;
+  path: string;
+  authorization: string | undefined;
+  body: string;
+}
+
+/** An interaction the test created, so callbacks know which message they answer. */
+interface FakeInteraction {
+  id: string;
+  token: string;
+  channelId: string;
+  messageId: string | null;
+  /** The callback type it was answered with, once answered. */
+  answeredWith: number | null;
+  followUps: string[];
+}
+
+/** A pending 429 injection. */
+export interface RateLimitInjection {
+  /** Seconds, as Discord sends them (the header may be fractional here to keep tests quick). */
+  retryAfter: number;
+  global?: boolean;
+  /** Only requests whose method + path match, e.g. /^PATCH \/channels\//. Any when absent. */
+  match?: RegExp;
+}
+
+/** The running fake. */
+export interface FakeDiscord {
+  /** Pass as @discordjs/rest's `api` option (the fake serves `${apiUrl}/v10/...`). */
+  apiUrl: string;
+  messages(channelId: string): FakeDiscordMessage[];
+  message(channelId: string, messageId: string): FakeDiscordMessage | undefined;
+  /** Registers an interaction the test is about to deliver (its message, for type 7 answers). */
+  registerInteraction(i: { id: string; token: string; channelId: string; messageId: string | null }): void;
+  /** Applies an interaction response exactly as a callback would (HTTP mode answers come back to the test). */
+  applyInteractionResponse(id: string, token: string, response: unknown): { status: number; body: unknown };
+  /** Ephemeral follow-up contents sent for an interaction token. */
+  followUps(token: string): string[];
+  /** The type an interaction was answered with, or null. */
+  answeredWith(token: string): number | null;
+  /** The last registered command set, per application (or application/guild). */
+  commands(key: string): unknown[] | undefined;
+  /** Makes the next `count` matching requests answer 429. */
+  rateLimitNext(count: number, injection: RateLimitInjection): void;
+  requests(): FakeDiscordRequest[];
+  close(): Promise<void>;
+}
+
+const BUCKET_HEADERS = {
+  'x-ratelimit-limit': '5',
+  'x-ratelimit-remaining': '4',
+  'x-ratelimit-reset-after': '1',
+  'x-ratelimit-bucket': 'fakebucket0000',
+};
+
+let snowflakeCounter = 1_300_000_000_000_000_000n;
+/** A fresh snowflake-like id. */
+export function fakeSnowflake(): string {
+  snowflakeCounter += 1n;
+  return snowflakeCounter.toString();
+}
+
+/** Starts the fake. `token` is the bot token it accepts; `applicationId` the app it serves. */
+export async function startFakeDiscord(options: { token: string; applicationId: string }): Promise<FakeDiscord> {
+  const channels = new Map<string, FakeDiscordMessage[]>();
+  const interactions = new Map<string, FakeInteraction>();
+  const commandSets = new Map<string, unknown[]>();
+  const log: FakeDiscordRequest[] = [];
+  const injections: Array<RateLimitInjection & { left: number }> = [];
+
+  const find = (channelId: string, messageId: string) =>
+    channels.get(channelId)?.find((m) => m.id === messageId);
+
+  const applyEdit = (message: FakeDiscordMessage, body: Record<string, unknown>) => {
+    if (typeof body.content === 'string') message.content = body.content;
+    if (Array.isArray(body.components)) {
+      message.components = body.components as FakeActionRow[];
+      for (const row of message.components) {
+        for (const button of row.components ?? []) {
+          if (button.custom_id && !message.seenCustomIds.includes(button.custom_id)) {
+            message.seenCustomIds.push(button.custom_id);
+          }
+        }
+      }
+    }
+    if ('allowed_mentions' in body) message.allowed_mentions = body.allowed_mentions;
+  };
+
+  const createMessage = (channelId: string, body: Record<string, unknown>): FakeDiscordMessage => {
+    const message: FakeDiscordMessage = {
+      id: fakeSnowflake(),
+      channel_id: channelId,
+      content: '',
+      components: [],
+      allowed_mentions: body.allowed_mentions,
+      flags: typeof body.flags === 'number' ? body.flags : 0,
+      seenCustomIds: [],
+      edits: 0,
+      ...(body.message_reference ? { message_reference: body.message_reference as { message_id: string } } : {}),
+    };
+    applyEdit(message, body);
+    const list = channels.get(channelId) ?? [];
+    list.push(message);
+    channels.set(channelId, list);
+    return message;
+  };
+
+  const wire = (m: FakeDiscordMessage) => ({
+    id: m.id,
+    type: m.message_reference ? 19 : 0,
+    channel_id: m.channel_id,
+    content: m.content,
+    components: m.components,
+    flags: m.flags,
+    author: { id: options.applicationId, username: 'hitl-relay', bot: true, discriminator: '0' },
+    timestamp: new Date().toISOString(),
+    edited_timestamp: m.edits ? new Date().toISOString() : null,
+    tts: false,
+    mention_everyone: false,
+    mentions: [],
+    mention_roles: [],
+    attachments: [],
+    embeds: [],
+    pinned: false,
+  });
+
+  const applyInteractionResponse = (id: string, token: string, response: unknown) => {
+    const interaction = interactions.get(token);
+    if (!interaction || interaction.id !== id) {
+      return { status: 404, body: { message: 'Unknown interaction', code: 10062 } };
+    }
+    if (interaction.answeredWith !== null) {
+      return { status: 400, body: { message: 'Interaction has already been acknowledged.', code: 40060 } };
+    }
+    const r = (response ?? {}) as { type?: number; data?: Record<string, unknown> };
+    if (![1, 4, 5, 6, 7, 8, 9].includes(r.type ?? 0)) {
+      return { status: 400, body: { message: 'Invalid Form Body', code: 50035 } };
+    }
+    interaction.answeredWith = r.type!;
+    if (r.type === 7 && interaction.messageId) {
+      const message = find(interaction.channelId, interaction.messageId);
+      if (message) {
+        applyEdit(message, r.data ?? {});
+        message.edits += 1;
+      }
+    }
+    if (r.type === 4 && typeof r.data?.content === 'string') interaction.followUps.push(r.data.content);
+    return { status: 204, body: undefined };
+  };
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const method = req.method ?? 'GET';
+      log.push({ method, path: url.pathname, authorization: req.headers.authorization, body: raw });
+      const send = (status: number, body?: unknown, headers: Record<string, string> = {}) => {
+        const text = body === undefined ? '' : JSON.stringify(body);
+        res.writeHead(status, {
+          ...BUCKET_HEADERS,
+          ...(text ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        });
+        res.end(text);
+      };
+
+      const route = url.pathname.replace(/^\/api\/v10/, '');
+      if (route === url.pathname) return send(404, { message: '404: Not Found', code: 0 });
+
+      const injection = injections.find((i) => i.left > 0 && (!i.match || i.match.test(`${method} ${route}`)));
+      if (injection) {
+        injection.left -= 1;
+        const headers: Record<string, string> = {
+          'retry-after': String(injection.retryAfter),
+          'x-ratelimit-limit': '5',
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset-after': String(injection.retryAfter),
+          'x-ratelimit-bucket': 'fakebucket0000',
+          'x-ratelimit-scope': injection.global ? 'global' : 'user',
+        };
+        if (injection.global) headers['x-ratelimit-global'] = 'true';
+        return send(
+          429,
+          { message: 'You are being rate limited.', retry_after: injection.retryAfter, global: Boolean(injection.global) },
+          headers,
+        );
+      }
+
+      let body: Record<string, unknown> = {};
+      if (raw) {
+        try {
+          body = JSON.parse(raw) as Record<string, unknown>;
+        } catch {
+          return send(400, { message: 'The request body contains invalid JSON.', code: 50109 });
+        }
+      }
+      const botAuthorized = req.headers.authorization === `Bot ${options.token}`;
+      const needsBot = (): boolean => {
+        if (botAuthorized) return false;
+        send(401, { message: '401: Unauthorized', code: 0 });
+        return true;
+      };
+
+      let m = /^\/channels\/(\d+)\/messages$/.exec(route);
+      if (m && method === 'POST') {
+        if (needsBot()) return;
+        if (typeof body.content === 'string' && body.content.length > 2000) {
+          return send(400, { message: 'Invalid Form Body', code: 50035 });
+        }
+        return send(200, wire(createMessage(m[1]!, body)));
+      }
+      m = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(route);
+      if (m && method === 'PATCH') {
+        if (needsBot()) return;
+        const message = find(m[1]!, m[2]!);
+        if (!message) return send(404, { message: 'Unknown Message', code: 10008 });
+        applyEdit(message, body);
+        message.edits += 1;
+        return send(200, wire(message));
+      }
+      m = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(route);
+      if (m && method === 'POST') {
+        // Interaction routes are authorised by the token in the URL, not the bot token.
+        const result = applyInteractionResponse(m[1]!, decodeURIComponent(m[2]!), body);
+        return send(result.status, result.body);
+      }
+      m = /^\/webhooks\/(\d+)\/([^/]+)$/.exec(route);
+      if (m && method === 'POST') {
+        const interaction = interactions.get(decodeURIComponent(m[2]!));
+        if (m[1] !== options.applicationId || !interaction) {
+          return send(404, { message: 'Unknown Webhook', code: 10015 });
+        }
+        interaction.followUps.push(typeof body.content === 'string' ? body.content : '');
+        return send(200, {
+          ...wire(createDetached(interaction.channelId, body)),
+          webhook_id: options.applicationId,
+        });
+      }
+      m = /^\/applications\/(\d+)(?:\/guilds\/(\d+))?\/commands$/.exec(route);
+      if (m && method === 'PUT') {
+        if (needsBot()) return;
+        if (m[1] !== options.applicationId) return send(403, { message: 'Missing Access', code: 50001 });
+        const list = Array.isArray(body) ? (body as Array<Record<string, unknown>>) : [];
+        const stored = list.map((command) => ({
+          ...command,
+          id: fakeSnowflake(),
+          application_id: m![1],
+          version: fakeSnowflake(),
+        }));
+        commandSets.set(m[2] ? `${m[1]}/${m[2]}` : m[1]!, stored);
+        return send(200, stored);
+      }
+      return send(404, { message: '404: Not Found', code: 0 });
+    });
+  });
+
+  // Ephemeral follow-ups are not channel messages anyone else sees; they get a message shape only.
+  const createDetached = (channelId: string, body: Record<string, unknown>): FakeDiscordMessage => {
+    const message: FakeDiscordMessage = {
+      id: fakeSnowflake(),
+      channel_id: channelId,
+      content: '',
+      components: [],
+      allowed_mentions: body.allowed_mentions,
+      flags: typeof body.flags === 'number' ? body.flags : 0,
+      seenCustomIds: [],
+      edits: 0,
+    };
+    applyEdit(message, body);
+    return message;
+  };
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    apiUrl: `http://127.0.0.1:${port}/api`,
+    messages: (channelId) => [...(channels.get(channelId) ?? [])],
+    message: find,
+    registerInteraction(i) {
+      interactions.set(i.token, { ...i, answeredWith: null, followUps: [] });
+    },
+    applyInteractionResponse,
+    followUps: (token) => [...(interactions.get(token)?.followUps ?? [])],
+    answeredWith: (token) => interactions.get(token)?.answeredWith ?? null,
+    commands: (key) => commandSets.get(key),
+    rateLimitNext(count, injection) {
+      injections.push({ ...injection, left: count });
+    },
+    requests: () => [...log],
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
