@@ -72,6 +72,8 @@ export interface InboundRequest {
   /** Header names in lower case. */
   headers: Record<string, string>;
   rawBody: Buffer;
+  /** Values of `:name` segments of the route's path. */
+  params: Record<string, string>;
 }
 
 /** The answer to an inbound request. An object body is sent as JSON. */
@@ -84,7 +86,7 @@ export interface InboundResponse {
 /** A webhook or page an adapter serves through the relay's HTTP server. */
 export interface HttpRoute {
   method: 'GET' | 'POST';
-  /** Exact path, e.g. "/telegram/webhook". */
+  /** Path, e.g. "/telegram/webhook"; `:name` segments match one segment each ("/web/api/rooms/:room/messages"). */
   path: string;
   handle(req: InboundRequest): Promise<InboundResponse>;
 }

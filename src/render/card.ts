@@ -23,6 +23,8 @@ export interface CardLink {
 
 /** A case as a chat message. */
 export interface Card {
+  /** The relay's case id (not a secret; shown by the web chat API). */
+  caseId: string;
   /** The short case key used in button payloads. */
   key: string;
   /** e.g. "Approval needed". */

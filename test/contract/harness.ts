@@ -34,6 +34,11 @@ export interface AdapterHarness {
   tap(args: { ref: MessageRef; action: string; user: TapUser; relayUrl: string }): Promise<{
     notice: string | null;
   }>;
+  /**
+   * Called once the relay listens, before any case is sent (a harness may install the bot here,
+   * e.g. Teams' conversationUpdate, or learn where the relay is).
+   */
+  attach?(relayUrl: string): Promise<void>;
   /** Raw bodies of every request the fake platform received (for secret scans). */
   requests(): string[];
   close(): Promise<void>;

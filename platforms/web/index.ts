@@ -1,0 +1,115 @@
+/**
+ * The web chat: a real browser page at /chat?room=NAME and a JSON API under /web/api/ so tests,
+ * scripts and the demo can read messages and tap buttons. Messages live in the relay's key-value
+ * store, so they survive restarts like every other platform's messages do.
+ */
+import { randomBytes } from 'node:crypto';
+import type { AdapterContext, HttpRoute, InboundResponse, MessageRef, PlatformAdapter } from '../../src/adapter.ts';
+import { PlatformError } from '../../src/errors.ts';
+import type { Card } from '../../src/render/card.ts';
+import { chatPage } from './page.ts';
+import { publicMessage, renderWebMessage, renderWebNotice, type WebMessage } from './render.ts';
+
+/** Room names: short, URL-safe. */
+export const WEB_ROOM = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Creates the web chat adapter. */
+export function createWebAdapter(): PlatformAdapter {
+  let ctx: AdapterContext | undefined;
+  const roomLocks = new Map<string, Promise<unknown>>();
+
+  const kv = () => {
+    if (!ctx) throw new PlatformError('web', 'kv', 'remote', 'the web chat is not started');
+    return ctx.kv;
+  };
+  const roomIndex = async (room: string): Promise<string[]> => JSON.parse((await kv().get(`web:room:${room}`)) ?? '[]');
+  const load = async (id: string): Promise<WebMessage | undefined> => {
+    const raw = await kv().get(`web:msg:${id}`);
+    return raw ? JSON.parse(raw) : undefined;
+  };
+  const save = (m: WebMessage) => kv().set(`web:msg:${m.id}`, JSON.stringify(m));
+  /** Appends to a room's index one at a time, so concurrent posts do not lose each other. */
+  const append = (room: string, m: WebMessage) => {
+    const prev = roomLocks.get(room) ?? Promise.resolve();
+    const next = prev.then(async () => {
+      await save(m);
+      const ids = await roomIndex(room);
+      ids.push(m.id);
+      await kv().set(`web:room:${room}`, JSON.stringify(ids));
+    });
+    roomLocks.set(room, next.catch(() => {}));
+    return next;
+  };
+
+  const json = (status: number, body: object): InboundResponse => ({ status, body });
+
+  const routes: HttpRoute[] = [
+    { method: 'GET', path: '/chat', handle: async () => ({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: chatPage() }) },
+    {
+      method: 'GET',
+      path: '/web/api/rooms/:room/messages',
+      async handle(req) {
+        const room = req.params.room ?? '';
+        if (!WEB_ROOM.test(room)) return json(400, { error: 'invalid_room', message: 'room must be 1-64 of A-Z a-z 0-9 _ -' });
+        const ids = await roomIndex(room);
+        const messages = (await Promise.all(ids.map(load))).filter((m): m is WebMessage => !!m);
+        return json(200, messages.map(publicMessage));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/web/api/rooms/:room/messages/:id/actions/:action',
+      async handle(req) {
+        const { room = '', id = '', action = '' } = req.params;
+        let user: { id?: unknown; name?: unknown } | undefined;
+        try {
+          user = (JSON.parse(req.rawBody.toString('utf8') || '{}') as { user?: typeof user }).user;
+        } catch {
+          return json(400, { error: 'invalid_json', message: 'body must be JSON: {"user":{"id":"...","name":"..."}}' });
+        }
+        if (!user || typeof user.id !== 'string' || !user.id || user.id.length > 128)
+          return json(400, { error: 'invalid_user', message: 'user.id (string, 1-128 characters) is required' });
+        if (user.name !== undefined && (typeof user.name !== 'string' || user.name.length > 128))
+          return json(400, { error: 'invalid_user', message: 'user.name must be a string of at most 128 characters' });
+        const m = await load(id);
+        if (!m || !m.key || !(await roomIndex(room)).includes(id)) return json(404, { error: 'not_found', message: 'no such message in this room' });
+        if (!ctx) return json(503, { error: 'not_started' });
+        const reply = await ctx.onTap({
+          platform: 'web',
+          key: m.key,
+          action,
+          user: { id: user.id, ...(typeof user.name === 'string' ? { name: user.name } : {}) },
+          ref: { platform: 'web', address: room, id },
+        });
+        const now = (await load(id)) ?? m;
+        return json(200, { outcome: reply.outcome, text: reply.text, message: publicMessage(now) });
+      },
+    },
+  ];
+
+  return {
+    platform: 'web',
+    routes,
+    async start(c) {
+      ctx = c;
+    },
+    async stop() {
+      ctx = undefined;
+    },
+    async post(room: string, card: Card, options): Promise<MessageRef> {
+      if (!WEB_ROOM.test(room)) throw new PlatformError('web', 'post', 'bad_request', 'room must be 1-64 of A-Z a-z 0-9 _ -');
+      const id = randomBytes(8).toString('base64url');
+      await append(room, renderWebMessage(id, card, options?.replyTo?.id ?? null));
+      return { platform: 'web', address: room, id };
+    },
+    async update(ref: MessageRef, card: Card): Promise<void> {
+      const m = await load(ref.id);
+      if (!m) throw new PlatformError('web', 'update', 'not_found', 'message not found');
+      await save(renderWebMessage(ref.id, card, m.reply_to));
+    },
+    async notify(ref, text, link) {
+      const id = randomBytes(8).toString('base64url');
+      await append(ref.address, renderWebNotice(id, text, link, ref.id));
+    },
+  };
+}

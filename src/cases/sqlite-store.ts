@@ -1,0 +1,265 @@
+/** The embedded Store: one SQLite file (better-sqlite3, WAL). Cases survive restarts. */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { KeyValue } from '../adapter.ts';
+import type { Store } from './store.ts';
+import type { HistoryEntry, StoredCase, StoredMessage } from './types.ts';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS cases (
+  id TEXT PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  origin TEXT NOT NULL,
+  case_id TEXT NOT NULL,
+  target TEXT NOT NULL,
+  status TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  doc TEXT NOT NULL,
+  secrets TEXT NOT NULL,
+  next_check_at INTEGER,
+  etag TEXT,
+  poll_failures INTEGER NOT NULL DEFAULT 0,
+  lease_owner TEXT,
+  lease_until INTEGER,
+  claim_holder TEXT,
+  claim_until INTEGER,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (origin, case_id)
+);
+CREATE INDEX IF NOT EXISTS cases_due ON cases (next_check_at) WHERE next_check_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS cases_created ON cases (created_at);
+CREATE TABLE IF NOT EXISTS messages (
+  case_id TEXT NOT NULL,
+  target TEXT NOT NULL,
+  platform TEXT NOT NULL,
+  address TEXT NOT NULL,
+  ref_id TEXT,
+  state TEXT NOT NULL,
+  rendered_version INTEGER NOT NULL,
+  error TEXT,
+  posted_at INTEGER,
+  PRIMARY KEY (case_id, target)
+);
+CREATE INDEX IF NOT EXISTS messages_ref ON messages (platform, ref_id);
+CREATE TABLE IF NOT EXISTS history (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  case_id TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  detail TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS history_case ON history (case_id, seq);
+CREATE TABLE IF NOT EXISTS kv (
+  k TEXT PRIMARY KEY,
+  v TEXT NOT NULL,
+  until INTEGER
+);
+`;
+
+interface CaseRow {
+  id: string;
+  key: string;
+  origin: string;
+  case_id: string;
+  target: string;
+  status: string;
+  version: number;
+  doc: string;
+  secrets: string;
+  next_check_at: number | null;
+  etag: string | null;
+  poll_failures: number;
+  claim_holder: string | null;
+  claim_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+function toCase(r: CaseRow): StoredCase {
+  return {
+    id: r.id,
+    key: r.key,
+    origin: r.origin,
+    case_id: r.case_id,
+    target: r.target,
+    status: r.status as StoredCase['status'],
+    version: r.version,
+    doc: JSON.parse(r.doc),
+    secrets: r.secrets,
+    next_check_at: r.next_check_at,
+    etag: r.etag,
+    poll_failures: r.poll_failures,
+    claim: r.claim_holder ? { holder: r.claim_holder, until: r.claim_until ?? 0 } : null,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+function caseParams(c: StoredCase) {
+  return {
+    id: c.id,
+    key: c.key,
+    origin: c.origin,
+    case_id: c.case_id,
+    target: c.target,
+    status: c.status,
+    version: c.version,
+    doc: JSON.stringify(c.doc),
+    secrets: c.secrets,
+    next_check_at: c.next_check_at,
+    etag: c.etag,
+    poll_failures: c.poll_failures,
+    claim_holder: c.claim?.holder ?? null,
+    claim_until: c.claim?.until ?? null,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+  };
+}
+
+const TERMINAL = "('completed','expired','cancelled')";
+
+/** Opens (and migrates) the SQLite store at `file` (":memory:" for a throwaway one). */
+export function openSqliteStore(file: string, now: () => number = Date.now): Store {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  db.exec(SCHEMA);
+
+  const q = {
+    insert: db.prepare(`INSERT INTO cases (id, key, origin, case_id, target, status, version, doc, secrets,
+      next_check_at, etag, poll_failures, claim_holder, claim_until, created_at, updated_at)
+      VALUES (@id, @key, @origin, @case_id, @target, @status, @version, @doc, @secrets, @next_check_at, @etag,
+      @poll_failures, @claim_holder, @claim_until, @created_at, @updated_at)
+      ON CONFLICT (origin, case_id) DO NOTHING`),
+    byId: db.prepare<[string], CaseRow>('SELECT * FROM cases WHERE id = ?'),
+    byKey: db.prepare<[string], CaseRow>('SELECT * FROM cases WHERE key = ?'),
+    byCase: db.prepare<[string, string], CaseRow>('SELECT * FROM cases WHERE origin = ? AND case_id = ?'),
+    listOpen: db.prepare<[number, number], CaseRow>(
+      `SELECT * FROM cases WHERE status NOT IN ${TERMINAL} ORDER BY created_at DESC LIMIT ? OFFSET ?`,
+    ),
+    listAll: db.prepare<[number, number], CaseRow>('SELECT * FROM cases ORDER BY created_at DESC LIMIT ? OFFSET ?'),
+    update: db.prepare(`UPDATE cases SET status = @status, version = @version, doc = @doc, secrets = @secrets,
+      next_check_at = @next_check_at, etag = @etag, poll_failures = @poll_failures, claim_holder = @claim_holder,
+      claim_until = @claim_until, updated_at = @updated_at WHERE id = @id AND version = @expected`),
+    updateWatch: db.prepare(`UPDATE cases SET next_check_at = @next_check_at, etag = @etag,
+      poll_failures = @poll_failures, lease_owner = NULL, lease_until = NULL WHERE id = @id`),
+    claim: db.prepare(`UPDATE cases SET claim_holder = ?, claim_until = ? WHERE id = ?
+      AND claim_holder IS NULL AND status NOT IN ${TERMINAL}`),
+    takeOver: db.prepare(`UPDATE cases SET claim_holder = ?, claim_until = ? WHERE id = ?
+      AND claim_holder = ? AND claim_until < ? AND status NOT IN ${TERMINAL}`),
+    release: db.prepare('UPDATE cases SET claim_holder = NULL, claim_until = NULL WHERE id = ? AND claim_holder = ?'),
+    due: db.prepare<[number, number, number], CaseRow>(`SELECT * FROM cases WHERE next_check_at IS NOT NULL
+      AND next_check_at <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY next_check_at LIMIT ?`),
+    lease: db.prepare('UPDATE cases SET lease_owner = ?, lease_until = ? WHERE id = ?'),
+    reserve: db.prepare(`INSERT INTO messages (case_id, target, platform, address, ref_id, state, rendered_version,
+      error, posted_at) VALUES (@case_id, @target, @platform, @address, @ref_id, @state, @rendered_version, @error,
+      @posted_at) ON CONFLICT DO NOTHING`),
+    updateMsg: db.prepare(`UPDATE messages SET ref_id = @ref_id, state = @state, rendered_version = @rendered_version,
+      error = @error, posted_at = @posted_at WHERE case_id = @case_id AND target = @target`),
+    listMsgs: db.prepare<[string], StoredMessage>('SELECT * FROM messages WHERE case_id = ? ORDER BY rowid'),
+    msgByRef: db.prepare<[string, string], StoredMessage>('SELECT * FROM messages WHERE platform = ? AND ref_id = ?'),
+    stale: db.prepare<[number], StoredMessage>(`SELECT m.* FROM messages m JOIN cases c ON c.id = m.case_id
+      WHERE m.state = 'posting' OR (m.state = 'posted' AND m.rendered_version < c.version) LIMIT ?`),
+    addHistory: db.prepare('INSERT INTO history (case_id, at, kind, detail) VALUES (?, ?, ?, ?)'),
+    listHistory: db.prepare<[string], { at: number; kind: string; detail: string }>(
+      'SELECT at, kind, detail FROM history WHERE case_id = ? ORDER BY seq',
+    ),
+    kvGet: db.prepare<[string, number], { v: string }>('SELECT v FROM kv WHERE k = ? AND (until IS NULL OR until > ?)'),
+    kvSet: db.prepare('INSERT INTO kv (k, v, until) VALUES (?, ?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v, until = excluded.until'),
+    kvSetIfAbsent: db.prepare(`INSERT INTO kv (k, v, until) VALUES (?, ?, ?) ON CONFLICT (k) DO UPDATE
+      SET v = excluded.v, until = excluded.until WHERE kv.until IS NOT NULL AND kv.until <= ?`),
+    counts: db.prepare<[], { status: string; n: number }>('SELECT status, count(*) AS n FROM cases GROUP BY status'),
+  };
+
+  const leaseTx = db.transaction((at: number, limit: number, owner: string, leaseMs: number) => {
+    const rows = q.due.all(at, at, limit);
+    for (const r of rows) q.lease.run(owner, at + leaseMs, r.id);
+    return rows.map(toCase);
+  });
+
+  const kv: KeyValue = {
+    async get(k) {
+      return q.kvGet.get(k, now())?.v;
+    },
+    async set(k, v, ttlMs) {
+      q.kvSet.run(k, v, ttlMs ? now() + ttlMs : null);
+    },
+    async setIfAbsent(k, v, ttlMs) {
+      const t = now();
+      return q.kvSetIfAbsent.run(k, v, ttlMs ? t + ttlMs : null, t).changes === 1;
+    },
+  };
+
+  return {
+    kv,
+    async createCase(c) {
+      const created = q.insert.run(caseParams(c)).changes === 1;
+      const row = created ? q.byId.get(c.id) : q.byCase.get(c.origin, c.case_id);
+      return { case: toCase(row!), created };
+    },
+    async getCase(id) {
+      const r = q.byId.get(id);
+      return r && toCase(r);
+    },
+    async getCaseByKey(key) {
+      const r = q.byKey.get(key);
+      return r && toCase(r);
+    },
+    async findCase(origin, caseId) {
+      const r = q.byCase.get(origin, caseId);
+      return r && toCase(r);
+    },
+    async listCases({ open, limit, offset = 0 }) {
+      return (open ? q.listOpen : q.listAll).all(limit, offset).map(toCase);
+    },
+    async updateCase(c, expected) {
+      return q.update.run({ ...caseParams(c), expected }).changes === 1;
+    },
+    async updateWatch(id, w) {
+      q.updateWatch.run({ id, ...w });
+    },
+    async claimCase(id, holder, until) {
+      return q.claim.run(holder, until, id).changes === 1;
+    },
+    async takeOverClaim(id, expiredHolder, holder, until) {
+      return q.takeOver.run(holder, until, id, expiredHolder, now()).changes === 1;
+    },
+    async releaseClaim(id, holder) {
+      q.release.run(id, holder);
+    },
+    async leaseDue(at, limit, owner, leaseMs) {
+      return leaseTx(at, limit, owner, leaseMs);
+    },
+    async reserveMessage(m) {
+      return q.reserve.run(m).changes === 1;
+    },
+    async updateMessage(m) {
+      q.updateMsg.run(m);
+    },
+    async listMessages(caseId) {
+      return q.listMsgs.all(caseId);
+    },
+    async findMessageByRef(platform, refId) {
+      return q.msgByRef.get(platform, refId);
+    },
+    async staleMessages(limit) {
+      return q.stale.all(limit);
+    },
+    async appendHistory(caseId, e: HistoryEntry) {
+      q.addHistory.run(caseId, e.at, e.kind, JSON.stringify(e.detail));
+    },
+    async listHistory(caseId) {
+      return q.listHistory.all(caseId).map((r) => ({ at: r.at, kind: r.kind, detail: JSON.parse(r.detail) }));
+    },
+    async countByStatus() {
+      return Object.fromEntries(q.counts.all().map((r) => [r.status, r.n]));
+    },
+    async close() {
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,155 @@
+/** Configuration from the environment and an optional JSON file (RELAY_CONFIG), validated with zod. */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { ValidationError } from '../errors.ts';
+import { registerSecret } from '../log.ts';
+import { toIssues } from '../protocol/issues.ts';
+
+/** Every environment variable the core reads (platforms list theirs in platforms/<name>/config.ts). */
+export const CORE_ENV_VARS = [
+  'PORT',
+  'HOST',
+  'PUBLIC_URL',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'RELAY_API_KEY',
+  'RELAY_SECRET_KEY',
+  'RELAY_CONFIG',
+  'LOG_LEVEL',
+  'POLL_INTERVAL_MIN_SECONDS',
+  'POLL_INTERVAL_MAX_SECONDS',
+  'DEMO',
+  'WEB_CHAT',
+  'LOCALE',
+  'RELAY_ALLOW_HOSTS',
+  'RELAY_ALLOW_HTTP_LOOPBACK',
+  'CALLBACK_PATH',
+] as const;
+
+const TARGET = /^(route|[a-z][a-z0-9_-]*):.+$/;
+
+const fileSchema = z.strictObject({
+  routes: z
+    .record(
+      z.string().regex(/^[A-Za-z0-9_-]+$/),
+      z.strictObject({
+        targets: z.array(z.string().regex(TARGET, 'must look like "platform:address"')).min(1),
+        allow: z.array(z.string()).optional(),
+      }),
+    )
+    .default({}),
+  allow: z.record(z.string().regex(TARGET), z.array(z.string())).default({}),
+  callback_secrets: z.record(z.string().url(), z.string().min(16)).default({}),
+});
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  HOST: z.string().optional(),
+  PUBLIC_URL: z.url().optional(),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  RELAY_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  RELAY_SECRET_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  RELAY_CONFIG: z.string().optional(),
+  LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  POLL_INTERVAL_MIN_SECONDS: z.coerce.number().min(0.01).default(30),
+  POLL_INTERVAL_MAX_SECONDS: z.coerce.number().min(0.01).default(300),
+  DEMO: z.enum(['0', '1']).default('1'),
+  WEB_CHAT: z.enum(['0', '1']).default('1'),
+  LOCALE: z.string().default('en'),
+  RELAY_ALLOW_HOSTS: z.string().default(''),
+  RELAY_ALLOW_HTTP_LOOPBACK: z.enum(['0', '1']).optional(),
+  CALLBACK_PATH: z.string().startsWith('/').default('/v1/callbacks/hitl'),
+});
+
+/** A route: a named list of targets (fan-out) with an optional allowlist. */
+export interface RouteConfig {
+  targets: string[];
+  allow?: string[];
+}
+
+/** The relay's configuration. */
+export interface RelayConfig {
+  port: number;
+  /** Listen address: loopback when no API key is set. */
+  host: string;
+  publicUrl: string | undefined;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  apiKey: string | undefined;
+  secretKey: string | undefined;
+  logLevel: string;
+  pollMinMs: number;
+  pollMaxMs: number;
+  demo: boolean;
+  webChat: boolean;
+  locale: string;
+  /** Hosts exempt from the private-address rule (e.g. an internal service). */
+  allowHosts: string[];
+  /** Plain HTTP to loopback addresses is accepted (the local default, for the built-in demo). */
+  allowHttpLoopback: boolean;
+  callbackPath: string;
+  routes: Record<string, RouteConfig>;
+  /** Per-target allowlists of platform user ids; a target without one lets everyone act. */
+  allow: Record<string, string[]>;
+  /** Callback signing secrets per service origin. */
+  callbackSecrets: Record<string, string>;
+}
+
+/** Reads and validates the configuration; throws ValidationError naming the variable or file path. */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) throw new ValidationError('invalid_config', 'invalid configuration', toIssues(parsed.error));
+  const e = parsed.data;
+  if (e.POLL_INTERVAL_MAX_SECONDS < e.POLL_INTERVAL_MIN_SECONDS)
+    throw new ValidationError('invalid_config', 'invalid configuration', [
+      { path: 'POLL_INTERVAL_MAX_SECONDS', message: 'must not be below POLL_INTERVAL_MIN_SECONDS' },
+    ]);
+  const file = e.RELAY_CONFIG ? readConfigFile(e.RELAY_CONFIG) : fileSchema.parse({});
+  registerSecret(e.RELAY_API_KEY);
+  registerSecret(e.RELAY_SECRET_KEY);
+  for (const s of Object.values(file.callback_secrets)) registerSecret(s);
+  const local = !e.RELAY_API_KEY;
+  return {
+    port: e.PORT,
+    host: e.HOST ?? (local ? '127.0.0.1' : '0.0.0.0'),
+    publicUrl: e.PUBLIC_URL?.replace(/\/$/, ''),
+    dataDir: e.DATA_DIR,
+    databaseUrl: e.DATABASE_URL,
+    apiKey: e.RELAY_API_KEY,
+    secretKey: e.RELAY_SECRET_KEY,
+    logLevel: e.LOG_LEVEL,
+    pollMinMs: e.POLL_INTERVAL_MIN_SECONDS * 1000,
+    pollMaxMs: e.POLL_INTERVAL_MAX_SECONDS * 1000,
+    demo: e.DEMO === '1',
+    webChat: e.WEB_CHAT === '1',
+    locale: e.LOCALE,
+    allowHosts: e.RELAY_ALLOW_HOSTS.split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+    allowHttpLoopback: e.RELAY_ALLOW_HTTP_LOOPBACK ? e.RELAY_ALLOW_HTTP_LOOPBACK === '1' : local,
+    callbackPath: e.CALLBACK_PATH,
+    routes: file.routes,
+    allow: file.allow,
+    callbackSecrets: Object.fromEntries(
+      Object.entries(file.callback_secrets).map(([k, v]) => [new URL(k).origin, v]),
+    ),
+  };
+}
+
+function readConfigFile(path: string) {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new ValidationError('invalid_config', `cannot read RELAY_CONFIG ${path}`, [
+      { path: 'RELAY_CONFIG', message: (err as Error).message },
+    ]);
+  }
+  const r = fileSchema.safeParse(raw);
+  if (!r.success) throw new ValidationError('invalid_config', `invalid ${path}`, toIssues(r.error, path));
+  return r.data;
+}

@@ -1,0 +1,153 @@
+/** Parsing and validation of HTTP 202 bodies and their `hitl` object (spec v0.6-v0.8 section 6). */
+import { z } from 'zod';
+import { ValidationError, type ValidationIssue } from '../errors.ts';
+import { toIssues } from './issues.ts';
+import { KNOWN_SPEC_VERSIONS, REVIEW_TYPES } from './types.ts';
+
+const CASE_ID = /^[A-Za-z0-9_-]+$/;
+
+const url = z
+  .string()
+  .max(4096)
+  .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), 'must be an absolute http(s) URL');
+const dateTime = z.iso.datetime({ offset: true });
+const caseId = z.string().min(1).max(255).regex(CASE_ID, 'must be URL-safe (A-Z a-z 0-9 _ -)');
+
+const formField = z.looseObject({
+  key: z.string().optional(),
+  name: z.string().optional(),
+  label: z.string().optional(),
+  type: z.string().optional(),
+  sensitive: z.boolean().optional(),
+});
+
+const form = z.looseObject({
+  fields: z.array(formField).optional(),
+  steps: z.array(z.looseObject({ title: z.string(), fields: z.array(formField) })).optional(),
+});
+
+const hitlSchema = z
+  .looseObject({
+    spec_version: z.string().regex(/^\d+\.\d+$/, 'must look like "0.8"'),
+    case_id: caseId,
+    review_url: url,
+    poll_url: url,
+    callback_url: url.nullable().optional(),
+    events_url: url.optional(),
+    type: z.union([z.enum(REVIEW_TYPES), z.string().regex(/^x-[A-Za-z0-9_.-]+$/)], {
+      error: `must be one of ${REVIEW_TYPES.join(', ')} or an x- custom type`,
+    }),
+    prompt: z.string().min(1).max(500),
+    timeout: z.string().max(64).optional(),
+    default_action: z.enum(['skip', 'approve', 'reject', 'abort']).optional(),
+    created_at: dateTime,
+    expires_at: dateTime,
+    context: z.looseObject({ form: form.optional() }).optional(),
+    reminder_at: z.union([dateTime, z.array(dateTime).max(50)]).optional(),
+    previous_case_id: caseId.optional(),
+    surface: z.looseObject({}).optional(),
+    submit_url: url.optional(),
+    submit_token: z.string().min(32).max(4096).optional(),
+    inline_actions: z.array(z.string().min(1).max(64)).max(25).optional(),
+    verification_policy: z
+      .looseObject({
+        mode: z.string().optional(),
+        required_for: z.array(z.string()).optional(),
+      })
+      .optional(),
+  })
+  .superRefine((h, ctx) => {
+    if (h.submit_url && !h.submit_token)
+      ctx.addIssue({ code: 'custom', path: ['submit_token'], message: 'is required when submit_url is present' });
+    if (h.submit_token && !h.submit_url)
+      ctx.addIssue({ code: 'custom', path: ['submit_url'], message: 'is required when submit_token is present' });
+    if (h.submit_token && h.review_url.includes(h.submit_token))
+      ctx.addIssue({ code: 'custom', path: ['submit_token'], message: 'must differ from the review URL token' });
+  });
+
+/** A validated `hitl` object (spec section 6 fields; unknown extra fields are kept). */
+export interface HitlObject {
+  spec_version: string;
+  case_id: string;
+  review_url: string;
+  poll_url: string;
+  callback_url?: string | null | undefined;
+  events_url?: string | undefined;
+  type: string;
+  prompt: string;
+  timeout?: string | undefined;
+  default_action?: 'skip' | 'approve' | 'reject' | 'abort' | undefined;
+  created_at: string;
+  expires_at: string;
+  context?: Record<string, unknown> | undefined;
+  reminder_at?: string | string[] | undefined;
+  previous_case_id?: string | undefined;
+  surface?: Record<string, unknown> | undefined;
+  submit_url?: string | undefined;
+  submit_token?: string | undefined;
+  inline_actions?: string[] | undefined;
+  verification_policy?: { mode?: string | undefined; required_for?: string[] | undefined; [k: string]: unknown } | undefined;
+}
+
+/** The result of parsing: the object plus warnings (e.g. a newer spec version). */
+export interface ParsedHitl {
+  hitl: HitlObject;
+  /** The body's `message`, when a whole 202 body was given. */
+  message: string | undefined;
+  warnings: string[];
+}
+
+const bodySchema = z.looseObject({
+  status: z.literal('human_input_required', { error: 'must be "human_input_required"' }),
+  message: z.string().max(2000).optional(),
+  hitl: z.unknown(),
+});
+
+/**
+ * Parses a whole 202 body (`{status, message, hitl}`). `path` prefixes error paths, so the API can
+ * report "response.hitl.poll_url".
+ */
+export function parse202Body(body: unknown, path = ''): ParsedHitl {
+  const outer = bodySchema.safeParse(body);
+  if (!outer.success) throw new ValidationError('invalid_hitl', 'not a HITL 202 body', toIssues(outer.error, path));
+  if (outer.data.hitl === undefined)
+    throw new ValidationError('invalid_hitl', 'not a HITL 202 body', [
+      { path: join(path, 'hitl'), message: 'is required (a 202 without hitl is plain async, not a review)' },
+    ]);
+  const parsed = parseHitl(outer.data.hitl, join(path, 'hitl'));
+  return { ...parsed, message: outer.data.message };
+}
+
+/** Parses a bare `hitl` object. */
+export function parseHitl(value: unknown, path = 'hitl'): ParsedHitl {
+  const result = hitlSchema.safeParse(value);
+  if (!result.success) throw new ValidationError('invalid_hitl', 'invalid hitl object', toIssues(result.error, path));
+  const hitl: HitlObject = result.data;
+  const warnings: string[] = [];
+  const issues: ValidationIssue[] = [];
+  const version = Number(hitl.spec_version);
+  if (!(KNOWN_SPEC_VERSIONS as readonly string[]).includes(hitl.spec_version)) {
+    if (version > Number(KNOWN_SPEC_VERSIONS.at(-1)))
+      warnings.push(`spec_version ${hitl.spec_version} is newer than 0.8; reading it as 0.8`);
+    else issues.push({ path: join(path, 'spec_version'), message: 'must be 0.5, 0.6, 0.7 or 0.8' });
+  }
+  if (Date.parse(hitl.expires_at) <= Date.parse(hitl.created_at))
+    issues.push({ path: join(path, 'expires_at'), message: 'must be after created_at' });
+  if (issues.length) throw new ValidationError('invalid_hitl', 'invalid hitl object', issues);
+  return { hitl, message: undefined, warnings };
+}
+
+/** True when a response looks like a HITL 202 (status 202 and a `hitl` object): the catch rule of spec section 6. */
+export function isHitlResponse(status: number, body: unknown): boolean {
+  return (
+    status === 202 &&
+    typeof body === 'object' &&
+    body !== null &&
+    typeof (body as { hitl?: unknown }).hitl === 'object' &&
+    (body as { hitl?: unknown }).hitl !== null
+  );
+}
+
+function join(prefix: string, key: string): string {
+  return prefix ? `${prefix}.${key}` : key;
+}

@@ -1,0 +1,131 @@
+/** Poll responses, SSE events and callbacks, all read into one `StatusUpdate` (spec sections 8, 8.5, 9). */
+import { z } from 'zod';
+import { ValidationError } from '../errors.ts';
+import { toIssues } from './issues.ts';
+import { CASE_STATUSES, type CaseResult, type CaseStatus, type Progress, type RespondedBy } from './types.ts';
+
+const dateTime = z.iso.datetime({ offset: true });
+const result = z.looseObject({ action: z.string().min(1).max(64), data: z.record(z.string(), z.unknown()).optional() });
+const progress = z.looseObject({
+  current_step: z.number().int().min(1).optional(),
+  total_steps: z.number().int().min(1).optional(),
+  completed_fields: z.number().int().min(0).optional(),
+  total_fields: z.number().int().min(0).optional(),
+});
+const respondedBy = z.looseObject({ name: z.string().max(200).optional(), email: z.string().max(320).optional() });
+
+const fields = {
+  case_id: z.string().min(1).max(255),
+  created_at: dateTime.optional(),
+  opened_at: dateTime.optional(),
+  expires_at: dateTime.optional(),
+  completed_at: dateTime.optional(),
+  expired_at: dateTime.optional(),
+  cancelled_at: dateTime.optional(),
+  result: result.optional(),
+  responded_by: respondedBy.optional(),
+  submission_context: z.looseObject({}).optional(),
+  progress: progress.optional(),
+  next_case_id: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .max(255)
+    .optional(),
+  default_action: z.string().max(64).optional(),
+  reason: z.string().max(1000).optional(),
+};
+
+const pollSchema = z
+  .looseObject({ status: z.enum(CASE_STATUSES), ...fields })
+  .superRefine((p, ctx) => {
+    if (p.status === 'completed' && !p.result)
+      ctx.addIssue({ code: 'custom', path: ['result'], message: 'is required when status is completed' });
+  });
+
+/** A status change, however it arrived. */
+export interface StatusUpdate {
+  status: CaseStatus;
+  case_id: string;
+  result?: CaseResult;
+  responded_by?: RespondedBy;
+  submission_context?: Record<string, unknown>;
+  progress?: Progress;
+  next_case_id?: string;
+  default_action?: string;
+  reason?: string;
+  expires_at?: string;
+  /** When the status was reached (completed_at / expired_at / cancelled_at / opened_at). */
+  at?: string;
+}
+
+function toUpdate(p: z.infer<typeof pollSchema>): StatusUpdate {
+  const at = p.completed_at ?? p.expired_at ?? p.cancelled_at ?? p.opened_at;
+  const u: StatusUpdate = { status: p.status, case_id: p.case_id };
+  if (p.result) u.result = p.result as CaseResult;
+  if (p.responded_by) u.responded_by = p.responded_by;
+  if (p.submission_context) u.submission_context = p.submission_context;
+  if (p.progress) u.progress = p.progress;
+  if (p.next_case_id) u.next_case_id = p.next_case_id;
+  if (p.default_action) u.default_action = p.default_action;
+  if (p.reason) u.reason = p.reason;
+  if (p.expires_at) u.expires_at = p.expires_at;
+  if (at) u.at = at;
+  return u;
+}
+
+/** Parses a poll response body. */
+export function parsePollResponse(body: unknown): StatusUpdate {
+  const r = pollSchema.safeParse(body);
+  if (!r.success) throw new ValidationError('invalid_poll_response', 'invalid poll response', toIssues(r.error));
+  return toUpdate(r.data);
+}
+
+/** SSE event names and the status each one means (review.reminder means none). */
+export const EVENT_STATUS: Readonly<Record<string, CaseStatus | null>> = {
+  'review.opened': 'opened',
+  'review.in_progress': 'in_progress',
+  'review.completed': 'completed',
+  'review.expired': 'expired',
+  'review.cancelled': 'cancelled',
+  'review.reminder': null,
+};
+
+/** An event from an SSE stream or a callback. */
+export type ReviewEvent =
+  | { kind: 'status'; update: StatusUpdate }
+  | { kind: 'reminder'; case_id: string; reminder_at?: string; message?: string };
+
+const reminderSchema = z.looseObject({
+  case_id: z.string().min(1).max(255),
+  reminder_at: dateTime.optional(),
+  message: z.string().max(1000).optional(),
+});
+
+/** Parses one SSE event (`event:` name and `data:` JSON text). */
+export function parseReviewEvent(name: string, data: string): ReviewEvent {
+  if (!(name in EVENT_STATUS))
+    throw new ValidationError('invalid_event', 'unknown SSE event', [{ path: 'event', message: `"${name.slice(0, 40)}" is not a review event` }]);
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    throw new ValidationError('invalid_event', `invalid ${name} event`, [{ path: 'data', message: 'is not JSON' }]);
+  }
+  const status = EVENT_STATUS[name];
+  if (!status) {
+    const r = reminderSchema.safeParse(json);
+    if (!r.success) throw new ValidationError('invalid_event', `invalid ${name} event`, toIssues(r.error, 'data'));
+    return { kind: 'reminder', ...r.data };
+  }
+  const r = pollSchema.safeParse({ ...(json as object), status });
+  if (!r.success) throw new ValidationError('invalid_event', `invalid ${name} event`, toIssues(r.error, 'data'));
+  return { kind: 'status', update: toUpdate(r.data) };
+}
+
+/** Parses a callback body (`{event, case_id, ...}`, spec section 9). */
+export function parseCallback(body: unknown): ReviewEvent {
+  if (typeof body !== 'object' || body === null || typeof (body as { event?: unknown }).event !== 'string')
+    throw new ValidationError('invalid_callback', 'invalid callback', [{ path: 'event', message: 'is required' }]);
+  const { event, ...rest } = body as { event: string };
+  return parseReviewEvent(event, JSON.stringify(rest));
+}

@@ -1,0 +1,114 @@
+/** createRelay(): the whole relay (store, engine, watcher, adapters, HTTP server), embeddable in any Node process. */
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
+import type { PlatformAdapter } from './adapter.ts';
+import { Engine } from './cases/engine.ts';
+import { createSealer } from './cases/sealer.ts';
+import { openSqliteStore } from './cases/sqlite-store.ts';
+import type { Store } from './cases/store.ts';
+import { handleTap } from './cases/tap.ts';
+import type { RelayConfig } from './config/config.ts';
+import { createLogger, type Logger } from './log.ts';
+import { createGuardedAgent } from './net/http.ts';
+import { createApp } from './server/app.ts';
+import { createMetrics } from './server/metrics.ts';
+import { Watcher, type WatcherOptions } from './watch/watcher.ts';
+
+/** Options of createRelay. */
+export interface RelayOptions {
+  config: RelayConfig;
+  adapters: PlatformAdapter[];
+  /** Defaults to SQLite at DATA_DIR/hitl-relay.sqlite. */
+  store?: Store;
+  log?: Logger;
+  now?: () => number;
+  watcher?: WatcherOptions;
+  /** Mounts more routes on the server (the demo service, ...). */
+  mount?: (app: Hono) => void;
+  /** How long a message may sit unposted before reconcile posts it again. */
+  repostAfterMs?: number;
+}
+
+/** A running (or ready to run) relay. */
+export interface Relay {
+  engine: Engine;
+  app: Hono;
+  /** The base URL once listening. */
+  url: string;
+  /** Starts adapters and the watcher, reconciles cards, and listens on config.host:config.port. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Creates a relay. */
+export function createRelay(o: RelayOptions): Relay {
+  const log = o.log ?? createLogger({ level: o.config.logLevel });
+  const store = o.store ?? openSqliteStore(join(o.config.dataDir, 'hitl-relay.sqlite'), o.now);
+  const dispatcher = createGuardedAgent(o.config);
+  const adapters = new Map(o.adapters.map((a) => [a.platform, a]));
+  const engine = new Engine({
+    store,
+    sealer: createSealer(o.config.secretKey),
+    adapters,
+    config: o.config,
+    log,
+    dispatcher,
+    instanceId: `${process.pid}-${randomBytes(3).toString('hex')}`,
+    ...(o.now ? { now: o.now } : {}),
+  });
+  const metrics = createMetrics(store);
+  const watcher = new Watcher(engine, o.watcher);
+  let ready = false;
+  let server: ReturnType<typeof serve> | undefined;
+  let reconcileTimer: NodeJS.Timeout | undefined;
+  const app = createApp({ engine, adapters: o.adapters, metrics, ready: () => ready, ...(o.mount ? { mount: o.mount } : {}) });
+  const repostAfterMs = o.repostAfterMs ?? 30_000;
+
+  const relay: Relay = {
+    engine,
+    app,
+    url: '',
+    async start() {
+      server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+        const s = serve({ fetch: app.fetch, port: o.config.port, hostname: o.config.host }, () => resolve(s));
+      });
+      const addr = server.address() as AddressInfo;
+      relay.url = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
+      // One link-signing key for every replica and restart, so Details links keep working.
+      await store.kv.setIfAbsent('relay:link-key', randomBytes(32).toString('base64url'));
+      engine.setLinks(o.config.publicUrl ?? relay.url, (await store.kv.get('relay:link-key'))!);
+      for (const a of o.adapters) {
+        await a.start({
+          kv: store.kv,
+          log: log.child({ platform: a.platform }),
+          onTap: async (tap) => {
+            const end = metrics.tapSeconds.startTimer({ platform: tap.platform });
+            const reply = await handleTap(engine, tap);
+            end();
+            metrics.taps.inc({ platform: tap.platform, outcome: reply.outcome });
+            return reply;
+          },
+        });
+      }
+      // Cards that fell behind while we were down are brought up to date; unposted ones are posted.
+      await engine.reconcile({ retryPostingOlderThanMs: repostAfterMs });
+      watcher.start();
+      reconcileTimer = setInterval(() => void engine.reconcile({ retryPostingOlderThanMs: repostAfterMs }).catch(() => {}), 5000);
+      reconcileTimer.unref();
+      ready = true;
+    },
+    async stop() {
+      ready = false;
+      watcher.stop();
+      clearInterval(reconcileTimer);
+      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+      for (const a of o.adapters) await a.stop();
+      await dispatcher.close();
+      await store.close();
+    },
+  };
+  return relay;
+}

@@ -1,0 +1,168 @@
+/** The HTTP API (intake, case status, health, metrics) plus every adapter's routes, on Hono. */
+import { timingSafeEqual } from 'node:crypto';
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { z } from 'zod';
+import type { HttpRoute, InboundResponse, PlatformAdapter } from '../adapter.ts';
+import type { Engine } from '../cases/engine.ts';
+import { ValidationError } from '../errors.ts';
+import { parse202Body, parseHitl } from '../protocol/hitl.ts';
+import { toIssues } from '../protocol/issues.ts';
+import { caseView } from './case-view.ts';
+import type { Metrics } from './metrics.ts';
+
+/** Largest request body any endpoint takes. */
+export const MAX_BODY_BYTES = 1_000_000;
+
+const intakeSchema = z.strictObject({
+  target: z.string().min(3).max(300),
+  response: z.unknown().optional(),
+  hitl: z.unknown().optional(),
+  notify_url: z.string().max(2048).optional(),
+  notify_on: z.enum(['final', 'all']).optional(),
+  labels: z.record(z.string().max(64), z.string().max(256)).optional(),
+});
+
+/** Builds the app. `extra` mounts more routes (the demo service, the callback receiver). */
+export function createApp(o: {
+  engine: Engine;
+  adapters: PlatformAdapter[];
+  metrics: Metrics;
+  ready: () => boolean;
+  mount?: (app: Hono) => void;
+}): Hono {
+  const { engine, metrics } = o;
+  const app = new Hono();
+  const apiKey = engine.config.apiKey;
+
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => c.json({ error: 'body_too_large', message: `request body over ${MAX_BODY_BYTES} bytes` }, 413),
+    }),
+  );
+  app.use('/v1/cases/*', auth);
+  app.use('/v1/cases', auth);
+  async function auth(c: Context, next: () => Promise<void>) {
+    if (!apiKey) return next();
+    const given = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
+    const a = Buffer.from(given);
+    const b = Buffer.from(apiKey);
+    if (a.length !== b.length || !timingSafeEqual(a, b))
+      return c.json({ error: 'unauthorized', message: 'send Authorization: Bearer <RELAY_API_KEY>' }, 401);
+    return next();
+  }
+
+  app.post('/v1/cases', async (c) => {
+    if (!/^application\/json\b/i.test(c.req.header('content-type') ?? ''))
+      return c.json({ error: 'unsupported_media_type', message: 'send Content-Type: application/json' }, 415);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(await c.req.text());
+    } catch {
+      return c.json({ error: 'invalid_json', message: 'the body is not JSON' }, 400);
+    }
+    try {
+      const input = intakeSchema.safeParse(raw);
+      if (!input.success) throw new ValidationError('invalid_request', 'invalid request', toIssues(input.error));
+      const body = input.data;
+      if ((body.response === undefined) === (body.hitl === undefined))
+        throw new ValidationError('invalid_request', 'invalid request', [{ path: 'response', message: 'give exactly one of response (the whole 202 body) or hitl' }]);
+      const parsed = body.response !== undefined ? parse202Body(body.response, 'response') : parseHitl(body.hitl, 'hitl');
+      const result = await engine.ingest({
+        target: body.target,
+        hitl: parsed.hitl,
+        message: parsed.message,
+        warnings: parsed.warnings,
+        notify_url: body.notify_url,
+        notify_on: body.notify_on,
+        labels: body.labels,
+      });
+      metrics.ingested.inc({ created: String(result.created) });
+      return c.json(await caseView(engine, result.case), result.created ? 201 : 200);
+    } catch (err) {
+      if (err instanceof ValidationError) return c.json({ error: err.code, message: err.message, details: err.details }, 400);
+      throw err;
+    }
+  });
+
+  app.get('/v1/cases', async (c) => {
+    const open = c.req.query('open') === '1' || c.req.query('open') === 'true';
+    const limit = Math.min(500, Math.max(1, Number(c.req.query('limit') ?? 50) || 50));
+    const offset = Math.max(0, Number(c.req.query('offset') ?? 0) || 0);
+    const cases = await engine.store.listCases({ open, limit, offset });
+    return c.json({ cases: await Promise.all(cases.map((x) => caseView(engine, x))) });
+  });
+
+  app.get('/v1/cases/:id', async (c) => {
+    const found = await engine.store.getCase(c.req.param('id'));
+    if (!found) return c.json({ error: 'not_found', message: 'no case with this id' }, 404);
+    return c.json(await caseView(engine, found, { history: true }));
+  });
+
+  app.get('/v1/cases/:id/wait', async (c) => {
+    const timeout = Number(c.req.query('timeout') ?? 30);
+    if (!Number.isFinite(timeout) || timeout < 0 || timeout > 120)
+      return c.json({ error: 'invalid_timeout', message: 'timeout must be 0-120 seconds' }, 400);
+    const found = await engine.waitFor(c.req.param('id'), timeout * 1000);
+    if (!found) return c.json({ error: 'not_found', message: 'no case with this id' }, 404);
+    return c.json(await caseView(engine, found, { history: true }));
+  });
+
+  app.get('/r/:key/:sig', async (c) => {
+    const found = await engine.store.getCaseByKey(c.req.param('key'));
+    const expected = found ? engine.detailsUrl(found) : undefined;
+    if (!found || !expected || !expected.endsWith(`/${c.req.param('sig')}`))
+      return c.json({ error: 'not_found', message: 'unknown or invalid link' }, 404);
+    await engine.history(found.id, 'details_opened', {});
+    c.header('cache-control', 'no-store');
+    c.header('referrer-policy', 'no-referrer');
+    return c.redirect(engine.secretsOf(found).review_url, 303);
+  });
+
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  app.get('/readyz', (c) => (o.ready() ? c.json({ ready: true }) : c.json({ ready: false }, 503)));
+  app.get('/metrics', async (c) => c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }));
+
+  for (const adapter of o.adapters) for (const route of adapter.routes) mountRoute(app, route);
+  o.mount?.(app);
+
+  app.notFound((c) => c.json({ error: 'not_found', message: `no route ${c.req.method} ${c.req.path}` }, 404));
+  app.onError((err, c) => {
+    engine.log.error({ err: err.message, path: c.req.path }, 'request failed');
+    return c.json({ error: 'internal', message: 'internal error' }, 500);
+  });
+  return app;
+}
+
+/** Serves an adapter's route: the raw body is read once (size-limited above) and handed over. */
+export function mountRoute(app: Hono, route: HttpRoute): void {
+  app.on(route.method, route.path, async (c) => {
+    const headers: Record<string, string> = {};
+    c.req.raw.headers.forEach((v, k) => {
+      headers[k.toLowerCase()] = v;
+    });
+    const res = await route.handle({
+      method: c.req.method,
+      path: c.req.path,
+      query: new URL(c.req.url).searchParams,
+      headers,
+      rawBody: Buffer.from(await c.req.arrayBuffer()),
+      params: c.req.param() as Record<string, string>,
+    });
+    return toResponse(res);
+  });
+}
+
+function toResponse(res: InboundResponse): Response {
+  const headers = new Headers(res.headers ?? {});
+  let body: BodyInit | null = null;
+  if (typeof res.body === 'string') body = res.body;
+  else if (Buffer.isBuffer(res.body)) body = new Uint8Array(res.body);
+  else if (res.body !== undefined) {
+    body = JSON.stringify(res.body);
+    if (!headers.has('content-type')) headers.set('content-type', 'application/json; charset=utf-8');
+  }
+  return new Response(body, { status: res.status, headers });
+}

@@ -1,0 +1,143 @@
+/**
+ * The shared adapter contract: the same case lifecycle against every platform's fake, through a
+ * real relay and the real demo HITL service. A platform passes this suite or is not done.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type DemoHandle, eventually, type RelayHandle, startDemo, startRelay } from '../helpers/relay-env.ts';
+import type { AdapterHarness, MakeHarness } from './harness.ts';
+
+/** Runs the contract suite for one adapter (one receive mode). */
+export function runAdapterContract(name: string, makeHarness: MakeHarness): void {
+  describe(`adapter contract: ${name}`, () => {
+    let h: AdapterHarness;
+    let demo: DemoHandle;
+    let relay: RelayHandle;
+
+    beforeEach(async () => {
+      h = await makeHarness();
+      demo = await startDemo();
+      relay = await startRelay({ adapters: [h.adapter], allow: { [h.target]: [h.users.allowed.id] } });
+      await h.attach?.(relay.url);
+    });
+    afterEach(async () => {
+      await relay?.stop();
+      await demo?.stop();
+      await h?.close();
+    });
+
+    const address = () => h.target.slice(h.target.indexOf(':') + 1);
+
+    /** Creates a demo case, sends it to the harness's target, and returns the relay case and its message. */
+    async function sendCase(type: string, inline = true, body: Record<string, unknown> = {}, edit?: (r: any) => void) {
+      const response = await demo.create(type, inline, body);
+      edit?.(response);
+      const before = (await h.messages(address())).length;
+      const sent = await relay.send(h.target, response);
+      expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+      const refs = await eventually(async () => {
+        const all = await h.messages(address());
+        return all.length > before ? all : null;
+      }, 10_000, 'the card to be posted');
+      return { response, id: sent.body.id as string, ref: refs.at(-1)!, hitl: response.hitl };
+    }
+
+    async function tapUntilSubmitted(ref: Parameters<AdapterHarness['tap']>[0]['ref'], action: string, confirm: boolean) {
+      const first = await h.tap({ ref, action, user: h.users.allowed, relayUrl: relay.url });
+      if (confirm && !h.nativeConfirm) return h.tap({ ref, action, user: h.users.allowed, relayUrl: relay.url });
+      return first;
+    }
+
+    it('posts one card with exactly the inline-allowed actions and a Details link', async () => {
+      const { ref } = await sendCase('confirmation');
+      const seen = await h.read(ref);
+      expect(seen.actions).toEqual(['confirm', 'cancel']);
+      expect(seen.link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/r\//);
+      const plain = await sendCase('approval', false);
+      const seenPlain = await h.read(plain.ref);
+      expect(seenPlain.actions).toEqual([]);
+      expect(seenPlain.link).toBeTruthy();
+    });
+
+    it('a tap submits once to the service and the card ends with no buttons', async () => {
+      const { ref, id, hitl } = await sendCase('approval');
+      expect((await h.read(ref)).actions).toEqual(['approve', 'reject']);
+      await tapUntilSubmitted(ref, 'approve', false);
+      const done = await relay.until(id, (c) => c.status === 'completed');
+      expect(done.result.action).toBe('approve');
+      expect(done.submitted_by.platform_user_id).toBe(h.users.allowed.id);
+      const subs = (await demo.submissions()).filter((s) => s.case_id === hitl.case_id);
+      expect(subs).toHaveLength(1);
+      expect(subs[0]!.bearer_valid).toBe(true);
+      expect(subs[0]!.body.action).toBe('approve');
+      await eventually(async () => (await h.read(ref)).actions.length === 0, 10_000, 'the final card');
+    });
+
+    it('an irreversible action asks for confirmation before anything is submitted', async () => {
+      const { ref, id, hitl } = await sendCase('confirmation');
+      if (!h.nativeConfirm) {
+        await h.tap({ ref, action: 'confirm', user: h.users.allowed, relayUrl: relay.url });
+        expect((await demo.submissions()).filter((s) => s.case_id === hitl.case_id)).toHaveLength(0);
+        expect((await relay.get(id)).status).toBe('pending');
+      }
+      await tapUntilSubmitted(ref, 'confirm', !h.nativeConfirm);
+      await relay.until(id, (c) => c.status === 'completed' && c.result.action === 'confirm');
+      expect((await demo.submissions()).filter((s) => s.case_id === hitl.case_id)).toHaveLength(1);
+    });
+
+    it('a tap from someone not on the allowlist changes nothing', async () => {
+      const { ref, id, hitl } = await sendCase('approval');
+      const before = await h.read(ref);
+      const seen = await h.tap({ ref, action: 'approve', user: h.users.stranger, relayUrl: relay.url });
+      if (seen.notice !== null) expect(seen.notice).toMatch(/not allowed/i);
+      expect((await demo.submissions()).filter((s) => s.case_id === hitl.case_id)).toHaveLength(0);
+      expect((await relay.get(id)).status).toBe('pending');
+      expect((await h.read(ref)).actions).toEqual(before.actions);
+    });
+
+    it('a 403 from the service points the person to Details and decides nothing', async () => {
+      // The service allows only approve inline; the agent forwards a body that also lists reject.
+      const { ref, id } = await sendCase('approval', true, { inline_actions: ['approve'] }, (r) => {
+        r.hitl.inline_actions = ['approve', 'reject'];
+      });
+      const seen = await h.tap({ ref, action: 'reject', user: h.users.allowed, relayUrl: relay.url });
+      if (seen.notice !== null) expect(seen.notice).toMatch(/Details/);
+      const c = await relay.get(id);
+      expect(c.status).toBe('pending');
+      expect(c.history.some((e: any) => e.kind === 'submit' && e.outcome === 'forbidden')).toBe(true);
+    });
+
+    it('two taps at once produce exactly one submit', async () => {
+      const { ref, id, hitl } = await sendCase('escalation');
+      const user = h.users.allowed;
+      await Promise.all([
+        h.tap({ ref, action: 'skip', user, relayUrl: relay.url }),
+        h.tap({ ref, action: 'skip', user, relayUrl: relay.url }),
+        h.tap({ ref, action: 'retry', user, relayUrl: relay.url }),
+      ]);
+      await relay.until(id, (c) => c.status === 'completed');
+      expect((await demo.submissions()).filter((s) => s.case_id === hitl.case_id && s.bearer_valid)).toHaveLength(1);
+    });
+
+    it('expiry and cancellation at the service end the card without buttons', async () => {
+      const a = await sendCase('confirmation');
+      const b = await sendCase('escalation');
+      await demo.act(a.hitl.case_id, { step: 'expire' });
+      await demo.act(b.hitl.case_id, { step: 'cancel' });
+      await relay.until(a.id, (c) => c.status === 'expired');
+      await relay.until(b.id, (c) => c.status === 'cancelled');
+      await eventually(async () => (await h.read(a.ref)).actions.length === 0 && (await h.read(b.ref)).actions.length === 0, 10_000, 'final cards');
+      expect((await h.read(a.ref)).text).toMatch(/expired/i);
+      expect((await h.read(b.ref)).text).toMatch(/cancelled/i);
+    });
+
+    it('no submit token or review token reaches the platform', async () => {
+      const { ref, id, hitl } = await sendCase('approval');
+      await tapUntilSubmitted(ref, 'approve', false);
+      await relay.until(id, (c) => c.status === 'completed');
+      const reviewToken = new URL(hitl.review_url).searchParams.get('token')!;
+      const all = h.requests().join('\n');
+      expect(all).not.toContain(hitl.submit_token);
+      expect(all).not.toContain(reviewToken);
+    });
+  });
+}
