@@ -1,0 +1,29 @@
+/** What every route of the demo service shares. */
+import type { Context } from 'hono';
+import type { Logger } from '../log.ts';
+import type { DemoEngine } from './engine.ts';
+import type { FaultQueue } from './faults.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import type { DemoStore } from './store.ts';
+
+/** The service's parts, handed to each route module. */
+export interface DemoDeps {
+  store: DemoStore;
+  engine: DemoEngine;
+  faults: FaultQueue;
+  limiter: RateLimiter;
+  now: () => number;
+  log: Logger;
+  pollRetryAfterSeconds: number;
+  /** The absolute base of every URL the service hands out, for this request. */
+  base(c: Context): string;
+}
+
+/** A JSON error body: `{error, message, ...extra}`. */
+export function errorBody(
+  error: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { error, message, ...extra };
+}

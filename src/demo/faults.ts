@@ -1,0 +1,113 @@
+/** Injected faults: the next N requests to a route get a broken answer, so clients can be tested. */
+import type { ServerResponse } from 'node:http';
+import type { Context } from 'hono';
+import type { Fault, FaultKind, FaultRoute } from './types.ts';
+
+/** What applying a fault left to do: answer with `response`, or go on (after a delay for `slow`). */
+export type FaultOutcome = { kind: FaultKind; response: Response | null };
+
+/**
+ * @hono/node-server's marker for "the handler wrote the Node response itself" (the value behind its
+ * RESPONSE_ALREADY_SENT); a fresh Response each time so no later header change leaks between requests.
+ */
+function alreadySent(): Response {
+  return new Response(null, { headers: { 'x-hono-already-sent': 'true' } });
+}
+
+const PARTIAL_JSON = '{"status":"completed","case_id":"review_';
+
+/** The queue of injected faults per route. */
+export class FaultQueue {
+  private readonly queue = new Map<FaultRoute, Fault[]>();
+
+  /** Queues a fault for the next `count` requests to its route. */
+  inject(fault: Fault): void {
+    const list = this.queue.get(fault.route) ?? [];
+    list.push({ ...fault });
+    this.queue.set(fault.route, list);
+  }
+
+  /** Takes one use of the first fault queued for `route`, if any. */
+  take(route: FaultRoute): Fault | undefined {
+    const list = this.queue.get(route);
+    const fault = list?.[0];
+    if (!list || !fault) return undefined;
+    fault.count -= 1;
+    if (fault.count <= 0) list.shift();
+    return fault;
+  }
+
+  /** Applies the next fault for `route` to this request, or returns undefined when none is queued. */
+  async apply(c: Context, route: FaultRoute): Promise<FaultOutcome | undefined> {
+    const fault = this.take(route);
+    if (!fault) return undefined;
+    return { kind: fault.kind, response: await faultResponse(c, fault) };
+  }
+}
+
+async function faultResponse(c: Context, fault: Fault): Promise<Response | null> {
+  const json = { 'content-type': 'application/json' };
+  switch (fault.kind) {
+    case 'slow':
+      await new Promise((resolve) => setTimeout(resolve, fault.delay_ms ?? 2_000));
+      return null;
+    case '500':
+      return new Response(JSON.stringify({ error: 'internal_error', message: 'Injected fault' }), {
+        status: 500,
+        headers: json,
+      });
+    case '503':
+      return new Response(JSON.stringify({ error: 'unavailable', message: 'Injected fault' }), {
+        status: 503,
+        headers: { ...json, 'retry-after': '1' },
+      });
+    case '429':
+    case '429_no_retry_after': {
+      const headers: Record<string, string> = { ...json };
+      if (fault.kind === '429') headers['retry-after'] = '1';
+      const body = { error: 'rate_limited', message: 'Injected fault' };
+      return new Response(JSON.stringify(body), { status: 429, headers });
+    }
+    case 'malformed_json':
+      return new Response(PARTIAL_JSON, { status: 200, headers: json });
+    case 'wrong_content_type':
+      return new Response('<html><body><h1>Service maintenance</h1></body></html>', {
+        status: 200,
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+      });
+    case 'truncated':
+      return truncate(c);
+    case 'reset':
+      return reset(c);
+  }
+}
+
+/** The Node response under @hono/node-server, when there is one (not under `app.request`). */
+function nodeResponse(c: Context): ServerResponse | undefined {
+  const env = c.env as { outgoing?: ServerResponse } | undefined;
+  const out = env?.outgoing;
+  return out && typeof out.writeHead === 'function' ? out : undefined;
+}
+
+/** Announces a full JSON body, sends half of it, then closes the connection. */
+function truncate(c: Context): Response {
+  const full = `${PARTIAL_JSON}0123456789abcdef","completed_at":"2026-01-01T00:00:00Z"}`;
+  const out = nodeResponse(c);
+  if (!out) return new Response(PARTIAL_JSON, { status: 200 });
+  out.writeHead(200, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(full),
+  });
+  out.write(PARTIAL_JSON, () => out.socket?.destroy());
+  return alreadySent();
+}
+
+/** Drops the connection without any answer (a TCP reset where the platform allows it). */
+function reset(c: Context): Response {
+  const out = nodeResponse(c);
+  if (!out) throw new Error('connection reset (injected fault)');
+  const socket = out.socket;
+  if (socket && typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+  else socket?.destroy();
+  return alreadySent();
+}

@@ -1,0 +1,138 @@
+/**
+ * The demo HITL service: a spec v0.8 service built into hitl-relay, mounted at `/demo` by the relay
+ * (or run alone with serve.ts). It is the real peer of the tests and of the chat page's demo buttons.
+ */
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { createLogger, type Logger } from '../log.ts';
+import { actOnCase } from './act.ts';
+import { CallbackSender } from './callbacks.ts';
+import type { DemoDeps } from './context.ts';
+import { errorBody } from './context.ts';
+import { DemoEngine } from './engine.ts';
+import { registerEventRoutes } from './events.ts';
+import { FaultQueue } from './faults.ts';
+import { EventHub } from './hub.ts';
+import { RateLimiter } from './rate-limit.ts';
+import { registerApiRoutes } from './routes-api.ts';
+import { registerPageRoutes } from './routes-page.ts';
+import { registerRespondRoutes } from './routes-respond.ts';
+import { registerTestRoutes } from './routes-test.ts';
+import { DemoStore } from './store.ts';
+import type { DemoActResult, DemoStep, Fault, Submission } from './types.ts';
+
+export { DemoActError } from './act.ts';
+export { signCallback } from './callbacks.ts';
+export type {
+  DemoActResult,
+  DemoCase,
+  DemoCreated,
+  DemoStep,
+  Fault,
+  FaultKind,
+  FaultRoute,
+  ReviewEvent,
+  ReviewStatus,
+  Submission,
+} from './types.ts';
+
+/** Options of the demo service. */
+export interface DemoServiceOptions {
+  /** SQLite file; ':memory:' (the default) keeps nothing across restarts. */
+  dbPath?: string;
+  /** Absolute base of every URL handed out, mount path included (e.g. `https://host/demo`). */
+  baseUrl?: string;
+  /** Where the app is mounted, used with the request's origin when `baseUrl` is not given. */
+  mountPath?: string;
+  /** Serves `/api/_test/*` (submissions, act, faults, inspect). Never on in production. */
+  testControls?: boolean;
+  /** Shared secret for `X-HITL-Signature` on callbacks; unsigned when absent. */
+  callbackSecret?: string;
+  /** The clock (ms since epoch); tests inject one to move time. */
+  now?: () => number;
+  /** `Retry-After` on 202 and on non-terminal poll answers (seconds, default 30). */
+  pollRetryAfterSeconds?: number;
+  log?: Logger;
+}
+
+/** A running demo service. */
+export interface DemoService {
+  /** The Hono app; mount it with `app.route('/demo', demo.app)` or serve it alone. */
+  app: Hono;
+  /** Stops timers, ends SSE streams and pending callbacks, closes the database. */
+  close(): void;
+  /** Every respond request received, oldest first (bodies and bearer_valid, never a token). */
+  submissions(): Submission[];
+  /** Takes a reviewer step on a case, as the review page would; rejects with DemoActError. */
+  act(caseId: string, step: DemoStep | DemoStep['step']): Promise<DemoActResult>;
+  /** Queues a fault for the next `count` requests to a route. */
+  inject(fault: Fault): void;
+}
+
+/** Creates the demo HITL service. */
+export function createDemoService(options: DemoServiceOptions = {}): DemoService {
+  const now = options.now ?? Date.now;
+  const log = (options.log ?? createLogger({ level: 'silent' })).child({ component: 'demo' });
+  const mountPath = (options.mountPath ?? '/demo').replace(/\/+$/, '');
+  const fixedBase = options.baseUrl?.replace(/\/+$/, '');
+  const store = new DemoStore(options.dbPath ?? ':memory:');
+  const hub = new EventHub();
+  const callbacks = new CallbackSender({
+    log,
+    ...(options.callbackSecret && { secret: options.callbackSecret }),
+  });
+  const engine = new DemoEngine({ store, hub, callbacks, now, log });
+  // In-process steps have no request to take an origin from, so they reuse the last one seen.
+  let lastBase = fixedBase ?? `http://127.0.0.1${mountPath}`;
+  const deps: DemoDeps = {
+    store,
+    engine,
+    faults: new FaultQueue(),
+    limiter: new RateLimiter(now),
+    now,
+    log,
+    pollRetryAfterSeconds: options.pollRetryAfterSeconds ?? 30,
+    base: (c) => {
+      lastBase = fixedBase ?? `${new URL(c.req.url).origin}${mountPath}`;
+      return lastBase;
+    },
+  };
+
+  const app = new Hono();
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: 64 * 1024,
+      onError: (c) => c.json(errorBody('payload_too_large', 'The body is too large.'), 413),
+    }),
+  );
+  registerApiRoutes(app, deps);
+  registerEventRoutes(app, deps, hub);
+  registerRespondRoutes(app, deps);
+  registerPageRoutes(app, deps);
+  if (options.testControls) registerTestRoutes(app, deps);
+  app.notFound((c) => c.json(errorBody('not_found', 'No such route.'), 404));
+  app.onError((error, c) => {
+    log.error({ err: error.message, path: new URL(c.req.url).pathname }, 'demo request failed');
+    return c.json(errorBody('internal_error', 'The demo service failed.'), 500);
+  });
+
+  // Cases from an earlier run (file database) may have expiries and reminders due.
+  engine.schedule();
+  let closed = false;
+  return {
+    app,
+    close() {
+      if (closed) return;
+      closed = true;
+      engine.stop();
+      hub.closeAll();
+      callbacks.close();
+      store.close();
+    },
+    submissions: () => store.submissions(),
+    act: async (caseId, step) =>
+      actOnCase(deps, caseId, typeof step === 'string' ? { step } : step, lastBase),
+    inject: (fault) => deps.faults.inject({ ...fault }),
+  };
+}

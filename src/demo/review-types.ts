@@ -1,0 +1,164 @@
+/** What the demo service knows about each review type: actions, defaults, prompts and realistic context. */
+import type { DefaultAction } from './types.ts';
+
+/** The five standard review types of spec section 10. */
+export const STANDARD_TYPES = [
+  'approval',
+  'selection',
+  'input',
+  'confirmation',
+  'escalation',
+] as const;
+
+const ACTIONS: Record<string, readonly string[]> = {
+  approval: ['approve', 'edit', 'reject'],
+  selection: ['select'],
+  input: ['submit'],
+  confirmation: ['confirm', 'cancel'],
+  escalation: ['retry', 'skip', 'abort'],
+};
+
+/** Every action valid for a type; custom `x-` types take a single `submit`, like input. */
+export function actionsFor(type: string): readonly string[] {
+  return ACTIONS[type] ?? ['submit'];
+}
+
+/**
+ * The inline actions the demo publishes; undefined means "omit the field" (all actions allowed).
+ * Edit stays out of approval because it needs the artifact and a text box (spec 13.8).
+ */
+export function defaultInlineActions(type: string): string[] | undefined {
+  if (type === 'approval') return ['approve', 'reject'];
+  if (type === 'confirmation') return ['confirm', 'cancel'];
+  if (type === 'escalation') return ['retry', 'skip', 'abort'];
+  return undefined;
+}
+
+/** The outcome on expiry: the safe choice for each type. */
+export function defaultActionFor(type: string): DefaultAction {
+  if (type === 'approval') return 'reject';
+  if (type === 'confirmation' || type === 'escalation') return 'abort';
+  return 'skip';
+}
+
+/** The prompt used when the agent gives none. */
+export function defaultPrompt(type: string): string {
+  switch (type) {
+    case 'approval':
+      return 'Approve the production deployment of api-gateway v2.14.0';
+    case 'selection':
+      return 'Select which jobs to apply for';
+    case 'input':
+      return 'Provide the missing details for your application to Acme Robotics';
+    case 'confirmation':
+      return 'Confirm sending 3 job application emails';
+    case 'escalation':
+      return 'Deployment failed its health check: retry, skip or abort?';
+    default:
+      return `Review this ${type} request`;
+  }
+}
+
+/** The 202 `message` for a type. */
+export function defaultMessage(type: string): string {
+  switch (type) {
+    case 'approval':
+      return 'A deployment plan is ready. Please approve, edit or reject it.';
+    case 'selection':
+      return '4 matching jobs found. Please select which ones to apply for.';
+    case 'input':
+      return 'The application needs a few details only you can provide.';
+    case 'confirmation':
+      return '3 application emails are ready to send. This cannot be undone.';
+    case 'escalation':
+      return 'The deployment failed. A human has to decide how to proceed.';
+    default:
+      return 'A custom review is waiting for you.';
+  }
+}
+
+/** Realistic context for a type, so review pages and chat cards have something true to show. */
+export function defaultContext(type: string): Record<string, unknown> {
+  switch (type) {
+    case 'approval':
+      return {
+        artifact: {
+          kind: 'deployment_plan',
+          title: 'api-gateway v2.14.0 to production',
+          summary: 'Rolling deploy to 6 pods in eu-central-1; adds rate-limit headers.',
+          changes: ['Add RateLimit-* headers', 'Bump undici to 7.x', 'Drop legacy /v0 routes'],
+          risk: 'medium',
+        },
+        round: 1,
+      };
+    case 'selection':
+      return {
+        query: 'Senior Dev Berlin',
+        multiple: true,
+        total_options: 4,
+        options: [
+          {
+            id: 'job-1',
+            label: 'Senior Backend Engineer, Acme Robotics',
+            detail: 'Berlin, hybrid',
+          },
+          { id: 'job-2', label: 'Staff Engineer, Nordlicht GmbH', detail: 'Remote (EU)' },
+          { id: 'job-3', label: 'Senior TypeScript Developer, Spree Labs', detail: 'Berlin' },
+          { id: 'job-4', label: 'Platform Engineer, Havel Data', detail: 'Potsdam, on-site' },
+        ],
+      };
+    case 'input':
+      return {
+        form: {
+          fields: [
+            { key: 'full_name', label: 'Full name', type: 'text', required: true },
+            {
+              key: 'salary_expectation',
+              label: 'Salary expectation (EUR, annual gross)',
+              type: 'number',
+              required: true,
+              sensitive: true,
+              hint: 'The listed range is 95,000 - 120,000 EUR',
+              validation: { min: 0, max: 1000000 },
+            },
+            { key: 'earliest_start_date', label: 'Earliest start date', type: 'date' },
+            {
+              key: 'work_authorization',
+              label: 'Work authorization in Germany',
+              type: 'select',
+              required: true,
+              options: [
+                { value: 'citizen', label: 'EU/EEA citizen' },
+                { value: 'blue_card', label: 'EU Blue Card' },
+                { value: 'needs_sponsorship', label: 'Requires visa sponsorship' },
+              ],
+            },
+            { key: 'willing_to_relocate', label: 'Willing to relocate', type: 'boolean' },
+          ],
+        },
+      };
+    case 'confirmation':
+      return {
+        irreversible: true,
+        impact: 'Emails cannot be recalled once sent.',
+        items: [
+          { id: 'mail-1', label: 'Application to Acme Robotics (jobs@acme.example)' },
+          { id: 'mail-2', label: 'Application to Nordlicht GmbH (careers@nordlicht.example)' },
+          { id: 'mail-3', label: 'Application to Spree Labs (hello@spree.example)' },
+        ],
+      };
+    case 'escalation':
+      return {
+        error: {
+          code: 'HEALTHCHECK_FAILED',
+          message: 'api-gateway pods failed readiness: 3 of 6 returned HTTP 503',
+          step: 'deploy:production',
+          attempt: 2,
+        },
+        options_hint:
+          'Retry re-runs the rollout; skip leaves v2.13.4 running; abort stops the pipeline.',
+      };
+    default:
+      return { note: 'A service-specific review; agents treat unknown types as input.' };
+  }
+}
