@@ -1,0 +1,40 @@
+/** The official HITL Protocol examples and schemas, read from ../shared (never copied into the project). */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+/** Where the protocol repository lies. */
+export const PROTOCOL_DIR = [resolve('../shared/hitl-protocol'), resolve('../../shared/hitl-protocol')].find(existsSync) ?? resolve('../shared/hitl-protocol');
+
+/** Every 202 body (with a hitl object) in the official examples. */
+export function example202Bodies(): Array<{ file: string; step: number; body: Record<string, any> }> {
+  const dir = join(PROTOCOL_DIR, 'examples');
+  const out: Array<{ file: string; step: number; body: Record<string, any> }> = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    const doc = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+    for (const step of doc.steps ?? []) {
+      const body = step.response?.body;
+      if (step.response?.status === 202 && body?.hitl) out.push({ file, step: step.step, body });
+    }
+  }
+  return out;
+}
+
+/** A validator for one schema file (with its sibling schemas registered for $ref). */
+export function schemaValidator(name: string) {
+  const AjvCtor = (Ajv2020 as unknown as { default?: typeof Ajv2020 }).default ?? Ajv2020;
+  const ajv = new AjvCtor({ strict: false, allErrors: true });
+  (((addFormats as unknown as { default?: typeof addFormats }).default ?? addFormats) as typeof addFormats)(ajv);
+  const dir = join(PROTOCOL_DIR, 'schemas');
+  let wanted: string | undefined;
+  // Schemas refer to each other by $id ("form-field.json" relative to .../v0.8/), so register them all.
+  for (const f of readdirSync(dir).filter((x) => x.endsWith('.schema.json'))) {
+    const schema = JSON.parse(readFileSync(join(dir, f), 'utf8'));
+    ajv.addSchema(schema);
+    if (f === name) wanted = schema.$id;
+  }
+  const validate = wanted ? ajv.getSchema(wanted) : undefined;
+  if (!validate) throw new Error(`schema ${name} not found`);
+  return validate;
+}
