@@ -1,0 +1,156 @@
+/** The shared Store contract: SQLite and PostgreSQL run the same suite. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/cases/store.ts';
+import type { StoredCase, StoredMessage } from '../../src/cases/types.ts';
+
+/** Makes a fresh, empty store; `now` is the store's clock. */
+export type MakeStore = (now: () => number) => Promise<Store>;
+
+let seq = 0;
+/** A minimal stored case for store tests. */
+export function sampleCase(over: Partial<StoredCase> = {}): StoredCase {
+  seq++;
+  return {
+    id: `hc_${seq}_${Math.random().toString(36).slice(2, 8)}`,
+    key: `k${seq}${Math.random().toString(36).slice(2, 6)}`,
+    origin: 'https://svc.example',
+    case_id: `review_${seq}_${Math.random().toString(36).slice(2, 8)}`,
+    target: 'web:room',
+    status: 'pending',
+    version: 1,
+    doc: {
+      hitl: {
+        spec_version: '0.8',
+        case_id: 'x',
+        poll_url: 'https://svc.example/p',
+        type: 'approval',
+        prompt: 'p',
+        created_at: '2026-01-01T00:00:00Z',
+        expires_at: '2026-01-02T00:00:00Z',
+      },
+      warnings: [],
+      reminders_sent: [],
+    },
+    secrets: 'plain:{}',
+    next_check_at: 1000,
+    etag: null,
+    poll_failures: 0,
+    claim: null,
+    created_at: 1,
+    updated_at: 1,
+    ...over,
+  };
+}
+
+function message(caseId: string, target = 'web:room'): StoredMessage {
+  return { case_id: caseId, target, platform: 'web', address: 'room', ref_id: null, state: 'posting', rendered_version: 1, error: null, posted_at: 5 };
+}
+
+/** Runs the contract against one Store implementation. */
+export function runStoreContract(name: string, makeStore: MakeStore): void {
+  describe(`store contract: ${name}`, () => {
+    let now = 10_000;
+    let store: Store;
+    beforeEach(async () => {
+      now = 10_000;
+      store = await makeStore(() => now);
+    });
+    afterEach(async () => store.close());
+
+    it('stores a case once per (origin, case_id)', async () => {
+      const a = sampleCase();
+      expect((await store.createCase(a)).created).toBe(true);
+      const again = await store.createCase({ ...sampleCase(), origin: a.origin, case_id: a.case_id });
+      expect(again.created).toBe(false);
+      expect(again.case.id).toBe(a.id);
+      expect(await store.getCaseByKey(a.key)).toMatchObject({ id: a.id });
+      expect(await store.findCase(a.origin, a.case_id)).toMatchObject({ id: a.id, doc: a.doc });
+      expect(await store.getCase('nope')).toBeUndefined();
+    });
+
+    it('compare-and-set updates', async () => {
+      const a = sampleCase();
+      await store.createCase(a);
+      expect(await store.updateCase({ ...a, version: 2, status: 'opened' }, 1)).toBe(true);
+      expect(await store.updateCase({ ...a, version: 2, status: 'completed' }, 1)).toBe(false);
+      expect((await store.getCase(a.id))!.status).toBe('opened');
+    });
+
+    it('lists open cases and counts by status', async () => {
+      await store.createCase(sampleCase({ created_at: 1 }));
+      await store.createCase(sampleCase({ status: 'completed', next_check_at: null, created_at: 2 }));
+      expect((await store.listCases({ open: true, limit: 10 })).every((c) => c.status === 'pending')).toBe(true);
+      expect((await store.listCases({ limit: 10 })).length).toBe(2);
+      expect(await store.countByStatus()).toEqual({ pending: 1, completed: 1 });
+    });
+
+    it('lets exactly one of many claimants claim a case', async () => {
+      const a = sampleCase();
+      await store.createCase(a);
+      const wins = await Promise.all(Array.from({ length: 20 }, (_, i) => store.claimCase(a.id, `h${i}`, now + 1000)));
+      expect(wins.filter(Boolean)).toHaveLength(1);
+      const holder = (await store.getCase(a.id))!.claim!.holder;
+      expect(await store.takeOverClaim(a.id, holder, 'late', now + 1000)).toBe(false);
+      now += 2000;
+      expect(await store.claimCase(a.id, 'other', now + 1000)).toBe(false);
+      expect(await store.takeOverClaim(a.id, holder, 'late', now + 1000)).toBe(true);
+      await store.releaseClaim(a.id, 'late');
+      expect(await store.claimCase(a.id, 'next', now + 1000)).toBe(true);
+    });
+
+    it('never claims a terminal case', async () => {
+      const a = sampleCase({ status: 'completed' });
+      await store.createCase(a);
+      expect(await store.claimCase(a.id, 'h', now + 1000)).toBe(false);
+    });
+
+    it('leases due work once until the lease lapses', async () => {
+      const due = sampleCase({ next_check_at: 5_000 });
+      const later = sampleCase({ next_check_at: 50_000 });
+      await store.createCase(due);
+      await store.createCase(later);
+      expect((await store.leaseDue(now, 10, 'r1', 1000)).map((c) => c.id)).toEqual([due.id]);
+      expect(await store.leaseDue(now, 10, 'r2', 1000)).toEqual([]);
+      now += 1500;
+      expect((await store.leaseDue(now, 10, 'r2', 1000)).map((c) => c.id)).toEqual([due.id]);
+      await store.updateWatch(due.id, { next_check_at: 60_000, etag: '"e"', poll_failures: 2 });
+      expect(await store.getCase(due.id)).toMatchObject({ next_check_at: 60_000, etag: '"e"', poll_failures: 2 });
+      now = 70_000;
+      expect((await store.leaseDue(now, 10, 'r3', 1000)).map((c) => c.id).sort()).toEqual([due.id, later.id].sort());
+    });
+
+    it('reserves a message slot once and finds it by ref', async () => {
+      const a = sampleCase();
+      await store.createCase(a);
+      expect(await store.reserveMessage(message(a.id))).toBe(true);
+      expect(await store.reserveMessage(message(a.id))).toBe(false);
+      expect(await store.staleMessages(10)).toHaveLength(1);
+      await store.updateMessage({ ...message(a.id), ref_id: 'm1', state: 'posted' });
+      expect(await store.findMessageByRef('web', 'm1')).toMatchObject({ case_id: a.id, state: 'posted' });
+      expect(await store.staleMessages(10)).toHaveLength(0);
+      await store.updateCase({ ...a, version: 2 }, 1);
+      expect(await store.staleMessages(10)).toHaveLength(1);
+      expect(await store.listMessages(a.id)).toHaveLength(1);
+    });
+
+    it('keeps history in order', async () => {
+      const a = sampleCase();
+      await store.createCase(a);
+      await store.appendHistory(a.id, { at: 1, kind: 'one', detail: { n: 1 } });
+      await store.appendHistory(a.id, { at: 2, kind: 'two', detail: {} });
+      expect((await store.listHistory(a.id)).map((h) => h.kind)).toEqual(['one', 'two']);
+    });
+
+    it('key-values expire and setIfAbsent wins once', async () => {
+      await store.kv.set('a', '1', 100);
+      expect(await store.kv.get('a')).toBe('1');
+      const wins = await Promise.all(Array.from({ length: 10 }, () => store.kv.setIfAbsent('b', 'x', 100)));
+      expect(wins.filter(Boolean)).toHaveLength(1);
+      now += 200;
+      expect(await store.kv.get('a')).toBeUndefined();
+      expect(await store.kv.setIfAbsent('b', 'y')).toBe(true);
+      expect(await store.kv.get('b')).toBe('y');
+      expect(await store.kv.setIfAbsent('b', 'z')).toBe(false);
+    });
+  });
+}
