@@ -1,0 +1,195 @@
+/**
+ * Card -> Adaptive Card 1.4 JSON (pure). Universal Actions: one Action.Execute per action (verb and
+ * data carry the `hitl:<key>:<action>` payload), with an Action.Submit fallback for Teams clients
+ * that predate Action.Execute, plus Action.OpenUrl for Details. Size and text limits are checked here.
+ */
+import type { Card, CardAction } from '../../src/render/card.ts';
+
+/** Teams rejects messages over about 100 KB (card JSON included); stay well under it. */
+export const TEAMS_MESSAGE_MAX_BYTES = 80 * 1024;
+/** Adaptive Card schema version: the highest one Teams renders on every client. */
+export const TEAMS_CARD_VERSION = '1.4';
+/** A title longer than this wraps into a wall of bold text; cut it. */
+export const TEAMS_TITLE_MAX_CHARS = 200;
+/** One context line; longer lines are cut so that a single value cannot crowd out the rest. */
+export const TEAMS_LINE_MAX_CHARS = 1000;
+/** Context lines shown at most (the Details page has everything). */
+export const TEAMS_MAX_LINES = 40;
+/** The id of the TextBlock that carries the per-person notice in an invoke answer. */
+export const TEAMS_NOTICE_BLOCK_ID = 'hitl-notice';
+/** The data field that carries the payload in Action.Execute / Action.Submit. */
+export const TEAMS_PAYLOAD_FIELD = 'hitl';
+
+const ELLIPSIS = '…';
+
+/** Adaptive Card JSON, loosely typed (it goes straight onto the wire). */
+export type AdaptiveCardJson = Record<string, unknown> & {
+  type: 'AdaptiveCard';
+  body: Array<Record<string, unknown>>;
+  actions: Array<Record<string, unknown>>;
+};
+
+/** Extra state for one rendering. */
+export interface RenderOptions {
+  /** A line for the person who tapped (shown in an invoke answer only). */
+  notice?: string | null;
+  /** The tap is being submitted: buttons hidden, status says so. */
+  submitting?: boolean;
+}
+
+/** Cuts `text` to at most `max` code points, ending with an ellipsis when it cut. */
+export function truncateText(text: string, max: number): string {
+  const points = Array.from(text);
+  if (points.length <= max) return text;
+  return `${points.slice(0, Math.max(0, max - 1)).join('')}${ELLIPSIS}`;
+}
+
+/**
+ * Escapes service text for a TextBlock, which renders a Markdown subset (emphasis, links, lists)
+ * and `{{DATE(...)}}` / `{{TIME(...)}}` functions. Only what that subset (plus HTML-ish `<`, `>`
+ * and entities) makes special is escaped, because some mobile clients show stray backslashes;
+ * `{{` is split with a zero-width space so that no function is ever evaluated.
+ */
+export function escapeTeamsText(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\\*_[\]<>]/g, (c) => `\\${c}`)
+    .replace(/&(?=#?\w+;)/g, '\\&')
+    .replace(/\{(?=\{)/g, '{\u200B')
+    .replace(/^(\s*)([-+])(?=\s)/gm, '$1\\$2')
+    .replace(/^(\s*\d+)([.)])(?=\s|$)/gm, '$1\\$2');
+}
+
+/** Markdown paragraphs need a blank line; single newlines in service text stay line breaks. */
+function paragraphs(text: string): string {
+  return escapeTeamsText(text).replace(/\n/g, '\n\n');
+}
+
+function textBlock(text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { type: 'TextBlock', text, wrap: true, ...extra };
+}
+
+const STYLE: Record<CardAction['style'], string | undefined> = {
+  primary: 'positive',
+  danger: 'destructive',
+  secondary: undefined,
+};
+
+function executeAction(action: CardAction): Record<string, unknown> {
+  const style = STYLE[action.style];
+  const data = { [TEAMS_PAYLOAD_FIELD]: action.payload };
+  const common = { title: action.label, data, ...(style ? { style } : {}) };
+  return {
+    type: 'Action.Execute',
+    id: `hitl-${action.action}`,
+    verb: action.payload,
+    ...common,
+    // Teams clients without Universal Actions fall back to Action.Submit (a message with `value`).
+    fallback: { type: 'Action.Submit', ...common },
+  };
+}
+
+interface Texts {
+  title: string;
+  prompt: string;
+  lines: string[];
+  hint: string | null;
+  status: string;
+  notice: string | null;
+}
+
+function build(card: Card, t: Texts, options: RenderOptions): AdaptiveCardJson {
+  const body: Array<Record<string, unknown>> = [
+    textBlock(escapeTeamsText(t.title), { weight: 'Bolder', size: 'Medium' }),
+  ];
+  if (t.prompt) body.push(textBlock(paragraphs(t.prompt)));
+  if (t.lines.length) {
+    body.push({
+      type: 'Container',
+      spacing: 'Medium',
+      items: t.lines.map((line) => textBlock(escapeTeamsText(line), { spacing: 'Small' })),
+    });
+  }
+  if (t.hint)
+    body.push(textBlock(escapeTeamsText(t.hint), { color: 'Warning', spacing: 'Medium' }));
+  body.push(textBlock(escapeTeamsText(t.status), { isSubtle: true, spacing: 'Medium' }));
+  if (t.notice) {
+    body.push(textBlock(escapeTeamsText(t.notice), { id: TEAMS_NOTICE_BLOCK_ID, color: 'Accent' }));
+  }
+  const actions: Array<Record<string, unknown>> = [];
+  if (!card.final && !options.submitting) actions.push(...card.actions.map(executeAction));
+  if (card.link)
+    actions.push({ type: 'Action.OpenUrl', title: card.link.label, url: card.link.url });
+  return {
+    type: 'AdaptiveCard',
+    $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+    version: TEAMS_CARD_VERSION,
+    msteams: { width: 'Full' },
+    body,
+    actions,
+  };
+}
+
+/** UTF-8 size of the card as it goes on the wire. */
+export function cardBytes(json: AdaptiveCardJson): number {
+  return Buffer.byteLength(JSON.stringify(json), 'utf8');
+}
+
+/** Renders `card`; text is cut (never an action or payload) until the card fits TEAMS_MESSAGE_MAX_BYTES. */
+export function renderTeamsCard(
+  card: Card,
+  options: RenderOptions = {},
+  maxBytes = TEAMS_MESSAGE_MAX_BYTES,
+): AdaptiveCardJson {
+  const t: Texts = {
+    title: truncateText(card.title, TEAMS_TITLE_MAX_CHARS),
+    prompt: card.prompt,
+    lines: card.lines.slice(0, TEAMS_MAX_LINES).map((l) => truncateText(l, TEAMS_LINE_MAX_CHARS)),
+    hint: card.hint,
+    status: options.submitting ? `${card.status} · Submitting…` : card.status,
+    notice: options.notice ? truncateText(options.notice, 400) : null,
+  };
+  let json = build(card, t, options);
+  // Halve the longest piece of body text until the card fits; escaping can only grow text by 2x.
+  for (let round = 0; round < 64 && cardBytes(json) > maxBytes; round++) {
+    const pieces: Array<[number, (v: string) => void, string]> = [
+      [
+        Array.from(t.prompt).length,
+        (v) => {
+          t.prompt = v;
+        },
+        t.prompt,
+      ],
+      ...t.lines.map((l, i): [number, (v: string) => void, string] => [
+        Array.from(l).length,
+        (v) => {
+          t.lines[i] = v;
+        },
+        l,
+      ]),
+      [
+        Array.from(t.hint ?? '').length,
+        (v) => {
+          t.hint = v;
+        },
+        t.hint ?? '',
+      ],
+      [
+        Array.from(t.status).length,
+        (v) => {
+          t.status = v;
+        },
+        t.status,
+      ],
+    ];
+    pieces.sort((a, b) => b[0] - a[0]);
+    const [length, set, text] = pieces[0] ?? [0, () => {}, ''];
+    if (length <= 1) {
+      t.lines = t.lines.slice(0, -1);
+    } else {
+      set(truncateText(text, Math.ceil(length / 2)));
+    }
+    json = build(card, t, options);
+  }
+  return json;
+}
