@@ -74,7 +74,11 @@ export class DiscordApi {
   }
 
   /** PATCH /channels/:id/messages/:id (content, components and allowed_mentions replaced). */
-  async editMessage(channelId: string, messageId: string, body: DiscordMessagePayload): Promise<void> {
+  async editMessage(
+    channelId: string,
+    messageId: string,
+    body: DiscordMessagePayload,
+  ): Promise<void> {
     const call = 'PATCH /channels/:id/messages/:id';
     assertSnowflake(call, 'channel id', channelId);
     assertSnowflake(call, 'message id', messageId);

@@ -35,9 +35,14 @@ const schema = z.object({
   // A bot token is three base64url parts joined by dots; we only check its rough shape.
   DISCORD_TOKEN: z
     .string()
-    .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'must be the bot token from the Bot page'),
+    .regex(
+      /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/,
+      'must be the bot token from the Bot page',
+    ),
   DISCORD_APPLICATION_ID: z
-    .string({ error: 'is required when DISCORD_TOKEN is set (General Information -> Application ID)' })
+    .string({
+      error: 'is required when DISCORD_TOKEN is set (General Information -> Application ID)',
+    })
     .regex(DISCORD_SNOWFLAKE_PATTERN, 'must be the numeric application id'),
   DISCORD_PUBLIC_KEY: z
     .string()

@@ -15,7 +15,10 @@ export const DiscordErrorCode = {
 } as const;
 
 function codeFor(status: number, discordCode: number | string): PlatformErrorCode {
-  if (discordCode === DiscordErrorCode.unknownChannel || discordCode === DiscordErrorCode.unknownMessage) {
+  if (
+    discordCode === DiscordErrorCode.unknownChannel ||
+    discordCode === DiscordErrorCode.unknownMessage
+  ) {
     return 'not_found';
   }
   if (status === 429) return 'rate_limited';
@@ -32,10 +35,16 @@ function codeFor(status: number, discordCode: number | string): PlatformErrorCod
 export function toPlatformError(call: string, error: unknown): PlatformError {
   if (error instanceof PlatformError) return error;
   if (error instanceof RateLimitError) {
-    return new PlatformError('discord', call, 'rate_limited', `rate limited for ${error.retryAfter} ms`, {
-      status: 429,
-      retryAfterMs: error.retryAfter,
-    });
+    return new PlatformError(
+      'discord',
+      call,
+      'rate_limited',
+      `rate limited for ${error.retryAfter} ms`,
+      {
+        status: 429,
+        retryAfterMs: error.retryAfter,
+      },
+    );
   }
   if (error instanceof DiscordAPIError) {
     const message = scrub(`${error.status} ${error.code}: ${error.message}`);
@@ -58,7 +67,8 @@ export function toPlatformError(call: string, error: unknown): PlatformError {
 /** Discord's JSON error code behind an error (ours or the REST client's), if any. */
 export function discordCodeOf(error: unknown): number | string | undefined {
   if (error instanceof DiscordAPIError) return error.code;
-  if (error instanceof PlatformError && error.cause instanceof DiscordAPIError) return error.cause.code;
+  if (error instanceof PlatformError && error.cause instanceof DiscordAPIError)
+    return error.cause.code;
   return undefined;
 }
 

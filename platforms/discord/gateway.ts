@@ -68,7 +68,9 @@ export async function startDiscordGateway(options: DiscordGatewayOptions): Promi
     const raw = toRawInteraction(interaction);
     if (raw) options.onInteraction(raw);
   });
-  client.on(Events.Error, (error) => options.log.warn({ err: error.message }, 'discord gateway error'));
+  client.on(Events.Error, (error) =>
+    options.log.warn({ err: error.message }, 'discord gateway error'),
+  );
   client.once(Events.ClientReady, (ready) =>
     options.log.info({ bot: ready.user.tag }, 'discord gateway connected'),
   );

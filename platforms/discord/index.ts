@@ -14,7 +14,12 @@ import { DiscordApi, type DiscordCreateMessageBody } from './api.ts';
 import type { DiscordConfig } from './config.ts';
 import type { DiscordGateway } from './gateway.ts';
 import { InteractionFlow, logDeliveryFailure, type Respond } from './interactions.ts';
-import { discordMessageRef, isRawInteraction, type RawInteraction, splitMessageRefId } from './parse.ts';
+import {
+  discordMessageRef,
+  isRawInteraction,
+  type RawInteraction,
+  splitMessageRefId,
+} from './parse.ts';
 import { renderMessage, renderNotice } from './render.ts';
 import { verifyDiscordRequest } from './verify.ts';
 
@@ -53,7 +58,9 @@ export class DiscordAdapter implements PlatformAdapter {
     this.api = new DiscordApi({
       token: config.token,
       ...(config.apiUrl ? { apiUrl: config.apiUrl } : {}),
-      ...(options.maxRateLimitWaitMs !== undefined ? { maxRateLimitWaitMs: options.maxRateLimitWaitMs } : {}),
+      ...(options.maxRateLimitWaitMs !== undefined
+        ? { maxRateLimitWaitMs: options.maxRateLimitWaitMs }
+        : {}),
     });
     this.flow = new InteractionFlow({
       api: this.api,
@@ -137,7 +144,9 @@ export class DiscordAdapter implements PlatformAdapter {
   private dispatch(raw: RawInteraction, ctx: AdapterContext): void {
     const respond: Respond = (body) => this.api.interactionCallback(raw.id, raw.token, body);
     this.track(
-      this.flow.handle(raw, respond, ctx).catch((error) => logDeliveryFailure(ctx, 'interaction', error)),
+      this.flow
+        .handle(raw, respond, ctx)
+        .catch((error) => logDeliveryFailure(ctx, 'interaction', error)),
     );
   }
 
@@ -167,7 +176,8 @@ export class DiscordAdapter implements PlatformAdapter {
       };
       const work = this.flow.handle(interaction, respond, ctx).then(
         (handled) => {
-          if (!handled && !answered) resolve({ status: 400, body: { error: 'unsupported_interaction' } });
+          if (!handled && !answered)
+            resolve({ status: 400, body: { error: 'unsupported_interaction' } });
         },
         (error: unknown) => {
           if (!answered) resolve({ status: 500, body: { error: 'internal' } });
@@ -180,6 +190,9 @@ export class DiscordAdapter implements PlatformAdapter {
 }
 
 /** Creates the Discord adapter from its configuration (see readDiscordConfig). */
-export function createDiscordAdapter(config: DiscordConfig, options: DiscordAdapterOptions = {}): DiscordAdapter {
+export function createDiscordAdapter(
+  config: DiscordConfig,
+  options: DiscordAdapterOptions = {},
+): DiscordAdapter {
   return new DiscordAdapter(config, options);
 }

@@ -5,7 +5,13 @@
 import type { AdapterContext, TapReply } from '../../src/adapter.ts';
 import type { DiscordApi, DiscordInteractionResponse } from './api.ts';
 import { DiscordErrorCode, discordCodeOf, isAnsweredElsewhere } from './errors.ts';
-import { InteractionType, interactionChannelId, parseHitlCommand, parseTap, type RawInteraction } from './parse.ts';
+import {
+  InteractionType,
+  interactionChannelId,
+  parseHitlCommand,
+  parseTap,
+  type RawInteraction,
+} from './parse.ts';
 import { NO_MENTIONS, renderMessage, renderNotice } from './render.ts';
 
 /**
@@ -85,10 +91,14 @@ export class InteractionFlow {
         `This channel's hitl-relay target is \`discord:${channelId}\`\nPut it in the agent's configuration to send review cases here.`,
       );
     }
-    return ephemeral('Unknown command. Try `/hitl id` to get this channel\'s target.');
+    return ephemeral("Unknown command. Try `/hitl id` to get this channel's target.");
   }
 
-  private async component(raw: RawInteraction, respond: Respond, ctx: AdapterContext): Promise<void> {
+  private async component(
+    raw: RawInteraction,
+    respond: Respond,
+    ctx: AdapterContext,
+  ): Promise<void> {
     const fresh = await ctx.kv.setIfAbsent(
       `discord:interaction:${raw.id}`,
       '1',
@@ -101,7 +111,10 @@ export class InteractionFlow {
       return;
     }
     const pending = ctx.onTap(tap).catch((error: unknown) => {
-      ctx.log.error({ err: error instanceof Error ? error.message : String(error) }, 'discord tap failed');
+      ctx.log.error(
+        { err: error instanceof Error ? error.message : String(error) },
+        'discord tap failed',
+      );
       return FAILED_REPLY;
     });
     let timer: NodeJS.Timeout | undefined;
@@ -128,7 +141,10 @@ export class InteractionFlow {
     try {
       return { type: CallbackType.updateMessage, data: renderMessage(reply.card) };
     } catch (error) {
-      ctx.log.error({ err: error instanceof Error ? error.message : String(error) }, 'discord render failed');
+      ctx.log.error(
+        { err: error instanceof Error ? error.message : String(error) },
+        'discord render failed',
+      );
       return { type: CallbackType.deferredUpdate };
     }
   }
@@ -141,6 +157,7 @@ export class InteractionFlow {
     try {
       await send();
     } catch (error) {
+      let failure = error;
       // Over HTTP our answer and this follow-up race; Discord says 10015 (Unknown Webhook) when the
       // follow-up wins. One retry a moment later settles it.
       if (isUnknownWebhook(error)) {
@@ -149,10 +166,10 @@ export class InteractionFlow {
           await send();
           return;
         } catch (again) {
-          error = again;
+          failure = again;
         }
       }
-      logDeliveryFailure(ctx, 'follow-up', error);
+      logDeliveryFailure(ctx, 'follow-up', failure);
     }
   }
 }
@@ -164,6 +181,7 @@ function isUnknownWebhook(error: unknown): boolean {
 /** Best-effort deliveries log and go on; an interaction answered elsewhere or expired is routine. */
 export function logDeliveryFailure(ctx: AdapterContext, what: string, error: unknown): void {
   const message = error instanceof Error ? error.message : String(error);
-  if (isAnsweredElsewhere(error)) ctx.log.debug({ err: message }, `discord ${what}: interaction already answered`);
+  if (isAnsweredElsewhere(error))
+    ctx.log.debug({ err: message }, `discord ${what}: interaction already answered`);
   else ctx.log.warn({ err: message }, `discord ${what} failed`);
 }

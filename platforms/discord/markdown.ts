@@ -15,10 +15,7 @@ const INLINE = /[\\*_~`|[\]<]/g;
 const LINE_START = /^(\s*)([>#-])/gm;
 
 function escapePlain(text: string): string {
-  return text
-    .replace(INLINE, '\\$&')
-    .replace(LINE_START, '$1\\$2')
-    .replace(/@/g, `@${ZWSP}`);
+  return text.replace(INLINE, '\\$&').replace(LINE_START, '$1\\$2').replace(/@/g, `@${ZWSP}`);
 }
 
 /** Escapes plain text from a service so Discord shows it literally and it mentions nobody. */

@@ -27,7 +27,10 @@ export async function main(
       out.error('DISCORD_TOKEN is not set: nothing to register.');
       return 2;
     }
-    const api = new DiscordApi({ token: config.token, ...(config.apiUrl ? { apiUrl: config.apiUrl } : {}) });
+    const api = new DiscordApi({
+      token: config.token,
+      ...(config.apiUrl ? { apiUrl: config.apiUrl } : {}),
+    });
     const registered = await registerDiscordCommands(api, config.applicationId, guildId);
     out.log(
       `Registered ${registered.length} command(s) ${guildId ? `in guild ${guildId}` : 'globally'}: /hitl id`,

@@ -1,6 +1,7 @@
 /** Card -> Discord message payload (content + message components). Pure. */
-import type { ActionStyle, Card, CardLink } from '../../src/render/card.ts';
+
 import { PlatformError } from '../../src/errors.ts';
+import type { ActionStyle, Card, CardLink } from '../../src/render/card.ts';
 import { escapeMarkdown, truncateEscaped, truncatePlain } from './markdown.ts';
 
 /** Discord refuses message content longer than 2000 characters. */
@@ -79,7 +80,9 @@ export function renderContent(card: Card, extraLines: string[] = []): string {
   const status = card.status.trim()
     ? `*${truncateEscaped(escapeMarkdown(card.status.trim()), STATUS_MAX)}*`
     : '';
-  const hint = card.hint?.trim() ? `⚠️ ${truncateEscaped(escapeMarkdown(card.hint.trim()), HINT_MAX)}` : '';
+  const hint = card.hint?.trim()
+    ? `⚠️ ${truncateEscaped(escapeMarkdown(card.hint.trim()), HINT_MAX)}`
+    : '';
   const tail = [hint, ...extraLines, status].filter(Boolean);
   const prompt = escapeMarkdown(card.prompt.trim());
   const lines = card.lines
@@ -90,9 +93,12 @@ export function renderContent(card: Card, extraLines: string[] = []): string {
 
   const SEP = '\n\n';
   // Room for the prompt and the lines (each with its separator); the lines keep a share of it.
-  let room = DISCORD_CONTENT_MAX_CHARS - title.length - tail.reduce((n, p) => n + SEP.length + p.length, 0);
+  let room =
+    DISCORD_CONTENT_MAX_CHARS - title.length - tail.reduce((n, p) => n + SEP.length + p.length, 0);
   const linesReserve = lines ? Math.min(lines.length, LINES_SHARE_MAX) + SEP.length : 0;
-  const promptPart = prompt ? truncateEscaped(prompt, Math.max(0, room - linesReserve - SEP.length)) : '';
+  const promptPart = prompt
+    ? truncateEscaped(prompt, Math.max(0, room - linesReserve - SEP.length))
+    : '';
   if (promptPart) room -= promptPart.length + SEP.length;
   const linesPart = lines ? truncateEscaped(lines, Math.max(0, room - SEP.length)) : '';
 

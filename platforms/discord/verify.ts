@@ -25,7 +25,12 @@ export async function verifyDiscordRequest(
 ): Promise<boolean> {
   const signature = headers['x-signature-ed25519'];
   const timestamp = headers['x-signature-timestamp'];
-  if (!signature || !timestamp || !/^[0-9a-f]{128}$/i.test(signature) || !/^\d{1,12}$/.test(timestamp)) {
+  if (
+    !signature ||
+    !timestamp ||
+    !/^[0-9a-f]{128}$/i.test(signature) ||
+    !/^\d{1,12}$/.test(timestamp)
+  ) {
     return false;
   }
   if (Math.abs(nowMs / 1000 - Number(timestamp)) > DISCORD_SIGNATURE_MAX_AGE_SECONDS) return false;

@@ -62,9 +62,18 @@ export interface FakeDiscord {
   messages(channelId: string): FakeDiscordMessage[];
   message(channelId: string, messageId: string): FakeDiscordMessage | undefined;
   /** Registers an interaction the test is about to deliver (its message, for type 7 answers). */
-  registerInteraction(i: { id: string; token: string; channelId: string; messageId: string | null }): void;
+  registerInteraction(i: {
+    id: string;
+    token: string;
+    channelId: string;
+    messageId: string | null;
+  }): void;
   /** Applies an interaction response exactly as a callback would (HTTP mode answers come back to the test). */
-  applyInteractionResponse(id: string, token: string, response: unknown): { status: number; body: unknown };
+  applyInteractionResponse(
+    id: string,
+    token: string,
+    response: unknown,
+  ): { status: number; body: unknown };
   /** Ephemeral follow-up contents sent for an interaction token. */
   followUps(token: string): string[];
   /** The type an interaction was answered with, or null. */
@@ -92,7 +101,10 @@ export function fakeSnowflake(): string {
 }
 
 /** Starts the fake. `token` is the bot token it accepts; `applicationId` the app it serves. */
-export async function startFakeDiscord(options: { token: string; applicationId: string }): Promise<FakeDiscord> {
+export async function startFakeDiscord(options: {
+  token: string;
+  applicationId: string;
+}): Promise<FakeDiscord> {
   const channels = new Map<string, FakeDiscordMessage[]>();
   const interactions = new Map<string, FakeInteraction>();
   const commandSets = new Map<string, unknown[]>();
@@ -127,7 +139,9 @@ export async function startFakeDiscord(options: { token: string; applicationId: 
       flags: typeof body.flags === 'number' ? body.flags : 0,
       seenCustomIds: [],
       edits: 0,
-      ...(body.message_reference ? { message_reference: body.message_reference as { message_id: string } } : {}),
+      ...(body.message_reference
+        ? { message_reference: body.message_reference as { message_id: string } }
+        : {}),
     };
     applyEdit(message, body);
     const list = channels.get(channelId) ?? [];
@@ -161,7 +175,10 @@ export async function startFakeDiscord(options: { token: string; applicationId: 
       return { status: 404, body: { message: 'Unknown interaction', code: 10062 } };
     }
     if (interaction.answeredWith !== null) {
-      return { status: 400, body: { message: 'Interaction has already been acknowledged.', code: 40060 } };
+      return {
+        status: 400,
+        body: { message: 'Interaction has already been acknowledged.', code: 40060 },
+      };
     }
     const r = (response ?? {}) as { type?: number; data?: Record<string, unknown> };
     if (![1, 4, 5, 6, 7, 8, 9].includes(r.type ?? 0)) {
@@ -175,7 +192,8 @@ export async function startFakeDiscord(options: { token: string; applicationId: 
         message.edits += 1;
       }
     }
-    if (r.type === 4 && typeof r.data?.content === 'string') interaction.followUps.push(r.data.content);
+    if (r.type === 4 && typeof r.data?.content === 'string')
+      interaction.followUps.push(r.data.content);
     return { status: 204, body: undefined };
   };
 
@@ -200,7 +218,9 @@ export async function startFakeDiscord(options: { token: string; applicationId: 
       const route = url.pathname.replace(/^\/api\/v10/, '');
       if (route === url.pathname) return send(404, { message: '404: Not Found', code: 0 });
 
-      const injection = injections.find((i) => i.left > 0 && (!i.match || i.match.test(`${method} ${route}`)));
+      const injection = injections.find(
+        (i) => i.left > 0 && (!i.match || i.match.test(`${method} ${route}`)),
+      );
       if (injection) {
         injection.left -= 1;
         const headers: Record<string, string> = {
@@ -214,7 +234,11 @@ export async function startFakeDiscord(options: { token: string; applicationId: 
         if (injection.global) headers['x-ratelimit-global'] = 'true';
         return send(
           429,
-          { message: 'You are being rate limited.', retry_after: injection.retryAfter, global: Boolean(injection.global) },
+          {
+            message: 'You are being rate limited.',
+            retry_after: injection.retryAfter,
+            global: Boolean(injection.global),
+          },
           headers,
         );
       }
@@ -272,7 +296,8 @@ export async function startFakeDiscord(options: { token: string; applicationId: 
       m = /^\/applications\/(\d+)(?:\/guilds\/(\d+))?\/commands$/.exec(route);
       if (m && method === 'PUT') {
         if (needsBot()) return;
-        if (m[1] !== options.applicationId) return send(403, { message: 'Missing Access', code: 50001 });
+        if (m[1] !== options.applicationId)
+          return send(403, { message: 'Missing Access', code: 50001 });
         const list = Array.isArray(body) ? (body as Array<Record<string, unknown>>) : [];
         const stored = list.map((command) => ({
           ...command,

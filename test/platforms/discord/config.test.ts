@@ -12,15 +12,23 @@ describe('readDiscordConfig', () => {
   });
 
   it('chooses HTTP interactions mode when the public key is set, the gateway otherwise', () => {
-    const base = { DISCORD_TOKEN: TEST_DISCORD_TOKEN, DISCORD_APPLICATION_ID: TEST_DISCORD_APPLICATION_ID };
-    expect(readDiscordConfig({ ...base, DISCORD_PUBLIC_KEY: KEY.toUpperCase(), DISCORD_API_URL: 'http://127.0.0.1:9/api/' }))
-      .toEqual({
-        token: TEST_DISCORD_TOKEN,
-        applicationId: TEST_DISCORD_APPLICATION_ID,
-        publicKey: KEY,
-        apiUrl: 'http://127.0.0.1:9/api',
-        mode: 'http',
-      });
+    const base = {
+      DISCORD_TOKEN: TEST_DISCORD_TOKEN,
+      DISCORD_APPLICATION_ID: TEST_DISCORD_APPLICATION_ID,
+    };
+    expect(
+      readDiscordConfig({
+        ...base,
+        DISCORD_PUBLIC_KEY: KEY.toUpperCase(),
+        DISCORD_API_URL: 'http://127.0.0.1:9/api/',
+      }),
+    ).toEqual({
+      token: TEST_DISCORD_TOKEN,
+      applicationId: TEST_DISCORD_APPLICATION_ID,
+      publicKey: KEY,
+      apiUrl: 'http://127.0.0.1:9/api',
+      mode: 'http',
+    });
     expect(readDiscordConfig(base)?.mode).toBe('gateway');
   });
 
@@ -36,7 +44,11 @@ describe('readDiscordConfig', () => {
     const missing = read({ DISCORD_TOKEN: TEST_DISCORD_TOKEN });
     expect(missing).toBeInstanceOf(ValidationError);
     expect(missing.details[0]?.path).toBe('DISCORD_APPLICATION_ID');
-    const badKey = read({ DISCORD_TOKEN: TEST_DISCORD_TOKEN, DISCORD_APPLICATION_ID: '1', DISCORD_PUBLIC_KEY: 'xyz' });
+    const badKey = read({
+      DISCORD_TOKEN: TEST_DISCORD_TOKEN,
+      DISCORD_APPLICATION_ID: '1',
+      DISCORD_PUBLIC_KEY: 'xyz',
+    });
     expect(badKey.details[0]?.path).toBe('DISCORD_PUBLIC_KEY');
     const badToken = read({ DISCORD_TOKEN: 'not a token at all', DISCORD_APPLICATION_ID: '1' });
     expect(badToken.details[0]?.path).toBe('DISCORD_TOKEN');
@@ -45,8 +57,11 @@ describe('readDiscordConfig', () => {
   });
 
   it('lists every variable it reads', () => {
-    expect([...DISCORD_ENV_VARS].sort()).toEqual(
-      ['DISCORD_API_URL', 'DISCORD_APPLICATION_ID', 'DISCORD_PUBLIC_KEY', 'DISCORD_TOKEN'],
-    );
+    expect([...DISCORD_ENV_VARS].sort()).toEqual([
+      'DISCORD_API_URL',
+      'DISCORD_APPLICATION_ID',
+      'DISCORD_PUBLIC_KEY',
+      'DISCORD_TOKEN',
+    ]);
   });
 });

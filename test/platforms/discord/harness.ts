@@ -1,12 +1,22 @@
 /** The Discord harness for the shared adapter contract suite (HTTP interactions mode). */
 import { generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
+import {
+  createDiscordAdapter,
+  type DiscordAdapter,
+  type DiscordAdapterOptions,
+} from '../../../platforms/discord/index.ts';
 import type { MessageRef, TapUser } from '../../../src/adapter.ts';
-import { createDiscordAdapter, type DiscordAdapter, type DiscordAdapterOptions } from '../../../platforms/discord/index.ts';
 import type { AdapterHarness, MakeHarness, SeenMessage } from '../../contract/harness.ts';
-import { type FakeDiscord, type FakeDiscordMessage, fakeSnowflake, startFakeDiscord } from '../../fakes/discord-api.ts';
+import {
+  type FakeDiscord,
+  type FakeDiscordMessage,
+  fakeSnowflake,
+  startFakeDiscord,
+} from '../../fakes/discord-api.ts';
 
 /** Test credentials: shaped like the real ones, valid nowhere. */
-export const TEST_DISCORD_TOKEN = 'MTEwMDAwMDAwMDAwMDAwMDAwMQ.GfakeT.discord-test-token-0123456789abcdef';
+export const TEST_DISCORD_TOKEN =
+  'MTEwMDAwMDAwMDAwMDAwMDAwMQ.GfakeT.discord-test-token-0123456789abcdef';
 export const TEST_DISCORD_APPLICATION_ID = '1100000000000000001';
 export const TEST_DISCORD_CHANNEL_ID = '1200000000000000001';
 export const TEST_DISCORD_GUILD_ID = '1000000000000000001';
@@ -77,7 +87,12 @@ export function componentInteraction(args: {
     },
     message: {
       attachments: [],
-      author: { bot: true, id: TEST_DISCORD_APPLICATION_ID, username: 'hitl-relay', discriminator: '0' },
+      author: {
+        bot: true,
+        id: TEST_DISCORD_APPLICATION_ID,
+        username: 'hitl-relay',
+        discriminator: '0',
+      },
       channel_id: message.channel_id,
       components: message.components,
       content: message.content,
@@ -125,8 +140,13 @@ export interface DiscordHarness extends AdapterHarness {
 }
 
 /** Builds the fake Discord and an HTTP-interactions-mode adapter pointed at it. */
-export async function makeDiscordHarnessWith(options: DiscordAdapterOptions = {}): Promise<DiscordHarness> {
-  const fake = await startFakeDiscord({ token: TEST_DISCORD_TOKEN, applicationId: TEST_DISCORD_APPLICATION_ID });
+export async function makeDiscordHarnessWith(
+  options: DiscordAdapterOptions = {},
+): Promise<DiscordHarness> {
+  const fake = await startFakeDiscord({
+    token: TEST_DISCORD_TOKEN,
+    applicationId: TEST_DISCORD_APPLICATION_ID,
+  });
   const { publicKeyHex, privateKey } = makeSigningKeys();
   const adapter = createDiscordAdapter(
     {
@@ -173,7 +193,9 @@ export async function makeDiscordHarnessWith(options: DiscordAdapterOptions = {}
         .map((b) => b.custom_id)
         .filter((id): id is string => Boolean(id));
       // A person may still tap a button their client shows from an earlier version of the message.
-      const customId = [...current, ...message.seenCustomIds].find((id) => id.endsWith(`:${action}`));
+      const customId = [...current, ...message.seenCustomIds].find((id) =>
+        id.endsWith(`:${action}`),
+      );
       if (!customId) throw new Error(`message ${ref.id} never had a button for "${action}"`);
       const interaction = componentInteraction({ message, customId, user });
       const id = interaction.id as string;
@@ -188,7 +210,8 @@ export async function makeDiscordHarnessWith(options: DiscordAdapterOptions = {}
       if (res.status !== 200) throw new Error(`relay answered the interaction with ${res.status}`);
       // Over HTTP the interaction response is our HTTP answer; Discord applies it to the message.
       const applied = fake.applyInteractionResponse(id, token, await res.json());
-      if (applied.status >= 300) throw new Error(`fake Discord refused the response: ${JSON.stringify(applied.body)}`);
+      if (applied.status >= 300)
+        throw new Error(`fake Discord refused the response: ${JSON.stringify(applied.body)}`);
       // Follow-ups go out after the answer; wait for the adapter to finish this interaction.
       await adapter.drain();
       const notices = fake.followUps(token);

@@ -9,6 +9,7 @@ import type { Card } from '../../../src/render/card.ts';
 /** A pending approval card with approve/reject and a Details link. */
 export function makeCard(overrides: Partial<Card> = {}): Card {
   return {
+    caseId: 'case_01',
     key: 'k7f3q',
     title: 'Approval needed',
     prompt: 'Deploy v2.3 to production?',
@@ -26,14 +27,18 @@ export function makeCard(overrides: Partial<Card> = {}): Card {
 }
 
 /** An AdapterContext whose log lines are kept in `lines`. */
-export function makeContext(onTap: (tap: Tap) => Promise<TapReply>): AdapterContext & { lines: string[] } {
+export function makeContext(
+  onTap: (tap: Tap) => Promise<TapReply>,
+): AdapterContext & { lines: string[] } {
   const lines: string[] = [];
   const log = createLogger({ level: 'debug', destination: { write: (line) => lines.push(line) } });
   return { onTap, kv: new MemoryKeyValue(), log, lines };
 }
 
 /** Serves adapter routes on 127.0.0.1 the way the relay's server does (raw body, lower-case headers). */
-export async function serveRoutes(routes: HttpRoute[]): Promise<{ url: string; close(): Promise<void> }> {
+export async function serveRoutes(
+  routes: HttpRoute[],
+): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -52,8 +57,10 @@ export async function serveRoutes(routes: HttpRoute[]): Promise<{ url: string; c
         query: url.searchParams,
         headers,
         rawBody: Buffer.concat(chunks),
+        params: {},
       });
-      const isObject = typeof out.body === 'object' && out.body !== null && !Buffer.isBuffer(out.body);
+      const isObject =
+        typeof out.body === 'object' && out.body !== null && !Buffer.isBuffer(out.body);
       res.writeHead(out.status, {
         ...(isObject ? { 'content-type': 'application/json' } : {}),
         ...out.headers,

@@ -9,7 +9,9 @@ import {
 } from '../../../platforms/discord/parse.ts';
 
 const fixture = (name: string): RawInteraction =>
-  JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8')) as RawInteraction;
+  JSON.parse(
+    readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8'),
+  ) as RawInteraction;
 
 describe('parseTap', () => {
   it('reads a guild button tap (member.user) from the documented sample', () => {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { PlatformError } from '../../../src/errors.ts';
 import { escapeMarkdown, truncateEscaped } from '../../../platforms/discord/markdown.ts';
 import {
   DISCORD_BUTTON_LABEL_MAX_CHARS,
@@ -8,6 +7,7 @@ import {
   renderMessage,
   renderNotice,
 } from '../../../platforms/discord/render.ts';
+import { PlatformError } from '../../../src/errors.ts';
 import { visibleText } from './harness.ts';
 import { makeCard } from './helpers.ts';
 
@@ -22,7 +22,8 @@ describe('discord markdown escaping', () => {
   it('escapes inline markup, masked links and mention syntax', () => {
     const text = '_a_ ~~b~~ `c` ||d|| [e](https://x.example) <@123> <#456> <@&789> \\';
     const out = escapeMarkdown(text);
-    for (const raw of ['_a_', '~~b~~', '`c`', '||d||', '[e]', '<@123>']) expect(out).not.toContain(raw);
+    for (const raw of ['_a_', '~~b~~', '`c`', '||d||', '[e]', '<@123>'])
+      expect(out).not.toContain(raw);
     expect(visibleText(out)).toBe(text);
   });
 
@@ -79,7 +80,10 @@ describe('renderMessage', () => {
 
   it('keeps the content within 2000 characters and cuts the prompt, not the title or status', () => {
     const msg = renderMessage(
-      makeCard({ prompt: '*'.repeat(5000), lines: Array.from({ length: 100 }, (_, i) => `line ${i}`) }),
+      makeCard({
+        prompt: '*'.repeat(5000),
+        lines: Array.from({ length: 100 }, (_, i) => `line ${i}`),
+      }),
     );
     expect(msg.content.length).toBeLessThanOrEqual(DISCORD_CONTENT_MAX_CHARS);
     expect(msg.content.startsWith('**Approval needed**')).toBe(true);
@@ -90,7 +94,9 @@ describe('renderMessage', () => {
 
   it('checks custom_id length and uniqueness at render time and never cuts a payload', () => {
     const long = `hitl:${'k'.repeat(DISCORD_CUSTOM_ID_MAX_CHARS)}:approve`;
-    const tooLong = makeCard({ actions: [{ action: 'approve', label: 'A', style: 'primary', payload: long }] });
+    const tooLong = makeCard({
+      actions: [{ action: 'approve', label: 'A', style: 'primary', payload: long }],
+    });
     expect(() => renderMessage(tooLong)).toThrow(PlatformError);
     const dup = makeCard({
       actions: [
@@ -101,7 +107,8 @@ describe('renderMessage', () => {
     expect(() => renderMessage(dup)).toThrow(/unique/);
     for (const row of renderMessage(makeCard()).components) {
       for (const b of row.components) {
-        if ('custom_id' in b) expect(b.custom_id.length).toBeLessThanOrEqual(DISCORD_CUSTOM_ID_MAX_CHARS);
+        if ('custom_id' in b)
+          expect(b.custom_id.length).toBeLessThanOrEqual(DISCORD_CUSTOM_ID_MAX_CHARS);
       }
     }
   });
@@ -119,7 +126,16 @@ describe('renderMessage', () => {
 
   it('cuts labels to 80 characters', () => {
     const msg = renderMessage(
-      makeCard({ actions: [{ action: 'approve', label: 'A'.repeat(200), style: 'primary', payload: 'hitl:k:approve' }] }),
+      makeCard({
+        actions: [
+          {
+            action: 'approve',
+            label: 'A'.repeat(200),
+            style: 'primary',
+            payload: 'hitl:k:approve',
+          },
+        ],
+      }),
     );
     const label = msg.components[0]!.components[0]!.label;
     expect(label.length).toBe(DISCORD_BUTTON_LABEL_MAX_CHARS);
@@ -129,7 +145,12 @@ describe('renderMessage', () => {
   it('final card keeps only the Details link, or no components at all', () => {
     const final = renderMessage(makeCard({ final: true, status: 'Approved by Ann' }));
     expect(final.components).toEqual([
-      { type: 1, components: [{ type: 2, style: 5, label: 'Details', url: 'https://service.example/review/abc' }] },
+      {
+        type: 1,
+        components: [
+          { type: 2, style: 5, label: 'Details', url: 'https://service.example/review/abc' },
+        ],
+      },
     ]);
     expect(renderMessage(makeCard({ final: true, link: null })).components).toEqual([]);
   });
@@ -142,9 +163,15 @@ describe('renderMessage', () => {
   });
 
   it('renders notices escaped, with an optional link button', () => {
-    const notice = renderNotice('Reminder: @here *still* waiting', { label: 'Open', url: 'https://x.example' });
+    const notice = renderNotice('Reminder: @here *still* waiting', {
+      label: 'Open',
+      url: 'https://x.example',
+    });
     expect(notice.content).toBe('Reminder: @\u200bhere \\*still\\* waiting');
-    expect(notice.components[0]!.components[0]).toMatchObject({ style: 5, url: 'https://x.example' });
+    expect(notice.components[0]!.components[0]).toMatchObject({
+      style: 5,
+      url: 'https://x.example',
+    });
     expect(renderNotice('plain', null).components).toEqual([]);
   });
 });
