@@ -1,0 +1,271 @@
+/**
+ * The Slack adapter: Block Kit cards posted with chat.postMessage and edited with chat.update,
+ * button taps through Bolt (signed HTTP requests served by the relay, or Socket Mode), answers to
+ * a person shown with chat.postEphemeral.
+ */
+import { App, type Receiver, SocketModeReceiver } from '@slack/bolt';
+import type { RetryOptions } from '@slack/web-api';
+import type {
+  AdapterContext,
+  HttpRoute,
+  MessageRef,
+  PlatformAdapter,
+  PostOptions,
+  TapReply,
+} from '../../src/adapter.ts';
+import { PlatformError } from '../../src/errors.ts';
+import { type Logger, registerSecret } from '../../src/log.ts';
+import type { Card } from '../../src/render/card.ts';
+import { SlackApi, type SlackRateLimitPolicy, sleep } from './api.ts';
+import type { SlackConfig } from './config.ts';
+import { messageRef, parseBlockActions, splitRef, targetAnswer } from './parse.ts';
+import { SLACK_EVENTS_PATH, SlackHttpReceiver } from './receiver.ts';
+import { fitText, renderCard, renderNotice, SLACK_SECTION_TEXT_MAX_CHARS } from './render.ts';
+import { slackLogger } from './slack-logger.ts';
+import { UserNames } from './users.ts';
+
+export type { SlackConfig } from './config.ts';
+export { readSlackConfig, SLACK_ENV_VARS } from './config.ts';
+export { SLACK_EVENTS_PATH } from './receiver.ts';
+
+/** Knobs for tests and operators; every one has a production default. */
+export interface SlackAdapterOptions {
+  /** 429 handling for postMessage, update and the rest (default: 3 retries, waits up to 30 s). */
+  rateLimit?: Partial<SlackRateLimitPolicy>;
+  /** SDK retries of network failures and 5xx (default: 2 retries within about 3 s). */
+  retryConfig?: RetryOptions;
+  /** Per-request timeout in ms (default 10 s). */
+  timeoutMs?: number;
+  /** The clock for signature timestamps and the name cache. */
+  now?: () => number;
+}
+
+/** Shown to a person when the engine itself failed on their tap. */
+const TAP_FAILED_TEXT = 'Something went wrong; nothing was decided. Try again, or open Details.';
+
+interface Running {
+  api: SlackApi;
+  app: App;
+  httpReceiver: SlackHttpReceiver | undefined;
+  names: UserNames;
+  ctx: AdapterContext;
+  log: Logger;
+}
+
+/** The Slack PlatformAdapter. `idle()` (beyond the contract) lets tests wait for tap work. */
+export class SlackAdapter implements PlatformAdapter {
+  readonly platform = 'slack';
+  readonly routes: HttpRoute[];
+  private running: Running | undefined;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly config: SlackConfig,
+    private readonly options: SlackAdapterOptions = {},
+  ) {
+    registerSecret(config.botToken);
+    registerSecret(config.signingSecret);
+    registerSecret(config.appToken);
+    if (config.mode === 'http' && !config.signingSecret) {
+      throw new Error('Slack HTTP mode needs a signing secret');
+    }
+    if (config.mode === 'socket' && !config.appToken) {
+      throw new Error('Slack Socket Mode needs an app-level token');
+    }
+    this.now = options.now ?? Date.now;
+    this.routes =
+      config.mode === 'http'
+        ? [
+            {
+              method: 'POST',
+              path: SLACK_EVENTS_PATH,
+              handle: async (req) =>
+                this.running?.httpReceiver
+                  ? this.running.httpReceiver.handle(req)
+                  : { status: 503, body: { error: 'not_ready' } },
+            },
+          ]
+        : [];
+  }
+
+  async start(ctx: AdapterContext): Promise<void> {
+    if (this.running) throw new Error('slack adapter already started');
+    const log = ctx.log.child({ platform: 'slack' });
+    const retryConfig = this.options.retryConfig ?? {
+      retries: 2,
+      minTimeout: 500,
+      maxTimeout: 2000,
+    };
+    const api = new SlackApi({
+      botToken: this.config.botToken,
+      ...(this.config.apiUrl ? { apiUrl: this.config.apiUrl } : {}),
+      log,
+      rateLimit: { maxRetries: 3, maxWaitMs: 30_000, sleep, ...this.options.rateLimit },
+      retryConfig,
+      timeoutMs: this.options.timeoutMs ?? 10_000,
+    });
+    // Bolt would call auth.test itself (token in the request body); we ask once, token in the header.
+    const ids =
+      this.config.botId && this.config.botUserId
+        ? { botId: this.config.botId, botUserId: this.config.botUserId }
+        : await api.authTest();
+
+    const logger = slackLogger(log);
+    const httpReceiver =
+      this.config.mode === 'http'
+        ? new SlackHttpReceiver(this.config.signingSecret!, log, this.now)
+        : undefined;
+    const receiver: Receiver =
+      httpReceiver ??
+      new SocketModeReceiver({
+        appToken: this.config.appToken!,
+        logger,
+        ...(this.config.apiUrl
+          ? { installerOptions: { clientOptions: { slackApiUrl: this.config.apiUrl } } }
+          : {}),
+      });
+    const app = new App({
+      token: this.config.botToken,
+      botId: ids.botId,
+      botUserId: ids.botUserId,
+      tokenVerificationEnabled: false,
+      receiver,
+      logger,
+      convoStore: false,
+      clientOptions: {
+        ...(this.config.apiUrl ? { slackApiUrl: this.config.apiUrl } : {}),
+        rejectRateLimitedCalls: true,
+        retryConfig,
+      },
+    });
+    app.error(async (err) => {
+      log.error({ err }, 'slack listener failed');
+    });
+    const names = new UserNames((user) => api.displayName(user), log, this.now);
+    const running: Running = { api, app, httpReceiver, names, ctx, log };
+
+    // Every button tap is acknowledged first (Slack waits 3 s), URL buttons included; then the work.
+    app.action(/.*/, async ({ ack, body }) => {
+      await ack();
+      await this.handleAction(running, body);
+    });
+    // `/hitl` (any text) answers, to that person only, with this channel's target string.
+    app.command(/.*/, async ({ ack, command }) => {
+      await ack({ response_type: 'ephemeral', text: targetAnswer(command.channel_id) });
+    });
+
+    this.running = running;
+    try {
+      await app.start();
+    } catch (err) {
+      this.running = undefined;
+      throw err;
+    }
+    log.info({ mode: this.config.mode, botUserId: ids.botUserId }, 'slack adapter started');
+  }
+
+  async stop(): Promise<void> {
+    const running = this.running;
+    if (!running) return;
+    this.running = undefined;
+    await running.app.stop();
+  }
+
+  /** Resolves when no acknowledged tap is still being handled (HTTP mode). */
+  async idle(): Promise<void> {
+    await this.running?.httpReceiver?.idle();
+  }
+
+  async post(address: string, card: Card, options?: PostOptions): Promise<MessageRef> {
+    const { api } = this.ready('chat.postMessage');
+    const message = render(card, 'chat.postMessage');
+    const parent = options?.replyTo ? splitRef(options.replyTo) : null;
+    const posted = await api.postMessage({
+      channel: address,
+      text: message.text,
+      blocks: message.blocks,
+      ...(parent && parent.channel === address ? { threadTs: parent.ts } : {}),
+    });
+    return messageRef(posted.channel, posted.ts);
+  }
+
+  async update(ref: MessageRef, card: Card): Promise<void> {
+    const { api } = this.ready('chat.update');
+    const at = refOrThrow(ref, 'chat.update');
+    const message = render(card, 'chat.update');
+    await api.update({
+      channel: at.channel,
+      ts: at.ts,
+      text: message.text,
+      blocks: message.blocks,
+    });
+  }
+
+  async notify(
+    ref: MessageRef,
+    text: string,
+    link: { label: string; url: string } | null,
+  ): Promise<void> {
+    const { api } = this.ready('chat.postMessage');
+    const at = refOrThrow(ref, 'chat.postMessage');
+    await api.postMessage({ channel: at.channel, threadTs: at.ts, text: renderNotice(text, link) });
+  }
+
+  private ready(call: string): Running {
+    if (!this.running) throw new PlatformError('slack', call, 'network', 'adapter not started');
+    return this.running;
+  }
+
+  /** A tap: name the person (users.info, cached), ask the engine, tell that person if it failed. */
+  private async handleAction(running: Running, body: unknown): Promise<void> {
+    const parsed = parseBlockActions(body);
+    if (parsed.kind !== 'tap') return;
+    const { tap, channel } = parsed;
+    const name = await running.names.name(tap.user.id, tap.user.name);
+    tap.user = name ? { id: tap.user.id, name } : { id: tap.user.id };
+    let reply: TapReply;
+    try {
+      reply = await running.ctx.onTap(tap);
+    } catch (err) {
+      running.log.error(
+        { err, key: tap.key, action: tap.action },
+        'slack tap failed in the engine',
+      );
+      reply = { outcome: 'failed', text: TAP_FAILED_TEXT, card: null };
+    }
+    // A submitted tap shows in the card itself (the engine updates it); anything else is said
+    // to that person only. confirm_required is said too: it tells them to tap again.
+    if (reply.outcome === 'submitted' || !reply.text.trim() || !channel) return;
+    try {
+      await running.api.postEphemeral({
+        channel,
+        user: tap.user.id,
+        text: fitText(reply.text, SLACK_SECTION_TEXT_MAX_CHARS),
+      });
+    } catch (err) {
+      running.log.warn({ err, outcome: reply.outcome }, 'slack ephemeral answer failed');
+    }
+  }
+}
+
+/** Creates the Slack adapter (not started). */
+export function createSlackAdapter(
+  config: SlackConfig,
+  options?: SlackAdapterOptions,
+): SlackAdapter {
+  return new SlackAdapter(config, options);
+}
+
+function render(card: Card, call: string) {
+  try {
+    return renderCard(card);
+  } catch (err) {
+    throw new PlatformError('slack', call, 'bad_request', (err as Error).message, { cause: err });
+  }
+}
+
+function refOrThrow(ref: MessageRef, call: string): { channel: string; ts: string } {
+  const at = splitRef(ref);
+  if (!at) throw new PlatformError('slack', call, 'bad_request', 'not a Slack message reference');
+  return at;
+}

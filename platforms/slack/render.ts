@@ -1,0 +1,168 @@
+/** Card -> Block Kit message. Pure: no I/O, no clock. */
+import type { types } from '@slack/bolt';
+import type { Card, CardAction } from '../../src/render/card.ts';
+
+/** Section text object: Slack refuses a longer one with invalid_blocks. */
+export const SLACK_SECTION_TEXT_MAX_CHARS = 3000;
+/** Header block plain_text: Slack's limit for the header's text. */
+export const SLACK_HEADER_TEXT_MAX_CHARS = 150;
+/** One text element of a context block. */
+export const SLACK_CONTEXT_TEXT_MAX_CHARS = 3000;
+/** Button label: Slack refuses a longer one. */
+export const SLACK_BUTTON_TEXT_MAX_CHARS = 75;
+/** Button action_id: Slack refuses a longer one; a payload is never cut, so a longer one is an error. */
+export const SLACK_ACTION_ID_MAX_CHARS = 255;
+/** Button value: Slack refuses a longer one. */
+export const SLACK_BUTTON_VALUE_MAX_CHARS = 2000;
+/** Button url: Slack refuses a longer one; a URL cannot be cut, so the button is left out. */
+export const SLACK_BUTTON_URL_MAX_CHARS = 3000;
+/** Elements in one actions block. */
+export const SLACK_ACTIONS_MAX_ELEMENTS = 25;
+/** Blocks in one message. */
+export const SLACK_MESSAGE_MAX_BLOCKS = 50;
+/** Confirm dialog: title 100, text 300, confirm/deny labels 30 characters. */
+export const SLACK_CONFIRM_TITLE_MAX_CHARS = 100;
+export const SLACK_CONFIRM_TEXT_MAX_CHARS = 300;
+export const SLACK_CONFIRM_BUTTON_MAX_CHARS = 30;
+/** Top-level `text`: only notifications and screen readers show it; Slack itself cuts at 40,000. */
+export const SLACK_FALLBACK_TEXT_MAX_CHARS = 3000;
+
+/** The action_id prefix of the Details URL button; its taps are only acknowledged. */
+export const SLACK_LINK_ACTION_PREFIX = 'hitl:link:';
+
+/** A message ready for chat.postMessage / chat.update. */
+export interface SlackMessage {
+  /** Fallback text for notifications and screen readers (escaped). */
+  text: string;
+  blocks: types.KnownBlock[];
+}
+
+/**
+ * Escapes Slack's three control characters. Slack parses `<...>` (mentions, links, `<!channel>`)
+ * and entities in every text object, so text from a service must carry them as entities.
+ */
+export function escapeSlack(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * Escapes `raw` and fits it into `max` characters as Slack counts them. Cuts the raw text (by code
+ * point, never inside an entity or a surrogate pair) and ends it with an ellipsis.
+ */
+export function fitText(raw: string, max: number): string {
+  const full = escapeSlack(raw);
+  if (full.length <= max) return full;
+  let out = '';
+  for (const ch of raw) {
+    const piece = escapeSlack(ch);
+    if (out.length + piece.length + 1 > max) break;
+    out += piece;
+  }
+  return `${out}…`;
+}
+
+/** A plain_text object: Slack shows it as it is (no bold, no links, no mentions). */
+function plain(raw: string, max: number, emoji = false): types.PlainTextElement {
+  return { type: 'plain_text', text: fitText(raw, max), emoji };
+}
+
+// The brief's mapping by action name; for other names the card's own style decides.
+const PRIMARY_ACTIONS = new Set(['approve', 'confirm', 'select', 'submit', 'retry']);
+const DANGER_ACTIONS = new Set(['reject', 'abort', 'cancel']);
+
+/** Slack's button style for an action: primary, danger, or none (default look). */
+export function buttonStyle(action: CardAction): 'primary' | 'danger' | undefined {
+  if (PRIMARY_ACTIONS.has(action.action)) return 'primary';
+  if (DANGER_ACTIONS.has(action.action)) return 'danger';
+  if (action.style === 'primary' || action.style === 'danger') return action.style;
+  return undefined;
+}
+
+function actionButton(action: CardAction): types.Button {
+  // The payload is the whole key to the case; cutting it would point at nothing, so refuse.
+  if (action.payload.length > SLACK_ACTION_ID_MAX_CHARS) {
+    throw new Error(
+      `button payload for "${action.action}" is ${action.payload.length} characters; Slack allows ${SLACK_ACTION_ID_MAX_CHARS}`,
+    );
+  }
+  const style = buttonStyle(action);
+  const button: types.Button = {
+    type: 'button',
+    text: plain(action.label || action.action, SLACK_BUTTON_TEXT_MAX_CHARS, true),
+    action_id: action.payload,
+    value: action.payload,
+    ...(style ? { style } : {}),
+  };
+  if (action.confirm) {
+    const c = action.confirm;
+    button.confirm = {
+      title: plain(c.title, SLACK_CONFIRM_TITLE_MAX_CHARS),
+      text: plain(c.text, SLACK_CONFIRM_TEXT_MAX_CHARS),
+      confirm: plain(c.yes, SLACK_CONFIRM_BUTTON_MAX_CHARS),
+      deny: plain(c.no, SLACK_CONFIRM_BUTTON_MAX_CHARS),
+      ...(style === 'danger' ? { style: 'danger' as const } : { style: 'primary' as const }),
+    };
+  }
+  return button;
+}
+
+/** The Details button, or null when the URL is longer than Slack accepts (a URL cannot be cut). */
+function linkButton(card: Card): types.Button | null {
+  const link = card.link;
+  if (!link || link.url.length > SLACK_BUTTON_URL_MAX_CHARS) return null;
+  return {
+    type: 'button',
+    text: plain(link.label || 'Details', SLACK_BUTTON_TEXT_MAX_CHARS, true),
+    action_id: `${SLACK_LINK_ACTION_PREFIX}${card.key}`.slice(0, SLACK_ACTION_ID_MAX_CHARS),
+    url: link.url,
+  };
+}
+
+/** Renders a card as a Block Kit message: header, body section, status context, buttons. */
+export function renderCard(card: Card): SlackMessage {
+  const blocks: types.KnownBlock[] = [];
+  blocks.push({
+    type: 'header',
+    text: plain(card.title || 'Review', SLACK_HEADER_TEXT_MAX_CHARS, true),
+  });
+
+  // plain_text, not mrkdwn: a service's `*bold*`, links and mentions show exactly as written.
+  const body = [card.prompt, card.lines.join('\n')]
+    .filter((part) => part.trim() !== '')
+    .join('\n\n');
+  if (body) {
+    blocks.push({ type: 'section', text: plain(body, SLACK_SECTION_TEXT_MAX_CHARS) });
+  }
+
+  const context: types.PlainTextElement[] = [];
+  if (card.status) context.push(plain(card.status, SLACK_CONTEXT_TEXT_MAX_CHARS));
+  if (card.hint && !card.final) context.push(plain(card.hint, SLACK_CONTEXT_TEXT_MAX_CHARS));
+  if (context.length > 0) blocks.push({ type: 'context', elements: context });
+
+  const buttons: types.Button[] = card.final ? [] : card.actions.map(actionButton);
+  const link = linkButton(card);
+  if (link) buttons.push(link);
+  for (let i = 0; i < buttons.length; i += SLACK_ACTIONS_MAX_ELEMENTS) {
+    blocks.push({ type: 'actions', elements: buttons.slice(i, i + SLACK_ACTIONS_MAX_ELEMENTS) });
+  }
+  if (blocks.length > SLACK_MESSAGE_MAX_BLOCKS) {
+    throw new Error(`card needs ${blocks.length} blocks; Slack allows ${SLACK_MESSAGE_MAX_BLOCKS}`);
+  }
+
+  const headline = card.prompt.trim() ? `${card.title}: ${card.prompt}` : card.title;
+  const text = fitText(
+    card.status ? `${headline} (${card.status})` : headline,
+    SLACK_FALLBACK_TEXT_MAX_CHARS,
+  );
+  return { text, blocks };
+}
+
+/** The text of a reminder in a card's thread: escaped, with the link as Slack's `<url|label>`. */
+export function renderNotice(text: string, link: { label: string; url: string } | null): string {
+  const body = fitText(text, SLACK_SECTION_TEXT_MAX_CHARS);
+  if (!link) return body;
+  // Inside `<url|label>` a `|` or `>` would end the link early; the URL keeps its own escaping.
+  const url = escapeSlack(link.url).replace(/\|/g, '%7C');
+  const label = fitText(link.label || 'Details', SLACK_BUTTON_TEXT_MAX_CHARS).replace(/\|/g, '¦');
+  return `${body}\n<${url}|${label}>`;
+}
