@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** The command line: `serve` (more commands arrive with the agent-side tools). */
 import { parseArgs } from 'node:util';
+import { openPostgresStore } from './cases/postgres-store.ts';
 import { readConfig } from './config/config.ts';
 import { ValidationError } from './errors.ts';
 import { createLogger } from './log.ts';
@@ -16,10 +17,12 @@ async function serveCommand(): Promise<void> {
   const { loadAdapters } = await import('../platforms/registry.ts');
   const adapters = await loadAdapters(process.env, config);
   const demo = config.demo ? await import('./demo/mount.ts') : undefined;
+  const store = config.databaseUrl ? await openPostgresStore(config.databaseUrl) : undefined;
   const relay = createRelay({
     config,
     adapters,
     log,
+    ...(store ? { store } : {}),
     ...(demo ? { mount: (app) => demo.mountDemo(app, { dataDir: config.dataDir, log }) } : {}),
   });
   await relay.start();

@@ -1,0 +1,269 @@
+/**
+ * The Store for several replicas: PostgreSQL (pg). Claims and "post once" are single statements
+ * the database serialises; due watch work is leased with FOR UPDATE SKIP LOCKED so replicas never
+ * poll the same case at once, and a dead replica's leases simply lapse.
+ */
+import pg from 'pg';
+import type { KeyValue } from '../adapter.ts';
+import type { Store } from './store.ts';
+import type { HistoryEntry, StoredCase, StoredMessage } from './types.ts';
+
+const MIGRATIONS = [
+  `CREATE TABLE IF NOT EXISTS cases (
+    id TEXT PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    origin TEXT NOT NULL,
+    case_id TEXT NOT NULL,
+    target TEXT NOT NULL,
+    status TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    doc JSONB NOT NULL,
+    secrets TEXT NOT NULL,
+    next_check_at BIGINT,
+    etag TEXT,
+    poll_failures INTEGER NOT NULL DEFAULT 0,
+    lease_owner TEXT,
+    lease_until BIGINT,
+    claim_holder TEXT,
+    claim_until BIGINT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    UNIQUE (origin, case_id)
+  );
+  CREATE INDEX IF NOT EXISTS cases_due ON cases (next_check_at) WHERE next_check_at IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS cases_created ON cases (created_at);
+  CREATE TABLE IF NOT EXISTS messages (
+    case_id TEXT NOT NULL,
+    target TEXT NOT NULL,
+    platform TEXT NOT NULL,
+    address TEXT NOT NULL,
+    ref_id TEXT,
+    state TEXT NOT NULL,
+    rendered_version INTEGER NOT NULL,
+    error TEXT,
+    posted_at BIGINT,
+    seq BIGSERIAL,
+    PRIMARY KEY (case_id, target)
+  );
+  CREATE INDEX IF NOT EXISTS messages_ref ON messages (platform, ref_id);
+  CREATE TABLE IF NOT EXISTS history (
+    seq BIGSERIAL PRIMARY KEY,
+    case_id TEXT NOT NULL,
+    at BIGINT NOT NULL,
+    kind TEXT NOT NULL,
+    detail JSONB NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS history_case ON history (case_id, seq);
+  CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL, until BIGINT);`,
+];
+
+/** Numbers as numbers: BIGINT columns hold millisecond times well inside 2^53. */
+const types = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+const CASE_COLS =
+  'id, key, origin, case_id, target, status, version, doc, secrets, next_check_at, etag, poll_failures, claim_holder, claim_until, created_at, updated_at';
+const TERMINAL = "('completed','expired','cancelled')";
+
+interface Row {
+  id: string;
+  key: string;
+  origin: string;
+  case_id: string;
+  target: string;
+  status: string;
+  version: number;
+  doc: StoredCase['doc'];
+  secrets: string;
+  next_check_at: number | null;
+  etag: string | null;
+  poll_failures: number;
+  claim_holder: string | null;
+  claim_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+function toCase(r: Row): StoredCase {
+  const { claim_holder, claim_until, ...rest } = r;
+  return { ...rest, status: r.status as StoredCase['status'], claim: claim_holder ? { holder: claim_holder, until: claim_until ?? 0 } : null };
+}
+
+function values(c: StoredCase): unknown[] {
+  return [
+    c.id,
+    c.key,
+    c.origin,
+    c.case_id,
+    c.target,
+    c.status,
+    c.version,
+    JSON.stringify(c.doc),
+    c.secrets,
+    c.next_check_at,
+    c.etag,
+    c.poll_failures,
+    c.claim?.holder ?? null,
+    c.claim?.until ?? null,
+    c.created_at,
+    c.updated_at,
+  ];
+}
+
+/** Opens the PostgreSQL store and runs migrations (under an advisory lock, so replicas may start together). */
+export async function openPostgresStore(url: string, now: () => number = Date.now, options: { max?: number } = {}): Promise<Store> {
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types });
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock(7243001)');
+    for (const m of MIGRATIONS) await client.query(m);
+  } finally {
+    await client.query('SELECT pg_advisory_unlock(7243001)').catch(() => {});
+    client.release();
+  }
+  const one = async (sql: string, params: unknown[]) => (await pool.query<Row>(sql, params)).rows[0];
+  const msgs = async (sql: string, params: unknown[]) =>
+    (await pool.query<StoredMessage & { seq?: number }>(sql, params)).rows.map(({ seq: _s, ...m }) => m as StoredMessage);
+
+  const kv: KeyValue = {
+    async get(k) {
+      return (await pool.query<{ v: string }>('SELECT v FROM kv WHERE k = $1 AND (until IS NULL OR until > $2)', [k, now()])).rows[0]?.v;
+    },
+    async set(k, v, ttlMs) {
+      await pool.query('INSERT INTO kv (k, v, until) VALUES ($1, $2, $3) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v, until = EXCLUDED.until', [
+        k,
+        v,
+        ttlMs ? now() + ttlMs : null,
+      ]);
+    },
+    async setIfAbsent(k, v, ttlMs) {
+      const t = now();
+      const r = await pool.query(
+        `INSERT INTO kv (k, v, until) VALUES ($1, $2, $3) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v, until = EXCLUDED.until
+         WHERE kv.until IS NOT NULL AND kv.until <= $4`,
+        [k, v, ttlMs ? t + ttlMs : null, t],
+      );
+      return r.rowCount === 1;
+    },
+  };
+
+  return {
+    kv,
+    async createCase(c) {
+      const inserted = await one(
+        `INSERT INTO cases (${CASE_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)
+         ON CONFLICT (origin, case_id) DO NOTHING RETURNING ${CASE_COLS}`,
+        values(c),
+      );
+      if (inserted) return { case: toCase(inserted), created: true };
+      return { case: toCase((await one(`SELECT ${CASE_COLS} FROM cases WHERE origin = $1 AND case_id = $2`, [c.origin, c.case_id]))!), created: false };
+    },
+    async getCase(id) {
+      const r = await one(`SELECT ${CASE_COLS} FROM cases WHERE id = $1`, [id]);
+      return r && toCase(r);
+    },
+    async getCaseByKey(key) {
+      const r = await one(`SELECT ${CASE_COLS} FROM cases WHERE key = $1`, [key]);
+      return r && toCase(r);
+    },
+    async findCase(origin, caseId) {
+      const r = await one(`SELECT ${CASE_COLS} FROM cases WHERE origin = $1 AND case_id = $2`, [origin, caseId]);
+      return r && toCase(r);
+    },
+    async listCases({ open, limit, offset = 0 }) {
+      const where = open ? `WHERE status NOT IN ${TERMINAL}` : '';
+      return (await pool.query<Row>(`SELECT ${CASE_COLS} FROM cases ${where} ORDER BY created_at DESC LIMIT $1 OFFSET $2`, [limit, offset])).rows.map(toCase);
+    },
+    async updateCase(c, expected) {
+      const r = await pool.query(
+        `UPDATE cases SET status = $2, version = $3, doc = $4, secrets = $5, next_check_at = $6, etag = $7, poll_failures = $8,
+         claim_holder = $9, claim_until = $10, updated_at = $11 WHERE id = $1 AND version = $12`,
+        [c.id, c.status, c.version, JSON.stringify(c.doc), c.secrets, c.next_check_at, c.etag, c.poll_failures, c.claim?.holder ?? null, c.claim?.until ?? null, c.updated_at, expected],
+      );
+      return r.rowCount === 1;
+    },
+    async updateWatch(id, w) {
+      await pool.query('UPDATE cases SET next_check_at = $2, etag = $3, poll_failures = $4, lease_owner = NULL, lease_until = NULL WHERE id = $1', [
+        id,
+        w.next_check_at,
+        w.etag,
+        w.poll_failures,
+      ]);
+    },
+    async claimCase(id, holder, until) {
+      const r = await pool.query(`UPDATE cases SET claim_holder = $2, claim_until = $3 WHERE id = $1 AND claim_holder IS NULL AND status NOT IN ${TERMINAL}`, [
+        id,
+        holder,
+        until,
+      ]);
+      return r.rowCount === 1;
+    },
+    async takeOverClaim(id, expiredHolder, holder, until) {
+      const r = await pool.query(
+        `UPDATE cases SET claim_holder = $2, claim_until = $3 WHERE id = $1 AND claim_holder = $4 AND claim_until < $5 AND status NOT IN ${TERMINAL}`,
+        [id, holder, until, expiredHolder, now()],
+      );
+      return r.rowCount === 1;
+    },
+    async releaseClaim(id, holder) {
+      await pool.query('UPDATE cases SET claim_holder = NULL, claim_until = NULL WHERE id = $1 AND claim_holder = $2', [id, holder]);
+    },
+    async leaseDue(at, limit, owner, leaseMs) {
+      const r = await pool.query<Row>(
+        `UPDATE cases SET lease_owner = $1, lease_until = $2 WHERE id IN (
+           SELECT id FROM cases WHERE next_check_at IS NOT NULL AND next_check_at <= $3 AND (lease_until IS NULL OR lease_until < $3)
+           ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+         RETURNING ${CASE_COLS}`,
+        [owner, at + leaseMs, at, limit],
+      );
+      return r.rows.map(toCase).sort((a, b) => (a.next_check_at ?? 0) - (b.next_check_at ?? 0));
+    },
+    async reserveMessage(m) {
+      const r = await pool.query(
+        `INSERT INTO messages (case_id, target, platform, address, ref_id, state, rendered_version, error, posted_at)
+         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) ON CONFLICT DO NOTHING`,
+        [m.case_id, m.target, m.platform, m.address, m.ref_id, m.state, m.rendered_version, m.error, m.posted_at],
+      );
+      return r.rowCount === 1;
+    },
+    async updateMessage(m) {
+      await pool.query('UPDATE messages SET ref_id = $3, state = $4, rendered_version = $5, error = $6, posted_at = $7 WHERE case_id = $1 AND target = $2', [
+        m.case_id,
+        m.target,
+        m.ref_id,
+        m.state,
+        m.rendered_version,
+        m.error,
+        m.posted_at,
+      ]);
+    },
+    async listMessages(caseId) {
+      return msgs('SELECT * FROM messages WHERE case_id = $1 ORDER BY seq', [caseId]);
+    },
+    async findMessageByRef(platform, refId) {
+      return (await msgs('SELECT * FROM messages WHERE platform = $1 AND ref_id = $2', [platform, refId]))[0];
+    },
+    async staleMessages(limit) {
+      return msgs(
+        `SELECT m.* FROM messages m JOIN cases c ON c.id = m.case_id
+         WHERE m.state = 'posting' OR (m.state = 'posted' AND m.rendered_version < c.version) LIMIT $1`,
+        [limit],
+      );
+    },
+    async appendHistory(caseId, e: HistoryEntry) {
+      await pool.query('INSERT INTO history (case_id, at, kind, detail) VALUES ($1, $2, $3, $4)', [caseId, e.at, e.kind, JSON.stringify(e.detail)]);
+    },
+    async listHistory(caseId) {
+      return (await pool.query<HistoryEntry>('SELECT at, kind, detail FROM history WHERE case_id = $1 ORDER BY seq', [caseId])).rows;
+    },
+    async countByStatus() {
+      const r = await pool.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM cases GROUP BY status');
+      return Object.fromEntries(r.rows.map((x) => [x.status, x.n]));
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,5 @@
+import { openPostgresStore } from '../../src/cases/postgres-store.ts';
+import { runStoreContract } from '../contract/store-contract.ts';
+import { freshSchemaUrl } from '../helpers/postgres.ts';
+
+runStoreContract('postgres', async (now) => openPostgresStore(await freshSchemaUrl(), now));
