@@ -10,6 +10,8 @@ import type { AddressInfo } from 'node:net';
 import type { Update, User, UserFromGetMe } from 'grammy/types';
 import { FakeTelegramState } from './telegram-state.ts';
 
+export type { RecordedAnswer, StoredMessage } from './telegram-state.ts';
+
 /** One request as the fake received it. */
 export interface RecordedRequest {
   method: string;
