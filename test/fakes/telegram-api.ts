@@ -8,7 +8,7 @@ import { randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Update, User, UserFromGetMe } from 'grammy/types';
-import { FakeTelegramState } from './telegram-state.ts';
+import { FakeTelegramMethods } from './telegram-methods.ts';
 
 export type { RecordedAnswer, StoredMessage } from './telegram-state.ts';
 
@@ -55,7 +55,7 @@ export function makeBotToken(botId: number): string {
 }
 
 /** The fake server plus test helpers. */
-export class FakeTelegramApi extends FakeTelegramState {
+export class FakeTelegramApi extends FakeTelegramMethods {
   readonly token: string;
   private server: Server | null = null;
   private root = '';

@@ -1,20 +1,6 @@
-/** The fake Bot API's chats, messages, updates and method semantics (no HTTP here). */
+/** The fake Bot API's state: chats, messages, queued updates, callback answers, and test helpers. */
 import { randomInt } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
-import type {
-  Chat,
-  InlineKeyboardButton,
-  InlineKeyboardMarkup,
-  Message,
-  MessageEntity,
-  Update,
-  User,
-  UserFromGetMe,
-} from 'grammy/types';
-import type { MethodResult } from './telegram-api.ts';
-import { parseTelegramHtml, TelegramParseError } from './telegram-html.ts';
-
-type Params = Record<string, unknown>;
+import type { Chat, Message, MessageEntity, Update, User, UserFromGetMe } from 'grammy/types';
 
 /** A message as the fake keeps it: the Bot API object plus what the bot sent. */
 export interface StoredMessage {
@@ -32,57 +18,18 @@ export interface RecordedAnswer {
   show_alert?: boolean;
 }
 
-const ok = (result: unknown, description?: string): MethodResult =>
-  description ? { ok: true, result, description } : { ok: true, result };
-const bad = (description: string, code = 400): MethodResult => ({
-  ok: false,
-  error_code: code,
-  description,
-});
-
-/** The rules Telegram applies to inline keyboards, with its error wording. */
-function checkKeyboard(markup: unknown): string | null {
-  if (markup === undefined) return null;
-  const rows = (markup as InlineKeyboardMarkup).inline_keyboard;
-  if (!Array.isArray(rows))
-    return 'Bad Request: field "inline_keyboard" of the InlineKeyboardMarkup should be an Array';
-  for (const row of rows) {
-    for (const button of row as Array<
-      Partial<InlineKeyboardButton.CallbackButton & InlineKeyboardButton.UrlButton>
-    >) {
-      if (typeof button.text !== 'string' || button.text === '')
-        return 'Bad Request: BUTTON_TEXT_INVALID';
-      const kinds = ['callback_data', 'url'].filter((k) => k in button);
-      if (kinds.length !== 1)
-        return "Bad Request: can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard";
-      if (button.callback_data !== undefined) {
-        const bytes = Buffer.byteLength(button.callback_data, 'utf8');
-        if (bytes < 1 || bytes > 64) return 'Bad Request: BUTTON_DATA_INVALID';
-      }
-      if (button.url !== undefined && !/^(https?|tg):\/\/\S+$/.test(button.url))
-        return 'Bad Request: BUTTON_URL_INVALID';
-    }
-  }
-  return null;
-}
-
-function markupOrNone(markup: unknown): InlineKeyboardMarkup | undefined {
-  const rows = (markup as InlineKeyboardMarkup | undefined)?.inline_keyboard;
-  return rows && rows.length > 0 ? { inline_keyboard: rows } : undefined;
-}
-
-/** State and method semantics of the fake. */
 export class FakeTelegramState {
   readonly botInfo: UserFromGetMe;
-  private readonly chats = new Map<number, StoredMessage[]>();
-  private readonly lastMessageId = new Map<number, number>();
-  private readonly pending: Update[] = [];
-  private nextUpdateId = randomInt(100_000_000, 900_000_000);
-  private pollWaiters = new Set<() => void>();
-  private webhook: { url: string; secret_token?: string; allowed_updates?: string[] } | null = null;
-  private readonly openQueries = new Map<string, boolean>();
-  private readonly answered: RecordedAnswer[] = [];
-  private answerWaiters = new Set<() => void>();
+  protected readonly chats = new Map<number, StoredMessage[]>();
+  protected readonly lastMessageId = new Map<number, number>();
+  protected readonly pending: Update[] = [];
+  protected nextUpdateId = randomInt(100_000_000, 900_000_000);
+  protected pollWaiters = new Set<() => void>();
+  protected webhook: { url: string; secret_token?: string; allowed_updates?: string[] } | null =
+    null;
+  protected readonly openQueries = new Map<string, boolean>();
+  protected readonly answered: RecordedAnswer[] = [];
+  protected answerWaiters = new Set<() => void>();
 
   constructor(botInfo: UserFromGetMe) {
     this.botInfo = botInfo;
@@ -196,227 +143,15 @@ export class FakeTelegramState {
     for (const wake of [...this.answerWaiters]) wake();
   }
 
-  private chatOf(chatId: number): Chat {
+  protected chatOf(chatId: number): Chat {
     return chatId < 0
       ? ({ id: chatId, type: 'supergroup', title: 'Test group' } as Chat)
       : ({ id: chatId, type: 'private', first_name: 'Test' } as Chat);
   }
 
-  private nextMessageId(chatId: number): number {
+  protected nextMessageId(chatId: number): number {
     const id = (this.lastMessageId.get(chatId) ?? 0) + 1;
     this.lastMessageId.set(chatId, id);
     return id;
   }
-
-  /** Long-polls: answers at once when updates wait, else when one arrives or `timeout` passes. */
-  async getUpdates(params: Params, closed: Promise<void>): Promise<MethodResult> {
-    if (this.webhook) {
-      return bad(
-        "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
-        409,
-      );
-    }
-    const offset = Number(params.offset ?? 0);
-    if (offset > 0) {
-      while (this.pending.length > 0 && (this.pending[0] as Update).update_id < offset)
-        this.pending.shift();
-    }
-    const limit = Math.min(100, Math.max(1, Number(params.limit ?? 100)));
-    const timeout = Math.max(0, Number(params.timeout ?? 0));
-    if (this.pending.length === 0 && timeout > 0) {
-      let wake = () => {};
-      const arrived = new Promise<void>((resolve) => {
-        wake = resolve;
-      });
-      this.pollWaiters.add(wake);
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        arrived,
-        closed,
-        new Promise<void>((r) => {
-          timer = setTimeout(r, timeout * 1000);
-        }),
-      ]);
-      clearTimeout(timer);
-      this.pollWaiters.delete(wake);
-    }
-    return ok(structuredClone(this.pending.slice(0, limit)));
-  }
-
-  /** Every other method. */
-  call(method: string, p: Params): MethodResult {
-    switch (method) {
-      case 'getMe':
-        return ok(this.botInfo);
-      case 'setWebhook':
-        return this.setWebhook(p);
-      case 'deleteWebhook':
-        if (p.drop_pending_updates) this.pending.length = 0;
-        if (!this.webhook) return ok(true, 'Webhook is already deleted');
-        this.webhook = null;
-        return ok(true, 'Webhook was deleted');
-      case 'getWebhookInfo':
-        return ok({ has_custom_certificate: false, ...this.webhookInfo() });
-      case 'sendMessage':
-        return this.sendMessage(p);
-      case 'editMessageText':
-        return this.edit(p, true);
-      case 'editMessageReplyMarkup':
-        return this.edit(p, false);
-      case 'answerCallbackQuery':
-        return this.answerCallbackQuery(p);
-      default:
-        return bad('Not Found', 404);
-    }
-  }
-
-  private setWebhook(p: Params): MethodResult {
-    const url = String(p.url ?? '');
-    if (url === '') {
-      this.webhook = null;
-      return ok(true, 'Webhook was deleted');
-    }
-    if (!url.startsWith('https://'))
-      return bad('Bad Request: bad webhook: An HTTPS URL must be provided for webhook');
-    const secret = p.secret_token === undefined ? undefined : String(p.secret_token);
-    if (secret !== undefined && !/^[A-Za-z0-9_-]{1,256}$/.test(secret)) {
-      return bad('Bad Request: bad webhook: secret token contains unallowed characters');
-    }
-    if (p.drop_pending_updates) this.pending.length = 0;
-    this.webhook = {
-      url,
-      ...(secret ? { secret_token: secret } : {}),
-      ...(Array.isArray(p.allowed_updates)
-        ? { allowed_updates: p.allowed_updates as string[] }
-        : {}),
-    };
-    return ok(true, 'Webhook was set');
-  }
-
-  /** Text + entities per parse_mode, or Telegram's error. */
-  private parseText(p: Params): { text: string; entities: MessageEntity[] } | MethodResult {
-    if (typeof p.text !== 'string' || p.text.trim() === '')
-      return bad('Bad Request: message text is empty');
-    let parsed = { text: p.text, entities: [] as MessageEntity[] };
-    if (p.parse_mode === 'HTML') {
-      try {
-        parsed = parseTelegramHtml(p.text);
-      } catch (err) {
-        if (err instanceof TelegramParseError) return bad(err.message);
-        throw err;
-      }
-    }
-    if (parsed.text.trim() === '') return bad('Bad Request: message text is empty');
-    if (parsed.text.length > 4096) return bad('Bad Request: message is too long');
-    return parsed;
-  }
-
-  private chatId(p: Params): number | null {
-    const id = Number(p.chat_id);
-    return Number.isSafeInteger(id) && id !== 0 ? id : null;
-  }
-
-  private sendMessage(p: Params): MethodResult {
-    const chatId = this.chatId(p);
-    if (chatId === null) return bad('Bad Request: chat not found');
-    const parsed = this.parseText(p);
-    if ('ok' in parsed) return parsed;
-    const keyboardError = checkKeyboard(p.reply_markup);
-    if (keyboardError) return bad(keyboardError);
-    const replyParams = p.reply_parameters as
-      | { message_id?: number; allow_sending_without_reply?: boolean }
-      | undefined;
-    const replyId = replyParams?.message_id ?? (p.reply_to_message_id as number | undefined);
-    const replyTo = replyId === undefined ? undefined : this.message(chatId, replyId);
-    if (replyId !== undefined && !replyTo && !replyParams?.allow_sending_without_reply) {
-      return bad('Bad Request: message to be replied not found');
-    }
-    const markup = markupOrNone(p.reply_markup);
-    const message = {
-      message_id: this.nextMessageId(chatId),
-      from: {
-        id: this.botInfo.id,
-        is_bot: true,
-        first_name: this.botInfo.first_name,
-        username: this.botInfo.username,
-      },
-      chat: this.chatOf(chatId),
-      date: Math.floor(Date.now() / 1000),
-      text: parsed.text,
-      ...(parsed.entities.length ? { entities: parsed.entities } : {}),
-      ...(markup ? { reply_markup: markup } : {}),
-      ...(replyTo ? { reply_to_message: structuredClone(replyTo.message) } : {}),
-    } as Message.TextMessage;
-    const list = this.chats.get(chatId) ?? [];
-    list.push({ message, sent: p.text as string, everCallbackData: callbackData(markup) });
-    this.chats.set(chatId, list);
-    return ok(structuredClone(message));
-  }
-
-  private edit(p: Params, withText: boolean): MethodResult {
-    const chatId = this.chatId(p);
-    const stored = chatId === null ? undefined : this.message(chatId, Number(p.message_id));
-    if (!stored) return bad('Bad Request: message to edit not found');
-    const keyboardError = checkKeyboard(p.reply_markup);
-    if (keyboardError) return bad(keyboardError);
-    const markup = markupOrNone(p.reply_markup);
-    const current = stored.message;
-    let text = current.text;
-    let entities = current.entities ?? [];
-    if (withText) {
-      const parsed = this.parseText(p);
-      if ('ok' in parsed) return parsed;
-      ({ text, entities } = parsed);
-    }
-    if (
-      text === current.text &&
-      isDeepStrictEqual(entities, current.entities ?? []) &&
-      isDeepStrictEqual(markup, current.reply_markup)
-    ) {
-      return bad(
-        'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
-      );
-    }
-    const next = {
-      ...current,
-      text,
-      edit_date: Math.floor(Date.now() / 1000),
-    } as Message.TextMessage;
-    if (entities.length) next.entities = entities;
-    else delete next.entities;
-    if (markup) next.reply_markup = markup;
-    else delete next.reply_markup;
-    stored.message = next;
-    if (withText) stored.sent = p.text as string;
-    for (const data of callbackData(markup))
-      if (!stored.everCallbackData.includes(data)) stored.everCallbackData.push(data);
-    return ok(structuredClone(next));
-  }
-
-  private answerCallbackQuery(p: Params): MethodResult {
-    const id = String(p.callback_query_id ?? '');
-    if (this.openQueries.get(id) !== false) {
-      return bad(
-        'Bad Request: query is too old and response timeout expired or query ID is invalid',
-      );
-    }
-    if (typeof p.text === 'string' && p.text.length > 200)
-      return bad('Bad Request: MESSAGE_TOO_LONG');
-    this.openQueries.set(id, true);
-    this.answered.push({
-      callback_query_id: id,
-      ...(typeof p.text === 'string' ? { text: p.text } : {}),
-      ...(p.show_alert ? { show_alert: true } : {}),
-    });
-    for (const wake of [...this.answerWaiters]) wake();
-    return ok(true);
-  }
-}
-
-function callbackData(markup: InlineKeyboardMarkup | undefined): string[] {
-  return (markup?.inline_keyboard ?? [])
-    .flat()
-    .flatMap((b) =>
-      'callback_data' in b && typeof b.callback_data === 'string' ? [b.callback_data] : [],
-    );
 }
