@@ -6,26 +6,9 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type FakeDiscordMessage, FakeMessageStore, fakeSnowflake } from './discord-api-store.ts';
 
-/** A message as the fake holds it. */
-export interface FakeDiscordMessage {
-  id: string;
-  channel_id: string;
-  content: string;
-  components: FakeActionRow[];
-  allowed_mentions: unknown;
-  message_reference?: { message_id: string };
-  flags: number;
-  /** Every custom_id this message ever carried (a person with a stale view can still tap them). */
-  seenCustomIds: string[];
-  edits: number;
-}
-
-/** An action row of buttons. */
-export interface FakeActionRow {
-  type: 1;
-  components: Array<{ type: 2; style: number; label?: string; custom_id?: string; url?: string }>;
-}
+export { type FakeActionRow, type FakeDiscordMessage, fakeSnowflake } from './discord-api-store.ts';
 
 /** One request the fake received. */
 export interface FakeDiscordRequest {
@@ -93,81 +76,17 @@ const BUCKET_HEADERS = {
   'x-ratelimit-bucket': 'fakebucket0000',
 };
 
-let snowflakeCounter = 1_300_000_000_000_000_000n;
-/** A fresh snowflake-like id. */
-export function fakeSnowflake(): string {
-  snowflakeCounter += 1n;
-  return snowflakeCounter.toString();
-}
-
 /** Starts the fake. `token` is the bot token it accepts; `applicationId` the app it serves. */
 export async function startFakeDiscord(options: {
   token: string;
   applicationId: string;
 }): Promise<FakeDiscord> {
-  const channels = new Map<string, FakeDiscordMessage[]>();
   const interactions = new Map<string, FakeInteraction>();
   const commandSets = new Map<string, unknown[]>();
   const log: FakeDiscordRequest[] = [];
   const injections: Array<RateLimitInjection & { left: number }> = [];
 
-  const find = (channelId: string, messageId: string) =>
-    channels.get(channelId)?.find((m) => m.id === messageId);
-
-  const applyEdit = (message: FakeDiscordMessage, body: Record<string, unknown>) => {
-    if (typeof body.content === 'string') message.content = body.content;
-    if (Array.isArray(body.components)) {
-      message.components = body.components as FakeActionRow[];
-      for (const row of message.components) {
-        for (const button of row.components ?? []) {
-          if (button.custom_id && !message.seenCustomIds.includes(button.custom_id)) {
-            message.seenCustomIds.push(button.custom_id);
-          }
-        }
-      }
-    }
-    if ('allowed_mentions' in body) message.allowed_mentions = body.allowed_mentions;
-  };
-
-  const createMessage = (channelId: string, body: Record<string, unknown>): FakeDiscordMessage => {
-    const message: FakeDiscordMessage = {
-      id: fakeSnowflake(),
-      channel_id: channelId,
-      content: '',
-      components: [],
-      allowed_mentions: body.allowed_mentions,
-      flags: typeof body.flags === 'number' ? body.flags : 0,
-      seenCustomIds: [],
-      edits: 0,
-      ...(body.message_reference
-        ? { message_reference: body.message_reference as { message_id: string } }
-        : {}),
-    };
-    applyEdit(message, body);
-    const list = channels.get(channelId) ?? [];
-    list.push(message);
-    channels.set(channelId, list);
-    return message;
-  };
-
-  const wire = (m: FakeDiscordMessage) => ({
-    id: m.id,
-    type: m.message_reference ? 19 : 0,
-    channel_id: m.channel_id,
-    content: m.content,
-    components: m.components,
-    flags: m.flags,
-    author: { id: options.applicationId, username: 'hitl-relay', bot: true, discriminator: '0' },
-    timestamp: new Date().toISOString(),
-    edited_timestamp: m.edits ? new Date().toISOString() : null,
-    tts: false,
-    mention_everyone: false,
-    mentions: [],
-    mention_roles: [],
-    attachments: [],
-    embeds: [],
-    pinned: false,
-  });
+  const store = new FakeMessageStore(options.applicationId);
 
   const applyInteractionResponse = (id: string, token: string, response: unknown) => {
     const interaction = interactions.get(token);
@@ -186,9 +105,9 @@ export async function startFakeDiscord(options: {
     }
     interaction.answeredWith = r.type!;
     if (r.type === 7 && interaction.messageId) {
-      const message = find(interaction.channelId, interaction.messageId);
+      const message = store.find(interaction.channelId, interaction.messageId);
       if (message) {
-        applyEdit(message, r.data ?? {});
+        store.edit(message, r.data ?? {});
         message.edits += 1;
       }
     }
@@ -264,16 +183,16 @@ export async function startFakeDiscord(options: {
         if (typeof body.content === 'string' && body.content.length > 2000) {
           return send(400, { message: 'Invalid Form Body', code: 50035 });
         }
-        return send(200, wire(createMessage(m[1]!, body)));
+        return send(200, store.wire(store.create(m[1]!, body)));
       }
       m = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(route);
       if (m && method === 'PATCH') {
         if (needsBot()) return;
-        const message = find(m[1]!, m[2]!);
+        const message = store.find(m[1]!, m[2]!);
         if (!message) return send(404, { message: 'Unknown Message', code: 10008 });
-        applyEdit(message, body);
+        store.edit(message, body);
         message.edits += 1;
-        return send(200, wire(message));
+        return send(200, store.wire(message));
       }
       m = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(route);
       if (m && method === 'POST') {
@@ -289,7 +208,7 @@ export async function startFakeDiscord(options: {
         }
         interaction.followUps.push(typeof body.content === 'string' ? body.content : '');
         return send(200, {
-          ...wire(createDetached(interaction.channelId, body)),
+          ...store.wire(store.detached(interaction.channelId, body)),
           webhook_id: options.applicationId,
         });
       }
@@ -312,29 +231,13 @@ export async function startFakeDiscord(options: {
     });
   });
 
-  // Ephemeral follow-ups are not channel messages anyone else sees; they get a message shape only.
-  const createDetached = (channelId: string, body: Record<string, unknown>): FakeDiscordMessage => {
-    const message: FakeDiscordMessage = {
-      id: fakeSnowflake(),
-      channel_id: channelId,
-      content: '',
-      components: [],
-      allowed_mentions: body.allowed_mentions,
-      flags: typeof body.flags === 'number' ? body.flags : 0,
-      seenCustomIds: [],
-      edits: 0,
-    };
-    applyEdit(message, body);
-    return message;
-  };
-
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
   return {
     apiUrl: `http://127.0.0.1:${port}/api`,
-    messages: (channelId) => [...(channels.get(channelId) ?? [])],
-    message: find,
+    messages: (channelId) => store.messages(channelId),
+    message: (channelId, messageId) => store.find(channelId, messageId),
     registerInteraction(i) {
       interactions.set(i.token, { ...i, answeredWith: null, followUps: [] });
     },
