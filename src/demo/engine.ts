@@ -21,7 +21,7 @@ export type TransitionOutcome =
   | { ok: true; kase: DemoCase }
   | { ok: false; reason: TransitionFailure; kase?: DemoCase };
 
-/** The longest the scheduler sleeps, so an injected clock that jumps ahead is noticed soon. */
+/** The longest the scheduler sleeps, so a clock that jumps (or an injected one) is noticed soon. */
 const MAX_TIMER_MS = 1_000;
 
 type Pending = Array<{ event: ReviewEventName; data: Record<string, unknown> }>;
@@ -38,6 +38,8 @@ export class DemoEngine {
       callbacks: CallbackSender;
       now: () => number;
       log: Logger;
+      /** Upper bound of one scheduler sleep; tests with a hand-moved clock use a short one. */
+      maxTimerMs?: number;
     },
   ) {}
 
@@ -182,7 +184,10 @@ export class DemoEngine {
     this.timer = undefined;
     const next = this.deps.store.nextDue();
     if (next === null) return;
-    const delay = Math.min(Math.max(next - this.deps.now(), 0), MAX_TIMER_MS);
+    const delay = Math.min(
+      Math.max(next - this.deps.now(), 0),
+      this.deps.maxTimerMs ?? MAX_TIMER_MS,
+    );
     this.timer = setTimeout(() => this.sweep(), delay);
     this.timer.unref();
   }

@@ -81,7 +81,16 @@ export function createDemoService(options: DemoServiceOptions = {}): DemoService
     log,
     ...(options.callbackSecret && { secret: options.callbackSecret }),
   });
-  const engine = new DemoEngine({ store, hub, callbacks, now, log });
+  // A hand-moved clock can jump at any moment, so the scheduler looks more often under one.
+  const maxTimerMs = options.now ? 50 : undefined;
+  const engine = new DemoEngine({
+    store,
+    hub,
+    callbacks,
+    now,
+    log,
+    ...(maxTimerMs && { maxTimerMs }),
+  });
   // In-process steps have no request to take an origin from, so they reuse the last one seen.
   let lastBase = fixedBase ?? `http://127.0.0.1${mountPath}`;
   const deps: DemoDeps = {

@@ -1,8 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDemoService } from '../../src/demo/index.ts';
-import { createCase, type DemoServer, type Json, schemaErrors, startDemoServer } from './helpers.ts';
+import {
+  createCase,
+  type DemoServer,
+  type Json,
+  schemaErrors,
+  startDemoServer,
+} from './helpers.ts';
 
-const TYPES = ['approval', 'selection', 'input', 'confirmation', 'escalation', 'x-compare'] as const;
+const TYPES = [
+  'approval',
+  'selection',
+  'input',
+  'confirmation',
+  'escalation',
+  'x-compare',
+] as const;
 const INLINE_ACTIONS: Record<string, string[] | undefined> = {
   approval: ['approve', 'reject'],
   confirmation: ['confirm', 'cancel'],
@@ -19,9 +32,12 @@ describe('POST /api/reviews', () => {
   for (const type of TYPES) {
     for (const inline of [true, false]) {
       it(`answers 202 with a schema-valid v0.8 hitl object: ${type}, inline=${inline}`, async () => {
-        const res = await fetch(`${server.base}/api/reviews?type=${type}&inline=${inline ? 1 : 0}`, {
-          method: 'POST',
-        });
+        const res = await fetch(
+          `${server.base}/api/reviews?type=${type}&inline=${inline ? 1 : 0}`,
+          {
+            method: 'POST',
+          },
+        );
         expect(res.status).toBe(202);
         expect(res.headers.get('retry-after')).toBe('7');
         const body = (await res.json()) as Json;
@@ -128,8 +144,12 @@ describe('POST /api/reviews', () => {
     expect((await bad('type=approval', '{nope')).error).toBe('invalid_request');
     const http = await bad('type=approval', { hitl_callback_url: 'http://agent.example/hook' });
     expect(http.details[0].path).toBe('hitl_callback_url');
-    expect((await bad('type=approval', { inline_actions: ['select'] })).message).toContain('select');
-    expect((await bad('type=approval', { prompt: 'x'.repeat(501) })).details[0].path).toBe('prompt');
+    expect((await bad('type=approval', { inline_actions: ['select'] })).message).toContain(
+      'select',
+    );
+    expect((await bad('type=approval', { prompt: 'x'.repeat(501) })).details[0].path).toBe(
+      'prompt',
+    );
     expect((await bad('type=approval', { reminder_at: '2030-01-01' })).details[0].path).toBe(
       'reminder_at',
     );
@@ -139,7 +159,9 @@ describe('POST /api/reviews', () => {
 
   it('builds URLs from baseUrl when given, and from the origin plus mountPath otherwise', async () => {
     const fixed = createDemoService({ baseUrl: 'https://hitl.example/demo/' });
-    const res = await fixed.app.request('/api/reviews?type=confirmation&inline=1', { method: 'POST' });
+    const res = await fixed.app.request('/api/reviews?type=confirmation&inline=1', {
+      method: 'POST',
+    });
     const body = (await res.json()) as Json;
     expect(body.hitl.review_url).toMatch(/^https:\/\/hitl\.example\/demo\/review\/review_/);
     expect(body.hitl.submit_url).toMatch(/^https:\/\/hitl\.example\/demo\/api\/reviews\//);
@@ -150,7 +172,9 @@ describe('POST /api/reviews', () => {
       method: 'POST',
     });
     const body2 = (await res2.json()) as Json;
-    expect(body2.hitl.poll_url).toMatch(/^http:\/\/localhost:9999\/api\/reviews\/review_\w+\/status$/);
+    expect(body2.hitl.poll_url).toMatch(
+      /^http:\/\/localhost:9999\/api\/reviews\/review_\w+\/status$/,
+    );
     alone.close();
   });
 });

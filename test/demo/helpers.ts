@@ -3,20 +3,27 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Hono } from 'hono';
-import { createDemoService, type DemoService, type DemoServiceOptions } from '../../src/demo/index.ts';
+import {
+  createDemoService,
+  type DemoService,
+  type DemoServiceOptions,
+} from '../../src/demo/index.ts';
 
-const SCHEMA_DIR = fileURLToPath(new URL('../../../shared/hitl-protocol/schemas/', import.meta.url));
+const SCHEMA_DIR = fileURLToPath(
+  new URL('../../../shared/hitl-protocol/schemas/', import.meta.url),
+);
 
 /** One Ajv (draft 2020-12 + formats) holding every official schema, read from ../shared at test time. */
 function loadAjv() {
-  const AjvCtor = (Ajv2020 as unknown as { default?: typeof Ajv2020 }).default ?? Ajv2020;
-  const ajv = new AjvCtor({ allErrors: true, strict: false });
-  const plugin = (addFormats as unknown as { default?: typeof addFormats }).default ?? addFormats;
-  plugin(ajv);
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  // ajv-formats is CommonJS; under NodeNext its default import is the module object.
+  type Plugin = (ajv: Ajv2020) => unknown;
+  const mod = addFormats as unknown as Plugin & { default?: Plugin };
+  (mod.default ?? mod)(ajv);
   const ids = new Map<string, string>();
   // The schemas refer to each other by $id (e.g. "form-field.json"), so all are registered.
   for (const file of readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.schema.json'))) {
@@ -134,11 +141,19 @@ export async function poll(
 ): Promise<{ status: number; headers: Headers; json: Json | null }> {
   const res = await fetch(url, { headers });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, json: text ? (JSON.parse(text) as Json) : null };
+  return {
+    status: res.status,
+    headers: res.headers,
+    json: text ? (JSON.parse(text) as Json) : null,
+  };
 }
 
 /** Test-control step over HTTP. */
-export async function act(base: string, caseId: string, step: Json): Promise<{ status: number; json: Json }> {
+export async function act(
+  base: string,
+  caseId: string,
+  step: Json,
+): Promise<{ status: number; json: Json }> {
   const res = await fetch(`${base}/api/_test/reviews/${caseId}/act`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -44,7 +44,9 @@ describe('inline submit (spec 7.5 table)', () => {
 
   it('409 duplicate_submission for a second answer', async () => {
     const { hitl } = await createCase(server.base, 'approval', true);
-    expect((await inlineSubmit(hitl.submit_url, hitl.submit_token, submitBody('approve'))).status).toBe(200);
+    expect(
+      (await inlineSubmit(hitl.submit_url, hitl.submit_token, submitBody('approve'))).status,
+    ).toBe(200);
     const again = await inlineSubmit(hitl.submit_url, hitl.submit_token, submitBody('reject'));
     expect(again.status).toBe(409);
     expect(again.json.error).toBe('duplicate_submission');
@@ -127,12 +129,18 @@ describe('inline submit (spec 7.5 table)', () => {
   });
 
   it('optional verification accepts a submit without evidence', async () => {
-    const { hitl } = await createCase(server.base, 'confirmation', true, { verification: 'optional' });
-    expect((await inlineSubmit(hitl.submit_url, hitl.submit_token, submitBody('confirm'))).status).toBe(200);
+    const { hitl } = await createCase(server.base, 'confirmation', true, {
+      verification: 'optional',
+    });
+    expect(
+      (await inlineSubmit(hitl.submit_url, hitl.submit_token, submitBody('confirm'))).status,
+    ).toBe(200);
   });
 
   it('410 case_expired once expires_at has passed', async () => {
-    const { hitl } = await createCase(server.base, 'confirmation', true, { expires_in_seconds: 60 });
+    const { hitl } = await createCase(server.base, 'confirmation', true, {
+      expires_in_seconds: 60,
+    });
     clock.advance(61_000);
     const res = await inlineSubmit(hitl.submit_url, hitl.submit_token, submitBody('confirm'));
     expect(res.status).toBe(410);
@@ -142,14 +150,18 @@ describe('inline submit (spec 7.5 table)', () => {
   it('429 rate_limited with Retry-After after 10 requests in 10 s, and recovers', async () => {
     const { hitl } = await createCase(server.base, 'confirmation', true);
     for (let i = 0; i < 10; i++) {
-      expect((await inlineSubmit(hitl.submit_url, 'wrong', submitBody('confirm'))).status).toBe(401);
+      expect((await inlineSubmit(hitl.submit_url, 'wrong', submitBody('confirm'))).status).toBe(
+        401,
+      );
     }
     const limited = await inlineSubmit(hitl.submit_url, hitl.submit_token, submitBody('confirm'));
     expect(limited.status).toBe(429);
     expect(limited.json.error).toBe('rate_limited');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     clock.advance(10_001);
-    expect((await inlineSubmit(hitl.submit_url, hitl.submit_token, submitBody('confirm'))).status).toBe(200);
+    expect(
+      (await inlineSubmit(hitl.submit_url, hitl.submit_token, submitBody('confirm'))).status,
+    ).toBe(200);
   });
 
   it('400 for bodies that do not match submit-request.schema.json (zod mirrors the schema)', async () => {
@@ -170,7 +182,8 @@ describe('inline submit (spec 7.5 table)', () => {
     ];
     for (const body of cases) {
       const { hitl } = await createCase(server.base, 'confirmation', true);
-      if (typeof body !== 'string') expect(schemaErrors('submit-request.schema.json', body)).not.toEqual([]);
+      if (typeof body !== 'string')
+        expect(schemaErrors('submit-request.schema.json', body)).not.toEqual([]);
       const res = await inlineSubmit(hitl.submit_url, hitl.submit_token, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.json.error).toBe('invalid_request');
@@ -208,11 +221,18 @@ describe('inline submit (spec 7.5 table)', () => {
 describe('review-token path (the browser) and token separation', () => {
   it('answers with ?token=<review token> as JSON, with all of the type’s actions', async () => {
     const { hitl } = await createCase(server.base, 'approval', true);
-    const res = await fetch(`${server.base}/api/reviews/${hitl.case_id}/respond?token=${reviewToken(hitl)}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ action: 'reject', data: { feedback: 'Not today' }, responded_by: { name: 'Kim' } }),
-    });
+    const res = await fetch(
+      `${server.base}/api/reviews/${hitl.case_id}/respond?token=${reviewToken(hitl)}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          action: 'reject',
+          data: { feedback: 'Not today' },
+          responded_by: { name: 'Kim' },
+        }),
+      },
+    );
     expect(res.status).toBe(200);
     const polled = (await poll(hitl.poll_url)).json!;
     expect(polled.result).toEqual({ action: 'reject', data: { feedback: 'Not today' } });
@@ -255,7 +275,9 @@ describe('review-token path (the browser) and token separation', () => {
     const missing = await send(input, { action: 'submit', data: { full_name: 'Kim' } });
     expect(missing.status).toBe(400);
     const paths = ((await missing.json()) as Json).details.map((d: Json) => d.path);
-    expect(paths).toEqual(expect.arrayContaining(['data.salary_expectation', 'data.work_authorization']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['data.salary_expectation', 'data.work_authorization']),
+    );
     const ok = await send(input, {
       action: 'submit',
       data: { full_name: 'Kim', salary_expectation: 100000, work_authorization: 'citizen' },
@@ -283,7 +305,11 @@ describe('review-token path (the browser) and token separation', () => {
   });
 
   it('404 not_found for an unknown case', async () => {
-    const res = await inlineSubmit(`${server.base}/api/reviews/review_nope/respond`, 'x', submitBody('confirm'));
+    const res = await inlineSubmit(
+      `${server.base}/api/reviews/review_nope/respond`,
+      'x',
+      submitBody('confirm'),
+    );
     expect(res.status).toBe(404);
     expect(res.json.error).toBe('not_found');
   });
