@@ -14,6 +14,13 @@ export function isNotModified(err: unknown): boolean {
   );
 }
 
+/** The new chat id when Telegram answers that a group became a supergroup (400 + migrate_to_chat_id). */
+export function migratedTo(err: unknown): number | undefined {
+  if (!(err instanceof GrammyError)) return undefined;
+  const id = err.parameters?.migrate_to_chat_id;
+  return typeof id === 'number' ? id : undefined;
+}
+
 /** Telegram says "Bad Request: ... not found" (400) for chats and messages that are gone. */
 const NOT_FOUND =
   /chat not found|message to edit not found|message to be replied not found|MESSAGE_ID_INVALID|user not found/i;

@@ -13,7 +13,7 @@ import { registerSecret } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
 import { createBot, type RetryOptions, TELEGRAM_DEFAULT_RETRY } from './api.ts';
 import { TELEGRAM_SECRET_TOKEN_PATTERN, type TelegramConfig } from './config.ts';
-import { isNotModified, toPlatformError } from './errors.ts';
+import { isNotModified, migratedTo, toPlatformError } from './errors.ts';
 import { type PaceOptions, SendPace } from './pace.ts';
 import { parseMessageRef, targetReply } from './parse.ts';
 import { linkButton, renderCard, renderNotice } from './render.ts';
@@ -211,12 +211,12 @@ export class TelegramAdapter implements PlatformAdapter {
     }
     const message = renderCard(card);
     const replyTo = options.replyTo ? parseMessageRef(options.replyTo) : null;
-    const sent = await this.call('sendMessage', () =>
-      this.bot.api.sendMessage(address, message.text, {
+    const send = (chatId: string) =>
+      this.bot.api.sendMessage(chatId, message.text, {
         parse_mode: message.parse_mode,
         reply_markup: message.reply_markup,
         link_preview_options: message.link_preview_options,
-        ...(replyTo && replyTo.chatId === address
+        ...(replyTo && replyTo.chatId === chatId
           ? {
               reply_parameters: {
                 message_id: replyTo.messageId,
@@ -224,8 +224,20 @@ export class TelegramAdapter implements PlatformAdapter {
               },
             }
           : {}),
-      }),
-    );
+      });
+    let sent: Awaited<ReturnType<typeof send>>;
+    try {
+      sent = await send(address);
+    } catch (err) {
+      // A group upgraded to a supergroup gets a new id; Telegram names it, so the case still arrives.
+      const moved = migratedTo(err);
+      if (moved === undefined) throw toPlatformError(err, 'sendMessage');
+      this.ctx?.log.warn(
+        { from: `telegram:${address}`, to: `telegram:${moved}` },
+        'telegram group became a supergroup; update the target to the new chat id',
+      );
+      sent = await this.call('sendMessage', () => send(String(moved)));
+    }
     return {
       platform: this.platform,
       address: String(sent.chat.id),

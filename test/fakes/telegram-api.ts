@@ -21,7 +21,12 @@ export interface RecordedRequest {
 /** What a Bot API method answers: a result, or an error with Telegram's code and wording. */
 export type MethodResult =
   | { ok: true; result: unknown; description?: string }
-  | { ok: false; error_code: number; description: string; parameters?: { retry_after?: number } };
+  | {
+      ok: false;
+      error_code: number;
+      description: string;
+      parameters?: { retry_after?: number; migrate_to_chat_id?: number };
+    };
 
 /** Options of the fake. */
 export interface FakeTelegramOptions {

@@ -166,6 +166,15 @@ export class FakeTelegramMethods extends FakeTelegramState {
   private sendMessage(p: Params): MethodResult {
     const chatId = this.chatId(p);
     if (chatId === null) return bad('Bad Request: chat not found');
+    const movedTo = this.migrated.get(chatId);
+    if (movedTo !== undefined) {
+      return {
+        ok: false,
+        error_code: 400,
+        description: 'Bad Request: group chat was upgraded to a supergroup chat',
+        parameters: { migrate_to_chat_id: movedTo },
+      };
+    }
     const parsed = this.parseText(p);
     if ('ok' in parsed) return parsed;
     const keyboardError = checkKeyboard(p.reply_markup);

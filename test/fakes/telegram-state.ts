@@ -30,6 +30,8 @@ export class FakeTelegramState {
   protected readonly openQueries = new Map<string, boolean>();
   protected readonly answered: RecordedAnswer[] = [];
   protected answerWaiters = new Set<() => void>();
+  /** Groups upgraded to supergroups: old id -> new id. */
+  protected readonly migrated = new Map<number, number>();
 
   constructor(botInfo: UserFromGetMe) {
     this.botInfo = botInfo;
@@ -90,6 +92,11 @@ export class FakeTelegramState {
       ...(entities.length ? { entities } : {}),
     };
     return this.makeUpdate({ message } as unknown as Omit<Update, 'update_id'>);
+  }
+
+  /** Upgrades a group to a supergroup: sends to the old id then fail with migrate_to_chat_id. */
+  migrateChat(fromChatId: number, toChatId: number): void {
+    this.migrated.set(fromChatId, toChatId);
   }
 
   /** Messages of a chat, in sending order. */

@@ -65,6 +65,16 @@ describe('telegram adapter: posting and editing', () => {
     expect(s.fake.calls('editMessageText')).toHaveLength(2);
   });
 
+  it('follows a group that became a supergroup, and says so in the log', async () => {
+    s = await setup();
+    await s.adapter.start(s.ctx);
+    s.fake.migrateChat(-4242, GROUP);
+    const ref = await s.adapter.post('-4242', makeCard());
+    expect(ref).toEqual({ platform: 'telegram', address: String(GROUP), id: `${GROUP}:1` });
+    expect(s.fake.messages(GROUP)).toHaveLength(1);
+    expect(s.lines.some((line) => line.includes(`"to":"telegram:${GROUP}"`))).toBe(true);
+  });
+
   it('maps a vanished message, a bad ref and a bad address to PlatformError', async () => {
     s = await setup();
     const gone = await rejection(
