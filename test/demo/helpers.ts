@@ -88,7 +88,7 @@ export function manualClock(start = Date.parse('2026-03-01T10:00:00.000Z')) {
   };
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read loosely-typed JSON bodies
+/** A loosely typed JSON object, as tests read response bodies. */
 export type Json = Record<string, any>;
 
 /** POST /api/reviews and return the 202 body. */
