@@ -11,7 +11,10 @@ export async function platformEnvVars(): Promise<string[]> {
 }
 
 /** Creates the adapters configured in `env`. */
-export async function loadAdapters(env: NodeJS.ProcessEnv, config: RelayConfig): Promise<PlatformAdapter[]> {
+export async function loadAdapters(
+  env: NodeJS.ProcessEnv,
+  config: RelayConfig,
+): Promise<PlatformAdapter[]> {
   const adapters: PlatformAdapter[] = [];
   if (config.webChat) adapters.push((await import('./web/index.ts')).createWebAdapter());
   void env;

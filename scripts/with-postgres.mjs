@@ -15,7 +15,9 @@ if (!cmd) {
 
 function run(env) {
   const child = spawn(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } });
-  return new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+  return new Promise((resolve) =>
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))),
+  );
 }
 
 if (process.env.PG_TEST_URL) process.exit(await run({}));
@@ -27,7 +29,9 @@ const version = existsSync(root)
       .sort((a, b) => Number(b) - Number(a))[0]
   : undefined;
 if (!version) {
-  console.error('The tests need PostgreSQL: install it (apt-get install -y postgresql) or set PG_TEST_URL.');
+  console.error(
+    'The tests need PostgreSQL: install it (apt-get install -y postgresql) or set PG_TEST_URL.',
+  );
   process.exit(1);
 }
 const bin = join(root, version, 'bin');
@@ -40,9 +44,13 @@ if (asRoot) {
   chownSync(dir, uid, gid);
 }
 const pg = (tool, toolArgs) =>
-  execFileSync(asRoot ? 'runuser' : join(bin, tool), asRoot ? ['-u', 'postgres', '--', join(bin, tool), ...toolArgs] : toolArgs, {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  execFileSync(
+    asRoot ? 'runuser' : join(bin, tool),
+    asRoot ? ['-u', 'postgres', '--', join(bin, tool), ...toolArgs] : toolArgs,
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
 
 const port = await new Promise((resolve) => {
   const s = createServer().listen(0, '127.0.0.1', () => {
@@ -52,7 +60,16 @@ const port = await new Promise((resolve) => {
 });
 const data = join(dir, 'data');
 pg('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync']);
-pg('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300`, 'start']);
+pg('pg_ctl', [
+  '-D',
+  data,
+  '-l',
+  join(dir, 'log'),
+  '-w',
+  '-o',
+  `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300`,
+  'start',
+]);
 let code = 1;
 try {
   code = await run({ PG_TEST_URL: `postgres://postgres@127.0.0.1:${port}/postgres` });

@@ -27,9 +27,14 @@ async function serveCommand(): Promise<void> {
   });
   await relay.start();
   const base = config.publicUrl ?? relay.url;
-  log.info({ url: relay.url, platforms: adapters.map((a) => a.platform) }, 'hitl-relay is listening');
+  log.info(
+    { url: relay.url, platforms: adapters.map((a) => a.platform) },
+    'hitl-relay is listening',
+  );
   if (!config.apiKey)
-    log.warn('no RELAY_API_KEY: listening on loopback only, and plain HTTP to loopback services is accepted (local default)');
+    log.warn(
+      'no RELAY_API_KEY: listening on loopback only, and plain HTTP to loopback services is accepted (local default)',
+    );
   if (config.webChat) log.info(`web chat: ${base}/chat?room=lobby`);
   if (demo) log.info(`demo HITL service: ${base}/demo`);
   const stop = async () => {

@@ -52,7 +52,9 @@ export class ValidationError extends Error {
   readonly details: ValidationIssue[];
   constructor(code: string, what: string, details: ValidationIssue[]) {
     const first = details[0];
-    super(`${what}: ${first ? `${first.path || '(root)'} ${first.message}` : 'invalid'}${details.length > 1 ? ` (+${details.length - 1} more)` : ''}`);
+    super(
+      `${what}: ${first ? `${first.path || '(root)'} ${first.message}` : 'invalid'}${details.length > 1 ? ` (+${details.length - 1} more)` : ''}`,
+    );
     this.name = 'ValidationError';
     this.code = code;
     this.details = details;

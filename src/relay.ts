@@ -64,7 +64,13 @@ export function createRelay(o: RelayOptions): Relay {
   let ready = false;
   let server: ReturnType<typeof serve> | undefined;
   let reconcileTimer: NodeJS.Timeout | undefined;
-  const app = createApp({ engine, adapters: o.adapters, metrics, ready: () => ready, ...(o.mount ? { mount: o.mount } : {}) });
+  const app = createApp({
+    engine,
+    adapters: o.adapters,
+    metrics,
+    ready: () => ready,
+    ...(o.mount ? { mount: o.mount } : {}),
+  });
   const repostAfterMs = o.repostAfterMs ?? 30_000;
 
   const relay: Relay = {
@@ -73,7 +79,9 @@ export function createRelay(o: RelayOptions): Relay {
     url: '',
     async start() {
       server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-        const s = serve({ fetch: app.fetch, port: o.config.port, hostname: o.config.host }, () => resolve(s));
+        const s = serve({ fetch: app.fetch, port: o.config.port, hostname: o.config.host }, () =>
+          resolve(s),
+        );
       });
       const addr = server.address() as AddressInfo;
       relay.url = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
@@ -96,7 +104,10 @@ export function createRelay(o: RelayOptions): Relay {
       // Cards that fell behind while we were down are brought up to date; unposted ones are posted.
       await engine.reconcile({ retryPostingOlderThanMs: repostAfterMs });
       watcher.start();
-      reconcileTimer = setInterval(() => void engine.reconcile({ retryPostingOlderThanMs: repostAfterMs }).catch(() => {}), 5000);
+      reconcileTimer = setInterval(
+        () => void engine.reconcile({ retryPostingOlderThanMs: repostAfterMs }).catch(() => {}),
+        5000,
+      );
       reconcileTimer.unref();
       ready = true;
     },

@@ -4,7 +4,13 @@
  * store, so they survive restarts like every other platform's messages do.
  */
 import { randomBytes } from 'node:crypto';
-import type { AdapterContext, HttpRoute, InboundResponse, MessageRef, PlatformAdapter } from '../../src/adapter.ts';
+import type {
+  AdapterContext,
+  HttpRoute,
+  InboundResponse,
+  MessageRef,
+  PlatformAdapter,
+} from '../../src/adapter.ts';
 import { PlatformError } from '../../src/errors.ts';
 import type { Card } from '../../src/render/card.ts';
 import { chatPage } from './page.ts';
@@ -22,7 +28,8 @@ export function createWebAdapter(): PlatformAdapter {
     if (!ctx) throw new PlatformError('web', 'kv', 'remote', 'the web chat is not started');
     return ctx.kv;
   };
-  const roomIndex = async (room: string): Promise<string[]> => JSON.parse((await kv().get(`web:room:${room}`)) ?? '[]');
+  const roomIndex = async (room: string): Promise<string[]> =>
+    JSON.parse((await kv().get(`web:room:${room}`)) ?? '[]');
   const load = async (id: string): Promise<WebMessage | undefined> => {
     const raw = await kv().get(`web:msg:${id}`);
     return raw ? JSON.parse(raw) : undefined;
@@ -37,20 +44,35 @@ export function createWebAdapter(): PlatformAdapter {
       ids.push(m.id);
       await kv().set(`web:room:${room}`, JSON.stringify(ids));
     });
-    roomLocks.set(room, next.catch(() => {}));
+    roomLocks.set(
+      room,
+      next.catch(() => {}),
+    );
     return next;
   };
 
   const json = (status: number, body: object): InboundResponse => ({ status, body });
 
   const routes: HttpRoute[] = [
-    { method: 'GET', path: '/chat', handle: async () => ({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: chatPage() }) },
+    {
+      method: 'GET',
+      path: '/chat',
+      handle: async () => ({
+        status: 200,
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+        body: chatPage(),
+      }),
+    },
     {
       method: 'GET',
       path: '/web/api/rooms/:room/messages',
       async handle(req) {
         const room = req.params.room ?? '';
-        if (!WEB_ROOM.test(room)) return json(400, { error: 'invalid_room', message: 'room must be 1-64 of A-Z a-z 0-9 _ -' });
+        if (!WEB_ROOM.test(room))
+          return json(400, {
+            error: 'invalid_room',
+            message: 'room must be 1-64 of A-Z a-z 0-9 _ -',
+          });
         const ids = await roomIndex(room);
         const messages = (await Promise.all(ids.map(load))).filter((m): m is WebMessage => !!m);
         return json(200, messages.map(publicMessage));
@@ -65,14 +87,24 @@ export function createWebAdapter(): PlatformAdapter {
         try {
           user = (JSON.parse(req.rawBody.toString('utf8') || '{}') as { user?: typeof user }).user;
         } catch {
-          return json(400, { error: 'invalid_json', message: 'body must be JSON: {"user":{"id":"...","name":"..."}}' });
+          return json(400, {
+            error: 'invalid_json',
+            message: 'body must be JSON: {"user":{"id":"...","name":"..."}}',
+          });
         }
         if (!user || typeof user.id !== 'string' || !user.id || user.id.length > 128)
-          return json(400, { error: 'invalid_user', message: 'user.id (string, 1-128 characters) is required' });
+          return json(400, {
+            error: 'invalid_user',
+            message: 'user.id (string, 1-128 characters) is required',
+          });
         if (user.name !== undefined && (typeof user.name !== 'string' || user.name.length > 128))
-          return json(400, { error: 'invalid_user', message: 'user.name must be a string of at most 128 characters' });
+          return json(400, {
+            error: 'invalid_user',
+            message: 'user.name must be a string of at most 128 characters',
+          });
         const m = await load(id);
-        if (!m || !m.key || !(await roomIndex(room)).includes(id)) return json(404, { error: 'not_found', message: 'no such message in this room' });
+        if (!m?.key || !(await roomIndex(room)).includes(id))
+          return json(404, { error: 'not_found', message: 'no such message in this room' });
         if (!ctx) return json(503, { error: 'not_started' });
         const reply = await ctx.onTap({
           platform: 'web',
@@ -97,7 +129,13 @@ export function createWebAdapter(): PlatformAdapter {
       ctx = undefined;
     },
     async post(room: string, card: Card, options): Promise<MessageRef> {
-      if (!WEB_ROOM.test(room)) throw new PlatformError('web', 'post', 'bad_request', 'room must be 1-64 of A-Z a-z 0-9 _ -');
+      if (!WEB_ROOM.test(room))
+        throw new PlatformError(
+          'web',
+          'post',
+          'bad_request',
+          'room must be 1-64 of A-Z a-z 0-9 _ -',
+        );
       const id = randomBytes(8).toString('base64url');
       await append(room, renderWebMessage(id, card, options?.replyTo?.id ?? null));
       return { platform: 'web', address: room, id };

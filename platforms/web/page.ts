@@ -77,7 +77,8 @@ const TYPES = ['approval', 'selection', 'input', 'confirmation', 'escalation'];
 /** The whole page. */
 export function chatPage(): string {
   const demo = TYPES.map(
-    (t) => `<button data-type="${t}" data-inline="1">${t}</button><button data-type="${t}" data-inline="0">${t} (link only)</button>`,
+    (t) =>
+      `<button data-type="${t}" data-inline="1">${t}</button><button data-type="${t}" data-inline="0">${t} (link only)</button>`,
   ).join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>hitl-relay web chat</title><style>${STYLE}</style></head><body>

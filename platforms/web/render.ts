@@ -27,12 +27,19 @@ export function renderWebMessage(id: string, card: Card, replyTo: string | null)
     id,
     case: card.caseId,
     reply_to: replyTo,
-    text: [card.title, card.prompt, ...card.lines, card.hint ?? '', card.status].filter(Boolean).join('\n'),
+    text: [card.title, card.prompt, ...card.lines, card.hint ?? '', card.status]
+      .filter(Boolean)
+      .join('\n'),
     title: card.title,
     prompt: card.prompt,
     lines: card.lines,
     hint: card.hint,
-    actions: card.actions.map((a) => ({ action: a.action, label: a.label, style: a.style, confirm: !!a.confirm })),
+    actions: card.actions.map((a) => ({
+      action: a.action,
+      label: a.label,
+      style: a.style,
+      confirm: !!a.confirm,
+    })),
     link: card.link,
     status: card.status,
     final: card.final,
@@ -41,8 +48,26 @@ export function renderWebMessage(id: string, card: Card, replyTo: string | null)
 }
 
 /** A notice (reminder) as a web chat message. */
-export function renderWebNotice(id: string, text: string, link: WebMessage['link'], replyTo: string): WebMessage {
-  return { id, case: null, reply_to: replyTo, text, title: '', prompt: text, lines: [], hint: null, actions: [], link, status: '', final: true };
+export function renderWebNotice(
+  id: string,
+  text: string,
+  link: WebMessage['link'],
+  replyTo: string,
+): WebMessage {
+  return {
+    id,
+    case: null,
+    reply_to: replyTo,
+    text,
+    title: '',
+    prompt: text,
+    lines: [],
+    hint: null,
+    actions: [],
+    link,
+    status: '',
+    final: true,
+  };
 }
 
 /** The message without server-side fields. */

@@ -89,16 +89,24 @@ export class Engine {
   resolveTargets(target: string): string[] {
     if (target.startsWith('route:')) {
       const route = this.config.routes[target.slice(6)];
-      if (!route) throw new ValidationError('unknown_target', 'unknown route', [{ path: 'target', message: `route "${target.slice(6)}" is not configured` }]);
+      if (!route)
+        throw new ValidationError('unknown_target', 'unknown route', [
+          { path: 'target', message: `route "${target.slice(6)}" is not configured` },
+        ]);
       return route.targets.flatMap((t) => this.resolveTargets(t));
     }
     const i = target.indexOf(':');
     const platform = target.slice(0, i);
     if (i < 1 || i === target.length - 1)
-      throw new ValidationError('unknown_target', 'invalid target', [{ path: 'target', message: 'must look like "platform:address" or "route:name"' }]);
+      throw new ValidationError('unknown_target', 'invalid target', [
+        { path: 'target', message: 'must look like "platform:address" or "route:name"' },
+      ]);
     if (!this.adapters.has(platform))
       throw new ValidationError('unknown_target', 'platform not enabled', [
-        { path: 'target', message: `platform "${platform}" is not enabled (enabled: ${[...this.adapters.keys()].join(', ') || 'none'})` },
+        {
+          path: 'target',
+          message: `platform "${platform}" is not enabled (enabled: ${[...this.adapters.keys()].join(', ') || 'none'})`,
+        },
       ]);
     return [target];
   }
@@ -138,7 +146,9 @@ export class Engine {
     if (input.notify_url) doc.notify_url = input.notify_url;
     if (input.notify_on) doc.notify_on = input.notify_on;
     if (input.labels) doc.labels = input.labels;
-    const previous = hitl.previous_case_id ? await this.store.findCase(origin, hitl.previous_case_id) : undefined;
+    const previous = hitl.previous_case_id
+      ? await this.store.findCase(origin, hitl.previous_case_id)
+      : undefined;
     if (previous) doc.previous_id = previous.id;
     const secrets: CaseSecrets = { submit_token: submit_token ?? null, review_url };
     const record: StoredCase = {
@@ -160,9 +170,13 @@ export class Engine {
     };
     const result = await this.store.createCase(record);
     if (!result.created) return result;
-    await this.history(record.id, 'ingested', { target: input.target, case_id: hitl.case_id, warnings: doc.warnings });
+    await this.history(record.id, 'ingested', {
+      target: input.target,
+      case_id: hitl.case_id,
+      warnings: doc.warnings,
+    });
     for (const w of doc.warnings) this.log.warn({ case: record.id }, w);
-    if (previous) await this.mutate(previous.id, (c) => ((c.doc.next_id = record.id), true));
+    if (previous) await this.patchDoc(previous.id, { next_id: record.id });
     await this.deliver(result.case, targets);
     return { case: (await this.store.getCase(record.id)) ?? result.case, created: true };
   }
@@ -201,7 +215,10 @@ export class Engine {
   /** The card of a case as it stands. */
   async cardOf(c: StoredCase): Promise<Card> {
     const detailsUrl = this.detailsUrl(c);
-    return renderCase(c, this.secretsOf(c), this.strings, { round: await this.roundOf(c), ...(detailsUrl ? { detailsUrl } : {}) });
+    return renderCase(c, this.secretsOf(c), this.strings, {
+      round: await this.roundOf(c),
+      ...(detailsUrl ? { detailsUrl } : {}),
+    });
   }
 
   /** Posts the case's card to each target once (the message slot is reserved in the store first). */
@@ -239,12 +256,23 @@ export class Engine {
     if (!adapter) return;
     try {
       const ref = await adapter.post(m.address, card, replyTo ? { replyTo } : undefined);
-      await this.store.updateMessage({ ...m, ref_id: ref.id, state: 'posted', error: null, posted_at: this.now() });
+      await this.store.updateMessage({
+        ...m,
+        ref_id: ref.id,
+        state: 'posted',
+        error: null,
+        posted_at: this.now(),
+      });
       await this.history(m.case_id, 'posted', { target: m.target });
     } catch (err) {
       const retry = err instanceof PlatformError ? err.retryable : true;
       const error = err instanceof Error ? err.message : String(err);
-      await this.store.updateMessage({ ...m, state: retry ? 'posting' : 'failed', error, posted_at: this.now() });
+      await this.store.updateMessage({
+        ...m,
+        state: retry ? 'posting' : 'failed',
+        error,
+        posted_at: this.now(),
+      });
       await this.history(m.case_id, 'post_failed', { target: m.target, error, will_retry: retry });
       this.log.warn({ case: m.case_id, target: m.target, err: error }, 'posting a card failed');
     }
@@ -272,6 +300,14 @@ export class Engine {
     throw new Error(`case ${id} kept changing under us`);
   }
 
+  /** Sets fields of a case's doc (a visible change: the cards are refreshed). */
+  patchDoc(id: string, patch: Partial<CaseDoc>): Promise<StoredCase | undefined> {
+    return this.mutate(id, (c) => {
+      Object.assign(c.doc, patch);
+      return true;
+    });
+  }
+
   /** Applies a status update from a poll, an SSE event, a callback or a submit; the state machine decides. */
   async applyStatus(
     id: string,
@@ -283,7 +319,12 @@ export class Engine {
     const changed = await this.mutate(id, (c) => {
       if (!canTransition(c.status, u.status)) return false;
       const same = c.status === u.status;
-      if (same && JSON.stringify(c.doc.progress ?? null) === JSON.stringify(u.progress ?? null) && !u.next_case_id) return false;
+      if (
+        same &&
+        JSON.stringify(c.doc.progress ?? null) === JSON.stringify(u.progress ?? null) &&
+        !u.next_case_id
+      )
+        return false;
       from = c.status;
       c.status = u.status;
       const d = c.doc;
@@ -302,7 +343,12 @@ export class Engine {
       return true;
     });
     if (changed) {
-      await this.history(id, 'status', { from, to: u.status, source, action: u.result?.action ?? null });
+      await this.history(id, 'status', {
+        from,
+        to: u.status,
+        source,
+        action: u.result?.action ?? null,
+      });
       if (u.next_case_id) await this.linkNext(changed, u.next_case_id);
     }
     return changed;
@@ -311,15 +357,17 @@ export class Engine {
   private async linkNext(c: StoredCase, nextCaseId: string): Promise<void> {
     const next = await this.store.findCase(c.origin, nextCaseId);
     if (next && !c.doc.next_id) {
-      await this.mutate(c.id, (x) => ((x.doc.next_id = next.id), true));
-      await this.mutate(next.id, (x) => (x.doc.previous_id ? false : ((x.doc.previous_id = c.id), true)));
+      await this.patchDoc(c.id, { next_id: next.id });
+      if (!next.doc.previous_id) await this.patchDoc(next.id, { previous_id: c.id });
     }
   }
 
   /** Edits every message of the case whose card is behind the case's version, in order. */
   refresh(id: string): Promise<void> {
     const prev = this.refreshing.get(id) ?? Promise.resolve();
-    const next = prev.then(() => this.refreshNow(id)).catch((err) => this.log.warn({ case: id, err: String(err) }, 'card refresh failed'));
+    const next = prev
+      .then(() => this.refreshNow(id))
+      .catch((err) => this.log.warn({ case: id, err: String(err) }, 'card refresh failed'));
     this.refreshing.set(id, next);
     void next.finally(() => {
       if (this.refreshing.get(id) === next) this.refreshing.delete(id);
@@ -331,7 +379,9 @@ export class Engine {
     const c = await this.store.getCase(id);
     if (!c) return;
     const messages = await this.store.listMessages(id);
-    const behind = messages.filter((m) => m.state === 'posted' && m.ref_id && m.rendered_version < c.version);
+    const behind = messages.filter(
+      (m) => m.state === 'posted' && m.ref_id && m.rendered_version < c.version,
+    );
     if (!behind.length) return;
     const card = await this.cardOf(c);
     await Promise.all(
@@ -344,7 +394,10 @@ export class Engine {
         } catch (err) {
           const error = err instanceof Error ? err.message : String(err);
           await this.store.updateMessage({ ...m, error });
-          this.log.warn({ case: id, target: m.target, err: error }, 'updating a card failed; will retry');
+          this.log.warn(
+            { case: id, target: m.target, err: error },
+            'updating a card failed; will retry',
+          );
         }
       }),
     );

@@ -60,7 +60,9 @@ const MIGRATIONS = [
 /** Numbers as numbers: BIGINT columns hold millisecond times well inside 2^53. */
 const types = {
   getTypeParser: ((oid: number, format?: string) =>
-    oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    oid === 20
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 const CASE_COLS =
@@ -88,7 +90,11 @@ interface Row {
 
 function toCase(r: Row): StoredCase {
   const { claim_holder, claim_until, ...rest } = r;
-  return { ...rest, status: r.status as StoredCase['status'], claim: claim_holder ? { holder: claim_holder, until: claim_until ?? 0 } : null };
+  return {
+    ...rest,
+    status: r.status as StoredCase['status'],
+    claim: claim_holder ? { holder: claim_holder, until: claim_until ?? 0 } : null,
+  };
 }
 
 function values(c: StoredCase): unknown[] {
@@ -113,7 +119,11 @@ function values(c: StoredCase): unknown[] {
 }
 
 /** Opens the PostgreSQL store and runs migrations (under an advisory lock, so replicas may start together). */
-export async function openPostgresStore(url: string, now: () => number = Date.now, options: { max?: number } = {}): Promise<Store> {
+export async function openPostgresStore(
+  url: string,
+  now: () => number = Date.now,
+  options: { max?: number } = {},
+): Promise<Store> {
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types });
   const client = await pool.connect();
   try {
@@ -123,20 +133,27 @@ export async function openPostgresStore(url: string, now: () => number = Date.no
     await client.query('SELECT pg_advisory_unlock(7243001)').catch(() => {});
     client.release();
   }
-  const one = async (sql: string, params: unknown[]) => (await pool.query<Row>(sql, params)).rows[0];
+  const one = async (sql: string, params: unknown[]) =>
+    (await pool.query<Row>(sql, params)).rows[0];
   const msgs = async (sql: string, params: unknown[]) =>
-    (await pool.query<StoredMessage & { seq?: number }>(sql, params)).rows.map(({ seq: _s, ...m }) => m as StoredMessage);
+    (await pool.query<StoredMessage & { seq?: number }>(sql, params)).rows.map(
+      ({ seq: _s, ...m }) => m as StoredMessage,
+    );
 
   const kv: KeyValue = {
     async get(k) {
-      return (await pool.query<{ v: string }>('SELECT v FROM kv WHERE k = $1 AND (until IS NULL OR until > $2)', [k, now()])).rows[0]?.v;
+      return (
+        await pool.query<{ v: string }>(
+          'SELECT v FROM kv WHERE k = $1 AND (until IS NULL OR until > $2)',
+          [k, now()],
+        )
+      ).rows[0]?.v;
     },
     async set(k, v, ttlMs) {
-      await pool.query('INSERT INTO kv (k, v, until) VALUES ($1, $2, $3) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v, until = EXCLUDED.until', [
-        k,
-        v,
-        ttlMs ? now() + ttlMs : null,
-      ]);
+      await pool.query(
+        'INSERT INTO kv (k, v, until) VALUES ($1, $2, $3) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v, until = EXCLUDED.until',
+        [k, v, ttlMs ? now() + ttlMs : null],
+      );
     },
     async setIfAbsent(k, v, ttlMs) {
       const t = now();
@@ -158,7 +175,15 @@ export async function openPostgresStore(url: string, now: () => number = Date.no
         values(c),
       );
       if (inserted) return { case: toCase(inserted), created: true };
-      return { case: toCase((await one(`SELECT ${CASE_COLS} FROM cases WHERE origin = $1 AND case_id = $2`, [c.origin, c.case_id]))!), created: false };
+      return {
+        case: toCase(
+          (await one(`SELECT ${CASE_COLS} FROM cases WHERE origin = $1 AND case_id = $2`, [
+            c.origin,
+            c.case_id,
+          ]))!,
+        ),
+        created: false,
+      };
     },
     async getCase(id) {
       const r = await one(`SELECT ${CASE_COLS} FROM cases WHERE id = $1`, [id]);
@@ -169,35 +194,53 @@ export async function openPostgresStore(url: string, now: () => number = Date.no
       return r && toCase(r);
     },
     async findCase(origin, caseId) {
-      const r = await one(`SELECT ${CASE_COLS} FROM cases WHERE origin = $1 AND case_id = $2`, [origin, caseId]);
+      const r = await one(`SELECT ${CASE_COLS} FROM cases WHERE origin = $1 AND case_id = $2`, [
+        origin,
+        caseId,
+      ]);
       return r && toCase(r);
     },
     async listCases({ open, limit, offset = 0 }) {
       const where = open ? `WHERE status NOT IN ${TERMINAL}` : '';
-      return (await pool.query<Row>(`SELECT ${CASE_COLS} FROM cases ${where} ORDER BY created_at DESC LIMIT $1 OFFSET $2`, [limit, offset])).rows.map(toCase);
+      return (
+        await pool.query<Row>(
+          `SELECT ${CASE_COLS} FROM cases ${where} ORDER BY created_at DESC LIMIT $1 OFFSET $2`,
+          [limit, offset],
+        )
+      ).rows.map(toCase);
     },
     async updateCase(c, expected) {
       const r = await pool.query(
         `UPDATE cases SET status = $2, version = $3, doc = $4, secrets = $5, next_check_at = $6, etag = $7, poll_failures = $8,
          claim_holder = $9, claim_until = $10, updated_at = $11 WHERE id = $1 AND version = $12`,
-        [c.id, c.status, c.version, JSON.stringify(c.doc), c.secrets, c.next_check_at, c.etag, c.poll_failures, c.claim?.holder ?? null, c.claim?.until ?? null, c.updated_at, expected],
+        [
+          c.id,
+          c.status,
+          c.version,
+          JSON.stringify(c.doc),
+          c.secrets,
+          c.next_check_at,
+          c.etag,
+          c.poll_failures,
+          c.claim?.holder ?? null,
+          c.claim?.until ?? null,
+          c.updated_at,
+          expected,
+        ],
       );
       return r.rowCount === 1;
     },
     async updateWatch(id, w) {
-      await pool.query('UPDATE cases SET next_check_at = $2, etag = $3, poll_failures = $4, lease_owner = NULL, lease_until = NULL WHERE id = $1', [
-        id,
-        w.next_check_at,
-        w.etag,
-        w.poll_failures,
-      ]);
+      await pool.query(
+        'UPDATE cases SET next_check_at = $2, etag = $3, poll_failures = $4, lease_owner = NULL, lease_until = NULL WHERE id = $1',
+        [id, w.next_check_at, w.etag, w.poll_failures],
+      );
     },
     async claimCase(id, holder, until) {
-      const r = await pool.query(`UPDATE cases SET claim_holder = $2, claim_until = $3 WHERE id = $1 AND claim_holder IS NULL AND status NOT IN ${TERMINAL}`, [
-        id,
-        holder,
-        until,
-      ]);
+      const r = await pool.query(
+        `UPDATE cases SET claim_holder = $2, claim_until = $3 WHERE id = $1 AND claim_holder IS NULL AND status NOT IN ${TERMINAL}`,
+        [id, holder, until],
+      );
       return r.rowCount === 1;
     },
     async takeOverClaim(id, expiredHolder, holder, until) {
@@ -208,7 +251,10 @@ export async function openPostgresStore(url: string, now: () => number = Date.no
       return r.rowCount === 1;
     },
     async releaseClaim(id, holder) {
-      await pool.query('UPDATE cases SET claim_holder = NULL, claim_until = NULL WHERE id = $1 AND claim_holder = $2', [id, holder]);
+      await pool.query(
+        'UPDATE cases SET claim_holder = NULL, claim_until = NULL WHERE id = $1 AND claim_holder = $2',
+        [id, holder],
+      );
     },
     async leaseDue(at, limit, owner, leaseMs) {
       const r = await pool.query<Row>(
@@ -224,26 +270,33 @@ export async function openPostgresStore(url: string, now: () => number = Date.no
       const r = await pool.query(
         `INSERT INTO messages (case_id, target, platform, address, ref_id, state, rendered_version, error, posted_at)
          VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) ON CONFLICT DO NOTHING`,
-        [m.case_id, m.target, m.platform, m.address, m.ref_id, m.state, m.rendered_version, m.error, m.posted_at],
+        [
+          m.case_id,
+          m.target,
+          m.platform,
+          m.address,
+          m.ref_id,
+          m.state,
+          m.rendered_version,
+          m.error,
+          m.posted_at,
+        ],
       );
       return r.rowCount === 1;
     },
     async updateMessage(m) {
-      await pool.query('UPDATE messages SET ref_id = $3, state = $4, rendered_version = $5, error = $6, posted_at = $7 WHERE case_id = $1 AND target = $2', [
-        m.case_id,
-        m.target,
-        m.ref_id,
-        m.state,
-        m.rendered_version,
-        m.error,
-        m.posted_at,
-      ]);
+      await pool.query(
+        'UPDATE messages SET ref_id = $3, state = $4, rendered_version = $5, error = $6, posted_at = $7 WHERE case_id = $1 AND target = $2',
+        [m.case_id, m.target, m.ref_id, m.state, m.rendered_version, m.error, m.posted_at],
+      );
     },
     async listMessages(caseId) {
       return msgs('SELECT * FROM messages WHERE case_id = $1 ORDER BY seq', [caseId]);
     },
     async findMessageByRef(platform, refId) {
-      return (await msgs('SELECT * FROM messages WHERE platform = $1 AND ref_id = $2', [platform, refId]))[0];
+      return (
+        await msgs('SELECT * FROM messages WHERE platform = $1 AND ref_id = $2', [platform, refId])
+      )[0];
     },
     async staleMessages(limit) {
       return msgs(
@@ -253,13 +306,25 @@ export async function openPostgresStore(url: string, now: () => number = Date.no
       );
     },
     async appendHistory(caseId, e: HistoryEntry) {
-      await pool.query('INSERT INTO history (case_id, at, kind, detail) VALUES ($1, $2, $3, $4)', [caseId, e.at, e.kind, JSON.stringify(e.detail)]);
+      await pool.query('INSERT INTO history (case_id, at, kind, detail) VALUES ($1, $2, $3, $4)', [
+        caseId,
+        e.at,
+        e.kind,
+        JSON.stringify(e.detail),
+      ]);
     },
     async listHistory(caseId) {
-      return (await pool.query<HistoryEntry>('SELECT at, kind, detail FROM history WHERE case_id = $1 ORDER BY seq', [caseId])).rows;
+      return (
+        await pool.query<HistoryEntry>(
+          'SELECT at, kind, detail FROM history WHERE case_id = $1 ORDER BY seq',
+          [caseId],
+        )
+      ).rows;
     },
     async countByStatus() {
-      const r = await pool.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM cases GROUP BY status');
+      const r = await pool.query<{ status: string; n: number }>(
+        'SELECT status, count(*)::int AS n FROM cases GROUP BY status',
+      );
       return Object.fromEntries(r.rows.map((x) => [x.status, x.n]));
     },
     async close() {

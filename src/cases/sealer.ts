@@ -18,7 +18,8 @@ export function createSealer(secretKey: string | undefined): Sealer {
     return {
       seal: (s) => `plain:${JSON.stringify(s)}`,
       open: (sealed) => {
-        if (!sealed.startsWith('plain:')) throw new Error('case secrets are encrypted: set RELAY_SECRET_KEY');
+        if (!sealed.startsWith('plain:'))
+          throw new Error('case secrets are encrypted: set RELAY_SECRET_KEY');
         return JSON.parse(sealed.slice(6));
       },
     };
@@ -36,7 +37,9 @@ export function createSealer(secretKey: string | undefined): Sealer {
       const raw = Buffer.from(sealed.slice(3), 'base64url');
       const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
       decipher.setAuthTag(raw.subarray(12, 28));
-      return JSON.parse(Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8'));
+      return JSON.parse(
+        Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8'),
+      );
     },
   };
 }

@@ -130,19 +130,25 @@ export function openSqliteStore(file: string, now: () => number = Date.now): Sto
   db.exec(SCHEMA);
 
   const q = {
-    insert: db.prepare(`INSERT INTO cases (id, key, origin, case_id, target, status, version, doc, secrets,
+    insert:
+      db.prepare(`INSERT INTO cases (id, key, origin, case_id, target, status, version, doc, secrets,
       next_check_at, etag, poll_failures, claim_holder, claim_until, created_at, updated_at)
       VALUES (@id, @key, @origin, @case_id, @target, @status, @version, @doc, @secrets, @next_check_at, @etag,
       @poll_failures, @claim_holder, @claim_until, @created_at, @updated_at)
       ON CONFLICT (origin, case_id) DO NOTHING`),
     byId: db.prepare<[string], CaseRow>('SELECT * FROM cases WHERE id = ?'),
     byKey: db.prepare<[string], CaseRow>('SELECT * FROM cases WHERE key = ?'),
-    byCase: db.prepare<[string, string], CaseRow>('SELECT * FROM cases WHERE origin = ? AND case_id = ?'),
+    byCase: db.prepare<[string, string], CaseRow>(
+      'SELECT * FROM cases WHERE origin = ? AND case_id = ?',
+    ),
     listOpen: db.prepare<[number, number], CaseRow>(
       `SELECT * FROM cases WHERE status NOT IN ${TERMINAL} ORDER BY created_at DESC LIMIT ? OFFSET ?`,
     ),
-    listAll: db.prepare<[number, number], CaseRow>('SELECT * FROM cases ORDER BY created_at DESC LIMIT ? OFFSET ?'),
-    update: db.prepare(`UPDATE cases SET status = @status, version = @version, doc = @doc, secrets = @secrets,
+    listAll: db.prepare<[number, number], CaseRow>(
+      'SELECT * FROM cases ORDER BY created_at DESC LIMIT ? OFFSET ?',
+    ),
+    update:
+      db.prepare(`UPDATE cases SET status = @status, version = @version, doc = @doc, secrets = @secrets,
       next_check_at = @next_check_at, etag = @etag, poll_failures = @poll_failures, claim_holder = @claim_holder,
       claim_until = @claim_until, updated_at = @updated_at WHERE id = @id AND version = @expected`),
     updateWatch: db.prepare(`UPDATE cases SET next_check_at = @next_check_at, etag = @etag,
@@ -151,28 +157,49 @@ export function openSqliteStore(file: string, now: () => number = Date.now): Sto
       AND claim_holder IS NULL AND status NOT IN ${TERMINAL}`),
     takeOver: db.prepare(`UPDATE cases SET claim_holder = ?, claim_until = ? WHERE id = ?
       AND claim_holder = ? AND claim_until < ? AND status NOT IN ${TERMINAL}`),
-    release: db.prepare('UPDATE cases SET claim_holder = NULL, claim_until = NULL WHERE id = ? AND claim_holder = ?'),
-    due: db.prepare<[number, number, number], CaseRow>(`SELECT * FROM cases WHERE next_check_at IS NOT NULL
+    release: db.prepare(
+      'UPDATE cases SET claim_holder = NULL, claim_until = NULL WHERE id = ? AND claim_holder = ?',
+    ),
+    due: db.prepare<
+      [number, number, number],
+      CaseRow
+    >(`SELECT * FROM cases WHERE next_check_at IS NOT NULL
       AND next_check_at <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY next_check_at LIMIT ?`),
     lease: db.prepare('UPDATE cases SET lease_owner = ?, lease_until = ? WHERE id = ?'),
-    reserve: db.prepare(`INSERT INTO messages (case_id, target, platform, address, ref_id, state, rendered_version,
+    reserve:
+      db.prepare(`INSERT INTO messages (case_id, target, platform, address, ref_id, state, rendered_version,
       error, posted_at) VALUES (@case_id, @target, @platform, @address, @ref_id, @state, @rendered_version, @error,
       @posted_at) ON CONFLICT DO NOTHING`),
-    updateMsg: db.prepare(`UPDATE messages SET ref_id = @ref_id, state = @state, rendered_version = @rendered_version,
+    updateMsg:
+      db.prepare(`UPDATE messages SET ref_id = @ref_id, state = @state, rendered_version = @rendered_version,
       error = @error, posted_at = @posted_at WHERE case_id = @case_id AND target = @target`),
-    listMsgs: db.prepare<[string], StoredMessage>('SELECT * FROM messages WHERE case_id = ? ORDER BY rowid'),
-    msgByRef: db.prepare<[string, string], StoredMessage>('SELECT * FROM messages WHERE platform = ? AND ref_id = ?'),
-    stale: db.prepare<[number], StoredMessage>(`SELECT m.* FROM messages m JOIN cases c ON c.id = m.case_id
+    listMsgs: db.prepare<[string], StoredMessage>(
+      'SELECT * FROM messages WHERE case_id = ? ORDER BY rowid',
+    ),
+    msgByRef: db.prepare<[string, string], StoredMessage>(
+      'SELECT * FROM messages WHERE platform = ? AND ref_id = ?',
+    ),
+    stale: db.prepare<
+      [number],
+      StoredMessage
+    >(`SELECT m.* FROM messages m JOIN cases c ON c.id = m.case_id
       WHERE m.state = 'posting' OR (m.state = 'posted' AND m.rendered_version < c.version) LIMIT ?`),
     addHistory: db.prepare('INSERT INTO history (case_id, at, kind, detail) VALUES (?, ?, ?, ?)'),
     listHistory: db.prepare<[string], { at: number; kind: string; detail: string }>(
       'SELECT at, kind, detail FROM history WHERE case_id = ? ORDER BY seq',
     ),
-    kvGet: db.prepare<[string, number], { v: string }>('SELECT v FROM kv WHERE k = ? AND (until IS NULL OR until > ?)'),
-    kvSet: db.prepare('INSERT INTO kv (k, v, until) VALUES (?, ?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v, until = excluded.until'),
-    kvSetIfAbsent: db.prepare(`INSERT INTO kv (k, v, until) VALUES (?, ?, ?) ON CONFLICT (k) DO UPDATE
+    kvGet: db.prepare<[string, number], { v: string }>(
+      'SELECT v FROM kv WHERE k = ? AND (until IS NULL OR until > ?)',
+    ),
+    kvSet: db.prepare(
+      'INSERT INTO kv (k, v, until) VALUES (?, ?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v, until = excluded.until',
+    ),
+    kvSetIfAbsent:
+      db.prepare(`INSERT INTO kv (k, v, until) VALUES (?, ?, ?) ON CONFLICT (k) DO UPDATE
       SET v = excluded.v, until = excluded.until WHERE kv.until IS NOT NULL AND kv.until <= ?`),
-    counts: db.prepare<[], { status: string; n: number }>('SELECT status, count(*) AS n FROM cases GROUP BY status'),
+    counts: db.prepare<[], { status: string; n: number }>(
+      'SELECT status, count(*) AS n FROM cases GROUP BY status',
+    ),
   };
 
   const leaseTx = db.transaction((at: number, limit: number, owner: string, leaseMs: number) => {
@@ -253,7 +280,9 @@ export function openSqliteStore(file: string, now: () => number = Date.now): Sto
       q.addHistory.run(caseId, e.at, e.kind, JSON.stringify(e.detail));
     },
     async listHistory(caseId) {
-      return q.listHistory.all(caseId).map((r) => ({ at: r.at, kind: r.kind, detail: JSON.parse(r.detail) }));
+      return q.listHistory
+        .all(caseId)
+        .map((r) => ({ at: r.at, kind: r.kind, detail: JSON.parse(r.detail) }));
     },
     async countByStatus() {
       return Object.fromEntries(q.counts.all().map((r) => [r.status, r.n]));

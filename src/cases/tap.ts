@@ -23,15 +23,24 @@ export function parsePayload(payload: string): { key: string; action: string } |
 /** Handles one tap; never throws (every failure is a reply the person can read). */
 export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
   const c = await engine.store.getCaseByKey(tap.key);
-  const reply = async (outcome: TapOutcome, view: Record<string, unknown> = {}, current?: StoredCase) => {
+  const reply = async (
+    outcome: TapOutcome,
+    view: Record<string, unknown> = {},
+    current?: StoredCase,
+  ) => {
     const now = current ?? (c ? await engine.store.getCase(c.id) : undefined);
-    return { outcome, text: t(engine.strings, `reply.${outcome}`, view).slice(0, 200), card: now ? await engine.cardOf(now) : null };
+    return {
+      outcome,
+      text: t(engine.strings, `reply.${outcome}`, view).slice(0, 200),
+      card: now ? await engine.cardOf(now) : null,
+    };
   };
   if (!c) return reply('unknown_case');
   const who = { platform: tap.platform, user: tap.user.id, action: tap.action };
   const messages = await engine.store.listMessages(c.id);
   const target =
-    (tap.ref && messages.find((m) => m.platform === tap.platform && m.ref_id === tap.ref?.id)?.target) ??
+    (tap.ref &&
+      messages.find((m) => m.platform === tap.platform && m.ref_id === tap.ref?.id)?.target) ??
     messages.find((m) => m.platform === tap.platform)?.target;
   if (!target) return reply('unknown_case');
   if (!engine.mayAct(c, target, tap.user.id)) {
@@ -40,7 +49,9 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
   }
   if (isTerminal(c.status)) return reply('closed', { status: c.status });
   const secrets = engine.secretsOf(c);
-  const allowed = c.doc.inline_unavailable ? [] : inlineActions(c.doc.hitl, secrets.submit_token !== null).actions;
+  const allowed = c.doc.inline_unavailable
+    ? []
+    : inlineActions(c.doc.hitl, secrets.submit_token !== null).actions;
   if (!allowed.includes(tap.action) || !secrets.submit_token || !c.doc.hitl.submit_url) {
     await engine.history(c.id, 'tap_refused', { ...who, reason: 'action not inline-allowed' });
     return reply('not_allowed');
@@ -67,14 +78,23 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
     dispatcher: engine.dispatcher,
     now: engine.now,
   });
-  await engine.history(c.id, 'submit', { ...who, outcome: outcome.kind, ...('status' in outcome ? { status: outcome.status } : {}) });
+  await engine.history(c.id, 'submit', {
+    ...who,
+    outcome: outcome.kind,
+    ...('status' in outcome ? { status: outcome.status } : {}),
+  });
   const done = t(engine.strings, `done.${tap.action}`);
   try {
     switch (outcome.kind) {
       case 'accepted': {
         const updated = await engine.applyStatus(
           c.id,
-          { status: 'completed', case_id: c.case_id, result: { action: tap.action, data: {} }, ...(outcome.completed_at ? { at: outcome.completed_at } : {}) },
+          {
+            status: 'completed',
+            case_id: c.case_id,
+            result: { action: tap.action, data: {} },
+            ...(outcome.completed_at ? { at: outcome.completed_at } : {}),
+          },
           'submit',
           (x) => {
             x.doc.submitted_by = body.submitted_by;
@@ -84,24 +104,38 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
         return reply('submitted', { done }, updated);
       }
       case 'unauthorized': {
-        const updated = await engine.mutate(c.id, (x) => ((x.doc.inline_unavailable = true), (x.doc.notice = t(engine.strings, 'notice.inline_unavailable')), true));
+        const updated = await engine.patchDoc(c.id, {
+          inline_unavailable: true,
+          notice: t(engine.strings, 'notice.inline_unavailable'),
+        });
         return reply('inline_unavailable', {}, updated);
       }
       case 'forbidden': {
         // Verification errors mean no inline path will work for this case; action_not_inline is about this action only.
         const updated = outcome.error.startsWith('verification')
-          ? await engine.mutate(c.id, (x) => ((x.doc.inline_unavailable = true), (x.doc.notice = t(engine.strings, 'notice.use_review_url')), true))
+          ? await engine.patchDoc(c.id, {
+              inline_unavailable: true,
+              notice: t(engine.strings, 'notice.use_review_url'),
+            })
           : undefined;
         return reply('use_review_url', {}, updated);
       }
       case 'closed': {
         const settled = await settleByPoll(engine, c.id);
-        const now = settled ?? (outcome.status === 410 ? await engine.applyStatus(c.id, { status: 'expired', case_id: c.case_id }, 'submit_410') : undefined);
+        const now =
+          settled ??
+          (outcome.status === 410
+            ? await engine.applyStatus(
+                c.id,
+                { status: 'expired', case_id: c.case_id },
+                'submit_410',
+              )
+            : undefined);
         const current = now ?? (await engine.store.getCase(c.id));
         return reply('closed', { status: current?.status ?? 'closed' }, current);
       }
       default: {
-        const updated = await engine.mutate(c.id, (x) => ((x.doc.notice = t(engine.strings, 'notice.failed')), true));
+        const updated = await engine.patchDoc(c.id, { notice: t(engine.strings, 'notice.failed') });
         return reply('failed', {}, updated);
       }
     }
@@ -127,7 +161,11 @@ async function claim(engine: Engine, c: StoredCase, holder: string): Promise<boo
 export async function settleByPoll(engine: Engine, id: string): Promise<StoredCase | undefined> {
   const c = await engine.store.getCase(id);
   if (!c) return undefined;
-  const r = await pollOnce(c.doc.hitl.poll_url, null, { dispatcher: engine.dispatcher, now: engine.now(), expectedCaseId: c.case_id });
+  const r = await pollOnce(c.doc.hitl.poll_url, null, {
+    dispatcher: engine.dispatcher,
+    now: engine.now(),
+    expectedCaseId: c.case_id,
+  });
   if (r.kind !== 'status') return undefined;
   return engine.applyStatus(id, r.update, 'poll');
 }

@@ -1,6 +1,12 @@
 /** What the relay keeps about a case. */
 import type { HitlObject } from '../protocol/hitl.ts';
-import type { CaseResult, CaseStatus, Progress, RespondedBy, SubmittedBy } from '../protocol/types.ts';
+import type {
+  CaseResult,
+  CaseStatus,
+  Progress,
+  RespondedBy,
+  SubmittedBy,
+} from '../protocol/types.ts';
 
 /** The parts of a case that are secrets; stored sealed (AES-256-GCM when RELAY_SECRET_KEY is set). */
 export interface CaseSecrets {

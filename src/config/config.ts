@@ -102,7 +102,8 @@ export interface RelayConfig {
 /** Reads and validates the configuration; throws ValidationError naming the variable or file path. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
   const parsed = envSchema.safeParse(env);
-  if (!parsed.success) throw new ValidationError('invalid_config', 'invalid configuration', toIssues(parsed.error));
+  if (!parsed.success)
+    throw new ValidationError('invalid_config', 'invalid configuration', toIssues(parsed.error));
   const e = parsed.data;
   if (e.POLL_INTERVAL_MAX_SECONDS < e.POLL_INTERVAL_MIN_SECONDS)
     throw new ValidationError('invalid_config', 'invalid configuration', [
@@ -150,6 +151,7 @@ function readConfigFile(path: string) {
     ]);
   }
   const r = fileSchema.safeParse(raw);
-  if (!r.success) throw new ValidationError('invalid_config', `invalid ${path}`, toIssues(r.error, path));
+  if (!r.success)
+    throw new ValidationError('invalid_config', `invalid ${path}`, toIssues(r.error, path));
   return r.data;
 }

@@ -25,7 +25,10 @@ export class NetworkError extends Error {
 }
 
 /** Creates the dispatcher that enforces `policy` on every resolved address. */
-export function createGuardedAgent(policy: UrlPolicy, options: { connections?: number } = {}): Agent {
+export function createGuardedAgent(
+  policy: UrlPolicy,
+  options: { connections?: number } = {},
+): Agent {
   return new Agent({
     connections: options.connections ?? 64,
     keepAliveTimeout: 30_000,
@@ -33,12 +36,20 @@ export function createGuardedAgent(policy: UrlPolicy, options: { connections?: n
       lookup(hostname, opts, callback) {
         lookup(hostname, { ...opts, all: true }, (err, addresses) => {
           if (err) return callback(err, '', 0);
-          const list = Array.isArray(addresses) ? addresses : [{ address: addresses as string, family: 4 }];
+          const list = Array.isArray(addresses)
+            ? addresses
+            : [{ address: addresses as string, family: 4 }];
           for (const a of list) {
             const why = addressRefusal(a.address, hostname, policy);
-            if (why) return callback(Object.assign(new Error(`${hostname}: ${why}`), { code: 'EPOLICY' }), '', 0);
+            if (why)
+              return callback(
+                Object.assign(new Error(`${hostname}: ${why}`), { code: 'EPOLICY' }),
+                '',
+                0,
+              );
           }
-          if (opts.all) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
+          if (opts.all)
+            return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
           callback(null, list[0]!.address, list[0]!.family);
         });
       },
@@ -89,15 +100,21 @@ export async function call(url: string, options: CallOptions): Promise<HttpRespo
     throw err instanceof NetworkError ? err : wrap(err);
   }
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(res.headers))
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
   return { status: res.statusCode, headers, text: Buffer.concat(chunks).toString('utf8') };
 }
 
 function wrap(err: unknown): NetworkError {
   const e = err as { code?: string; message?: string; cause?: { code?: string } };
   const code = e.code ?? e.cause?.code;
-  if (code === 'EPOLICY') return new NetworkError('refused_by_policy', e.message ?? 'refused by policy', err);
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT')
+  if (code === 'EPOLICY')
+    return new NetworkError('refused_by_policy', e.message ?? 'refused by policy', err);
+  if (
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  )
     return new NetworkError('timeout', 'the service did not answer in time', err);
   return new NetworkError('network', `network error (${code ?? 'unknown'})`, err);
 }

@@ -77,7 +77,8 @@ export function urlRefusal(raw: string, policy: UrlPolicy): string | null {
   if (url.username || url.password) return 'must not carry credentials';
   if (url.protocol === 'http:') {
     if (!policy.allowHttpLoopback) return 'must be HTTPS';
-    if (!literal || !isLoopback(literal)) return 'must be HTTPS (plain HTTP is accepted for loopback only)';
+    if (!literal || !isLoopback(literal))
+      return 'must be HTTPS (plain HTTP is accepted for loopback only)';
     return null;
   }
   if (url.protocol !== 'https:') return 'must be HTTPS';

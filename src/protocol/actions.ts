@@ -37,12 +37,17 @@ export function inlineActions(
   if (policy && policy.mode !== 'optional' && policy.required_for?.includes('inline_submit'))
     return { actions: [], blocked: 'verification_required' };
   const ofType = actionsOf(hitl.type).filter((a) => !BROWSER_ONLY.has(a));
-  const allowed = hitl.inline_actions ? ofType.filter((a) => hitl.inline_actions!.includes(a)) : ofType;
+  const allowed = hitl.inline_actions
+    ? ofType.filter((a) => hitl.inline_actions!.includes(a))
+    : ofType;
   return { actions: allowed, blocked: allowed.length ? null : 'no_inline_actions' };
 }
 
 /** Actions after which there is no way back, which want a second, confirming tap. */
-export function isIrreversible(hitl: Pick<HitlObject, 'type' | 'context'>, action: string): boolean {
+export function isIrreversible(
+  hitl: Pick<HitlObject, 'type' | 'context'>,
+  action: string,
+): boolean {
   const ctx = (hitl.context ?? {}) as Record<string, unknown>;
   if (action === 'cancel' || action === 'reject' || action === 'skip') return false;
   if (hitl.type === 'confirmation' && action === 'confirm') return true;

@@ -9,7 +9,10 @@ const CASE_ID = /^[A-Za-z0-9_-]+$/;
 const url = z
   .string()
   .max(4096)
-  .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), 'must be an absolute http(s) URL');
+  .refine(
+    (s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol),
+    'must be an absolute http(s) URL',
+  );
 const dateTime = z.iso.datetime({ offset: true });
 const caseId = z.string().min(1).max(255).regex(CASE_ID, 'must be URL-safe (A-Z a-z 0-9 _ -)');
 
@@ -58,11 +61,23 @@ const hitlSchema = z
   })
   .superRefine((h, ctx) => {
     if (h.submit_url && !h.submit_token)
-      ctx.addIssue({ code: 'custom', path: ['submit_token'], message: 'is required when submit_url is present' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['submit_token'],
+        message: 'is required when submit_url is present',
+      });
     if (h.submit_token && !h.submit_url)
-      ctx.addIssue({ code: 'custom', path: ['submit_url'], message: 'is required when submit_token is present' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['submit_url'],
+        message: 'is required when submit_token is present',
+      });
     if (h.submit_token && h.review_url.includes(h.submit_token))
-      ctx.addIssue({ code: 'custom', path: ['submit_token'], message: 'must differ from the review URL token' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['submit_token'],
+        message: 'must differ from the review URL token',
+      });
   });
 
 /** A validated `hitl` object (spec section 6 fields; unknown extra fields are kept). */
@@ -86,7 +101,9 @@ export interface HitlObject {
   submit_url?: string | undefined;
   submit_token?: string | undefined;
   inline_actions?: string[] | undefined;
-  verification_policy?: { mode?: string | undefined; required_for?: string[] | undefined; [k: string]: unknown } | undefined;
+  verification_policy?:
+    | { mode?: string | undefined; required_for?: string[] | undefined; [k: string]: unknown }
+    | undefined;
 }
 
 /** The result of parsing: the object plus warnings (e.g. a newer spec version). */
@@ -109,10 +126,14 @@ const bodySchema = z.looseObject({
  */
 export function parse202Body(body: unknown, path = ''): ParsedHitl {
   const outer = bodySchema.safeParse(body);
-  if (!outer.success) throw new ValidationError('invalid_hitl', 'not a HITL 202 body', toIssues(outer.error, path));
+  if (!outer.success)
+    throw new ValidationError('invalid_hitl', 'not a HITL 202 body', toIssues(outer.error, path));
   if (outer.data.hitl === undefined)
     throw new ValidationError('invalid_hitl', 'not a HITL 202 body', [
-      { path: join(path, 'hitl'), message: 'is required (a 202 without hitl is plain async, not a review)' },
+      {
+        path: join(path, 'hitl'),
+        message: 'is required (a 202 without hitl is plain async, not a review)',
+      },
     ]);
   const parsed = parseHitl(outer.data.hitl, join(path, 'hitl'));
   return { ...parsed, message: outer.data.message };
@@ -121,7 +142,8 @@ export function parse202Body(body: unknown, path = ''): ParsedHitl {
 /** Parses a bare `hitl` object. */
 export function parseHitl(value: unknown, path = 'hitl'): ParsedHitl {
   const result = hitlSchema.safeParse(value);
-  if (!result.success) throw new ValidationError('invalid_hitl', 'invalid hitl object', toIssues(result.error, path));
+  if (!result.success)
+    throw new ValidationError('invalid_hitl', 'invalid hitl object', toIssues(result.error, path));
   const hitl: HitlObject = result.data;
   const warnings: string[] = [];
   const issues: ValidationIssue[] = [];

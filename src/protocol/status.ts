@@ -2,17 +2,29 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors.ts';
 import { toIssues } from './issues.ts';
-import { CASE_STATUSES, type CaseResult, type CaseStatus, type Progress, type RespondedBy } from './types.ts';
+import {
+  CASE_STATUSES,
+  type CaseResult,
+  type CaseStatus,
+  type Progress,
+  type RespondedBy,
+} from './types.ts';
 
 const dateTime = z.iso.datetime({ offset: true });
-const result = z.looseObject({ action: z.string().min(1).max(64), data: z.record(z.string(), z.unknown()).optional() });
+const result = z.looseObject({
+  action: z.string().min(1).max(64),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
 const progress = z.looseObject({
   current_step: z.number().int().min(1).optional(),
   total_steps: z.number().int().min(1).optional(),
   completed_fields: z.number().int().min(0).optional(),
   total_fields: z.number().int().min(0).optional(),
 });
-const respondedBy = z.looseObject({ name: z.string().max(200).optional(), email: z.string().max(320).optional() });
+const respondedBy = z.looseObject({
+  name: z.string().max(200).optional(),
+  email: z.string().max(320).optional(),
+});
 
 const fields = {
   case_id: z.string().min(1).max(255),
@@ -39,7 +51,11 @@ const pollSchema = z
   .looseObject({ status: z.enum(CASE_STATUSES), ...fields })
   .superRefine((p, ctx) => {
     if (p.status === 'completed' && !p.result)
-      ctx.addIssue({ code: 'custom', path: ['result'], message: 'is required when status is completed' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['result'],
+        message: 'is required when status is completed',
+      });
   });
 
 /** A status change, however it arrived. */
@@ -76,7 +92,8 @@ function toUpdate(p: z.infer<typeof pollSchema>): StatusUpdate {
 /** Parses a poll response body. */
 export function parsePollResponse(body: unknown): StatusUpdate {
   const r = pollSchema.safeParse(body);
-  if (!r.success) throw new ValidationError('invalid_poll_response', 'invalid poll response', toIssues(r.error));
+  if (!r.success)
+    throw new ValidationError('invalid_poll_response', 'invalid poll response', toIssues(r.error));
   return toUpdate(r.data);
 }
 
@@ -104,28 +121,44 @@ const reminderSchema = z.looseObject({
 /** Parses one SSE event (`event:` name and `data:` JSON text). */
 export function parseReviewEvent(name: string, data: string): ReviewEvent {
   if (!(name in EVENT_STATUS))
-    throw new ValidationError('invalid_event', 'unknown SSE event', [{ path: 'event', message: `"${name.slice(0, 40)}" is not a review event` }]);
+    throw new ValidationError('invalid_event', 'unknown SSE event', [
+      { path: 'event', message: `"${name.slice(0, 40)}" is not a review event` },
+    ]);
   let json: unknown;
   try {
     json = JSON.parse(data);
   } catch {
-    throw new ValidationError('invalid_event', `invalid ${name} event`, [{ path: 'data', message: 'is not JSON' }]);
+    throw new ValidationError('invalid_event', `invalid ${name} event`, [
+      { path: 'data', message: 'is not JSON' },
+    ]);
   }
   const status = EVENT_STATUS[name];
   if (!status) {
     const r = reminderSchema.safeParse(json);
-    if (!r.success) throw new ValidationError('invalid_event', `invalid ${name} event`, toIssues(r.error, 'data'));
+    if (!r.success)
+      throw new ValidationError(
+        'invalid_event',
+        `invalid ${name} event`,
+        toIssues(r.error, 'data'),
+      );
     return { kind: 'reminder', ...r.data };
   }
   const r = pollSchema.safeParse({ ...(json as object), status });
-  if (!r.success) throw new ValidationError('invalid_event', `invalid ${name} event`, toIssues(r.error, 'data'));
+  if (!r.success)
+    throw new ValidationError('invalid_event', `invalid ${name} event`, toIssues(r.error, 'data'));
   return { kind: 'status', update: toUpdate(r.data) };
 }
 
 /** Parses a callback body (`{event, case_id, ...}`, spec section 9). */
 export function parseCallback(body: unknown): ReviewEvent {
-  if (typeof body !== 'object' || body === null || typeof (body as { event?: unknown }).event !== 'string')
-    throw new ValidationError('invalid_callback', 'invalid callback', [{ path: 'event', message: 'is required' }]);
+  if (
+    typeof body !== 'object' ||
+    body === null ||
+    typeof (body as { event?: unknown }).event !== 'string'
+  )
+    throw new ValidationError('invalid_callback', 'invalid callback', [
+      { path: 'event', message: 'is required' },
+    ]);
   const { event, ...rest } = body as { event: string };
   return parseReviewEvent(event, JSON.stringify(rest));
 }

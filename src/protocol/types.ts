@@ -13,7 +13,11 @@ export const CASE_STATUSES = [
 export type CaseStatus = (typeof CASE_STATUSES)[number];
 
 /** Statuses a case never leaves. */
-export const TERMINAL_STATUSES: ReadonlySet<CaseStatus> = new Set(['completed', 'expired', 'cancelled']);
+export const TERMINAL_STATUSES: ReadonlySet<CaseStatus> = new Set([
+  'completed',
+  'expired',
+  'cancelled',
+]);
 
 /** True for completed, expired and cancelled. */
 export function isTerminal(status: CaseStatus): boolean {
@@ -21,7 +25,13 @@ export function isTerminal(status: CaseStatus): boolean {
 }
 
 /** The five standard review types; `x-` types are custom. */
-export const REVIEW_TYPES = ['approval', 'selection', 'input', 'confirmation', 'escalation'] as const;
+export const REVIEW_TYPES = [
+  'approval',
+  'selection',
+  'input',
+  'confirmation',
+  'escalation',
+] as const;
 /** A standard review type. */
 export type StandardReviewType = (typeof REVIEW_TYPES)[number];
 

@@ -30,14 +30,17 @@ export function formatTime(iso: string | number | undefined): string {
 function shorten(s: string, max: number): string {
   const flat = s.replace(/\s+/g, ' ').trim();
   if (flat.length <= max) return flat;
-  const cut = Array.from(flat).slice(0, max - 1).join('');
+  const cut = Array.from(flat)
+    .slice(0, max - 1)
+    .join('');
   return `${cut}…`;
 }
 
 function scalar(v: unknown): string | null {
   if (typeof v === 'string') return v;
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (Array.isArray(v) && v.every((x) => ['string', 'number'].includes(typeof x))) return v.join(', ');
+  if (Array.isArray(v) && v.every((x) => ['string', 'number'].includes(typeof x)))
+    return v.join(', ');
   return null;
 }
 
@@ -59,7 +62,8 @@ function progressText(doc: CaseDoc, s: Strings): string {
   const p = doc.progress;
   if (!p) return '';
   const parts: string[] = [];
-  if (p.current_step && p.total_steps) parts.push(t(s, 'progress.steps', { current: p.current_step, total: p.total_steps }));
+  if (p.current_step && p.total_steps)
+    parts.push(t(s, 'progress.steps', { current: p.current_step, total: p.total_steps }));
   if (p.completed_fields !== undefined && p.total_fields)
     parts.push(t(s, 'progress.fields', { completed: p.completed_fields, total: p.total_fields }));
   return parts.join(', ');
@@ -72,12 +76,22 @@ function statusLine(c: StoredCase, s: Strings): string {
   switch (c.status) {
     case 'completed': {
       const action = d.result?.action ?? '';
-      const done = t(s, `done.${action}`) === `done.${action}` ? t(s, 'done.other', { action }) : t(s, `done.${action}`);
-      const who = d.submitted_by?.display_name ?? d.submitted_by?.platform_user_id ?? d.responded_by?.name ?? '';
+      const done =
+        t(s, `done.${action}`) === `done.${action}`
+          ? t(s, 'done.other', { action })
+          : t(s, `done.${action}`);
+      const who =
+        d.submitted_by?.display_name ??
+        d.submitted_by?.platform_user_id ??
+        d.responded_by?.name ??
+        '';
       return t(s, 'status.completed', { done, who, at });
     }
     case 'expired':
-      return t(s, 'status.expired', { at, default_action: d.default_action ?? d.hitl.default_action ?? '' });
+      return t(s, 'status.expired', {
+        at,
+        default_action: d.default_action ?? d.hitl.default_action ?? '',
+      });
     case 'cancelled':
       return t(s, 'status.cancelled', { at, reason: d.reason ? shorten(d.reason, 200) : '' });
     case 'in_progress':
@@ -101,7 +115,12 @@ export function renderCase(
   const names = canTap ? inlineActions(hitl, secrets.submit_token !== null).actions : [];
   const actions: CardAction[] = names.map((action) => {
     const label = t(s, `action.${action}`);
-    const a: CardAction = { action, label, style: STYLE[action] ?? 'secondary', payload: `hitl:${c.key}:${action}` };
+    const a: CardAction = {
+      action,
+      label,
+      style: STYLE[action] ?? 'secondary',
+      payload: `hitl:${c.key}:${action}`,
+    };
     if (isIrreversible(hitl, action))
       a.confirm = {
         title: t(s, 'confirm.title'),
@@ -116,9 +135,13 @@ export function renderCase(
     ? shorten(typeof warning === 'string' ? warning : t(s, 'hint_irreversible'), 300)
     : null;
   let status = statusLine(c, s);
-  if (c.doc.next_id && options.round) status = `${status} · ${t(s, 'status.revised', { round: options.round + 1 })}`;
+  if (c.doc.next_id && options.round)
+    status = `${status} · ${t(s, 'status.revised', { round: options.round + 1 })}`;
   if (c.doc.notice && !final) status = `${status}\n${c.doc.notice}`;
-  const title = options.round && options.round > 1 ? `${t(s, `title.${type}`)} · ${t(s, 'round', { round: options.round })}` : t(s, `title.${type}`);
+  const title =
+    options.round && options.round > 1
+      ? `${t(s, `title.${type}`)} · ${t(s, 'round', { round: options.round })}`
+      : t(s, `title.${type}`);
   return {
     caseId: c.id,
     key: c.key,

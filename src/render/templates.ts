@@ -16,7 +16,8 @@ export function loadStrings(locale: string): Strings {
   if (hit) return hit;
   const en = JSON.parse(readFileSync(`${DIR}en.json`, 'utf8')) as Strings;
   const file = `${DIR}${locale.replace(/[^a-zA-Z_-]/g, '')}.json`;
-  const merged = locale !== 'en' && existsSync(file) ? merge(en, JSON.parse(readFileSync(file, 'utf8'))) : en;
+  const merged =
+    locale !== 'en' && existsSync(file) ? merge(en, JSON.parse(readFileSync(file, 'utf8'))) : en;
   cache.set(locale, merged);
   return merged;
 }

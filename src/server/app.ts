@@ -39,7 +39,11 @@ export function createApp(o: {
     '*',
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (c) => c.json({ error: 'body_too_large', message: `request body over ${MAX_BODY_BYTES} bytes` }, 413),
+      onError: (c) =>
+        c.json(
+          { error: 'body_too_large', message: `request body over ${MAX_BODY_BYTES} bytes` },
+          413,
+        ),
     }),
   );
   app.use('/v1/cases/*', auth);
@@ -50,13 +54,19 @@ export function createApp(o: {
     const a = Buffer.from(given);
     const b = Buffer.from(apiKey);
     if (a.length !== b.length || !timingSafeEqual(a, b))
-      return c.json({ error: 'unauthorized', message: 'send Authorization: Bearer <RELAY_API_KEY>' }, 401);
+      return c.json(
+        { error: 'unauthorized', message: 'send Authorization: Bearer <RELAY_API_KEY>' },
+        401,
+      );
     return next();
   }
 
   app.post('/v1/cases', async (c) => {
     if (!/^application\/json\b/i.test(c.req.header('content-type') ?? ''))
-      return c.json({ error: 'unsupported_media_type', message: 'send Content-Type: application/json' }, 415);
+      return c.json(
+        { error: 'unsupported_media_type', message: 'send Content-Type: application/json' },
+        415,
+      );
     let raw: unknown;
     try {
       raw = JSON.parse(await c.req.text());
@@ -65,11 +75,20 @@ export function createApp(o: {
     }
     try {
       const input = intakeSchema.safeParse(raw);
-      if (!input.success) throw new ValidationError('invalid_request', 'invalid request', toIssues(input.error));
+      if (!input.success)
+        throw new ValidationError('invalid_request', 'invalid request', toIssues(input.error));
       const body = input.data;
       if ((body.response === undefined) === (body.hitl === undefined))
-        throw new ValidationError('invalid_request', 'invalid request', [{ path: 'response', message: 'give exactly one of response (the whole 202 body) or hitl' }]);
-      const parsed = body.response !== undefined ? parse202Body(body.response, 'response') : parseHitl(body.hitl, 'hitl');
+        throw new ValidationError('invalid_request', 'invalid request', [
+          {
+            path: 'response',
+            message: 'give exactly one of response (the whole 202 body) or hitl',
+          },
+        ]);
+      const parsed =
+        body.response !== undefined
+          ? parse202Body(body.response, 'response')
+          : parseHitl(body.hitl, 'hitl');
       const result = await engine.ingest({
         target: body.target,
         hitl: parsed.hitl,
@@ -82,7 +101,8 @@ export function createApp(o: {
       metrics.ingested.inc({ created: String(result.created) });
       return c.json(await caseView(engine, result.case), result.created ? 201 : 200);
     } catch (err) {
-      if (err instanceof ValidationError) return c.json({ error: err.code, message: err.message, details: err.details }, 400);
+      if (err instanceof ValidationError)
+        return c.json({ error: err.code, message: err.message, details: err.details }, 400);
       throw err;
     }
   });
@@ -113,7 +133,7 @@ export function createApp(o: {
   app.get('/r/:key/:sig', async (c) => {
     const found = await engine.store.getCaseByKey(c.req.param('key'));
     const expected = found ? engine.detailsUrl(found) : undefined;
-    if (!found || !expected || !expected.endsWith(`/${c.req.param('sig')}`))
+    if (!found || !expected?.endsWith(`/${c.req.param('sig')}`))
       return c.json({ error: 'not_found', message: 'unknown or invalid link' }, 404);
     await engine.history(found.id, 'details_opened', {});
     c.header('cache-control', 'no-store');
@@ -123,12 +143,16 @@ export function createApp(o: {
 
   app.get('/healthz', (c) => c.json({ ok: true }));
   app.get('/readyz', (c) => (o.ready() ? c.json({ ready: true }) : c.json({ ready: false }, 503)));
-  app.get('/metrics', async (c) => c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }));
+  app.get('/metrics', async (c) =>
+    c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }),
+  );
 
   for (const adapter of o.adapters) for (const route of adapter.routes) mountRoute(app, route);
   o.mount?.(app);
 
-  app.notFound((c) => c.json({ error: 'not_found', message: `no route ${c.req.method} ${c.req.path}` }, 404));
+  app.notFound((c) =>
+    c.json({ error: 'not_found', message: `no route ${c.req.method} ${c.req.path}` }, 404),
+  );
   app.onError((err, c) => {
     engine.log.error({ err: err.message, path: c.req.path }, 'request failed');
     return c.json({ error: 'internal', message: 'internal error' }, 500);
@@ -162,7 +186,8 @@ function toResponse(res: InboundResponse): Response {
   else if (Buffer.isBuffer(res.body)) body = new Uint8Array(res.body);
   else if (res.body !== undefined) {
     body = JSON.stringify(res.body);
-    if (!headers.has('content-type')) headers.set('content-type', 'application/json; charset=utf-8');
+    if (!headers.has('content-type'))
+      headers.set('content-type', 'application/json; charset=utf-8');
   }
   return new Response(body, { status: res.status, headers });
 }

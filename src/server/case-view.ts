@@ -20,7 +20,8 @@ export async function caseView(engine: Engine, c: StoredCase, options: { history
     submitted_by: d.submitted_by ?? null,
     responded_by: d.responded_by ?? null,
     progress: d.progress ?? null,
-    default_action: c.status === 'expired' ? (d.default_action ?? d.hitl.default_action ?? null) : null,
+    default_action:
+      c.status === 'expired' ? (d.default_action ?? d.hitl.default_action ?? null) : null,
     reason: d.reason ?? null,
     status_at: d.status_at ?? null,
     expires_at: d.hitl.expires_at,
@@ -40,6 +41,10 @@ export async function caseView(engine: Engine, c: StoredCase, options: { history
     })),
   };
   if (options.history)
-    view.history = (await engine.store.listHistory(c.id)).map((h) => ({ at: new Date(h.at).toISOString(), kind: h.kind, ...h.detail }));
+    view.history = (await engine.store.listHistory(c.id)).map((h) => ({
+      at: new Date(h.at).toISOString(),
+      kind: h.kind,
+      ...h.detail,
+    }));
   return view;
 }

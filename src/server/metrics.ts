@@ -20,13 +20,24 @@ export function createMetrics(store: Store): Metrics {
     labelNames: ['status'],
     registers: [registry],
     async collect() {
-      for (const [status, n] of Object.entries(await store.countByStatus())) this.set({ status }, n);
+      for (const [status, n] of Object.entries(await store.countByStatus()))
+        this.set({ status }, n);
     },
   });
   return {
     registry,
-    ingested: new Counter({ name: 'hitl_relay_ingested_total', help: 'Cases taken in', labelNames: ['created'], registers: [registry] }),
-    taps: new Counter({ name: 'hitl_relay_taps_total', help: 'Taps by outcome', labelNames: ['platform', 'outcome'], registers: [registry] }),
+    ingested: new Counter({
+      name: 'hitl_relay_ingested_total',
+      help: 'Cases taken in',
+      labelNames: ['created'],
+      registers: [registry],
+    }),
+    taps: new Counter({
+      name: 'hitl_relay_taps_total',
+      help: 'Taps by outcome',
+      labelNames: ['platform', 'outcome'],
+      registers: [registry],
+    }),
     tapSeconds: new Histogram({
       name: 'hitl_relay_tap_seconds',
       help: 'Time from a tap reaching the engine to its reply',

@@ -40,13 +40,18 @@ export async function submit(
     try {
       const res = await call(submitUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${submitToken}`, accept: 'application/json' },
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${submitToken}`,
+          accept: 'application/json',
+        },
         body: JSON.stringify(body),
         dispatcher: options.dispatcher,
         timeoutMs: options.timeoutMs ?? 10_000,
         maxBytes: 64 * 1024,
       });
-      if (res.status >= 200 && res.status < 300) return { kind: 'accepted', ...completedAt(res.text) };
+      if (res.status >= 200 && res.status < 300)
+        return { kind: 'accepted', ...completedAt(res.text) };
       if (res.status === 401) return { kind: 'unauthorized' };
       if (res.status === 403) return { kind: 'forbidden', error: errorCode(res.text) };
       if (res.status === 409 || res.status === 410) return { kind: 'closed', status: res.status };
@@ -61,7 +66,10 @@ export async function submit(
       last = { kind: 'failed', reason: `the service answered ${res.status}`, status: res.status };
       if (res.status < 500) return last;
     } catch (err) {
-      last = { kind: 'failed', reason: err instanceof NetworkError ? err.message : 'network error' };
+      last = {
+        kind: 'failed',
+        reason: err instanceof NetworkError ? err.message : 'network error',
+      };
       if (err instanceof NetworkError && err.code === 'refused_by_policy') return last;
     }
     if (attempt < attempts) await sleep(150 * 4 ** (attempt - 1));

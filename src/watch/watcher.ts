@@ -68,7 +68,12 @@ export class Watcher {
     try {
       const room = this.o.batch - this.inflight;
       if (room > 0) {
-        const due = await this.engine.store.leaseDue(this.engine.now(), room, this.engine.instanceId, this.o.leaseMs);
+        const due = await this.engine.store.leaseDue(
+          this.engine.now(),
+          room,
+          this.engine.instanceId,
+          this.o.leaseMs,
+        );
         n = due.length;
         await runLimited(due, this.o.concurrency, (c) => this.check(c));
       }
@@ -87,7 +92,11 @@ export class Watcher {
     const e = this.engine;
     try {
       const now = e.now();
-      const r = await pollOnce(c.doc.hitl.poll_url, c.etag, { dispatcher: e.dispatcher, now, expectedCaseId: c.case_id });
+      const r = await pollOnce(c.doc.hitl.poll_url, c.etag, {
+        dispatcher: e.dispatcher,
+        now,
+        expectedCaseId: c.case_id,
+      });
       let failures = 0;
       let etag = c.etag;
       if (r.kind === 'status') {
@@ -97,14 +106,20 @@ export class Watcher {
         failures = c.poll_failures + 1;
         e.log.warn({ case: c.id, failures, reason: r.reason }, 'poll failed');
         if (now > Date.parse(c.doc.hitl.expires_at) + this.o.expiryGraceMs)
-          await e.applyStatus(c.id, { status: 'expired', case_id: c.case_id, at: c.doc.hitl.expires_at }, 'local_expiry');
+          await e.applyStatus(
+            c.id,
+            { status: 'expired', case_id: c.case_id, at: c.doc.hitl.expires_at },
+            'local_expiry',
+          );
       }
       const after = await e.store.getCase(c.id);
       if (!after) return;
       if (after.claim && after.claim.until < now && !isTerminal(after.status))
         await e.store.releaseClaim(after.id, after.claim.holder); // the poll just showed the unknown submit did not land
       await e.store.updateWatch(c.id, {
-        next_check_at: isTerminal(after.status) ? null : this.nextCheck(after, now, failures, r.retryAfterMs),
+        next_check_at: isTerminal(after.status)
+          ? null
+          : this.nextCheck(after, now, failures, r.retryAfterMs),
         etag,
         poll_failures: failures,
       });
@@ -113,7 +128,12 @@ export class Watcher {
     }
   }
 
-  private nextCheck(c: StoredCase, now: number, failures: number, retryAfterMs: number | undefined): number {
+  private nextCheck(
+    c: StoredCase,
+    now: number,
+    failures: number,
+    retryAfterMs: number | undefined,
+  ): number {
     const { pollMinMs: min, pollMaxMs: max } = this.engine.config;
     let wait = failures ? Math.min(max, min * 2 ** Math.min(failures, 10)) : min;
     if (retryAfterMs !== undefined) wait = Math.max(wait, retryAfterMs);
@@ -127,7 +147,11 @@ export class Watcher {
 }
 
 /** Runs `fn` over `items` with at most `limit` at once. */
-export async function runLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+export async function runLimited<T>(
+  items: T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length) {

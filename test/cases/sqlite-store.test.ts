@@ -4,4 +4,6 @@ import { join } from 'node:path';
 import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
 import { runStoreContract } from '../contract/store-contract.ts';
 
-runStoreContract('sqlite', async (now) => openSqliteStore(join(mkdtempSync(join(tmpdir(), 'store-')), 'db.sqlite'), now));
+runStoreContract('sqlite', async (now) =>
+  openSqliteStore(join(mkdtempSync(join(tmpdir(), 'store-')), 'db.sqlite'), now),
+);

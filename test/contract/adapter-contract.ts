@@ -3,7 +3,13 @@
  * real relay and the real demo HITL service. A platform passes this suite or is not done.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type DemoHandle, eventually, type RelayHandle, startDemo, startRelay } from '../helpers/relay-env.ts';
+import {
+  type DemoHandle,
+  eventually,
+  type RelayHandle,
+  startDemo,
+  startRelay,
+} from '../helpers/relay-env.ts';
 import type { AdapterHarness, MakeHarness } from './harness.ts';
 
 /** Runs the contract suite for one adapter (one receive mode). */
@@ -16,7 +22,10 @@ export function runAdapterContract(name: string, makeHarness: MakeHarness): void
     beforeEach(async () => {
       h = await makeHarness();
       demo = await startDemo();
-      relay = await startRelay({ adapters: [h.adapter], allow: { [h.target]: [h.users.allowed.id] } });
+      relay = await startRelay({
+        adapters: [h.adapter],
+        allow: { [h.target]: [h.users.allowed.id] },
+      });
       await h.attach?.(relay.url);
     });
     afterEach(async () => {
@@ -28,22 +37,36 @@ export function runAdapterContract(name: string, makeHarness: MakeHarness): void
     const address = () => h.target.slice(h.target.indexOf(':') + 1);
 
     /** Creates a demo case, sends it to the harness's target, and returns the relay case and its message. */
-    async function sendCase(type: string, inline = true, body: Record<string, unknown> = {}, edit?: (r: any) => void) {
+    async function sendCase(
+      type: string,
+      inline = true,
+      body: Record<string, unknown> = {},
+      edit?: (r: any) => void,
+    ) {
       const response = await demo.create(type, inline, body);
       edit?.(response);
       const before = (await h.messages(address())).length;
       const sent = await relay.send(h.target, response);
       expect(sent.status, JSON.stringify(sent.body)).toBe(201);
-      const refs = await eventually(async () => {
-        const all = await h.messages(address());
-        return all.length > before ? all : null;
-      }, 10_000, 'the card to be posted');
+      const refs = await eventually(
+        async () => {
+          const all = await h.messages(address());
+          return all.length > before ? all : null;
+        },
+        10_000,
+        'the card to be posted',
+      );
       return { response, id: sent.body.id as string, ref: refs.at(-1)!, hitl: response.hitl };
     }
 
-    async function tapUntilSubmitted(ref: Parameters<AdapterHarness['tap']>[0]['ref'], action: string, confirm: boolean) {
+    async function tapUntilSubmitted(
+      ref: Parameters<AdapterHarness['tap']>[0]['ref'],
+      action: string,
+      confirm: boolean,
+    ) {
       const first = await h.tap({ ref, action, user: h.users.allowed, relayUrl: relay.url });
-      if (confirm && !h.nativeConfirm) return h.tap({ ref, action, user: h.users.allowed, relayUrl: relay.url });
+      if (confirm && !h.nativeConfirm)
+        return h.tap({ ref, action, user: h.users.allowed, relayUrl: relay.url });
       return first;
     }
 
@@ -69,14 +92,20 @@ export function runAdapterContract(name: string, makeHarness: MakeHarness): void
       expect(subs).toHaveLength(1);
       expect(subs[0]!.bearer_valid).toBe(true);
       expect(subs[0]!.body.action).toBe('approve');
-      await eventually(async () => (await h.read(ref)).actions.length === 0, 10_000, 'the final card');
+      await eventually(
+        async () => (await h.read(ref)).actions.length === 0,
+        10_000,
+        'the final card',
+      );
     });
 
     it('an irreversible action asks for confirmation before anything is submitted', async () => {
       const { ref, id, hitl } = await sendCase('confirmation');
       if (!h.nativeConfirm) {
         await h.tap({ ref, action: 'confirm', user: h.users.allowed, relayUrl: relay.url });
-        expect((await demo.submissions()).filter((s) => s.case_id === hitl.case_id)).toHaveLength(0);
+        expect((await demo.submissions()).filter((s) => s.case_id === hitl.case_id)).toHaveLength(
+          0,
+        );
         expect((await relay.get(id)).status).toBe('pending');
       }
       await tapUntilSubmitted(ref, 'confirm', !h.nativeConfirm);
@@ -87,7 +116,12 @@ export function runAdapterContract(name: string, makeHarness: MakeHarness): void
     it('a tap from someone not on the allowlist changes nothing', async () => {
       const { ref, id, hitl } = await sendCase('approval');
       const before = await h.read(ref);
-      const seen = await h.tap({ ref, action: 'approve', user: h.users.stranger, relayUrl: relay.url });
+      const seen = await h.tap({
+        ref,
+        action: 'approve',
+        user: h.users.stranger,
+        relayUrl: relay.url,
+      });
       if (seen.notice !== null) expect(seen.notice).toMatch(/not allowed/i);
       expect((await demo.submissions()).filter((s) => s.case_id === hitl.case_id)).toHaveLength(0);
       expect((await relay.get(id)).status).toBe('pending');
@@ -99,11 +133,18 @@ export function runAdapterContract(name: string, makeHarness: MakeHarness): void
       const { ref, id } = await sendCase('approval', true, { inline_actions: ['approve'] }, (r) => {
         r.hitl.inline_actions = ['approve', 'reject'];
       });
-      const seen = await h.tap({ ref, action: 'reject', user: h.users.allowed, relayUrl: relay.url });
+      const seen = await h.tap({
+        ref,
+        action: 'reject',
+        user: h.users.allowed,
+        relayUrl: relay.url,
+      });
       if (seen.notice !== null) expect(seen.notice).toMatch(/Details/);
       const c = await relay.get(id);
       expect(c.status).toBe('pending');
-      expect(c.history.some((e: any) => e.kind === 'submit' && e.outcome === 'forbidden')).toBe(true);
+      expect(c.history.some((e: any) => e.kind === 'submit' && e.outcome === 'forbidden')).toBe(
+        true,
+      );
     });
 
     it('two taps at once produce exactly one submit', async () => {
@@ -115,7 +156,9 @@ export function runAdapterContract(name: string, makeHarness: MakeHarness): void
         h.tap({ ref, action: 'retry', user, relayUrl: relay.url }),
       ]);
       await relay.until(id, (c) => c.status === 'completed');
-      expect((await demo.submissions()).filter((s) => s.case_id === hitl.case_id && s.bearer_valid)).toHaveLength(1);
+      expect(
+        (await demo.submissions()).filter((s) => s.case_id === hitl.case_id && s.bearer_valid),
+      ).toHaveLength(1);
     });
 
     it('expiry and cancellation at the service end the card without buttons', async () => {
@@ -125,7 +168,12 @@ export function runAdapterContract(name: string, makeHarness: MakeHarness): void
       await demo.act(b.hitl.case_id, { step: 'cancel' });
       await relay.until(a.id, (c) => c.status === 'expired');
       await relay.until(b.id, (c) => c.status === 'cancelled');
-      await eventually(async () => (await h.read(a.ref)).actions.length === 0 && (await h.read(b.ref)).actions.length === 0, 10_000, 'final cards');
+      await eventually(
+        async () =>
+          (await h.read(a.ref)).actions.length === 0 && (await h.read(b.ref)).actions.length === 0,
+        10_000,
+        'final cards',
+      );
       expect((await h.read(a.ref)).text).toMatch(/expired/i);
       expect((await h.read(b.ref)).text).toMatch(/cancelled/i);
     });

@@ -43,7 +43,17 @@ export function sampleCase(over: Partial<StoredCase> = {}): StoredCase {
 }
 
 function message(caseId: string, target = 'web:room'): StoredMessage {
-  return { case_id: caseId, target, platform: 'web', address: 'room', ref_id: null, state: 'posting', rendered_version: 1, error: null, posted_at: 5 };
+  return {
+    case_id: caseId,
+    target,
+    platform: 'web',
+    address: 'room',
+    ref_id: null,
+    state: 'posting',
+    rendered_version: 1,
+    error: null,
+    posted_at: 5,
+  };
 }
 
 /** Runs the contract against one Store implementation. */
@@ -60,7 +70,11 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     it('stores a case once per (origin, case_id)', async () => {
       const a = sampleCase();
       expect((await store.createCase(a)).created).toBe(true);
-      const again = await store.createCase({ ...sampleCase(), origin: a.origin, case_id: a.case_id });
+      const again = await store.createCase({
+        ...sampleCase(),
+        origin: a.origin,
+        case_id: a.case_id,
+      });
       expect(again.created).toBe(false);
       expect(again.case.id).toBe(a.id);
       expect(await store.getCaseByKey(a.key)).toMatchObject({ id: a.id });
@@ -78,8 +92,12 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
 
     it('lists open cases and counts by status', async () => {
       await store.createCase(sampleCase({ created_at: 1 }));
-      await store.createCase(sampleCase({ status: 'completed', next_check_at: null, created_at: 2 }));
-      expect((await store.listCases({ open: true, limit: 10 })).every((c) => c.status === 'pending')).toBe(true);
+      await store.createCase(
+        sampleCase({ status: 'completed', next_check_at: null, created_at: 2 }),
+      );
+      expect(
+        (await store.listCases({ open: true, limit: 10 })).every((c) => c.status === 'pending'),
+      ).toBe(true);
       expect((await store.listCases({ limit: 10 })).length).toBe(2);
       expect(await store.countByStatus()).toEqual({ pending: 1, completed: 1 });
     });
@@ -87,7 +105,9 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     it('lets exactly one of many claimants claim a case', async () => {
       const a = sampleCase();
       await store.createCase(a);
-      const wins = await Promise.all(Array.from({ length: 20 }, (_, i) => store.claimCase(a.id, `h${i}`, now + 1000)));
+      const wins = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.claimCase(a.id, `h${i}`, now + 1000)),
+      );
       expect(wins.filter(Boolean)).toHaveLength(1);
       const holder = (await store.getCase(a.id))!.claim!.holder;
       expect(await store.takeOverClaim(a.id, holder, 'late', now + 1000)).toBe(false);
@@ -114,9 +134,15 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       now += 1500;
       expect((await store.leaseDue(now, 10, 'r2', 1000)).map((c) => c.id)).toEqual([due.id]);
       await store.updateWatch(due.id, { next_check_at: 60_000, etag: '"e"', poll_failures: 2 });
-      expect(await store.getCase(due.id)).toMatchObject({ next_check_at: 60_000, etag: '"e"', poll_failures: 2 });
+      expect(await store.getCase(due.id)).toMatchObject({
+        next_check_at: 60_000,
+        etag: '"e"',
+        poll_failures: 2,
+      });
       now = 70_000;
-      expect((await store.leaseDue(now, 10, 'r3', 1000)).map((c) => c.id).sort()).toEqual([due.id, later.id].sort());
+      expect((await store.leaseDue(now, 10, 'r3', 1000)).map((c) => c.id).sort()).toEqual(
+        [due.id, later.id].sort(),
+      );
     });
 
     it('reserves a message slot once and finds it by ref', async () => {
@@ -126,7 +152,10 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       expect(await store.reserveMessage(message(a.id))).toBe(false);
       expect(await store.staleMessages(10)).toHaveLength(1);
       await store.updateMessage({ ...message(a.id), ref_id: 'm1', state: 'posted' });
-      expect(await store.findMessageByRef('web', 'm1')).toMatchObject({ case_id: a.id, state: 'posted' });
+      expect(await store.findMessageByRef('web', 'm1')).toMatchObject({
+        case_id: a.id,
+        state: 'posted',
+      });
       expect(await store.staleMessages(10)).toHaveLength(0);
       await store.updateCase({ ...a, version: 2 }, 1);
       expect(await store.staleMessages(10)).toHaveLength(1);
@@ -144,7 +173,9 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     it('key-values expire and setIfAbsent wins once', async () => {
       await store.kv.set('a', '1', 100);
       expect(await store.kv.get('a')).toBe('1');
-      const wins = await Promise.all(Array.from({ length: 10 }, () => store.kv.setIfAbsent('b', 'x', 100)));
+      const wins = await Promise.all(
+        Array.from({ length: 10 }, () => store.kv.setIfAbsent('b', 'x', 100)),
+      );
       expect(wins.filter(Boolean)).toHaveLength(1);
       now += 200;
       expect(await store.kv.get('a')).toBeUndefined();

@@ -5,7 +5,10 @@ import pg from 'pg';
 /** The server URL; tests fail loudly without it (CI starts PostgreSQL for real, no skipping). */
 export function pgTestUrl(): string {
   const url = process.env.PG_TEST_URL;
-  if (!url) throw new Error('PG_TEST_URL is not set: run the tests with `npm test` (scripts/with-postgres.mjs starts a server)');
+  if (!url)
+    throw new Error(
+      'PG_TEST_URL is not set: run the tests with `npm test` (scripts/with-postgres.mjs starts a server)',
+    );
   return url;
 }
 

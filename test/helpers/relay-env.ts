@@ -22,8 +22,14 @@ export const logLines: string[] = [];
 export interface DemoHandle {
   url: string;
   /** Creates a review at the demo service and returns its 202 body. */
-  create(type: string, inline: boolean, body?: Record<string, unknown>): Promise<Record<string, any>>;
-  submissions(): Promise<Array<{ case_id: string; bearer_valid: boolean; body: Record<string, any> }>>;
+  create(
+    type: string,
+    inline: boolean,
+    body?: Record<string, unknown>,
+  ): Promise<Record<string, any>>;
+  submissions(): Promise<
+    Array<{ case_id: string; bearer_valid: boolean; body: Record<string, any> }>
+  >;
   act(caseId: string, step: Record<string, unknown>): Promise<void>;
   fault(fault: Record<string, unknown>): Promise<void>;
   stop(): Promise<void>;
@@ -45,17 +51,20 @@ export async function startDemo(options: { callbackSecret?: string } = {}): Prom
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     const text = await res.body.text();
-    if (res.statusCode >= 400) throw new Error(`demo ${method} ${path} -> ${res.statusCode}: ${text}`);
+    if (res.statusCode >= 400)
+      throw new Error(`demo ${method} ${path} -> ${res.statusCode}: ${text}`);
     return text ? JSON.parse(text) : undefined;
   };
   return {
     url,
-    create: (type, inline, body = {}) => json('POST', `/api/reviews?type=${type}&inline=${inline ? 1 : 0}`, body),
+    create: (type, inline, body = {}) =>
+      json('POST', `/api/reviews?type=${type}&inline=${inline ? 1 : 0}`, body),
     async submissions() {
       const r = await json('GET', '/api/_test/submissions');
       return Array.isArray(r) ? r : r.submissions;
     },
-    act: async (caseId, step) => void (await json('POST', `/api/_test/reviews/${caseId}/act`, step)),
+    act: async (caseId, step) =>
+      void (await json('POST', `/api/_test/reviews/${caseId}/act`, step)),
     fault: async (f) => void (await json('POST', '/api/_test/faults', f)),
     async stop() {
       await new Promise<void>((r) => server.close(() => r()));
@@ -71,7 +80,11 @@ export interface RelayHandle {
   dataDir: string;
   log: Logger;
   /** POST /v1/cases with a 202 body; returns status and JSON. */
-  send(target: string, response: unknown, extra?: Record<string, unknown>): Promise<{ status: number; body: any }>;
+  send(
+    target: string,
+    response: unknown,
+    extra?: Record<string, unknown>,
+  ): Promise<{ status: number; body: any }>;
   get(id: string): Promise<any>;
   /** Polls GET /v1/cases/:id until `check` passes (or throws after `ms`). */
   until(id: string, check: (c: any) => boolean, ms?: number): Promise<any>;
@@ -88,7 +101,10 @@ export async function startRelay(options: {
 }): Promise<RelayHandle> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'hitl-relay-test-'));
   const configFile = join(dataDir, 'relay-config.json');
-  writeFileSync(configFile, JSON.stringify({ allow: options.allow ?? {}, routes: options.routes ?? {} }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({ allow: options.allow ?? {}, routes: options.routes ?? {} }),
+  );
   const config = readConfig({
     PORT: '0',
     DATA_DIR: dataDir,
@@ -98,7 +114,10 @@ export async function startRelay(options: {
     LOG_LEVEL: 'debug',
     ...options.env,
   });
-  const log = createLogger({ level: 'debug', destination: { write: (line) => void logLines.push(line) } });
+  const log = createLogger({
+    level: 'debug',
+    destination: { write: (line) => void logLines.push(line) },
+  });
   const relay = createRelay({ config, adapters: options.adapters, log, repostAfterMs: 2000 });
   await relay.start();
   const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -113,7 +132,11 @@ export async function startRelay(options: {
     dataDir,
     log,
     async send(target, response, extra = {}) {
-      const res = await request(`${relay.url}/v1/cases`, { method: 'POST', headers, body: JSON.stringify({ target, response, ...extra }) });
+      const res = await request(`${relay.url}/v1/cases`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ target, response, ...extra }),
+      });
       return { status: res.statusCode, body: await res.body.json() };
     },
     get,
@@ -122,7 +145,10 @@ export async function startRelay(options: {
       for (;;) {
         const c = await get(id);
         if (check(c)) return c;
-        if (Date.now() > end) throw new Error(`case ${id} never reached the expected state; last: ${JSON.stringify(c).slice(0, 600)}`);
+        if (Date.now() > end)
+          throw new Error(
+            `case ${id} never reached the expected state; last: ${JSON.stringify(c).slice(0, 600)}`,
+          );
         await new Promise((r) => setTimeout(r, 50));
       }
     },
@@ -134,7 +160,11 @@ export async function startRelay(options: {
 }
 
 /** Waits until `check` returns a truthy value (or throws after `ms`). */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, ms = 10_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | null | false>,
+  ms = 10_000,
+  what = 'condition',
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await check();

@@ -1,17 +1,29 @@
 /** The official HITL Protocol examples and schemas, read from ../shared (never copied into the project). */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+
+// ajv and ajv-formats are CommonJS with `exports.default`; require() gives their real shapes.
+const require = createRequire(import.meta.url);
+const Ajv2020 = (require('ajv/dist/2020') as typeof import('ajv/dist/2020.js')).default;
+const addFormats = (require('ajv-formats') as typeof import('ajv-formats')).default;
 
 /** Where the protocol repository lies. */
-export const PROTOCOL_DIR = [resolve('../shared/hitl-protocol'), resolve('../../shared/hitl-protocol')].find(existsSync) ?? resolve('../shared/hitl-protocol');
+export const PROTOCOL_DIR =
+  [resolve('../shared/hitl-protocol'), resolve('../../shared/hitl-protocol')].find(existsSync) ??
+  resolve('../shared/hitl-protocol');
 
 /** Every 202 body (with a hitl object) in the official examples. */
-export function example202Bodies(): Array<{ file: string; step: number; body: Record<string, any> }> {
+export function example202Bodies(): Array<{
+  file: string;
+  step: number;
+  body: Record<string, any>;
+}> {
   const dir = join(PROTOCOL_DIR, 'examples');
   const out: Array<{ file: string; step: number; body: Record<string, any> }> = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const doc = JSON.parse(readFileSync(join(dir, file), 'utf8'));
     for (const step of doc.steps ?? []) {
       const body = step.response?.body;
@@ -23,9 +35,8 @@ export function example202Bodies(): Array<{ file: string; step: number; body: Re
 
 /** A validator for one schema file (with its sibling schemas registered for $ref). */
 export function schemaValidator(name: string) {
-  const AjvCtor = (Ajv2020 as unknown as { default?: typeof Ajv2020 }).default ?? Ajv2020;
-  const ajv = new AjvCtor({ strict: false, allErrors: true });
-  (((addFormats as unknown as { default?: typeof addFormats }).default ?? addFormats) as typeof addFormats)(ajv);
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
   const dir = join(PROTOCOL_DIR, 'schemas');
   let wanted: string | undefined;
   // Schemas refer to each other by $id ("form-field.json" relative to .../v0.8/), so register them all.

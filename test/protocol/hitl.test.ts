@@ -31,30 +31,50 @@ function issuesOf(fn: () => unknown) {
 describe('202 bodies', () => {
   const examples = example202Bodies();
   it('finds the official examples', () => expect(examples.length).toBeGreaterThanOrEqual(14));
-  it.each(examples.map((e) => [`${e.file} step ${e.step}`, e.body] as const))('accepts %s', (_name, body) => {
-    const parsed = parse202Body(body);
-    expect(parsed.hitl.case_id).toBe(body.hitl.case_id);
-    expect(parsed.warnings).toEqual([]);
-  });
+  it.each(examples.map((e) => [`${e.file} step ${e.step}`, e.body] as const))(
+    'accepts %s',
+    (_name, body) => {
+      const parsed = parse202Body(body);
+      expect(parsed.hitl.case_id).toBe(body.hitl.case_id);
+      expect(parsed.warnings).toEqual([]);
+    },
+  );
 
   it('names the failing field paths', () => {
     const issues = issuesOf(() =>
-      parse202Body({ status: 'human_input_required', hitl: { ...base, poll_url: 'nope', case_id: 'a b', type: 'vote' } }, 'response'),
+      parse202Body(
+        {
+          status: 'human_input_required',
+          hitl: { ...base, poll_url: 'nope', case_id: 'a b', type: 'vote' },
+        },
+        'response',
+      ),
     );
-    expect(issues.map((i) => i.path).sort()).toEqual(['response.hitl.case_id', 'response.hitl.poll_url', 'response.hitl.type']);
+    expect(issues.map((i) => i.path).sort()).toEqual([
+      'response.hitl.case_id',
+      'response.hitl.poll_url',
+      'response.hitl.type',
+    ]);
   });
 
   it('refuses a 202 without hitl, a wrong status, and a submit_url without its token', () => {
     expect(issuesOf(() => parse202Body({ status: 'human_input_required' }))[0]!.path).toBe('hitl');
     expect(issuesOf(() => parse202Body({ status: 'done', hitl: base }))[0]!.path).toBe('status');
-    expect(issuesOf(() => parseHitl({ ...base, submit_url: 'https://x.example/s' }))[0]!.path).toBe('hitl.submit_token');
-    expect(issuesOf(() => parseHitl({ ...base, expires_at: '2026-02-19T00:00:00Z' }))[0]!.path).toBe('hitl.expires_at');
+    expect(issuesOf(() => parseHitl({ ...base, submit_url: 'https://x.example/s' }))[0]!.path).toBe(
+      'hitl.submit_token',
+    );
+    expect(
+      issuesOf(() => parseHitl({ ...base, expires_at: '2026-02-19T00:00:00Z' }))[0]!.path,
+    ).toBe('hitl.expires_at');
   });
 
   it('accepts 0.5 to 0.8, warns on a newer version, refuses an older one', () => {
-    for (const v of ['0.5', '0.6', '0.7', '0.8']) expect(parseHitl({ ...base, spec_version: v }).warnings).toEqual([]);
+    for (const v of ['0.5', '0.6', '0.7', '0.8'])
+      expect(parseHitl({ ...base, spec_version: v }).warnings).toEqual([]);
     expect(parseHitl({ ...base, spec_version: '0.9' }).warnings[0]).toMatch(/newer/);
-    expect(issuesOf(() => parseHitl({ ...base, spec_version: '0.4' }))[0]!.path).toBe('hitl.spec_version');
+    expect(issuesOf(() => parseHitl({ ...base, spec_version: '0.4' }))[0]!.path).toBe(
+      'hitl.spec_version',
+    );
   });
 });
 
@@ -65,8 +85,14 @@ describe('inline actions', () => {
   it('gives the type actions that need no browser, limited by inline_actions', () => {
     const s = { submit_url: 'https://x.example/s' };
     expect(inlineActions({ ...base, ...s }, true).actions).toEqual(['approve', 'reject']);
-    expect(inlineActions({ ...base, ...s, inline_actions: ['reject', 'edit'] }, true).actions).toEqual(['reject']);
-    expect(inlineActions({ ...base, ...s, type: 'escalation' }, true).actions).toEqual(['retry', 'skip', 'abort']);
+    expect(
+      inlineActions({ ...base, ...s, inline_actions: ['reject', 'edit'] }, true).actions,
+    ).toEqual(['reject']);
+    expect(inlineActions({ ...base, ...s, type: 'escalation' }, true).actions).toEqual([
+      'retry',
+      'skip',
+      'abort',
+    ]);
     expect(inlineActions({ ...base, ...s, type: 'selection' }, true).actions).toEqual([]);
     expect(inlineActions({ ...base, ...s, type: 'input' }, true).actions).toEqual([]);
     expect(inlineActions({ ...base, ...s, type: 'x-vote' }, true).actions).toEqual([]);
@@ -74,42 +100,103 @@ describe('inline actions', () => {
   it('none when a verification policy wants proof for inline_submit', () => {
     const s = { submit_url: 'https://x.example/s', type: 'confirmation' };
     for (const mode of ['required', 'step_up'])
-      expect(inlineActions({ ...base, ...s, verification_policy: { mode, required_for: ['inline_submit'] } }, true).blocked).toBe('verification_required');
-    expect(inlineActions({ ...base, ...s, verification_policy: { mode: 'required', required_for: ['browser_submit'] } }, true).actions).toEqual(['confirm', 'cancel']);
+      expect(
+        inlineActions(
+          { ...base, ...s, verification_policy: { mode, required_for: ['inline_submit'] } },
+          true,
+        ).blocked,
+      ).toBe('verification_required');
+    expect(
+      inlineActions(
+        {
+          ...base,
+          ...s,
+          verification_policy: { mode: 'required', required_for: ['browser_submit'] },
+        },
+        true,
+      ).actions,
+    ).toEqual(['confirm', 'cancel']);
   });
   it('knows irreversible actions', () => {
     expect(isIrreversible({ type: 'confirmation' }, 'confirm')).toBe(true);
     expect(isIrreversible({ type: 'confirmation' }, 'cancel')).toBe(false);
-    expect(isIrreversible({ type: 'approval', context: { irreversible: true } }, 'approve')).toBe(true);
+    expect(isIrreversible({ type: 'approval', context: { irreversible: true } }, 'approve')).toBe(
+      true,
+    );
     expect(isIrreversible({ type: 'approval' }, 'approve')).toBe(false);
   });
 });
 
 describe('submit request', () => {
   const validate = schemaValidator('submit-request.schema.json');
-  it.each(['telegram', 'slack', 'discord', 'teams', 'web'])('validates against the schema for %s', (platform) => {
-    const body = buildSubmitRequest('approve', platform, { id: '42', name: 'Ann' });
-    expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
-  });
+  it.each(['telegram', 'slack', 'discord', 'teams', 'web'])(
+    'validates against the schema for %s',
+    (platform) => {
+      const body = buildSubmitRequest('approve', platform, { id: '42', name: 'Ann' });
+      expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
+    },
+  );
 });
 
 describe('status updates', () => {
   it('reads all six statuses', () => {
     expect(parsePollResponse({ status: 'pending', case_id: 'a' }).status).toBe('pending');
-    expect(parsePollResponse({ status: 'in_progress', case_id: 'a', progress: { current_step: 2, total_steps: 3 } }).progress).toEqual({ current_step: 2, total_steps: 3 });
-    const done = parsePollResponse({ status: 'completed', case_id: 'a', completed_at: '2026-02-20T10:15:00Z', result: { action: 'approve' }, responded_by: { name: 'T' }, next_case_id: 'b' });
-    expect(done).toMatchObject({ status: 'completed', at: '2026-02-20T10:15:00Z', next_case_id: 'b' });
-    expect(parsePollResponse({ status: 'expired', case_id: 'a', expired_at: '2026-02-20T10:15:00Z', default_action: 'skip' }).default_action).toBe('skip');
-    expect(parsePollResponse({ status: 'cancelled', case_id: 'a', cancelled_at: '2026-02-20T10:15:00Z', reason: 'no' }).reason).toBe('no');
-    expect(issuesOf(() => parsePollResponse({ status: 'completed', case_id: 'a' }))[0]!.path).toBe('result');
-    expect(issuesOf(() => parsePollResponse({ status: 'done', case_id: 'a' }))[0]!.path).toBe('status');
+    expect(
+      parsePollResponse({
+        status: 'in_progress',
+        case_id: 'a',
+        progress: { current_step: 2, total_steps: 3 },
+      }).progress,
+    ).toEqual({ current_step: 2, total_steps: 3 });
+    const done = parsePollResponse({
+      status: 'completed',
+      case_id: 'a',
+      completed_at: '2026-02-20T10:15:00Z',
+      result: { action: 'approve' },
+      responded_by: { name: 'T' },
+      next_case_id: 'b',
+    });
+    expect(done).toMatchObject({
+      status: 'completed',
+      at: '2026-02-20T10:15:00Z',
+      next_case_id: 'b',
+    });
+    expect(
+      parsePollResponse({
+        status: 'expired',
+        case_id: 'a',
+        expired_at: '2026-02-20T10:15:00Z',
+        default_action: 'skip',
+      }).default_action,
+    ).toBe('skip');
+    expect(
+      parsePollResponse({
+        status: 'cancelled',
+        case_id: 'a',
+        cancelled_at: '2026-02-20T10:15:00Z',
+        reason: 'no',
+      }).reason,
+    ).toBe('no');
+    expect(issuesOf(() => parsePollResponse({ status: 'completed', case_id: 'a' }))[0]!.path).toBe(
+      'result',
+    );
+    expect(issuesOf(() => parsePollResponse({ status: 'done', case_id: 'a' }))[0]!.path).toBe(
+      'status',
+    );
   });
   it('reads SSE events and callbacks', () => {
-    expect(parseReviewEvent('review.opened', '{"case_id":"a","opened_at":"2026-02-20T10:03:00Z"}')).toMatchObject({ kind: 'status', update: { status: 'opened' } });
-    expect(parseReviewEvent('review.reminder', '{"case_id":"a","message":"soon"}')).toMatchObject({ kind: 'reminder', message: 'soon' });
+    expect(
+      parseReviewEvent('review.opened', '{"case_id":"a","opened_at":"2026-02-20T10:03:00Z"}'),
+    ).toMatchObject({ kind: 'status', update: { status: 'opened' } });
+    expect(parseReviewEvent('review.reminder', '{"case_id":"a","message":"soon"}')).toMatchObject({
+      kind: 'reminder',
+      message: 'soon',
+    });
     expect(() => parseReviewEvent('review.other', '{}')).toThrow(ValidationError);
     expect(() => parseReviewEvent('review.opened', 'not json')).toThrow(/not JSON/);
-    expect(parseCallback({ event: 'review.completed', case_id: 'a', result: { action: 'approve' } })).toMatchObject({ update: { status: 'completed' } });
+    expect(
+      parseCallback({ event: 'review.completed', case_id: 'a', result: { action: 'approve' } }),
+    ).toMatchObject({ update: { status: 'completed' } });
   });
   it('never leaves a terminal state', () => {
     expect(canTransition('completed', 'pending')).toBe(false);
