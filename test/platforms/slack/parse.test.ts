@@ -10,7 +10,6 @@ import {
 } from '../../../platforms/slack/parse.ts';
 
 const fixture = (name: string) => new URL(`./fixtures/${name}`, import.meta.url);
-// biome-ignore lint/suspicious/noExplicitAny: the tests edit untyped Slack JSON in place
 type Json = Record<string, any>;
 const approve = (): Json => JSON.parse(readFileSync(fixture('block-actions-approve.json'), 'utf8'));
 

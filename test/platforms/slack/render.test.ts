@@ -13,7 +13,6 @@ import {
 import { blocksProblem } from '../../fakes/slack-blocks.ts';
 import { approvalCard } from './cards.ts';
 
-// biome-ignore lint/suspicious/noExplicitAny: the tests read untyped Block Kit JSON
 type AnyBlock = Record<string, any>;
 
 describe('slack render', () => {
