@@ -151,7 +151,11 @@ export class TeamsBot {
       await answerInvoke(context, body);
       return;
     }
-    const work = this.deps.ctx.onTap(tap);
+    // A failed tap still gets an answer (and the same one on a retry).
+    const work = this.deps.ctx.onTap(tap).catch((err): TapReply => {
+      this.deps.ctx.log.error({ platform: 'teams', err: scrub(String(err)) }, 'teams tap failed');
+      return { outcome: 'failed', text: 'Something went wrong; nothing was decided.', card: null };
+    });
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => {
       timer = setTimeout(() => resolve('late'), this.deps.invokeDeadlineMs);

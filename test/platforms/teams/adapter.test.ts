@@ -336,6 +336,28 @@ describe('taps', () => {
     });
   });
 
+  it('still answers, and answers a retry the same, when the tap fails inside the relay', async () => {
+    const { conversationId, activityId } = await posted(async () => {
+      throw new Error('store down');
+    });
+    const invoke = executeInvoke(
+      rig.fake.serviceUrl,
+      conversationId,
+      activityId,
+      'hitl:k7Qa9:approve',
+      ANN,
+    );
+    const first = await rig.deliver(invoke);
+    expect(first.status).toBe(200);
+    const body = first.body as { type: string; value: { body: Array<Record<string, unknown>> } };
+    expect(body.type).toBe('application/vnd.microsoft.card.adaptive');
+    expect(body.value.body.at(-1)).toMatchObject({
+      text: 'Something went wrong; nothing was decided.',
+    });
+    expect(await rig.deliver(invoke)).toEqual(first);
+    expect(rig.taps).toHaveLength(1);
+  });
+
   it('accepts Action.Submit messages from older clients', async () => {
     const { conversationId, ref, activityId } = await posted();
     const res = await rig.deliver(
