@@ -18,6 +18,7 @@ import { type Logger, registerSecret } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
 import { SlackApi, type SlackRateLimitPolicy, sleep } from './api.ts';
 import type { SlackConfig } from './config.ts';
+import { toPlatformError } from './errors.ts';
 import { messageRef, parseBlockActions, splitRef, targetAnswer } from './parse.ts';
 import { SLACK_EVENTS_PATH, SlackHttpReceiver } from './receiver.ts';
 import { fitText, renderCard, renderNotice, SLACK_SECTION_TEXT_MAX_CHARS } from './render.ts';
@@ -159,7 +160,8 @@ export class SlackAdapter implements PlatformAdapter {
       await app.start();
     } catch (err) {
       this.running = undefined;
-      throw err;
+      // Socket Mode opens its connection here (apps.connections.open with the app token).
+      throw toPlatformError(err, this.config.mode === 'socket' ? 'apps.connections.open' : 'start');
     }
     log.info({ mode: this.config.mode, botUserId: ids.botUserId }, 'slack adapter started');
   }
