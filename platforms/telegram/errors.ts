@@ -14,6 +14,11 @@ export function isNotModified(err: unknown): boolean {
   );
 }
 
+/** True when Telegram refused a URL button's address (it does for some hosts it deems invalid). */
+export function isButtonUrlInvalid(err: unknown): boolean {
+  return err instanceof GrammyError && err.description.includes('BUTTON_URL_INVALID');
+}
+
 /** The new chat id when Telegram answers that a group became a supergroup (400 + migrate_to_chat_id). */
 export function migratedTo(err: unknown): number | undefined {
   if (!(err instanceof GrammyError)) return undefined;

@@ -13,10 +13,10 @@ import { registerSecret } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
 import { createBot, type RetryOptions, TELEGRAM_DEFAULT_RETRY } from './api.ts';
 import { TELEGRAM_SECRET_TOKEN_PATTERN, type TelegramConfig } from './config.ts';
-import { isNotModified, migratedTo, toPlatformError } from './errors.ts';
+import { toPlatformError } from './errors.ts';
+import { editCard, sendCard, sendNotice } from './messages.ts';
 import { type PaceOptions, SendPace } from './pace.ts';
 import { parseMessageRef, targetReply } from './parse.ts';
-import { linkButton, renderCard, renderNotice } from './render.ts';
 import { handleCallbackQuery, TELEGRAM_TAP_ANSWER_WAIT_MS } from './taps.ts';
 import { TELEGRAM_DEFAULT_WEBHOOK_PATH, webhookRoute } from './webhook.ts';
 
@@ -209,35 +209,14 @@ export class TelegramAdapter implements PlatformAdapter {
         'the address is not a Telegram chat id',
       );
     }
-    const message = renderCard(card);
     const replyTo = options.replyTo ? parseMessageRef(options.replyTo) : null;
-    const send = (chatId: string) =>
-      this.bot.api.sendMessage(chatId, message.text, {
-        parse_mode: message.parse_mode,
-        reply_markup: message.reply_markup,
-        link_preview_options: message.link_preview_options,
-        ...(replyTo && replyTo.chatId === chatId
-          ? {
-              reply_parameters: {
-                message_id: replyTo.messageId,
-                allow_sending_without_reply: true,
-              },
-            }
-          : {}),
-      });
-    let sent: Awaited<ReturnType<typeof send>>;
-    try {
-      sent = await send(address);
-    } catch (err) {
-      // A group upgraded to a supergroup gets a new id; Telegram names it, so the case still arrives.
-      const moved = migratedTo(err);
-      if (moved === undefined) throw toPlatformError(err, 'sendMessage');
-      this.ctx?.log.warn(
-        { from: `telegram:${address}`, to: `telegram:${moved}` },
-        'telegram group became a supergroup; update the target to the new chat id',
-      );
-      sent = await this.call('sendMessage', () => send(String(moved)));
-    }
+    const sent = await sendCard(
+      this.bot.api,
+      address,
+      card,
+      replyTo && replyTo.chatId === address ? replyTo.messageId : null,
+      this.ctx?.log,
+    );
     return {
       platform: this.platform,
       address: String(sent.chat.id),
@@ -254,17 +233,7 @@ export class TelegramAdapter implements PlatformAdapter {
 
   async update(ref: MessageRef, card: Card): Promise<void> {
     const { chatId, messageId } = this.target(ref, 'editMessageText');
-    const message = renderCard(card);
-    try {
-      await this.bot.api.editMessageText(chatId, messageId, message.text, {
-        parse_mode: message.parse_mode,
-        reply_markup: message.reply_markup,
-        link_preview_options: message.link_preview_options,
-      });
-    } catch (err) {
-      if (isNotModified(err)) return;
-      throw toPlatformError(err, 'editMessageText');
-    }
+    await editCard(this.bot.api, chatId, messageId, card, this.ctx?.log);
   }
 
   async notify(
@@ -273,14 +242,7 @@ export class TelegramAdapter implements PlatformAdapter {
     link: { label: string; url: string } | null,
   ): Promise<void> {
     const { chatId, messageId } = this.target(ref, 'sendMessage');
-    const button = linkButton(link);
-    await this.call('sendMessage', () =>
-      this.bot.api.sendMessage(chatId, renderNotice(text), {
-        reply_parameters: { message_id: messageId, allow_sending_without_reply: true },
-        link_preview_options: { is_disabled: true },
-        ...(button ? { reply_markup: { inline_keyboard: [[button]] } } : {}),
-      }),
-    );
+    await sendNotice(this.bot.api, chatId, messageId, text, link, this.ctx?.log);
   }
 }
 

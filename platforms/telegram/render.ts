@@ -170,6 +170,12 @@ export function renderCard(card: Card): TelegramMessage {
   };
 }
 
+/** The card with its Details link moved into a text line (for when Telegram refuses the button). */
+export function withLinkAsText(card: Card): Card {
+  if (!card.link) return card;
+  return { ...card, link: null, lines: [...card.lines, `${card.link.label}: ${card.link.url}`] };
+}
+
 /** Shortens a tap answer to what answerCallbackQuery accepts. */
 export function renderTapAnswer(text: string): string {
   return truncateText(text.trim(), TELEGRAM_CALLBACK_ANSWER_MAX_CHARS);

@@ -22,7 +22,7 @@ const bad = (description: string, code = 400): MethodResult => ({
 });
 
 /** The rules Telegram applies to inline keyboards, with its error wording. */
-function checkKeyboard(markup: unknown): string | null {
+function checkKeyboard(markup: unknown, refuseUrl: (url: string) => boolean): string | null {
   if (markup === undefined) return null;
   const rows = (markup as InlineKeyboardMarkup).inline_keyboard;
   if (!Array.isArray(rows))
@@ -40,7 +40,10 @@ function checkKeyboard(markup: unknown): string | null {
         const bytes = Buffer.byteLength(button.callback_data, 'utf8');
         if (bytes < 1 || bytes > 64) return 'Bad Request: BUTTON_DATA_INVALID';
       }
-      if (button.url !== undefined && !/^(https?|tg):\/\/\S+$/.test(button.url))
+      if (
+        button.url !== undefined &&
+        (!/^(https?|tg):\/\/\S+$/.test(button.url) || refuseUrl(button.url))
+      )
         return 'Bad Request: BUTTON_URL_INVALID';
     }
   }
@@ -177,7 +180,10 @@ export class FakeTelegramMethods extends FakeTelegramState {
     }
     const parsed = this.parseText(p);
     if ('ok' in parsed) return parsed;
-    const keyboardError = checkKeyboard(p.reply_markup);
+    const keyboardError = checkKeyboard(
+      p.reply_markup,
+      (url) => this.refusedUrls?.test(url) ?? false,
+    );
     if (keyboardError) return bad(keyboardError);
     const replyParams = p.reply_parameters as
       | { message_id?: number; allow_sending_without_reply?: boolean }
@@ -213,7 +219,10 @@ export class FakeTelegramMethods extends FakeTelegramState {
     const chatId = this.chatId(p);
     const stored = chatId === null ? undefined : this.message(chatId, Number(p.message_id));
     if (!stored) return bad('Bad Request: message to edit not found');
-    const keyboardError = checkKeyboard(p.reply_markup);
+    const keyboardError = checkKeyboard(
+      p.reply_markup,
+      (url) => this.refusedUrls?.test(url) ?? false,
+    );
     if (keyboardError) return bad(keyboardError);
     const markup = markupOrNone(p.reply_markup);
     const current = stored.message;

@@ -94,6 +94,14 @@ export class FakeTelegramState {
     return this.makeUpdate({ message } as unknown as Omit<Update, 'update_id'>);
   }
 
+  /** Button URLs matching this are refused with BUTTON_URL_INVALID, as Telegram does for some hosts. */
+  protected refusedUrls: RegExp | null = null;
+
+  /** Makes the fake refuse URL buttons whose URL matches `pattern`. */
+  refuseButtonUrls(pattern: RegExp | null): void {
+    this.refusedUrls = pattern;
+  }
+
   /** Upgrades a group to a supergroup: sends to the old id then fail with migrate_to_chat_id. */
   migrateChat(fromChatId: number, toChatId: number): void {
     this.migrated.set(fromChatId, toChatId);

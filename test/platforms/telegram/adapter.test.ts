@@ -75,6 +75,26 @@ describe('telegram adapter: posting and editing', () => {
     expect(s.lines.some((line) => line.includes(`"to":"telegram:${GROUP}"`))).toBe(true);
   });
 
+  it('sends the Details link as text when Telegram refuses the button URL', async () => {
+    s = await setup();
+    s.fake.refuseButtonUrls(/^https?:\/\/(localhost|127\.)/);
+    const link = { label: 'Details', url: 'http://127.0.0.1:8787/r/abc' };
+    const ref = await s.adapter.post('42', makeCard({ link }));
+    const posted = s.fake.message(42, 1)?.message;
+    expect(posted?.text).toContain('Details: http://127.0.0.1:8787/r/abc');
+    expect(posted?.reply_markup?.inline_keyboard.flat().map((b) => b.text)).toEqual([
+      'Approve',
+      'Reject',
+    ]);
+    await s.adapter.update(ref, makeCard({ link, final: true, status: 'Approved' }));
+    expect(s.fake.message(42, 1)?.message.text).toContain('Details: http://127.0.0.1:8787/r/abc');
+    expect(s.fake.message(42, 1)?.message.reply_markup).toBeUndefined();
+    await s.adapter.notify(ref, 'Still waiting', link);
+    expect(s.fake.message(42, 2)?.message.text).toBe(
+      'Still waiting\n\nDetails: http://127.0.0.1:8787/r/abc',
+    );
+  });
+
   it('maps a vanished message, a bad ref and a bad address to PlatformError', async () => {
     s = await setup();
     const gone = await rejection(
