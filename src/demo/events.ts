@@ -3,6 +3,7 @@ import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { DemoDeps } from './context.ts';
 import { errorBody } from './context.ts';
+import { faultResponse } from './faults.ts';
 import type { EventHub } from './hub.ts';
 import type { ReviewEvent } from './types.ts';
 import { TERMINAL_STATUSES } from './types.ts';
@@ -15,7 +16,7 @@ const TERMINAL_EVENTS = new Set(['review.completed', 'review.expired', 'review.c
 /** Registers `GET /api/reviews/:id/events`. */
 export function registerEventRoutes(app: Hono, deps: DemoDeps, hub: EventHub): void {
   app.get('/api/reviews/:id/events', async (c) => {
-    const fault = await deps.faults.apply(c, 'events');
+    const fault = deps.faults.take('events');
     if (fault?.kind === 'truncated' || fault?.kind === 'malformed_json') {
       // For a stream, "broken" means half an event and then the end of the stream.
       return c.body('event: review.completed\ndata: {"case_id":"review_', 200, {
@@ -23,7 +24,8 @@ export function registerEventRoutes(app: Hono, deps: DemoDeps, hub: EventHub): v
         'cache-control': 'no-cache',
       });
     }
-    if (fault?.response) return fault.response;
+    const broken = fault ? await faultResponse(c, fault) : null;
+    if (broken) return broken;
     const caseId = c.req.param('id');
     // Reading the case applies a due expiry first, so a late subscriber still gets review.expired.
     const stored = deps.engine.refresh(caseId);

@@ -6,14 +6,6 @@ import type { Fault, FaultKind, FaultRoute } from './types.ts';
 /** What applying a fault left to do: answer with `response`, or go on (after a delay for `slow`). */
 export type FaultOutcome = { kind: FaultKind; response: Response | null };
 
-/**
- * @hono/node-server's marker for "the handler wrote the Node response itself" (the value behind its
- * RESPONSE_ALREADY_SENT); a fresh Response each time so no later header change leaks between requests.
- */
-function alreadySent(): Response {
-  return new Response(null, { headers: { 'x-hono-already-sent': 'true' } });
-}
-
 const PARTIAL_JSON = '{"status":"completed","case_id":"review_';
 
 /** The queue of injected faults per route. */
@@ -45,7 +37,8 @@ export class FaultQueue {
   }
 }
 
-async function faultResponse(c: Context, fault: Fault): Promise<Response | null> {
+/** The broken answer for `fault`, or null when the request should go on (after `slow`'s delay). */
+export async function faultResponse(c: Context, fault: Fault): Promise<Response | null> {
   const json = { 'content-type': 'application/json' };
   switch (fault.kind) {
     case 'slow':
@@ -89,25 +82,53 @@ function nodeResponse(c: Context): ServerResponse | undefined {
   return out && typeof out.writeHead === 'function' ? out : undefined;
 }
 
-/** Announces a full JSON body, sends half of it, then closes the connection. */
+/**
+ * Announces a full JSON body (Content-Length), sends the first half, then ends the connection. The
+ * socket is ended only once the headers and the half are written, so the client really sees a cut body.
+ */
 function truncate(c: Context): Response {
   const full = `${PARTIAL_JSON}0123456789abcdef","completed_at":"2026-01-01T00:00:00Z"}`;
   const out = nodeResponse(c);
-  if (!out) return new Response(PARTIAL_JSON, { status: 200 });
-  out.writeHead(200, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(full),
+  if (!out)
+    return new Response(PARTIAL_JSON, {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+    });
+  let started = false;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (!started) {
+        started = true;
+        controller.enqueue(new TextEncoder().encode(PARTIAL_JSON));
+        return;
+      }
+      const timer = setInterval(() => {
+        if (!out.headersSent) return;
+        clearInterval(timer);
+        out.socket?.end();
+      }, 5);
+      // No more data ever: the stream is cancelled when the socket closes.
+      return new Promise<void>(() => {});
+    },
   });
-  out.write(PARTIAL_JSON, () => out.socket?.destroy());
-  return alreadySent();
+  return new Response(body, {
+    status: 200,
+    headers: {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(full)),
+    },
+  });
 }
 
-/** Drops the connection without any answer (a TCP reset where the platform allows it). */
+/**
+ * Drops the connection without any answer (a TCP reset where the platform allows it). The Response
+ * returned is never delivered: Node discards writes to a destroyed socket.
+ */
 function reset(c: Context): Response {
   const out = nodeResponse(c);
   if (!out) throw new Error('connection reset (injected fault)');
   const socket = out.socket;
   if (socket && typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
   else socket?.destroy();
-  return alreadySent();
+  return new Response(null, { status: 500 });
 }

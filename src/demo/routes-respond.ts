@@ -71,7 +71,7 @@ export function registerRespondRoutes(app: Hono, deps: DemoDeps): void {
 
     const fault = await deps.faults.apply(c, 'respond');
     if (fault?.response) {
-      record(fault.response.headers.has('x-hono-already-sent') ? 0 : fault.response.status, {
+      record(fault.kind === 'reset' ? 0 : fault.response.status, {
         fault: fault.kind,
       });
       return fault.response;

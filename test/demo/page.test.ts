@@ -31,7 +31,9 @@ describe('GET /review/:id (the review page)', () => {
     const evil = `<script>alert("x")</script> & 'quotes'`;
     const { hitl } = await createCase(server.base, 'approval', true, {
       prompt: evil,
-      context: { artifact: { title: '<img src=x onerror=alert(1)>', summary: 's', changes: ['<b>'] } },
+      context: {
+        artifact: { title: '<img src=x onerror=alert(1)>', summary: 's', changes: ['<b>'] },
+      },
     });
     const sse = await openSse(hitl.events_url);
     const res = await fetch(hitl.review_url);
@@ -42,11 +44,19 @@ describe('GET /review/:id (the review page)', () => {
     const html = await res.text();
     expect(html).not.toContain('<script>alert');
     expect(html).not.toContain('<img src=x');
-    expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;quotes&#39;');
+    expect(html).toContain(
+      '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;quotes&#39;',
+    );
     expect(html).toContain('&lt;b&gt;');
     for (const action of ['approve', 'edit', 'reject']) expect(html).toContain(`value="${action}"`);
     expect(html).toContain(`/api/reviews/${hitl.case_id}/respond?token=${tokenOf(hitl)}`);
     expect(html).not.toContain(hitl.submit_token);
+    // The one inline script carries the CSP nonce and is valid JavaScript.
+    const nonce = /script-src 'nonce-([^']+)'/.exec(
+      res.headers.get('content-security-policy')!,
+    )![1];
+    const script = new RegExp(`<script nonce="${nonce}">([\\s\\S]*?)</script>`).exec(html)![1]!;
+    expect(() => new Function(script)).not.toThrow();
     expect((await poll(hitl.poll_url)).json!.status).toBe('opened');
     await sse.waitFor(1);
     expect(sse.events[0]!.event).toBe('review.opened');
@@ -89,7 +99,10 @@ describe('the review page’s forms', () => {
       data: { selected: ['job-1', 'job-3'], note: 'Remote only' },
     });
     expect(polled.responded_by).toEqual({ name: 'Sam' });
-    expect(polled.submission_context).toEqual({ mode: 'browser_submit', submitted_via: 'review_page' });
+    expect(polled.submission_context).toEqual({
+      mode: 'browser_submit',
+      submitted_via: 'review_page',
+    });
     // Visiting again shows the recorded answer, not the form.
     const again = await (await fetch(hitl.review_url)).text();
     expect(again).toContain('Already answered');
@@ -161,7 +174,10 @@ describe('the review page’s forms', () => {
     const res = await postForm(hitl, 'cancel', [['reason', 'Fixed by hand']]);
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('cancelled');
-    expect((await poll(hitl.poll_url)).json).toMatchObject({ status: 'cancelled', reason: 'Fixed by hand' });
+    expect((await poll(hitl.poll_url)).json).toMatchObject({
+      status: 'cancelled',
+      reason: 'Fixed by hand',
+    });
     const twice = await postForm(hitl, 'cancel', []);
     expect(twice.status).toBe(409);
   });
