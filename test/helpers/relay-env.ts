@@ -98,6 +98,8 @@ export async function startRelay(options: {
   routes?: Record<string, { targets: string[]; allow?: string[] }>;
   env?: Record<string, string>;
   dataDir?: string;
+  /** Mounts more routes (e.g. the demo service) on the relay's server. */
+  mount?: (app: Hono, log: Logger, dataDir: string) => void;
 }): Promise<RelayHandle> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'hitl-relay-test-'));
   const configFile = join(dataDir, 'relay-config.json');
@@ -118,7 +120,14 @@ export async function startRelay(options: {
     level: 'debug',
     destination: { write: (line) => void logLines.push(line) },
   });
-  const relay = createRelay({ config, adapters: options.adapters, log, repostAfterMs: 2000 });
+  const mount = options.mount;
+  const relay = createRelay({
+    config,
+    adapters: options.adapters,
+    log,
+    repostAfterMs: 2000,
+    ...(mount ? { mount: (app: Hono) => mount(app, log, dataDir) } : {}),
+  });
   await relay.start();
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
