@@ -2,7 +2,14 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { type DemoHandle, eventually, logLines, type RelayHandle, startDemo, startRelay } from '../helpers/relay-env.ts';
+import {
+  type DemoHandle,
+  eventually,
+  logLines,
+  type RelayHandle,
+  startDemo,
+  startRelay,
+} from '../helpers/relay-env.ts';
 import { schemaValidator } from '../helpers/spec.ts';
 
 let demo: DemoHandle;
@@ -36,7 +43,10 @@ afterAll(async () => {
   await demo?.stop();
 });
 
-const INLINE: Record<string, { actions: string[]; tap?: string; confirm?: boolean; respond?: string }> = {
+const INLINE: Record<
+  string,
+  { actions: string[]; tap?: string; confirm?: boolean; respond?: string }
+> = {
   approval: { actions: ['approve', 'reject'], tap: 'reject' },
   selection: { actions: [], respond: 'select' },
   input: { actions: [], respond: 'submit' },
@@ -76,15 +86,25 @@ describe('each review type, inline on and off', () => {
             r = await tap(room, m.id, spec.tap);
           }
           expect(r.body.outcome).toBe('submitted');
-          const subs = (await demo.submissions()).filter((s) => s.case_id === response.hitl.case_id);
+          const subs = (await demo.submissions()).filter(
+            (s) => s.case_id === response.hitl.case_id,
+          );
           expect(subs).toHaveLength(1);
           expect(subs[0]!.bearer_valid).toBe(true);
         } else {
-          await demo.act(response.hitl.case_id, { step: 'respond', action: expected, data: ANSWERS[type] ?? {} });
+          await demo.act(response.hitl.case_id, {
+            step: 'respond',
+            action: expected,
+            data: ANSWERS[type] ?? {},
+          });
         }
         const done = await relay.until(sent.body.id, (c) => c.status === 'completed');
         expect(done.result.action).toBe(expected);
-        const final = await eventually(async () => (await messages(room)).find((x) => x.id === m.id && x.final), 10_000, 'the final card');
+        const final = await eventually(
+          async () => (await messages(room)).find((x) => x.id === m.id && x.final),
+          10_000,
+          'the final card',
+        );
         expect(final.actions).toEqual([]);
       });
     }
@@ -103,11 +123,19 @@ describe('submits', () => {
     const response = await demo.create('approval', true);
     const sent = await relay.send('web:crowd', response);
     const [m] = await messages('crowd');
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => tap('crowd', m.id, 'approve', { id: `u${i}`, name: `U${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        tap('crowd', m.id, 'approve', { id: `u${i}`, name: `U${i}` }),
+      ),
+    );
     expect(results.filter((r) => r.body.outcome === 'submitted')).toHaveLength(1);
-    expect(results.every((r) => ['submitted', 'busy', 'closed'].includes(r.body.outcome))).toBe(true);
+    expect(results.every((r) => ['submitted', 'busy', 'closed'].includes(r.body.outcome))).toBe(
+      true,
+    );
     await relay.until(sent.body.id, (c) => c.status === 'completed');
-    expect((await demo.submissions()).filter((s) => s.case_id === response.hitl.case_id)).toHaveLength(1);
+    expect(
+      (await demo.submissions()).filter((s) => s.case_id === response.hitl.case_id),
+    ).toHaveLength(1);
   });
 
   it('a tap on a finished case changes nothing', async () => {
@@ -139,8 +167,14 @@ describe('intake', () => {
     const r = await relay.send('web:bad', bad);
     expect(r.status).toBe(400);
     expect(r.body.error).toBe('invalid_hitl');
-    expect(r.body.details.map((d: any) => d.path).sort()).toEqual(['response.hitl.poll_url', 'response.hitl.prompt']);
-    const refused = await relay.send('web:bad', { ...response, hitl: { ...response.hitl, poll_url: 'https://169.254.169.254/latest' } });
+    expect(r.body.details.map((d: any) => d.path).sort()).toEqual([
+      'response.hitl.poll_url',
+      'response.hitl.prompt',
+    ]);
+    const refused = await relay.send('web:bad', {
+      ...response,
+      hitl: { ...response.hitl, poll_url: 'https://169.254.169.254/latest' },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.details[0].path).toBe('hitl.poll_url');
     const unknown = await relay.send('nowhere:1', response);
@@ -148,7 +182,11 @@ describe('intake', () => {
     expect(unknown.body.details[0].path).toBe('target');
     const after = (await (await request(`${relay.url}/v1/cases?limit=500`)).body.json()) as any;
     expect(after.cases.length).toBe(before.cases.length);
-    const notJson = await request(`${relay.url}/v1/cases`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
+    const notJson = await request(`${relay.url}/v1/cases`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'x',
+    });
     expect(notJson.statusCode).toBe(415);
     await notJson.body.dump();
   });
@@ -160,7 +198,9 @@ describe('secrets', () => {
     expect(subs.length).toBeGreaterThan(0);
     const all = await (await request(`${relay.url}/v1/cases?limit=500`)).body.text();
     const views = await Promise.all(
-      (JSON.parse(all).cases as any[]).map(async (c) => (await request(`${relay.url}/v1/cases/${c.id}`)).body.text()),
+      (JSON.parse(all).cases as any[]).map(async (c) =>
+        (await request(`${relay.url}/v1/cases/${c.id}`)).body.text(),
+      ),
     );
     const haystack = [all, ...views, ...responses, ...logLines].join('\n');
     const created = await demo.create('confirmation', true);

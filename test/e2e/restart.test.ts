@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, expect, it } from 'vitest';
-import { eventually } from '../helpers/relay-env.ts';
 import { freePort, type RelayProcess, spawnRelay } from '../helpers/process.ts';
+import { eventually } from '../helpers/relay-env.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'hitl-restart-'));
 let proc: RelayProcess | undefined;
@@ -15,12 +15,21 @@ afterAll(async () => {
 });
 
 async function json(method: 'GET' | 'POST', url: string, body?: unknown): Promise<any> {
-  const res = await request(url, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  const res = await request(url, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
   return res.body.json();
 }
 
 it('keeps cases across a SIGKILL, posts no message twice, and resumes watching', async () => {
-  const env = { DATA_DIR: dataDir, PORT: String(await freePort()), POLL_INTERVAL_MIN_SECONDS: '0.2', POLL_INTERVAL_MAX_SECONDS: '1' };
+  const env = {
+    DATA_DIR: dataDir,
+    PORT: String(await freePort()),
+    POLL_INTERVAL_MIN_SECONDS: '0.2',
+    POLL_INTERVAL_MAX_SECONDS: '1',
+  };
   proc = await spawnRelay(env);
   const created: any[] = [];
   for (const type of ['approval', 'escalation', 'confirmation']) {
@@ -39,23 +48,38 @@ it('keeps cases across a SIGKILL, posts no message twice, and resumes watching',
   // A reviewer answers the first case on the review page while the relay was away: polling finds it.
   const first = created[0];
   const review = new URL(first.response.hitl.review_url);
-  const answered = await request(`${review.origin}/demo/api/reviews/${first.response.hitl.case_id}/respond?token=${review.searchParams.get('token')}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ action: 'approve', data: {} }),
-  });
+  const answered = await request(
+    `${review.origin}/demo/api/reviews/${first.response.hitl.case_id}/respond?token=${review.searchParams.get('token')}`,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'approve', data: {} }),
+    },
+  );
   expect(answered.statusCode).toBe(200);
   await answered.body.dump();
-  await eventually(async () => (await json('GET', `${proc!.url}/v1/cases/${first.id}`)).status === 'completed', 15_000, 'polling after restart');
+  await eventually(
+    async () => (await json('GET', `${proc!.url}/v1/cases/${first.id}`)).status === 'completed',
+    15_000,
+    'polling after restart',
+  );
   // A tap after the restart still works.
   const msgs = await json('GET', `${proc.url}/web/api/rooms/restart/messages`);
   const second = msgs.find((m: any) => m.case === created[1].id);
-  const tap = await json('POST', `${proc.url}/web/api/rooms/restart/messages/${second.id}/actions/skip`, { user: { id: 'ann' } });
+  const tap = await json(
+    'POST',
+    `${proc.url}/web/api/rooms/restart/messages/${second.id}/actions/skip`,
+    { user: { id: 'ann' } },
+  );
   expect(tap.outcome).toBe('submitted');
-  const after = await eventually(async () => {
-    const m = await json('GET', `${proc!.url}/web/api/rooms/restart/messages`);
-    return m.find((x: any) => x.case === first.id)?.final ? m : null;
-  }, 15_000, 'the final card');
+  const after = await eventually(
+    async () => {
+      const m = await json('GET', `${proc!.url}/web/api/rooms/restart/messages`);
+      return m.find((x: any) => x.case === first.id)?.final ? m : null;
+    },
+    15_000,
+    'the final card',
+  );
   expect(after).toHaveLength(3);
   expect(new Set(after.map((m: any) => m.case)).size).toBe(3);
 });
