@@ -17,14 +17,18 @@ export async function platformEnvVars(): Promise<string[]> {
 }
 
 /** Creates the adapters configured in `env` (configs are read first, so a bad one fails before anything starts). */
-export async function loadAdapters(env: NodeJS.ProcessEnv, config: RelayConfig): Promise<PlatformAdapter[]> {
+export async function loadAdapters(
+  env: NodeJS.ProcessEnv,
+  config: RelayConfig,
+): Promise<PlatformAdapter[]> {
   const adapters: PlatformAdapter[] = [];
   if (config.webChat) adapters.push((await import('./web/index.ts')).createWebAdapter());
   const telegram = (await import('./telegram/config.ts')).readTelegramConfig(env);
   const slack = (await import('./slack/config.ts')).readSlackConfig(env);
   const discord = (await import('./discord/config.ts')).readDiscordConfig(env);
   const teams = (await import('./teams/config.ts')).readTeamsConfig(env);
-  if (telegram) adapters.push((await import('./telegram/index.ts')).createTelegramAdapter(telegram));
+  if (telegram)
+    adapters.push((await import('./telegram/index.ts')).createTelegramAdapter(telegram));
   if (slack) adapters.push((await import('./slack/index.ts')).createSlackAdapter(slack));
   if (discord) adapters.push((await import('./discord/index.ts')).createDiscordAdapter(discord));
   if (teams) adapters.push((await import('./teams/index.ts')).createTeamsAdapter(teams));
