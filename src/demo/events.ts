@@ -31,7 +31,9 @@ export function registerEventRoutes(app: Hono, deps: DemoDeps, hub: EventHub): v
     const stored = deps.engine.refresh(caseId);
     if (!stored) return c.json(errorBody('not_found', 'No such review case.'), 404);
     const lastId = Number.parseInt(c.req.header('last-event-id') ?? '0', 10);
-    const after = Number.isFinite(lastId) && lastId > 0 ? lastId : 0;
+    // An id this case never issued (another service, a reset database) means "replay everything".
+    const valid = Number.isFinite(lastId) && lastId > 0 && lastId <= deps.store.lastSeq(caseId);
+    const after = valid ? lastId : 0;
 
     return streamSSE(c, async (stream) => {
       const queue: ReviewEvent[] = [];

@@ -109,14 +109,19 @@ export class DemoStore {
 
   /** Appends an event with the case's next sequence number. */
   appendEvent(caseId: string, event: ReviewEventName, data: Record<string, unknown>): ReviewEvent {
-    const row = this.db
-      .prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM demo_events WHERE case_id = ?')
-      .get(caseId) as { seq: number };
-    const seq = row.seq + 1;
+    const seq = this.lastSeq(caseId) + 1;
     this.db
       .prepare('INSERT INTO demo_events (case_id, seq, event, data) VALUES (?, ?, ?, ?)')
       .run(caseId, seq, event, JSON.stringify(data));
     return { case_id: caseId, seq, event, data };
+  }
+
+  /** The highest event sequence number of a case (0 when it has none). */
+  lastSeq(caseId: string): number {
+    const row = this.db
+      .prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM demo_events WHERE case_id = ?')
+      .get(caseId) as { seq: number };
+    return row.seq;
   }
 
   /** Events of a case after `seq`, in order (SSE replay after Last-Event-ID). */

@@ -73,6 +73,10 @@ describe('GET /api/reviews/:id/events (SSE)', () => {
     const after = await openSse(hitl.events_url, '3');
     await after.ended;
     expect(after.events).toEqual([]);
+    // An id the case never issued replays everything rather than silently skipping.
+    const foreign = await openSse(hitl.events_url, '99');
+    await foreign.ended;
+    expect(foreign.events.map((e) => e.id)).toEqual(['1', '2', '3']);
   });
 
   it('pushes review.expired to a live subscriber when the time runs out', async () => {
