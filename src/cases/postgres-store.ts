@@ -266,6 +266,13 @@ export async function openPostgresStore(
       );
       return r.rows.map(toCase).sort((a, b) => (a.next_check_at ?? 0) - (b.next_check_at ?? 0));
     },
+    async rescheduleOpen(at, spreadMs) {
+      const r = await pool.query(
+        'UPDATE cases SET next_check_at = $1 + floor(random() * $2)::bigint WHERE next_check_at IS NOT NULL AND next_check_at > $1',
+        [at, Math.max(1, Math.floor(spreadMs))],
+      );
+      return r.rowCount ?? 0;
+    },
     async reserveMessage(m) {
       const r = await pool.query(
         `INSERT INTO messages (case_id, target, platform, address, ref_id, state, rendered_version, error, posted_at)

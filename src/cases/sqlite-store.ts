@@ -166,6 +166,8 @@ export function openSqliteStore(file: string, now: () => number = Date.now): Sto
     >(`SELECT * FROM cases WHERE next_check_at IS NOT NULL
       AND next_check_at <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY next_check_at LIMIT ?`),
     lease: db.prepare('UPDATE cases SET lease_owner = ?, lease_until = ? WHERE id = ?'),
+    reschedule: db.prepare(`UPDATE cases SET next_check_at = @now + abs(random() % @spread)
+      WHERE next_check_at IS NOT NULL AND next_check_at > @now`),
     reserve:
       db.prepare(`INSERT INTO messages (case_id, target, platform, address, ref_id, state, rendered_version,
       error, posted_at) VALUES (@case_id, @target, @platform, @address, @ref_id, @state, @rendered_version, @error,
@@ -260,6 +262,9 @@ export function openSqliteStore(file: string, now: () => number = Date.now): Sto
     },
     async leaseDue(at, limit, owner, leaseMs) {
       return leaseTx(at, limit, owner, leaseMs);
+    },
+    async rescheduleOpen(at, spreadMs) {
+      return q.reschedule.run({ now: at, spread: Math.max(1, Math.floor(spreadMs)) }).changes;
     },
     async reserveMessage(m) {
       return q.reserve.run(m).changes === 1;

@@ -31,6 +31,8 @@ export interface Store {
    * them until the lease ends (a dead replica's work comes back by itself).
    */
   leaseDue(now: number, limit: number, owner: string, leaseMs: number): Promise<StoredCase[]>;
+  /** Brings every open case's next check forward to within [now, now + spreadMs) (start-up re-poll, spread out). */
+  rescheduleOpen(now: number, spreadMs: number): Promise<number>;
   /** Reserves the (case, target) message slot; false when another process already did (post once). */
   reserveMessage(m: StoredMessage): Promise<boolean>;
   updateMessage(m: StoredMessage): Promise<void>;

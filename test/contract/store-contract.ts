@@ -145,6 +145,18 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       );
     });
 
+    it('brings open cases forward for a start-up re-poll, leaving terminal ones alone', async () => {
+      const far = sampleCase({ next_check_at: 900_000 });
+      const done = sampleCase({ status: 'completed', next_check_at: null });
+      await store.createCase(far);
+      await store.createCase(done);
+      expect(await store.rescheduleOpen(now, 500)).toBe(1);
+      const at = (await store.getCase(far.id))!.next_check_at!;
+      expect(at).toBeGreaterThanOrEqual(now);
+      expect(at).toBeLessThan(now + 500);
+      expect((await store.getCase(done.id))!.next_check_at).toBeNull();
+    });
+
     it('reserves a message slot once and finds it by ref', async () => {
       const a = sampleCase();
       await store.createCase(a);
