@@ -26,8 +26,8 @@ export interface RelayOptions {
   log?: Logger;
   now?: () => number;
   watcher?: WatcherOptions;
-  /** Mounts more routes on the server (the demo service, ...). */
-  mount?: (app: Hono) => void;
+  /** Mounts more routes on the server (the demo service, ...); what it returns is closed on stop. */
+  mount?: (app: Hono) => { close(): void } | undefined;
   /** How long a message may sit unposted before reconcile posts it again. */
   repostAfterMs?: number;
 }
@@ -64,12 +64,16 @@ export function createRelay(o: RelayOptions): Relay {
   let ready = false;
   let server: ReturnType<typeof serve> | undefined;
   let reconcileTimer: NodeJS.Timeout | undefined;
+  const mounted: Array<{ close(): void }> = [];
   const app = createApp({
     engine,
     adapters: o.adapters,
     metrics,
     ready: () => ready,
-    ...(o.mount ? { mount: o.mount } : {}),
+    mount: (a: Hono) => {
+      const m = o.mount?.(a);
+      if (m) mounted.push(m);
+    },
   });
   const repostAfterMs = o.repostAfterMs ?? 30_000;
 
@@ -117,6 +121,8 @@ export function createRelay(o: RelayOptions): Relay {
       ready = false;
       watcher.stop();
       clearInterval(reconcileTimer);
+      // Mounted services first: their open streams (SSE) would otherwise hold the server open.
+      for (const m of mounted) m.close();
       await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
       for (const a of o.adapters) await a.stop();
       await dispatcher.close();

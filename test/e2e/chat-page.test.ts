@@ -12,7 +12,7 @@ beforeAll(async () => {
   // The relay mounts the demo service at /demo, as `npm start` does.
   relay = await startRelay({
     adapters: [createWebAdapter()],
-    mount: (app, log, dataDir) => void mountDemo(app, { dataDir, log }),
+    mount: (app, log, dataDir) => mountDemo(app, { dataDir, log }),
   });
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',

@@ -67,8 +67,8 @@ export async function startDemo(options: { callbackSecret?: string } = {}): Prom
       void (await json('POST', `/api/_test/reviews/${caseId}/act`, step)),
     fault: async (f) => void (await json('POST', '/api/_test/faults', f)),
     async stop() {
-      await new Promise<void>((r) => server.close(() => r()));
       demo.close();
+      await new Promise<void>((r) => server.close(() => r()));
     },
   };
 }
@@ -99,7 +99,7 @@ export async function startRelay(options: {
   env?: Record<string, string>;
   dataDir?: string;
   /** Mounts more routes (e.g. the demo service) on the relay's server. */
-  mount?: (app: Hono, log: Logger, dataDir: string) => void;
+  mount?: (app: Hono, log: Logger, dataDir: string) => { close(): void } | undefined;
 }): Promise<RelayHandle> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'hitl-relay-test-'));
   const configFile = join(dataDir, 'relay-config.json');
