@@ -39,9 +39,14 @@ function shorten(s: string, max: number): string {
 function scalar(v: unknown): string | null {
   if (typeof v === 'string') return v;
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (Array.isArray(v) && v.every((x) => ['string', 'number'].includes(typeof x)))
-    return v.join(', ');
-  return null;
+  if (!Array.isArray(v)) return null;
+  if (v.every((x) => ['string', 'number'].includes(typeof x))) return v.join(', ');
+  // Lists of options or items: show their labels.
+  const labels = v.map((x) => {
+    const o = (typeof x === 'object' && x !== null ? x : {}) as Record<string, unknown>;
+    return o.label ?? o.title ?? o.name;
+  });
+  return labels.every((l) => typeof l === 'string') ? labels.join('; ') : null;
 }
 
 /** Key facts from `context`: scalars only, form fields never (they may be sensitive). */
