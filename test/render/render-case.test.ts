@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import type { StoredCase } from '../../src/cases/types.ts';
+import { renderCase } from '../../src/render/render-case.ts';
+import { loadStrings } from '../../src/render/templates.ts';
+import { sampleCase } from '../contract/store-contract.ts';
+
+const s = loadStrings('en');
+const secrets = {
+  submit_token: 'agt_x'.padEnd(40, 'x'),
+  review_url: 'https://svc.example/review/1?token=abc',
+};
+
+function caseWith(
+  over: Partial<StoredCase['doc']['hitl']> = {},
+  doc: Partial<StoredCase['doc']> = {},
+  status: StoredCase['status'] = 'pending',
+) {
+  const c = sampleCase({ status });
+  c.doc = {
+    ...c.doc,
+    ...doc,
+    hitl: { ...c.doc.hitl, submit_url: 'https://svc.example/s', ...over },
+  };
+  return c;
+}
+
+describe('renderCase', () => {
+  it('renders the inline actions with payloads, styles and a Details link', () => {
+    const card = renderCase(caseWith(), secrets, s, {
+      detailsUrl: 'https://relay.example/r/k/sig',
+    });
+    expect(card.actions.map((a) => [a.action, a.style, a.payload])).toEqual([
+      ['approve', 'primary', `hitl:${card.key}:approve`],
+      ['reject', 'danger', `hitl:${card.key}:reject`],
+    ]);
+    expect(card.link).toEqual({ label: 'Details', url: 'https://relay.example/r/k/sig' });
+    expect(JSON.stringify(card)).not.toContain(secrets.submit_token);
+    expect(card.final).toBe(false);
+  });
+
+  it('asks for confirmation on irreversible actions and shows the warning as the hint', () => {
+    const card = renderCase(
+      caseWith({
+        type: 'confirmation',
+        context: { irreversible: true, warning: 'Sends 3 emails.' },
+      }),
+      secrets,
+      s,
+    );
+    expect(card.actions.find((a) => a.action === 'confirm')?.confirm?.text).toMatch(
+      /cannot be undone/,
+    );
+    expect(card.actions.find((a) => a.action === 'cancel')?.confirm).toBeUndefined();
+    expect(card.hint).toBe('Sends 3 emails.');
+  });
+
+  it('shows scalar context and item labels, never form fields or secret-looking keys', () => {
+    const card = renderCase(
+      caseWith({
+        type: 'input',
+        context: {
+          query: 'Berlin',
+          options: [
+            { id: 'a', label: 'Job A' },
+            { id: 'b', label: 'Job B' },
+          ],
+          api_token: 'zzz',
+          form: { fields: [{ key: 'salary', label: 'Salary', sensitive: true, default: 123456 }] },
+        },
+      }),
+      secrets,
+      s,
+    );
+    expect(card.lines).toEqual(['query: Berlin', 'options: Job A; Job B']);
+    expect(JSON.stringify(card)).not.toMatch(/zzz|Salary|123456/);
+  });
+
+  it('shows progress while in progress', () => {
+    const card = renderCase(
+      caseWith(
+        { type: 'input' },
+        { progress: { current_step: 2, total_steps: 3, completed_fields: 4, total_fields: 8 } },
+        'in_progress',
+      ),
+      secrets,
+      s,
+    );
+    expect(card.status).toMatch(/^In progress: step 2 of 3, 4 of 8 fields/);
+  });
+
+  it('ends without actions and says what happened', () => {
+    const done = renderCase(
+      caseWith(
+        {},
+        {
+          result: { action: 'approve' },
+          submitted_by: { platform: 'slack', platform_user_id: 'U1', display_name: 'Ann' },
+          status_at: '2026-02-20T10:15:00Z',
+        },
+        'completed',
+      ),
+      secrets,
+      s,
+    );
+    expect(done).toMatchObject({
+      final: true,
+      actions: [],
+      hint: null,
+      status: 'Approved by Ann at 2026-02-20 10:15 UTC',
+    });
+    const expired = renderCase(
+      caseWith({ default_action: 'skip' }, { status_at: '2026-02-21T10:00:00Z' }, 'expired'),
+      secrets,
+      s,
+    );
+    expect(expired.status).toBe('Expired at 2026-02-21 10:00 UTC · default action: skip');
+    const cancelled = renderCase(
+      caseWith({}, { reason: 'Not needed', status_at: '2026-02-21T10:00:00Z' }, 'cancelled'),
+      secrets,
+      s,
+    );
+    expect(cancelled.status).toBe('Cancelled at 2026-02-21 10:00 UTC: Not needed');
+    expect(renderCase(caseWith({}, { inline_unavailable: true }), secrets, s).actions).toEqual([]);
+  });
+
+  it('marks an earlier round as revised and drops its buttons', () => {
+    const card = renderCase(
+      caseWith({}, { next_id: 'hc_next', result: { action: 'edit' } }, 'completed'),
+      secrets,
+      s,
+      { round: 1 },
+    );
+    expect(card.status).toMatch(/Revised: see round 2/);
+    expect(renderCase(caseWith(), secrets, s, { round: 2 }).title).toBe(
+      'Approval needed · Round 2',
+    );
+  });
+});
