@@ -1,6 +1,6 @@
 /** Discord settings from the environment, validated; null when the platform is not configured. */
 import { z } from 'zod';
-import { ValidationError } from '../../src/errors.ts';
+import { parseEnv, pickEnv } from '../../src/config/env.ts';
 import { registerSecret } from '../../src/log.ts';
 
 /** Every environment variable the Discord adapter reads. */
@@ -53,26 +53,11 @@ const schema = z.object({
 
 /** Reads the Discord settings; null when DISCORD_TOKEN is absent. Throws ValidationError. */
 export function readDiscordConfig(env: NodeJS.ProcessEnv): DiscordConfig | null {
-  const pick = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value ? value : undefined;
-  };
-  const raw = Object.fromEntries(DISCORD_ENV_VARS.map((name) => [name, pick(name)]));
+  const raw = pickEnv(env, DISCORD_ENV_VARS);
   if (!raw.DISCORD_TOKEN) return null;
   // Register before validating so that no later message can show it.
   registerSecret(raw.DISCORD_TOKEN);
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ValidationError(
-      'invalid_config',
-      'Discord configuration',
-      parsed.error.issues.map((issue) => ({
-        path: issue.path.map(String).join('.'),
-        message: issue.message,
-      })),
-    );
-  }
-  const v = parsed.data;
+  const v = parseEnv(schema, raw, 'Discord configuration');
   return {
     token: v.DISCORD_TOKEN,
     applicationId: v.DISCORD_APPLICATION_ID,

@@ -1,5 +1,6 @@
 /** Slack settings from the environment, validated; null when the platform is not configured. */
 import { z } from 'zod';
+import { parseEnv, pickEnv } from '../../src/config/env.ts';
 import { ValidationError } from '../../src/errors.ts';
 import { registerSecret } from '../../src/log.ts';
 
@@ -56,11 +57,7 @@ const schema = z
 
 /** Reads the Slack settings; null when no SLACK_* variable is set. Throws ValidationError. */
 export function readSlackConfig(env: NodeJS.ProcessEnv): SlackConfig | null {
-  const pick = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value ? value : undefined;
-  };
-  const raw = Object.fromEntries(SLACK_ENV_VARS.map((name) => [name, pick(name)]));
+  const raw = pickEnv(env, SLACK_ENV_VARS);
   // Register before validating so that no later message can show them.
   registerSecret(raw.SLACK_BOT_TOKEN);
   registerSecret(raw.SLACK_SIGNING_SECRET);
@@ -71,18 +68,7 @@ export function readSlackConfig(env: NodeJS.ProcessEnv): SlackConfig | null {
       { path: 'SLACK_BOT_TOKEN', message: 'is required when other SLACK_* variables are set' },
     ]);
   }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ValidationError(
-      'invalid_config',
-      'Slack configuration',
-      parsed.error.issues.map((issue) => ({
-        path: issue.path.map(String).join('.'),
-        message: issue.message,
-      })),
-    );
-  }
-  const data = parsed.data;
+  const data = parseEnv(schema, raw, 'Slack configuration');
   return {
     botToken: data.SLACK_BOT_TOKEN,
     ...(data.SLACK_SIGNING_SECRET ? { signingSecret: data.SLACK_SIGNING_SECRET } : {}),

@@ -1,6 +1,6 @@
 /** Microsoft Teams settings from the environment, validated; null when the platform is not configured. */
 import { z } from 'zod';
-import { ValidationError } from '../../src/errors.ts';
+import { parseEnv, pickEnv } from '../../src/config/env.ts';
 import { registerSecret } from '../../src/log.ts';
 import type { PaceWindow } from './pace.ts';
 import type { RetryOptions } from './transport.ts';
@@ -88,27 +88,12 @@ const schema = z
  * Throws ValidationError (detail path = the variable's name).
  */
 export function readTeamsConfig(env: NodeJS.ProcessEnv): TeamsConfig | null {
-  const pick = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value ? value : undefined;
-  };
-  const raw = Object.fromEntries(TEAMS_ENV_VARS.map((name) => [name, pick(name)]));
+  const raw = pickEnv(env, TEAMS_ENV_VARS);
   // TEAMS_APP_ID set but empty is a misconfiguration, not "Teams off": it would disable authentication.
   const mentioned = env.TEAMS_APP_ID !== undefined || raw.TEAMS_ALLOW_UNAUTHENTICATED === '1';
   if (!mentioned) return null;
   registerSecret(raw.TEAMS_APP_PASSWORD);
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ValidationError(
-      'invalid_config',
-      'Teams configuration',
-      parsed.error.issues.map((issue) => ({
-        path: issue.path.map(String).join('.'),
-        message: issue.message,
-      })),
-    );
-  }
-  const v = parsed.data;
+  const v = parseEnv(schema, raw, 'Teams configuration');
   return {
     appId: v.TEAMS_APP_ID ?? '',
     appType: v.TEAMS_APP_TYPE,

@@ -1,6 +1,6 @@
 /** Telegram settings from the environment, validated; null when the platform is not configured. */
 import { z } from 'zod';
-import { ValidationError } from '../../src/errors.ts';
+import { parseEnv, pickEnv } from '../../src/config/env.ts';
 import { registerSecret } from '../../src/log.ts';
 
 /** Every environment variable the Telegram adapter reads. */
@@ -57,27 +57,12 @@ const schema = z
 
 /** Reads the Telegram settings; null when TELEGRAM_BOT_TOKEN is absent. Throws ValidationError. */
 export function readTelegramConfig(env: NodeJS.ProcessEnv): TelegramConfig | null {
-  const pick = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value ? value : undefined;
-  };
-  const raw = Object.fromEntries(TELEGRAM_ENV_VARS.map((name) => [name, pick(name)]));
+  const raw = pickEnv(env, TELEGRAM_ENV_VARS);
   if (!raw.TELEGRAM_BOT_TOKEN) return null;
   // Register before validating so that no later message can show them.
   registerSecret(raw.TELEGRAM_BOT_TOKEN);
   registerSecret(raw.TELEGRAM_WEBHOOK_SECRET);
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ValidationError(
-      'invalid_config',
-      'Telegram configuration',
-      parsed.error.issues.map((issue) => ({
-        path: issue.path.map(String).join('.'),
-        message: issue.message,
-      })),
-    );
-  }
-  const env2 = parsed.data;
+  const env2 = parseEnv(schema, raw, 'Telegram configuration');
   return {
     botToken: env2.TELEGRAM_BOT_TOKEN,
     ...(env2.TELEGRAM_WEBHOOK_URL ? { webhookUrl: env2.TELEGRAM_WEBHOOK_URL } : {}),
