@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ValidationError } from '../errors.ts';
 import { registerSecret } from '../log.ts';
 import { toIssues } from '../protocol/issues.ts';
+import { parseEnv, pickEnv } from './env.ts';
 
 /** Every environment variable the core reads (platforms list theirs in platforms/<name>/config.ts). */
 export const CORE_ENV_VARS = [
@@ -101,10 +102,7 @@ export interface RelayConfig {
 
 /** Reads and validates the configuration; throws ValidationError naming the variable or file path. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success)
-    throw new ValidationError('invalid_config', 'invalid configuration', toIssues(parsed.error));
-  const e = parsed.data;
+  const e = parseEnv(envSchema, pickEnv(env, CORE_ENV_VARS), 'invalid configuration');
   if (e.POLL_INTERVAL_MAX_SECONDS < e.POLL_INTERVAL_MIN_SECONDS)
     throw new ValidationError('invalid_config', 'invalid configuration', [
       { path: 'POLL_INTERVAL_MAX_SECONDS', message: 'must not be below POLL_INTERVAL_MIN_SECONDS' },

@@ -1,0 +1,76 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readConfig } from '../../src/config/config.ts';
+import { ValidationError } from '../../src/errors.ts';
+
+function detailsOf(fn: () => unknown) {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ValidationError) return err.details;
+    throw err;
+  }
+  throw new Error('expected a ValidationError');
+}
+
+describe('readConfig', () => {
+  it('has the local defaults: port 8787, loopback only, plain HTTP to loopback, demo and web chat on', () => {
+    const c = readConfig({});
+    expect(c).toMatchObject({
+      port: 8787,
+      host: '127.0.0.1',
+      dataDir: './data',
+      allowHttpLoopback: true,
+      demo: true,
+      webChat: true,
+      pollMinMs: 30_000,
+      pollMaxMs: 300_000,
+    });
+  });
+
+  it('listens everywhere and wants HTTPS once an API key is set', () => {
+    const c = readConfig({ RELAY_API_KEY: 'k'.repeat(20) });
+    expect(c).toMatchObject({ host: '0.0.0.0', allowHttpLoopback: false });
+  });
+
+  it('names the variable that is wrong, and treats empty values as unset', () => {
+    expect(detailsOf(() => readConfig({ PORT: 'eighty' }))[0]!.path).toBe('PORT');
+    expect(detailsOf(() => readConfig({ RELAY_API_KEY: 'short' }))[0]!.path).toBe('RELAY_API_KEY');
+    expect(detailsOf(() => readConfig({ DATABASE_URL: 'mysql://x' }))[0]!.path).toBe(
+      'DATABASE_URL',
+    );
+    expect(
+      detailsOf(() =>
+        readConfig({ POLL_INTERVAL_MIN_SECONDS: '60', POLL_INTERVAL_MAX_SECONDS: '30' }),
+      )[0]!.path,
+    ).toBe('POLL_INTERVAL_MAX_SECONDS');
+    expect(readConfig({ RELAY_API_KEY: '  ' }).apiKey).toBeUndefined();
+  });
+
+  it('reads routes, allowlists and callback secrets from RELAY_CONFIG, and names bad paths in it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    const good = join(dir, 'good.json');
+    writeFileSync(
+      good,
+      JSON.stringify({
+        routes: { ops: { targets: ['web:a', 'slack:C1'], allow: ['U1'] } },
+        allow: { 'web:a': ['ann'] },
+        callback_secrets: { 'https://svc.example/x': 's'.repeat(20) },
+      }),
+    );
+    const c = readConfig({ RELAY_CONFIG: good });
+    expect(c.routes.ops!.targets).toEqual(['web:a', 'slack:C1']);
+    expect(c.allow['web:a']).toEqual(['ann']);
+    expect(c.callbackSecrets).toEqual({ 'https://svc.example': 's'.repeat(20) });
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ routes: { ops: { targets: ['nocolon'] } } }));
+    expect(detailsOf(() => readConfig({ RELAY_CONFIG: bad }))[0]!.path).toBe(
+      `${bad}.routes.ops.targets[0]`,
+    );
+    expect(detailsOf(() => readConfig({ RELAY_CONFIG: join(dir, 'missing.json') }))[0]!.path).toBe(
+      'RELAY_CONFIG',
+    );
+  });
+});
