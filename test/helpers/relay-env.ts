@@ -14,6 +14,7 @@ import { readConfig } from '../../src/config/config.ts';
 import { createDemoService } from '../../src/demo/index.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
 import { createRelay, type Relay } from '../../src/relay.ts';
+import type { WatcherOptions } from '../../src/watch/watcher.ts';
 
 /** Every log line a relay wrote, for secret scans. */
 export const logLines: string[] = [];
@@ -98,6 +99,7 @@ export async function startRelay(options: {
   routes?: Record<string, { targets: string[]; allow?: string[] }>;
   env?: Record<string, string>;
   dataDir?: string;
+  watcher?: WatcherOptions;
   /** Mounts more routes (e.g. the demo service) on the relay's server. */
   mount?: (app: Hono, log: Logger, dataDir: string) => { close(): void } | undefined;
 }): Promise<RelayHandle> {
@@ -126,6 +128,7 @@ export async function startRelay(options: {
     adapters: options.adapters,
     log,
     repostAfterMs: 2000,
+    ...(options.watcher ? { watcher: options.watcher } : {}),
     ...(mount ? { mount: (app: Hono) => mount(app, log, dataDir) } : {}),
   });
   await relay.start();
