@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import type { KeyValue } from '../adapter.ts';
-import type { Store } from './store.ts';
+import type { NotifyDelivery, Store } from './store.ts';
 import type { HistoryEntry, StoredCase, StoredMessage } from './types.ts';
 
 const MIGRATIONS = [
@@ -55,6 +55,24 @@ const MIGRATIONS = [
   );
   CREATE INDEX IF NOT EXISTS history_case ON history (case_id, seq);
   CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL, until BIGINT);`,
+  `CREATE TABLE IF NOT EXISTS notify_outbox (
+    id TEXT PRIMARY KEY,
+    case_id TEXT NOT NULL,
+    event TEXT NOT NULL,
+    url TEXT NOT NULL,
+    body TEXT NOT NULL,
+    state TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at BIGINT,
+    last_error TEXT,
+    lease_owner TEXT,
+    lease_until BIGINT,
+    created_at BIGINT NOT NULL,
+    delivered_at BIGINT,
+    seq BIGSERIAL,
+    UNIQUE (case_id, event)
+  );
+  CREATE INDEX IF NOT EXISTS notify_due ON notify_outbox (next_attempt_at) WHERE state = 'pending';`,
 ];
 
 /** Numbers as numbers: BIGINT columns hold millisecond times well inside 2^53. */
@@ -68,6 +86,11 @@ const types = {
 const CASE_COLS =
   'id, key, origin, case_id, target, status, version, doc, secrets, next_check_at, etag, poll_failures, claim_holder, claim_until, created_at, updated_at';
 const TERMINAL = "('completed','expired','cancelled')";
+const DELIVERY_COLS =
+  'id, case_id, event, url, body, state, attempts, next_attempt_at, last_error, created_at, delivered_at';
+/** The outbox columns as a jsonb_to_recordset row type, so a batch of deliveries is one parameter. */
+const DELIVERY_RECORD =
+  'id text, case_id text, event text, url text, body text, state text, attempts int, next_attempt_at bigint, last_error text, created_at bigint, delivered_at bigint';
 
 interface Row {
   id: string;
@@ -115,6 +138,22 @@ function values(c: StoredCase): unknown[] {
     c.claim?.until ?? null,
     c.created_at,
     c.updated_at,
+  ];
+}
+
+function deliveryValues(d: NotifyDelivery): unknown[] {
+  return [
+    d.id,
+    d.case_id,
+    d.event,
+    d.url,
+    d.body,
+    d.state,
+    d.attempts,
+    d.next_attempt_at,
+    d.last_error,
+    d.created_at,
+    d.delivered_at,
   ];
 }
 
@@ -209,7 +248,33 @@ export async function openPostgresStore(
         )
       ).rows.map(toCase);
     },
-    async updateCase(c, expected) {
+    async updateCase(c, expected, outbox) {
+      if (outbox?.length) {
+        // One statement: the deliveries are inserted only from the row the compare-and-set updated.
+        const r = await pool.query<{ n: number }>(
+          `WITH u AS (UPDATE cases SET status = $2, version = $3, doc = $4, secrets = $5, next_check_at = $6, etag = $7,
+             poll_failures = $8, claim_holder = $9, claim_until = $10, updated_at = $11 WHERE id = $1 AND version = $12 RETURNING id),
+           ins AS (INSERT INTO notify_outbox (${DELIVERY_COLS}) SELECT d.* FROM u, jsonb_to_recordset($13::jsonb)
+             AS d(${DELIVERY_RECORD}) ON CONFLICT DO NOTHING)
+           SELECT count(*)::int AS n FROM u`,
+          [
+            c.id,
+            c.status,
+            c.version,
+            JSON.stringify(c.doc),
+            c.secrets,
+            c.next_check_at,
+            c.etag,
+            c.poll_failures,
+            c.claim?.holder ?? null,
+            c.claim?.until ?? null,
+            c.updated_at,
+            expected,
+            JSON.stringify(outbox),
+          ],
+        );
+        return r.rows[0]?.n === 1;
+      }
       const r = await pool.query(
         `UPDATE cases SET status = $2, version = $3, doc = $4, secrets = $5, next_check_at = $6, etag = $7, poll_failures = $8,
          claim_holder = $9, claim_until = $10, updated_at = $11 WHERE id = $1 AND version = $12`,
@@ -324,6 +389,45 @@ export async function openPostgresStore(
       return (
         await pool.query<HistoryEntry>(
           'SELECT at, kind, detail FROM history WHERE case_id = $1 ORDER BY seq',
+          [caseId],
+        )
+      ).rows;
+    },
+    async enqueueDelivery(d) {
+      const r = await pool.query(
+        `INSERT INTO notify_outbox (${DELIVERY_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) ON CONFLICT DO NOTHING`,
+        deliveryValues(d),
+      );
+      return r.rowCount === 1;
+    },
+    async leaseDeliveries(at, limit, owner, leaseMs) {
+      const r = await pool.query<NotifyDelivery>(
+        `UPDATE notify_outbox SET lease_owner = $1, lease_until = $2, attempts = attempts + 1 WHERE id IN (
+           SELECT id FROM notify_outbox WHERE state = 'pending' AND next_attempt_at <= $3
+           AND (lease_until IS NULL OR lease_until < $3) ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+         RETURNING ${DELIVERY_COLS}`,
+        [owner, at + leaseMs, at, limit],
+      );
+      return r.rows.sort((a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0));
+    },
+    async settleDelivery(id, owner, o) {
+      if (o.state === 'delivered')
+        await pool.query(
+          `UPDATE notify_outbox SET state = 'delivered', delivered_at = $2, next_attempt_at = NULL, last_error = NULL,
+           lease_owner = NULL, lease_until = NULL WHERE id = $1 AND state = 'pending'`,
+          [id, o.at],
+        );
+      else
+        await pool.query(
+          `UPDATE notify_outbox SET state = $3, next_attempt_at = $4, last_error = $5, lease_owner = NULL, lease_until = NULL
+           WHERE id = $1 AND state = 'pending' AND lease_owner = $2`,
+          [id, owner, o.state, o.state === 'pending' ? o.next_attempt_at : null, o.error],
+        );
+    },
+    async listDeliveries(caseId) {
+      return (
+        await pool.query<NotifyDelivery>(
+          `SELECT ${DELIVERY_COLS} FROM notify_outbox WHERE case_id = $1 ORDER BY created_at, seq`,
           [caseId],
         )
       ).rows;

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { KeyValue } from '../adapter.ts';
-import type { Store } from './store.ts';
+import type { NotifyDelivery, Store } from './store.ts';
 import type { HistoryEntry, StoredCase, StoredMessage } from './types.ts';
 
 const SCHEMA = `
@@ -56,6 +56,23 @@ CREATE TABLE IF NOT EXISTS kv (
   v TEXT NOT NULL,
   until INTEGER
 );
+CREATE TABLE IF NOT EXISTS notify_outbox (
+  id TEXT PRIMARY KEY,
+  case_id TEXT NOT NULL,
+  event TEXT NOT NULL,
+  url TEXT NOT NULL,
+  body TEXT NOT NULL,
+  state TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER,
+  last_error TEXT,
+  lease_owner TEXT,
+  lease_until INTEGER,
+  created_at INTEGER NOT NULL,
+  delivered_at INTEGER,
+  UNIQUE (case_id, event)
+);
+CREATE INDEX IF NOT EXISTS notify_due ON notify_outbox (next_attempt_at) WHERE state = 'pending';
 `;
 
 interface CaseRow {
@@ -119,6 +136,8 @@ function caseParams(c: StoredCase) {
 }
 
 const TERMINAL = "('completed','expired','cancelled')";
+const DELIVERY_COLS =
+  'id, case_id, event, url, body, state, attempts, next_attempt_at, last_error, created_at, delivered_at';
 
 /** Opens (and migrates) the SQLite store at `file` (":memory:" for a throwaway one). */
 export function openSqliteStore(file: string, now: () => number = Date.now): Store {
@@ -199,6 +218,24 @@ export function openSqliteStore(file: string, now: () => number = Date.now): Sto
     kvSetIfAbsent:
       db.prepare(`INSERT INTO kv (k, v, until) VALUES (?, ?, ?) ON CONFLICT (k) DO UPDATE
       SET v = excluded.v, until = excluded.until WHERE kv.until IS NOT NULL AND kv.until <= ?`),
+    enqueue: db.prepare(`INSERT INTO notify_outbox (id, case_id, event, url, body, state, attempts,
+      next_attempt_at, last_error, created_at, delivered_at) VALUES (@id, @case_id, @event, @url, @body, @state,
+      @attempts, @next_attempt_at, @last_error, @created_at, @delivered_at) ON CONFLICT DO NOTHING`),
+    dueDeliveries: db.prepare<[number, number, number], NotifyDelivery>(`SELECT ${DELIVERY_COLS}
+      FROM notify_outbox WHERE state = 'pending' AND next_attempt_at <= ?
+      AND (lease_until IS NULL OR lease_until < ?) ORDER BY next_attempt_at LIMIT ?`),
+    leaseDelivery: db.prepare(
+      'UPDATE notify_outbox SET lease_owner = ?, lease_until = ?, attempts = attempts + 1 WHERE id = ?',
+    ),
+    delivered: db.prepare(`UPDATE notify_outbox SET state = 'delivered', delivered_at = ?,
+      next_attempt_at = NULL, last_error = NULL, lease_owner = NULL, lease_until = NULL
+      WHERE id = ? AND state = 'pending'`),
+    attemptFailed: db.prepare(`UPDATE notify_outbox SET state = @state, next_attempt_at = @next,
+      last_error = @error, lease_owner = NULL, lease_until = NULL
+      WHERE id = @id AND state = 'pending' AND lease_owner = @owner`),
+    listDeliveries: db.prepare<[string], NotifyDelivery>(
+      `SELECT ${DELIVERY_COLS} FROM notify_outbox WHERE case_id = ? ORDER BY created_at, rowid`,
+    ),
     counts: db.prepare<[], { status: string; n: number }>(
       'SELECT status, count(*) AS n FROM cases GROUP BY status',
     ),
@@ -209,6 +246,21 @@ export function openSqliteStore(file: string, now: () => number = Date.now): Sto
     for (const r of rows) q.lease.run(owner, at + leaseMs, r.id);
     return rows.map(toCase);
   });
+
+  const updateTx = db.transaction(
+    (c: StoredCase, expected: number, outbox: NotifyDelivery[] | undefined) => {
+      if (q.update.run({ ...caseParams(c), expected }).changes !== 1) return false;
+      for (const d of outbox ?? []) q.enqueue.run(d);
+      return true;
+    },
+  );
+  const leaseDeliveriesTx = db.transaction(
+    (at: number, limit: number, owner: string, leaseMs: number) => {
+      const rows = q.dueDeliveries.all(at, at, limit);
+      for (const r of rows) q.leaseDelivery.run(owner, at + leaseMs, r.id);
+      return rows.map((r) => ({ ...r, attempts: r.attempts + 1 }));
+    },
+  );
 
   const kv: KeyValue = {
     async get(k) {
@@ -245,8 +297,8 @@ export function openSqliteStore(file: string, now: () => number = Date.now): Sto
     async listCases({ open, limit, offset = 0 }) {
       return (open ? q.listOpen : q.listAll).all(limit, offset).map(toCase);
     },
-    async updateCase(c, expected) {
-      return q.update.run({ ...caseParams(c), expected }).changes === 1;
+    async updateCase(c, expected, outbox) {
+      return updateTx(c, expected, outbox);
     },
     async updateWatch(id, w) {
       q.updateWatch.run({ id, ...w });
@@ -288,6 +340,26 @@ export function openSqliteStore(file: string, now: () => number = Date.now): Sto
       return q.listHistory
         .all(caseId)
         .map((r) => ({ at: r.at, kind: r.kind, detail: JSON.parse(r.detail) }));
+    },
+    async enqueueDelivery(d) {
+      return q.enqueue.run(d).changes === 1;
+    },
+    async leaseDeliveries(at, limit, owner, leaseMs) {
+      return leaseDeliveriesTx(at, limit, owner, leaseMs);
+    },
+    async settleDelivery(id, owner, o) {
+      if (o.state === 'delivered') q.delivered.run(o.at, id);
+      else
+        q.attemptFailed.run({
+          id,
+          owner,
+          state: o.state,
+          next: o.state === 'pending' ? o.next_attempt_at : null,
+          error: o.error,
+        });
+    },
+    async listDeliveries(caseId) {
+      return q.listDeliveries.all(caseId);
     },
     async countByStatus() {
       return Object.fromEntries(q.counts.all().map((r) => [r.status, r.n]));

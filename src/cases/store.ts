@@ -10,8 +10,12 @@ export interface Store {
   getCaseByKey(key: string): Promise<StoredCase | undefined>;
   findCase(origin: string, caseId: string): Promise<StoredCase | undefined>;
   listCases(query: { open?: boolean; limit: number; offset?: number }): Promise<StoredCase[]>;
-  /** Writes `c` when the stored version is `expectedVersion` (compare-and-set); false when it moved. */
-  updateCase(c: StoredCase, expectedVersion: number): Promise<boolean>;
+  /**
+   * Writes `c` when the stored version is `expectedVersion` (compare-and-set); false when it moved.
+   * `outbox` deliveries are queued in the same write (one per case and event; a repeat is ignored),
+   * so a status change and its notify delivery are stored together or not at all.
+   */
+  updateCase(c: StoredCase, expectedVersion: number, outbox?: NotifyDelivery[]): Promise<boolean>;
   /** Updates only the watch bookkeeping (no version bump): next check, ETag, failure count, lease release. */
   updateWatch(
     id: string,
@@ -44,7 +48,55 @@ export interface Store {
   listHistory(caseId: string): Promise<HistoryEntry[]>;
   /** Key-values with expiry, shared by replicas. */
   kv: KeyValue;
+  /** Queues a notify delivery; false when the case already has one for this event. */
+  enqueueDelivery(d: NotifyDelivery): Promise<boolean>;
+  /**
+   * Leases up to `limit` pending deliveries whose next attempt is due, for `leaseMs`, counting the
+   * attempt; other replicas skip them until the lease ends (a dead replica's work comes back).
+   */
+  leaseDeliveries(
+    now: number,
+    limit: number,
+    owner: string,
+    leaseMs: number,
+  ): Promise<NotifyDelivery[]>;
+  /**
+   * Records how an attempt ended and releases the lease. "delivered" always lands; a retry or a
+   * give-up lands only while `owner` still holds the lease.
+   */
+  settleDelivery(id: string, owner: string, outcome: DeliveryOutcome): Promise<void>;
+  listDeliveries(caseId: string): Promise<NotifyDelivery[]>;
   /** A consistent count of cases by status (for /metrics). */
   countByStatus(): Promise<Record<string, number>>;
   close(): Promise<void>;
 }
+
+/** State of a notify delivery in the outbox. */
+export type DeliveryState = 'pending' | 'delivered' | 'failed';
+
+/** One notify_url delivery as the outbox keeps it: the body is frozen at the event and signed as is. */
+export interface NotifyDelivery {
+  /** Sent as X-Hitl-Relay-Delivery; receivers de-duplicate on it. */
+  id: string;
+  /** The relay case id. */
+  case_id: string;
+  /** The status the case reached ("completed", ...); one delivery per (case, event). */
+  event: string;
+  url: string;
+  /** The raw JSON body (the case view at the event). */
+  body: string;
+  state: DeliveryState;
+  /** Attempts started so far (counted when leased, so a crash mid-attempt counts too). */
+  attempts: number;
+  /** When the next attempt is due (null once delivered or given up). */
+  next_attempt_at: number | null;
+  last_error: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
+/** How one delivery attempt ended. */
+export type DeliveryOutcome =
+  | { state: 'delivered'; at: number }
+  | { state: 'pending'; next_attempt_at: number; error: string }
+  | { state: 'failed'; error: string };

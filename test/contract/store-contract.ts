@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/cases/store.ts';
 import type { StoredCase, StoredMessage } from '../../src/cases/types.ts';
+import { outboxContract } from './outbox-contract.ts';
 
 /** Makes a fresh, empty store; `now` is the store's clock. */
 export type MakeStore = (now: () => number) => Promise<Store>;
@@ -195,5 +196,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       expect(await store.kv.get('b')).toBe('y');
       expect(await store.kv.setIfAbsent('b', 'z')).toBe(false);
     });
+
+    outboxContract({ store: () => store, now: () => now, setNow: (t) => (now = t), sampleCase });
   });
 }
