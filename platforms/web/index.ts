@@ -18,6 +18,8 @@ import { publicMessage, renderWebMessage, renderWebNotice, type WebMessage } fro
 
 /** Room names: short, URL-safe. */
 export const WEB_ROOM = /^[A-Za-z0-9_-]{1,64}$/;
+/** Action names as button payloads carry them (`hitl:<key>:<action>`). */
+const WEB_ACTION = /^[a-z_]{1,32}$/;
 
 /** Creates the web chat adapter. */
 export function createWebAdapter(): PlatformAdapter {
@@ -83,9 +85,32 @@ export function createWebAdapter(): PlatformAdapter {
       path: '/web/api/rooms/:room/messages/:id/actions/:action',
       async handle(req) {
         const { room = '', id = '', action = '' } = req.params;
+        if (
+          req.rawBody.length > 0 &&
+          !/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')
+        )
+          return json(415, {
+            error: 'unsupported_media_type',
+            message: 'send Content-Type: application/json with {"user":{"id":"...","name":"..."}}',
+          });
+        if (!WEB_ROOM.test(room))
+          return json(400, {
+            error: 'invalid_room',
+            message: 'room must be 1-64 of A-Z a-z 0-9 _ -',
+          });
+        if (!WEB_ACTION.test(action))
+          return json(400, {
+            error: 'invalid_action',
+            message: 'action must be 1-32 of a-z and _',
+          });
         let user: { id?: unknown; name?: unknown } | undefined;
         try {
-          user = (JSON.parse(req.rawBody.toString('utf8') || '{}') as { user?: typeof user }).user;
+          const body: unknown = JSON.parse(req.rawBody.toString('utf8') || '{}');
+          // A JSON null or scalar has no user; it gets the invalid_user answer below, not a crash.
+          user =
+            typeof body === 'object' && body !== null
+              ? (body as { user?: typeof user }).user
+              : undefined;
         } catch {
           return json(400, {
             error: 'invalid_json',

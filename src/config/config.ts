@@ -25,6 +25,7 @@ export const CORE_ENV_VARS = [
   'RELAY_ALLOW_HOSTS',
   'RELAY_ALLOW_HTTP_LOOPBACK',
   'CALLBACK_PATH',
+  'INTAKE_RATE_LIMIT_PER_MINUTE',
 ] as const;
 
 const TARGET = /^(route|[a-z][a-z0-9_-]*):.+$/;
@@ -64,6 +65,7 @@ const envSchema = z.object({
   RELAY_ALLOW_HOSTS: z.string().default(''),
   RELAY_ALLOW_HTTP_LOOPBACK: z.enum(['0', '1']).optional(),
   CALLBACK_PATH: z.string().startsWith('/').default('/v1/callbacks/hitl'),
+  INTAKE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
 });
 
 /** A route: a named list of targets (fan-out) with an optional allowlist. */
@@ -93,6 +95,8 @@ export interface RelayConfig {
   /** Plain HTTP to loopback addresses is accepted (the local default, for the built-in demo). */
   allowHttpLoopback: boolean;
   callbackPath: string;
+  /** POST /v1/cases per API key per minute (a token bucket of that size); 0 turns the limit off. */
+  intakeRateLimitPerMinute: number;
   routes: Record<string, RouteConfig>;
   /** Per-target allowlists of platform user ids; a target without one lets everyone act. */
   allow: Record<string, string[]>;
@@ -131,6 +135,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
       .filter(Boolean),
     allowHttpLoopback: e.RELAY_ALLOW_HTTP_LOOPBACK ? e.RELAY_ALLOW_HTTP_LOOPBACK === '1' : local,
     callbackPath: e.CALLBACK_PATH,
+    intakeRateLimitPerMinute: e.INTAKE_RATE_LIMIT_PER_MINUTE,
     routes: file.routes,
     allow: file.allow,
     callbackSecrets: Object.fromEntries(

@@ -9,7 +9,9 @@ import { ValidationError } from '../errors.ts';
 import { parse202Body, parseHitl } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { caseView } from './case-view.ts';
+import { requireBodyType } from './inbound.ts';
 import type { Metrics } from './metrics.ts';
+import { intakeRateLimit } from './rate-limit.ts';
 
 /** Largest request body any endpoint takes. */
 export const MAX_BODY_BYTES = 1_000_000;
@@ -60,6 +62,9 @@ export function createApp(o: {
       );
     return next();
   }
+  // After auth, so only a valid key gets a bucket; then the content-type rule for every endpoint.
+  app.use('/v1/cases', intakeRateLimit(engine.config.intakeRateLimitPerMinute, engine.now));
+  app.use('*', requireBodyType());
 
   app.post('/v1/cases', async (c) => {
     if (!/^application\/json\b/i.test(c.req.header('content-type') ?? ''))

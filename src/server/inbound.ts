@@ -1,0 +1,37 @@
+/**
+ * The content-type rule of every inbound endpoint. Each one takes JSON (the API, web chat,
+ * callbacks, Telegram, Discord, Teams) or a URL-encoded form (Slack interactions and slash
+ * commands, the demo's review page); a body of any other type is refused with 415 before any
+ * handler reads it. Endpoints that take only one of the two check that themselves.
+ */
+import type { MiddlewareHandler } from 'hono';
+
+/** Content types an inbound request body may have. */
+export const INBOUND_BODY_TYPES = [
+  /^application\/json\s*(;|$)/i,
+  /^application\/x-www-form-urlencoded\s*(;|$)/i,
+];
+
+/** True when the request carries a body (announced by Content-Length or chunked encoding). */
+function hasBody(headers: Headers): boolean {
+  const length = headers.get('content-length');
+  if (length !== null) return Number(length) > 0;
+  return headers.has('transfer-encoding');
+}
+
+/** Refuses request bodies whose Content-Type is not one of `allowed` (415, naming what to send). */
+export function requireBodyType(allowed: RegExp[] = INBOUND_BODY_TYPES): MiddlewareHandler {
+  return async (c, next) => {
+    if (c.req.method === 'GET' || c.req.method === 'HEAD' || !hasBody(c.req.raw.headers))
+      return next();
+    const type = c.req.header('content-type') ?? '';
+    if (allowed.some((re) => re.test(type))) return next();
+    return c.json(
+      {
+        error: 'unsupported_media_type',
+        message: `Content-Type ${type ? `"${type.slice(0, 80)}"` : '(none)'} is not accepted here; send application/json${allowed.length > 1 ? ' or application/x-www-form-urlencoded' : ''}`,
+      },
+      415,
+    );
+  };
+}
