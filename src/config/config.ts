@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ValidationError } from '../errors.ts';
 import { registerSecret } from '../log.ts';
+import { deriveNotifySecret } from '../notify/signature.ts';
+import type { NotifySettings } from '../notify/worker.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { parseEnv, pickEnv } from './env.ts';
 
@@ -26,6 +28,12 @@ export const CORE_ENV_VARS = [
   'RELAY_ALLOW_HTTP_LOOPBACK',
   'CALLBACK_PATH',
   'INTAKE_RATE_LIMIT_PER_MINUTE',
+  'RELAY_NOTIFY_SECRET',
+  'NOTIFY_RETRY_MIN_SECONDS',
+  'NOTIFY_RETRY_MAX_SECONDS',
+  'NOTIFY_MAX_ATTEMPTS',
+  'NOTIFY_TIMEOUT_SECONDS',
+  'SSE_MAX_STREAMS',
 ] as const;
 
 const TARGET = /^(route|[a-z][a-z0-9_-]*):.+$/;
@@ -66,6 +74,12 @@ const envSchema = z.object({
   RELAY_ALLOW_HTTP_LOOPBACK: z.enum(['0', '1']).optional(),
   CALLBACK_PATH: z.string().startsWith('/').default('/v1/callbacks/hitl'),
   INTAKE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  RELAY_NOTIFY_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  NOTIFY_RETRY_MIN_SECONDS: z.coerce.number().min(0.01).default(5),
+  NOTIFY_RETRY_MAX_SECONDS: z.coerce.number().min(0.01).default(3600),
+  NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(20),
+  NOTIFY_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(300).default(10),
+  SSE_MAX_STREAMS: z.coerce.number().int().min(0).max(100_000).default(1000),
 });
 
 /** A route: a named list of targets (fan-out) with an optional allowlist. */
@@ -97,6 +111,10 @@ export interface RelayConfig {
   callbackPath: string;
   /** POST /v1/cases per API key per minute (a token bucket of that size); 0 turns the limit off. */
   intakeRateLimitPerMinute: number;
+  /** Event streams (SSE) one process holds at once; 0 turns SSE off (polling and callbacks only). */
+  sseMaxStreams: number;
+  /** notify_url deliveries: signing secret, retry schedule, attempt timeout (defaults when absent). */
+  notify?: NotifySettings;
   routes: Record<string, RouteConfig>;
   /** Per-target allowlists of platform user ids; a target without one lets everyone act. */
   allow: Record<string, string[]>;
@@ -111,11 +129,19 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     throw new ValidationError('invalid_config', 'invalid configuration', [
       { path: 'POLL_INTERVAL_MAX_SECONDS', message: 'must not be below POLL_INTERVAL_MIN_SECONDS' },
     ]);
+  if (e.NOTIFY_RETRY_MAX_SECONDS < e.NOTIFY_RETRY_MIN_SECONDS)
+    throw new ValidationError('invalid_config', 'invalid configuration', [
+      { path: 'NOTIFY_RETRY_MAX_SECONDS', message: 'must not be below NOTIFY_RETRY_MIN_SECONDS' },
+    ]);
   const file = e.RELAY_CONFIG ? readConfigFile(e.RELAY_CONFIG) : fileSchema.parse({});
   registerSecret(e.RELAY_API_KEY);
   registerSecret(e.RELAY_SECRET_KEY);
   for (const s of Object.values(file.callback_secrets)) registerSecret(s);
   const local = !e.RELAY_API_KEY;
+  const notifyKey = e.RELAY_API_KEY ?? e.RELAY_SECRET_KEY;
+  const notifySecret =
+    e.RELAY_NOTIFY_SECRET ?? (notifyKey ? deriveNotifySecret(notifyKey) : undefined);
+  registerSecret(notifySecret);
   return {
     port: e.PORT,
     host: e.HOST ?? (local ? '127.0.0.1' : '0.0.0.0'),
@@ -136,6 +162,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     allowHttpLoopback: e.RELAY_ALLOW_HTTP_LOOPBACK ? e.RELAY_ALLOW_HTTP_LOOPBACK === '1' : local,
     callbackPath: e.CALLBACK_PATH,
     intakeRateLimitPerMinute: e.INTAKE_RATE_LIMIT_PER_MINUTE,
+    sseMaxStreams: e.SSE_MAX_STREAMS,
+    notify: {
+      secret: notifySecret,
+      retryMinMs: e.NOTIFY_RETRY_MIN_SECONDS * 1000,
+      retryMaxMs: e.NOTIFY_RETRY_MAX_SECONDS * 1000,
+      maxAttempts: e.NOTIFY_MAX_ATTEMPTS,
+      timeoutMs: e.NOTIFY_TIMEOUT_SECONDS * 1000,
+    },
     routes: file.routes,
     allow: file.allow,
     callbackSecrets: Object.fromEntries(
