@@ -178,7 +178,10 @@ export class Engine {
     for (const w of doc.warnings) this.log.warn({ case: record.id }, w);
     if (previous) await this.patchDoc(previous.id, { next_id: record.id });
     await this.deliver(result.case, targets);
-    return { case: (await this.store.getCase(record.id)) ?? result.case, created: true };
+    const stored = (await this.store.getCase(record.id)) ?? result.case;
+    // The watchers start on a new case at once (its event stream, its first reminder).
+    this.events.emit('ingested', stored);
+    return { case: stored, created: true };
   }
 
   /** Opens a case's secrets. */
@@ -224,7 +227,7 @@ export class Engine {
   /** Posts the case's card to each target once (the message slot is reserved in the store first). */
   async deliver(c: StoredCase, targets: string[]): Promise<void> {
     const card = await this.cardOf(c);
-    const replyTo = c.doc.previous_id ? await this.firstRef(c.doc.previous_id) : undefined;
+    const earlier = c.doc.previous_id ? await this.chainMessages(c.doc.previous_id) : [];
     await Promise.all(
       targets.map(async (target) => {
         const platform = target.slice(0, target.indexOf(':'));
@@ -240,14 +243,24 @@ export class Engine {
           posted_at: this.now(),
         };
         if (!(await this.store.reserveMessage(m))) return;
-        await this.post(m, card, replyTo?.platform === platform ? replyTo : undefined);
+        // Every round replies to the first round's card in the same chat: one thread per chain.
+        const root = earlier.find((x) => x.target === target && x.ref_id);
+        const replyTo: MessageRef | undefined = root?.ref_id
+          ? { platform: root.platform, address: root.address, id: root.ref_id }
+          : undefined;
+        await this.post(m, card, replyTo);
       }),
     );
   }
 
-  private async firstRef(caseId: string): Promise<MessageRef | undefined> {
-    const m = (await this.store.listMessages(caseId)).find((x) => x.ref_id);
-    return m?.ref_id ? { platform: m.platform, address: m.address, id: m.ref_id } : undefined;
+  /** The messages of the earlier rounds of a chain, first round first. */
+  private async chainMessages(previousId: string): Promise<StoredMessage[]> {
+    const ids: string[] = [];
+    for (let id: string | undefined = previousId; id && ids.length < 50; ) {
+      ids.unshift(id);
+      id = (await this.store.getCase(id))?.doc.previous_id;
+    }
+    return (await Promise.all(ids.map((id) => this.store.listMessages(id)))).flat();
   }
 
   /** Posts one reserved message and records the outcome. */
