@@ -7,6 +7,7 @@ import type { RelayConfig } from '../config/config.ts';
 import { PlatformError, ValidationError, type ValidationIssue } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { urlRefusal } from '../net/url-policy.ts';
+import { deliveriesFor, NOTIFY_QUEUED_EVENT } from '../notify/deliveries.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
 import { canTransition } from '../protocol/state.ts';
 import type { StatusUpdate } from '../protocol/status.ts';
@@ -303,7 +304,10 @@ export class Engine {
       if (!change(next)) return undefined;
       next.version = current.version + 1;
       next.updated_at = this.now();
-      if (await this.store.updateCase(next, current.version)) {
+      // A notify_url delivery is queued in the same write as the status it reports (at-least-once).
+      const outbox = await deliveriesFor(this, next, current);
+      if (await this.store.updateCase(next, current.version, outbox.length ? outbox : undefined)) {
+        if (outbox.length) this.events.emit(NOTIFY_QUEUED_EVENT);
         this.events.emit(`change:${id}`, next);
         this.events.emit('change', next, current);
         void this.refresh(id);

@@ -1,0 +1,47 @@
+/** Which notify_url deliveries a case change asks for, built before the change is written. */
+import { randomBytes } from 'node:crypto';
+import type { Engine } from '../cases/engine.ts';
+import type { NotifyDelivery } from '../cases/store.ts';
+import type { StoredCase } from '../cases/types.ts';
+import { isTerminal } from '../protocol/types.ts';
+import { caseView } from '../server/case-view.ts';
+
+/** Engine event that wakes the outbox worker after a delivery was queued in this process. */
+export const NOTIFY_QUEUED_EVENT = 'notify:queued';
+
+/** Whether moving from `prev` to `next` is an event the case's notify_url asked for. */
+export function notifyEvent(next: StoredCase, prev: StoredCase): string | null {
+  if (!next.doc.notify_url || next.status === prev.status) return null;
+  if (next.doc.notify_on === 'all' || isTerminal(next.status)) return next.status;
+  return null;
+}
+
+/**
+ * The deliveries for a change (none or one), with the body frozen as the case view at the event.
+ * They are written in the same store write as the change itself (Store.updateCase's outbox), so a
+ * crash cannot keep the status and lose its delivery.
+ */
+export async function deliveriesFor(
+  engine: Engine,
+  next: StoredCase,
+  prev: StoredCase,
+): Promise<NotifyDelivery[]> {
+  const event = notifyEvent(next, prev);
+  if (!event || !next.doc.notify_url) return [];
+  const now = engine.now();
+  return [
+    {
+      id: `nd_${randomBytes(12).toString('base64url')}`,
+      case_id: next.id,
+      event,
+      url: next.doc.notify_url,
+      body: JSON.stringify(await caseView(engine, next)),
+      state: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      last_error: null,
+      created_at: now,
+      delivered_at: null,
+    },
+  ];
+}

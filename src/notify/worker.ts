@@ -1,0 +1,215 @@
+/**
+ * The outbox worker: leases due notify deliveries from the store (replicas share the work; a dead
+ * replica's leases lapse), POSTs each signed body to its notify_url through the guarded dispatcher
+ * (the URL policy applies), and settles the attempt: delivered, retry later with exponential backoff
+ * and jitter, or given up after the last attempt. At-least-once: a receiver de-duplicates on the
+ * delivery id.
+ */
+import type { Engine } from '../cases/engine.ts';
+import type { NotifyDelivery } from '../cases/store.ts';
+import { call, NetworkError, retryAfterMs } from '../net/http.ts';
+import { urlRefusal } from '../net/url-policy.ts';
+import { runLimited } from '../watch/watcher.ts';
+import { NOTIFY_QUEUED_EVENT } from './deliveries.ts';
+import {
+  NOTIFY_ATTEMPT_HEADER,
+  NOTIFY_DELIVERY_HEADER,
+  NOTIFY_EVENT_HEADER,
+  NOTIFY_SIGNATURE_HEADER,
+  NOTIFY_TIMESTAMP_HEADER,
+  signNotify,
+} from './signature.ts';
+
+/** Delivery settings (from the NOTIFY_* environment variables; see README). */
+export interface NotifySettings {
+  /** The signing secret; deliveries go unsigned without one (the local default). */
+  secret: string | undefined;
+  retryMinMs: number;
+  retryMaxMs: number;
+  maxAttempts: number;
+  /** Per attempt, for the answer's headers and again for its body. */
+  timeoutMs: number;
+}
+
+/** The defaults behind the NOTIFY_* variables. */
+export const NOTIFY_DEFAULTS: NotifySettings = {
+  secret: undefined,
+  retryMinMs: 5_000,
+  retryMaxMs: 3_600_000,
+  maxAttempts: 20,
+  timeoutMs: 10_000,
+};
+
+/** Tuning of the worker loop. */
+export interface NotifyWorkerOptions {
+  /** How often the store is asked for due deliveries (a local enqueue wakes the loop at once). */
+  tickMs?: number;
+  batch?: number;
+  concurrency?: number;
+}
+
+/** Exponential backoff with equal jitter: attempt 1 waits [min/2, min], doubling up to max. */
+export function backoffMs(
+  attempt: number,
+  minMs: number,
+  maxMs: number,
+  random: () => number = Math.random,
+): number {
+  const base = Math.min(maxMs, minMs * 2 ** Math.min(Math.max(attempt - 1, 0), 30));
+  return Math.round(base / 2 + (random() * base) / 2);
+}
+
+/** Runs the outbox until stopped. */
+export class NotifyWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = true;
+  private running: Promise<number> | undefined;
+  private again = false;
+  private readonly s: NotifySettings;
+  private readonly o: Required<NotifyWorkerOptions>;
+  private readonly wake = () => this.schedule(0);
+
+  constructor(
+    private readonly engine: Engine,
+    settings: Partial<NotifySettings> = {},
+    options: NotifyWorkerOptions = {},
+  ) {
+    this.s = { ...NOTIFY_DEFAULTS, ...engine.config.notify, ...settings };
+    this.o = {
+      tickMs: options.tickMs ?? Math.max(50, Math.min(1000, this.s.retryMinMs / 2)),
+      batch: options.batch ?? 100,
+      concurrency: options.concurrency ?? 16,
+    };
+  }
+
+  /** Starts the loop. */
+  start(): void {
+    this.stopped = false;
+    this.engine.events.on(NOTIFY_QUEUED_EVENT, this.wake);
+    this.schedule(0);
+  }
+
+  /** Stops the loop and waits for attempts in flight (their outcome is recorded). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.engine.events.off(NOTIFY_QUEUED_EVENT, this.wake);
+    await this.running;
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), ms);
+    this.timer.unref?.();
+  }
+
+  /** One pass: lease due deliveries and attempt each. Exposed for tests. */
+  tick(): Promise<number> {
+    if (this.running) {
+      this.again = true;
+      return Promise.resolve(0);
+    }
+    this.again = false;
+    this.running = this.pass().finally(() => {
+      this.running = undefined;
+      this.schedule(this.again ? 0 : this.o.tickMs);
+    });
+    return this.running;
+  }
+
+  private async pass(): Promise<number> {
+    const e = this.engine;
+    try {
+      // The lease outlives the longest attempt (headers + body timeouts), so two replicas never overlap.
+      const leaseMs = 2 * this.s.timeoutMs + 1000;
+      const due = await e.store.leaseDeliveries(e.now(), this.o.batch, e.instanceId, leaseMs);
+      if (due.length >= this.o.batch) this.again = true;
+      await runLimited(due, this.o.concurrency, (d) => this.attempt(d));
+      return due.length;
+    } catch (err) {
+      e.log.error({ err: String(err) }, 'notify pass failed');
+      return 0;
+    }
+  }
+
+  /** Makes one attempt at a leased delivery and records its outcome. */
+  async attempt(d: NotifyDelivery): Promise<void> {
+    const e = this.engine;
+    const refused = urlRefusal(d.url, e.config);
+    if (refused) return this.failed(d, `notify_url ${refused}`, { permanent: true });
+    const t = Math.floor(e.now() / 1000);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': 'hitl-relay',
+      [NOTIFY_DELIVERY_HEADER]: d.id,
+      [NOTIFY_EVENT_HEADER]: d.event,
+      [NOTIFY_TIMESTAMP_HEADER]: String(t),
+      [NOTIFY_ATTEMPT_HEADER]: String(d.attempts),
+    };
+    if (this.s.secret) headers[NOTIFY_SIGNATURE_HEADER] = signNotify(d.body, this.s.secret, t);
+    try {
+      const res = await call(d.url, {
+        method: 'POST',
+        headers,
+        body: d.body,
+        dispatcher: e.dispatcher,
+        timeoutMs: this.s.timeoutMs,
+        maxBytes: 64 * 1024,
+      });
+      if (res.status >= 200 && res.status < 300) {
+        await e.store.settleDelivery(d.id, e.instanceId, { state: 'delivered', at: e.now() });
+        await e.history(d.case_id, 'notify_delivered', {
+          event: d.event,
+          delivery: d.id,
+          attempts: d.attempts,
+        });
+        return;
+      }
+      const wait = retryAfterMs(res.headers['retry-after'], e.now());
+      return this.failed(d, `HTTP ${res.status}`, wait === undefined ? {} : { retryAfterMs: wait });
+    } catch (err) {
+      const policy = err instanceof NetworkError && err.code === 'refused_by_policy';
+      const message = err instanceof Error ? err.message : String(err);
+      return this.failed(d, message, { permanent: policy });
+    }
+  }
+
+  private async failed(
+    d: NotifyDelivery,
+    error: string,
+    o: { permanent?: boolean; retryAfterMs?: number },
+  ): Promise<void> {
+    const e = this.engine;
+    const retry = !o.permanent && d.attempts < this.s.maxAttempts;
+    let next: number | undefined;
+    if (retry) {
+      const wait = Math.max(
+        backoffMs(d.attempts, this.s.retryMinMs, this.s.retryMaxMs),
+        Math.min(o.retryAfterMs ?? 0, this.s.retryMaxMs),
+      );
+      next = e.now() + wait;
+      await e.store.settleDelivery(d.id, e.instanceId, {
+        state: 'pending',
+        next_attempt_at: next,
+        error,
+      });
+    } else await e.store.settleDelivery(d.id, e.instanceId, { state: 'failed', error });
+    await e.history(d.case_id, 'notify_failed', {
+      event: d.event,
+      delivery: d.id,
+      attempts: d.attempts,
+      error,
+      will_retry: retry,
+    });
+    // The URL is left out: a notify_url may carry a token in its query.
+    const fields = { case: d.case_id, delivery: d.id, attempt: d.attempts, err: error };
+    if (retry)
+      e.log.warn({ ...fields, retry_at: new Date(next!).toISOString() }, 'notify delivery failed');
+    else e.log.error(fields, 'notify delivery given up');
+  }
+}
