@@ -13,6 +13,7 @@ import { handleTap } from './cases/tap.ts';
 import type { RelayConfig } from './config/config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createGuardedAgent } from './net/http.ts';
+import { NotifyWorker, type NotifyWorkerOptions } from './notify/worker.ts';
 import { createApp } from './server/app.ts';
 import { createMetrics } from './server/metrics.ts';
 import { Watcher, type WatcherOptions } from './watch/watcher.ts';
@@ -26,6 +27,8 @@ export interface RelayOptions {
   log?: Logger;
   now?: () => number;
   watcher?: WatcherOptions;
+  /** Tuning of the notify_url outbox worker (the retry schedule is config.notify). */
+  notify?: NotifyWorkerOptions;
   /** Mounts more routes on the server (the demo service, ...); what it returns is closed on stop. */
   mount?: (app: Hono) => { close(): void } | undefined;
   /** How long a message may sit unposted before reconcile posts it again. */
@@ -60,6 +63,7 @@ export function createRelay(o: RelayOptions): Relay {
     ...(o.now ? { now: o.now } : {}),
   });
   const metrics = createMetrics(store);
+  const notifier = new NotifyWorker(engine, {}, o.notify);
   const watcher = new Watcher(engine, o.watcher);
   let ready = false;
   let server: ReturnType<typeof serve> | undefined;
@@ -115,11 +119,13 @@ export function createRelay(o: RelayOptions): Relay {
         5000,
       );
       reconcileTimer.unref();
+      notifier.start();
       ready = true;
     },
     async stop() {
       ready = false;
       watcher.stop();
+      await notifier.stop();
       clearInterval(reconcileTimer);
       // Mounted services first: their open streams (SSE) would otherwise hold the server open.
       for (const m of mounted) m.close();
