@@ -4,7 +4,8 @@
  * (a token must never travel to another origin); bodies are size- and time-limited.
  */
 import { lookup } from 'node:dns';
-import { Agent, type Dispatcher, request } from 'undici';
+import { isIP } from 'node:net';
+import { Agent, buildConnector, type Dispatcher, request } from 'undici';
 import { addressRefusal, type UrlPolicy } from './url-policy.ts';
 
 /** The remote answered (any status). */
@@ -24,35 +25,44 @@ export class NetworkError extends Error {
   }
 }
 
-/** Creates the dispatcher that enforces `policy` on every resolved address. */
+/** The error a refused address fails a connection with (mapped to NetworkError 'refused_by_policy'). */
+function policyError(host: string, why: string): Error {
+  return Object.assign(new Error(`${host}: ${why}`), { code: 'EPOLICY' });
+}
+
+/**
+ * Creates the dispatcher that enforces `policy` on every address it connects to: each address a
+ * host name resolves to, and IP literals too (Node connects to those without a lookup, so they are
+ * checked here; a case stored under an older, laxer configuration is still judged by today's).
+ */
 export function createGuardedAgent(
   policy: UrlPolicy,
   options: { connections?: number } = {},
 ): Agent {
+  const connector = buildConnector({
+    lookup(hostname, opts, callback) {
+      lookup(hostname, { ...opts, all: true }, (err, addresses) => {
+        if (err) return callback(err, '', 0);
+        const list = Array.isArray(addresses)
+          ? addresses
+          : [{ address: addresses as string, family: 4 }];
+        for (const a of list) {
+          const why = addressRefusal(a.address, hostname, policy);
+          if (why) return callback(policyError(hostname, why), '', 0);
+        }
+        if (opts.all) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
+        callback(null, list[0]!.address, list[0]!.family);
+      });
+    },
+  });
   return new Agent({
     connections: options.connections ?? 64,
     keepAliveTimeout: 30_000,
-    connect: {
-      lookup(hostname, opts, callback) {
-        lookup(hostname, { ...opts, all: true }, (err, addresses) => {
-          if (err) return callback(err, '', 0);
-          const list = Array.isArray(addresses)
-            ? addresses
-            : [{ address: addresses as string, family: 4 }];
-          for (const a of list) {
-            const why = addressRefusal(a.address, hostname, policy);
-            if (why)
-              return callback(
-                Object.assign(new Error(`${hostname}: ${why}`), { code: 'EPOLICY' }),
-                '',
-                0,
-              );
-          }
-          if (opts.all)
-            return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
-          callback(null, list[0]!.address, list[0]!.family);
-        });
-      },
+    connect(opts, callback) {
+      const host = opts.hostname.replace(/^\[|\]$/g, '');
+      const why = isIP(host) ? addressRefusal(host, host, policy) : null;
+      if (why) return callback(policyError(host, why), null);
+      connector(opts, callback);
     },
   });
 }
@@ -67,10 +77,22 @@ export interface CallOptions {
   dispatcher: Dispatcher;
 }
 
-/** Makes one HTTP call and reads the whole (limited) body as text. */
+/**
+ * Makes one HTTP call and reads the whole (limited) body as text. `timeoutMs` bounds the whole
+ * call, headers and body together: undici's own timeouts are per gap between chunks, which a
+ * service trickling one byte at a time would never trip.
+ */
 export async function call(url: string, options: CallOptions): Promise<HttpResponse> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxBytes = options.maxBytes ?? 1_000_000;
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  const fail = (err: unknown): NetworkError =>
+    err instanceof NetworkError
+      ? err
+      : deadline.signal.aborted
+        ? new NetworkError('timeout', 'the service did not answer in time', err)
+        : wrap(err);
   let res: Dispatcher.ResponseData<unknown>;
   try {
     res = await request(url, {
@@ -81,9 +103,11 @@ export async function call(url: string, options: CallOptions): Promise<HttpRespo
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
       maxRedirections: 0,
+      signal: deadline.signal,
     } as Parameters<typeof request>[1]);
   } catch (err) {
-    throw wrap(err);
+    clearTimeout(timer);
+    throw fail(err);
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -97,7 +121,9 @@ export async function call(url: string, options: CallOptions): Promise<HttpRespo
       chunks.push(chunk);
     }
   } catch (err) {
-    throw err instanceof NetworkError ? err : wrap(err);
+    throw fail(err);
+  } finally {
+    clearTimeout(timer);
   }
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers))
