@@ -49,7 +49,8 @@ export async function spawnRelay(env: Record<string, string>): Promise<RelayProc
     output: () => out,
     kill: (signal = 'SIGKILL') =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        // A process ended by a signal keeps exitCode null: signalCode says it is gone too.
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill(signal);
       }),
