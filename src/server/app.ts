@@ -41,10 +41,12 @@ export function createApp(o: {
     '*',
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
+      // The rest of the body is never read, so the connection cannot be reused: say so.
       onError: (c) =>
         c.json(
           { error: 'body_too_large', message: `request body over ${MAX_BODY_BYTES} bytes` },
           413,
+          { connection: 'close' },
         ),
     }),
   );

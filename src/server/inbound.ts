@@ -32,6 +32,8 @@ export function requireBodyType(allowed: RegExp[] = INBOUND_BODY_TYPES): Middlew
         message: `Content-Type ${type ? `"${type.slice(0, 80)}"` : '(none)'} is not accepted here; send application/json${allowed.length > 1 ? ' or application/x-www-form-urlencoded' : ''}`,
       },
       415,
+      // The body is left unread, so the connection cannot be reused.
+      { connection: 'close' },
     );
   };
 }
