@@ -14,9 +14,11 @@ import type { RelayConfig } from './config/config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createGuardedAgent } from './net/http.ts';
 import { NotifyWorker, type NotifyWorkerOptions } from './notify/worker.ts';
-import { createApp } from './server/app.ts';
+import { createApp, mountRoute } from './server/app.ts';
 import { createMetrics } from './server/metrics.ts';
+import type { EventStreamOptions } from './watch/sse.ts';
 import { Watcher, type WatcherOptions } from './watch/watcher.ts';
+import { createWatching } from './watch/watching.ts';
 
 /** Options of createRelay. */
 export interface RelayOptions {
@@ -29,6 +31,8 @@ export interface RelayOptions {
   watcher?: WatcherOptions;
   /** Tuning of the notify_url outbox worker (the retry schedule is config.notify). */
   notify?: NotifyWorkerOptions;
+  /** Tuning of the SSE client (backoff, lease, fallback); the stream cap is config.sseMaxStreams. */
+  streams?: EventStreamOptions;
   /** Mounts more routes on the server (the demo service, ...); what it returns is closed on stop. */
   mount?: (app: Hono) => { close(): void } | undefined;
   /** How long a message may sit unposted before reconcile posts it again. */
@@ -64,7 +68,9 @@ export function createRelay(o: RelayOptions): Relay {
   });
   const metrics = createMetrics(store);
   const notifier = new NotifyWorker(engine, {}, o.notify);
-  const watcher = new Watcher(engine, o.watcher);
+  // SSE streams, the callback receiver and reminders; the poll loop consults them after each look.
+  const watching = createWatching(engine, o.streams);
+  const watcher = new Watcher(engine, o.watcher, watching.hooks);
   let ready = false;
   let server: ReturnType<typeof serve> | undefined;
   let reconcileTimer: NodeJS.Timeout | undefined;
@@ -75,6 +81,7 @@ export function createRelay(o: RelayOptions): Relay {
     metrics,
     ready: () => ready,
     mount: (a: Hono) => {
+      mountRoute(a, watching.callbackRoute);
       const m = o.mount?.(a);
       if (m) mounted.push(m);
     },
@@ -114,6 +121,7 @@ export function createRelay(o: RelayOptions): Relay {
       // Cards that fell behind while we were down are brought up to date; unposted ones are posted.
       await engine.reconcile({ retryPostingOlderThanMs: repostAfterMs });
       watcher.start();
+      watching.start();
       reconcileTimer = setInterval(
         () => void engine.reconcile({ retryPostingOlderThanMs: repostAfterMs }).catch(() => {}),
         5000,
@@ -126,6 +134,7 @@ export function createRelay(o: RelayOptions): Relay {
       ready = false;
       watcher.stop();
       await notifier.stop();
+      await watching.stop();
       clearInterval(reconcileTimer);
       // Mounted services first: their open streams (SSE) would otherwise hold the server open.
       for (const m of mounted) m.close();

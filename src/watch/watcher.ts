@@ -21,6 +21,16 @@ export interface WatcherOptions {
   expiryGraceMs?: number;
 }
 
+/** What else has a say after each look at an open case (event streams, reminders). */
+export interface WatchHooks {
+  /** Runs after each poll of a case that is still open (sends due reminders, starts its stream). */
+  afterCheck?(c: StoredCase): Promise<void>;
+  /** True while the case's event stream is up: its next poll may then wait up to pollMax. */
+  streaming?(c: StoredCase): Promise<boolean>;
+  /** The next time the case needs a look besides polling (its next reminder), if any. */
+  wakeAt?(c: StoredCase): number | undefined;
+}
+
 /** Runs the poll schedule until stopped. */
 export class Watcher {
   private timer: NodeJS.Timeout | undefined;
@@ -28,11 +38,14 @@ export class Watcher {
   private stopped = false;
   private inflight = 0;
   private readonly o: Required<WatcherOptions>;
+  private readonly hooks: WatchHooks;
 
   constructor(
     private readonly engine: Engine,
     options: WatcherOptions = {},
+    hooks: WatchHooks = {},
   ) {
+    this.hooks = hooks;
     this.o = {
       tickMs: options.tickMs ?? Math.max(20, Math.min(1000, engine.config.pollMinMs / 2)),
       batch: options.batch ?? 500,
@@ -112,14 +125,22 @@ export class Watcher {
             'local_expiry',
           );
       }
-      const after = await e.store.getCase(c.id);
+      let after = await e.store.getCase(c.id);
       if (!after) return;
       if (after.claim && after.claim.until < now && !isTerminal(after.status))
         await e.store.releaseClaim(after.id, after.claim.holder); // the poll just showed the unknown submit did not land
+      let stretch = false;
+      if (!isTerminal(after.status) && (this.hooks.afterCheck || this.hooks.streaming)) {
+        await this.hooks
+          .afterCheck?.(after)
+          .catch((err) => e.log.warn({ case: c.id, err: String(err) }, 'watch hook failed'));
+        after = (await e.store.getCase(c.id)) ?? after;
+        stretch = !failures && ((await this.hooks.streaming?.(after)) ?? false);
+      }
       await e.store.updateWatch(c.id, {
         next_check_at: isTerminal(after.status)
           ? null
-          : this.nextCheck(after, now, failures, r.retryAfterMs),
+          : this.nextCheck(after, now, failures, r.retryAfterMs, stretch),
         etag,
         poll_failures: failures,
       });
@@ -133,16 +154,21 @@ export class Watcher {
     now: number,
     failures: number,
     retryAfterMs: number | undefined,
+    stretch = false,
   ): number {
     const { pollMinMs: min, pollMaxMs: max } = this.engine.config;
-    let wait = failures ? Math.min(max, min * 2 ** Math.min(failures, 10)) : min;
+    // A healthy event stream brings changes at once; the poll is then only the safety net.
+    let wait = stretch ? max : failures ? Math.min(max, min * 2 ** Math.min(failures, 10)) : min;
     if (retryAfterMs !== undefined) wait = Math.max(wait, retryAfterMs);
     wait = Math.min(max, Math.max(min, wait));
     wait *= 0.9 + Math.random() * 0.2; // jitter, so cases ingested together do not stay in lockstep
     const expires = Date.parse(c.doc.hitl.expires_at);
     // Look again right after expiry so the card does not keep live buttons on an expired case.
-    const at = now + wait;
-    return expires > now && expires + 1000 < at ? expires + 1000 : at;
+    let at = now + wait;
+    if (expires > now && expires + 1000 < at) at = expires + 1000;
+    // Wake for the next reminder too, however far the next poll is.
+    const wake = this.hooks.wakeAt?.(c);
+    return wake !== undefined && wake < at ? Math.max(now, wake) : at;
   }
 }
 

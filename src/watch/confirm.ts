@@ -1,0 +1,28 @@
+/**
+ * The confirming poll after a push (a terminal SSE event, a verified callback). poll_url stays the
+ * source of truth (spec 8.5, 9): a push only makes us look now. When the look fails, or the service
+ * still says the case is open, the watcher is asked to look again at once.
+ */
+import type { Engine } from '../cases/engine.ts';
+import { settleByPoll } from '../cases/tap.ts';
+import type { StoredCase } from '../cases/types.ts';
+import { isTerminal } from '../protocol/types.ts';
+
+/** Polls the case once and applies what the service says; returns the case as it then stands. */
+export async function confirmByPoll(engine: Engine, id: string): Promise<StoredCase | undefined> {
+  await settleByPoll(engine, id);
+  const c = await engine.store.getCase(id);
+  if (c && !isTerminal(c.status)) await pollSoon(engine, c);
+  return c;
+}
+
+/** Pulls the case's next poll forward to now (keeping its ETag and failure count). */
+export async function pollSoon(engine: Engine, c: StoredCase): Promise<void> {
+  const now = engine.now();
+  if (c.next_check_at !== null && c.next_check_at <= now) return;
+  await engine.store.updateWatch(c.id, {
+    next_check_at: now,
+    etag: c.etag,
+    poll_failures: c.poll_failures,
+  });
+}

@@ -1,0 +1,127 @@
+/**
+ * Reminders (spec 6 `reminder_at`, spec 8.5 `review.reminder`): while a case is pending or opened,
+ * each reminder time brings it back to attention with a short reply in the thread of every card,
+ * mentioning nobody and linking Details. A reminder is recorded in the case (compare-and-set) before
+ * it is sent, so a restart or a second replica never sends it twice; a failed send is not repeated.
+ */
+import type { Engine } from '../cases/engine.ts';
+import type { StoredCase } from '../cases/types.ts';
+import type { CaseStatus } from '../protocol/types.ts';
+import { formatTime } from '../render/render-case.ts';
+import { t } from '../render/templates.ts';
+
+/** Reminders go out only in these states (spec 6, 8.5). */
+const REMINDABLE: ReadonlySet<CaseStatus> = new Set(['pending', 'opened']);
+
+const MAX_PROMPT = 200;
+const MAX_MESSAGE = 200;
+
+/** The key a reminder is recorded under: its time as a normalised ISO string. */
+export function reminderKey(at: string | number): string {
+  const d = new Date(at);
+  return Number.isNaN(d.getTime()) ? String(at) : d.toISOString();
+}
+
+/** The case's reminder_at times (one or a list), in ms, sorted; invalid entries are dropped. */
+export function reminderTimes(c: StoredCase): number[] {
+  const raw = c.doc.hitl.reminder_at;
+  const list = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+  return list
+    .map((x) => Date.parse(x))
+    .filter((x) => Number.isFinite(x))
+    .sort((a, b) => a - b);
+}
+
+/** Sends reminders and says when the next one is due. */
+export class Reminders {
+  constructor(private readonly engine: Engine) {}
+
+  /** The next unsent reminder time of an open, remindable case, or undefined. */
+  next(c: StoredCase): number | undefined {
+    if (!REMINDABLE.has(c.status)) return undefined;
+    const sent = new Set(c.doc.reminders_sent);
+    return reminderTimes(c).find((at) => !sent.has(reminderKey(at)));
+  }
+
+  /** Sends one reminder for every reminder_at time that has come (several due at once make one message). */
+  async sendDue(c: StoredCase): Promise<boolean> {
+    if (!REMINDABLE.has(c.status)) return false;
+    const now = this.engine.now();
+    const sent = new Set(c.doc.reminders_sent);
+    const due = reminderTimes(c)
+      .filter((at) => at <= now)
+      .map(reminderKey)
+      .filter((k) => !sent.has(k));
+    return due.length ? this.send(c.id, due, undefined) : false;
+  }
+
+  /** A `review.reminder` event (SSE or callback); the same reminder_at as a known time is sent once. */
+  fromEvent(
+    id: string,
+    e: { reminder_at?: string | undefined; message?: string | undefined },
+    eventId?: string,
+  ): Promise<boolean> {
+    const key = e.reminder_at
+      ? reminderKey(e.reminder_at)
+      : `event:${eventId ?? reminderKey(this.engine.now())}`;
+    return this.send(id, [key], e.message);
+  }
+
+  /** Brings a new case's first look forward to its first reminder when that comes sooner. */
+  async scheduleFirst(c: StoredCase): Promise<void> {
+    const at = this.next(c);
+    if (at === undefined || c.next_check_at === null || at >= c.next_check_at) return;
+    await this.engine.store.updateWatch(c.id, {
+      next_check_at: Math.max(at, this.engine.now()),
+      etag: c.etag,
+      poll_failures: c.poll_failures,
+    });
+  }
+
+  /** Records `keys` as sent (only while remindable and not sent before), then notifies every card. */
+  private async send(id: string, keys: string[], message: string | undefined): Promise<boolean> {
+    const e = this.engine;
+    let fresh: string[] = [];
+    const c = await e.mutate(id, (x) => {
+      if (!REMINDABLE.has(x.status)) return false;
+      fresh = keys.filter((k) => !x.doc.reminders_sent.includes(k));
+      if (!fresh.length) return false;
+      x.doc.reminders_sent.push(...fresh);
+      return true;
+    });
+    if (!c) return false;
+    await e.history(id, 'reminder', { at: fresh });
+    const shorten = (s: string, max: number) =>
+      s.length > max
+        ? `${Array.from(s)
+            .slice(0, max - 1)
+            .join('')}…`
+        : s;
+    const text = t(e.strings, 'reminder', {
+      prompt: shorten(c.doc.hitl.prompt.replace(/\s+/g, ' ').trim(), MAX_PROMPT),
+      message: message ? shorten(message.replace(/\s+/g, ' ').trim(), MAX_MESSAGE) : '',
+      expires: formatTime(c.doc.hitl.expires_at),
+    });
+    const url = e.detailsUrl(c);
+    const link = url ? { label: t(e.strings, 'link'), url } : null;
+    const messages = (await e.store.listMessages(id)).filter((m) => m.state === 'posted');
+    await Promise.all(
+      messages.map(async (m) => {
+        const adapter = e.adapters.get(m.platform);
+        if (!adapter || !m.ref_id) return;
+        try {
+          await adapter.notify(
+            { platform: m.platform, address: m.address, id: m.ref_id },
+            text,
+            link,
+          );
+        } catch (err) {
+          const error = err instanceof Error ? err.message : String(err);
+          await e.history(id, 'reminder_failed', { target: m.target, error });
+          e.log.warn({ case: id, target: m.target, err: error }, 'sending a reminder failed');
+        }
+      }),
+    );
+    return true;
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Everything that watches a case besides the poll loop, wired together: the SSE client, the
+ * callback receiver and reminders, plus the hooks through which the poll loop consults them.
+ */
+import type { HttpRoute } from '../adapter.ts';
+import type { Engine } from '../cases/engine.ts';
+import type { StoredCase } from '../cases/types.ts';
+import { callbackRoute } from './callbacks.ts';
+import { confirmByPoll } from './confirm.ts';
+import { Reminders } from './reminders.ts';
+import { type EventStreamOptions, EventStreams } from './sse.ts';
+import type { WatchHooks } from './watcher.ts';
+
+/** The watching parts of a relay. */
+export interface Watching {
+  streams: EventStreams;
+  reminders: Reminders;
+  /** `POST <callbackPath>`. */
+  callbackRoute: HttpRoute;
+  /** What the poll loop asks after each look at a case. */
+  hooks: WatchHooks;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/** Creates the SSE client, the callback receiver and reminders for `engine`. */
+export function createWatching(engine: Engine, options: EventStreamOptions = {}): Watching {
+  const reminders = new Reminders(engine);
+  const streams = new EventStreams(engine, reminders, options);
+  // One confirming poll per case at a time, however many callbacks arrive for it.
+  const confirming = new Set<string>();
+  const route = callbackRoute(engine, (c, e) => {
+    if (e.kind === 'reminder') {
+      void reminders.fromEvent(c.id, e).catch(() => {});
+      return;
+    }
+    if (confirming.has(c.id)) return;
+    confirming.add(c.id);
+    void confirmByPoll(engine, c.id)
+      .catch((err) => engine.log.warn({ case: c.id, err: String(err) }, 'confirming poll failed'))
+      .finally(() => confirming.delete(c.id));
+  });
+  const onIngested = (c: StoredCase) =>
+    void reminders
+      .scheduleFirst(c)
+      .catch((err) =>
+        engine.log.warn({ case: c.id, err: String(err) }, 'scheduling a reminder failed'),
+      );
+  return {
+    streams,
+    reminders,
+    callbackRoute: route,
+    hooks: {
+      async afterCheck(c) {
+        await reminders.sendDue(c);
+        await streams.consider(c);
+      },
+      streaming: (c) => streams.healthy(c),
+      wakeAt: (c) => reminders.next(c),
+    },
+    start() {
+      engine.events.on('ingested', onIngested);
+      streams.start();
+    },
+    async stop() {
+      engine.events.off('ingested', onIngested);
+      await streams.stop();
+    },
+  };
+}
