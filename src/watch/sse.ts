@@ -174,11 +174,17 @@ export class EventStreams {
           idleTimeoutMs: this.o.idleTimeoutMs,
           maxEventChars: this.o.maxEventChars,
           now: e.now,
-          onOpen: () => this.setHealthy(l, true),
+          onOpen: () => {
+            e.log.debug({ case: l.id, resumed: this.lastIds.has(l.id) }, 'event stream open');
+            return this.setHealthy(l, true);
+          },
           onEvent: (ev) => this.handle(c, ev),
         });
         if (l.healthy) await this.setHealthy(l, false);
-        if (r.stopped || l.abort.signal.aborted) break;
+        if (r.stopped || l.abort.signal.aborted) {
+          e.log.debug({ case: l.id, reason: r.reason }, 'event stream closed');
+          break;
+        }
         const good = r.opened && (r.events > 0 || e.now() - started >= this.o.healthyAfterMs);
         failures = good ? 0 : failures + 1;
         e.log.debug({ case: l.id, reason: r.reason, failures }, 'event stream ended');
