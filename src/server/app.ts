@@ -11,6 +11,7 @@ import { toIssues } from '../protocol/issues.ts';
 import { caseView } from './case-view.ts';
 import { requireBodyType } from './inbound.ts';
 import type { Metrics } from './metrics.ts';
+import { openApiDocument } from './openapi.ts';
 import { intakeRateLimit } from './rate-limit.ts';
 
 /** Largest request body any endpoint takes. */
@@ -152,6 +153,9 @@ export function createApp(o: {
   app.get('/readyz', (c) => (o.ready() ? c.json({ ready: true }) : c.json({ ready: false }, 503)));
   app.get('/metrics', async (c) =>
     c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }),
+  );
+  app.get('/openapi.json', (c) =>
+    c.json(openApiDocument({ config: engine.config, adapters: o.adapters })),
   );
 
   for (const adapter of o.adapters) for (const route of adapter.routes) mountRoute(app, route);

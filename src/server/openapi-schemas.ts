@@ -1,0 +1,266 @@
+/** JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of the relay's API bodies. */
+
+const str = { type: 'string' } as const;
+const strOrNull = { type: ['string', 'null'] } as const;
+const dateTime = { type: 'string', format: 'date-time' } as const;
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** The components.schemas of the document. */
+export const SCHEMAS = {
+  HitlObject: {
+    type: 'object',
+    description:
+      "A HITL Protocol `hitl` object (spec section 6); unknown fields are kept. See the protocol's hitl-object.schema.json.",
+    required: [
+      'spec_version',
+      'case_id',
+      'review_url',
+      'poll_url',
+      'type',
+      'prompt',
+      'created_at',
+      'expires_at',
+    ],
+    properties: {
+      spec_version: { type: 'string', pattern: '^\\d+\\.\\d+$' },
+      case_id: { type: 'string', pattern: '^[A-Za-z0-9_-]+$', maxLength: 255 },
+      review_url: { type: 'string', format: 'uri' },
+      poll_url: { type: 'string', format: 'uri' },
+      events_url: { type: 'string', format: 'uri' },
+      callback_url: { type: ['string', 'null'], format: 'uri' },
+      type: {
+        type: 'string',
+        description: 'approval, selection, input, confirmation, escalation or x-<custom>',
+      },
+      prompt: { type: 'string', minLength: 1, maxLength: 500 },
+      timeout: str,
+      default_action: { enum: ['skip', 'approve', 'reject', 'abort'] },
+      created_at: dateTime,
+      expires_at: dateTime,
+      context: { type: 'object' },
+      reminder_at: { oneOf: [dateTime, { type: 'array', items: dateTime }] },
+      previous_case_id: str,
+      submit_url: { type: 'string', format: 'uri' },
+      submit_token: { type: 'string', minLength: 32 },
+      inline_actions: { type: 'array', items: str },
+      verification_policy: { type: 'object' },
+    },
+  },
+  Response202: {
+    type: 'object',
+    description: "The whole body of a service's HTTP 202 answer.",
+    required: ['status', 'hitl'],
+    properties: {
+      status: { const: 'human_input_required' },
+      message: str,
+      hitl: ref('HitlObject'),
+    },
+  },
+  IntakeRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['target'],
+    oneOf: [{ required: ['response'] }, { required: ['hitl'] }],
+    properties: {
+      target: {
+        type: 'string',
+        minLength: 3,
+        maxLength: 300,
+        description: 'platform:address or route:name',
+      },
+      response: ref('Response202'),
+      hitl: ref('HitlObject'),
+      notify_url: {
+        type: 'string',
+        format: 'uri',
+        maxLength: 2048,
+        description: 'Receives the signed case view when the case ends (see webhooks).',
+      },
+      notify_on: { enum: ['final', 'all'], default: 'final' },
+      labels: { type: 'object', additionalProperties: { type: 'string', maxLength: 256 } },
+    },
+  },
+  SubmittedBy: {
+    type: 'object',
+    required: ['platform', 'platform_user_id'],
+    properties: { platform: str, platform_user_id: str, display_name: str },
+  },
+  CaseView: {
+    type: 'object',
+    description:
+      'A case as the relay reports it. It never carries a secret (no submit_token, no review URL token).',
+    required: [
+      'id',
+      'case_id',
+      'service',
+      'target',
+      'type',
+      'prompt',
+      'status',
+      'final',
+      'result',
+      'submitted_by',
+      'responded_by',
+      'progress',
+      'default_action',
+      'reason',
+      'status_at',
+      'expires_at',
+      'previous_id',
+      'next_id',
+      'next_case_id',
+      'labels',
+      'warnings',
+      'created_at',
+      'updated_at',
+      'messages',
+    ],
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', description: "The relay's id." },
+      case_id: { type: 'string', description: "The service's case_id." },
+      service: { type: 'string', description: "The service's origin." },
+      target: str,
+      type: str,
+      prompt: str,
+      status: { enum: ['pending', 'opened', 'in_progress', 'completed', 'expired', 'cancelled'] },
+      final: { type: 'boolean' },
+      result: {
+        oneOf: [
+          { type: 'null' },
+          {
+            type: 'object',
+            required: ['action'],
+            properties: { action: str, data: { type: 'object' } },
+          },
+        ],
+      },
+      submitted_by: { oneOf: [{ type: 'null' }, ref('SubmittedBy')] },
+      responded_by: {
+        oneOf: [{ type: 'null' }, { type: 'object', properties: { name: str, email: str } }],
+      },
+      progress: { type: ['object', 'null'] },
+      default_action: strOrNull,
+      reason: strOrNull,
+      status_at: { type: ['string', 'null'], format: 'date-time' },
+      expires_at: dateTime,
+      previous_id: strOrNull,
+      next_id: strOrNull,
+      next_case_id: strOrNull,
+      labels: { type: 'object', additionalProperties: str },
+      warnings: { type: 'array', items: str },
+      created_at: dateTime,
+      updated_at: dateTime,
+      messages: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['target', 'state', 'current', 'error', 'posted_at'],
+          properties: {
+            target: str,
+            state: { enum: ['posting', 'posted', 'failed'] },
+            current: { type: 'boolean' },
+            error: strOrNull,
+            posted_at: { type: ['string', 'null'], format: 'date-time' },
+          },
+        },
+      },
+      history: {
+        type: 'array',
+        description: 'The audit trail (GET /v1/cases/{id} and /wait only).',
+        items: {
+          type: 'object',
+          required: ['at', 'kind'],
+          properties: { at: dateTime, kind: str },
+        },
+      },
+    },
+  },
+  CaseList: {
+    type: 'object',
+    required: ['cases'],
+    properties: { cases: { type: 'array', items: ref('CaseView') } },
+  },
+  Error: {
+    type: 'object',
+    required: ['error', 'message'],
+    properties: {
+      error: str,
+      message: str,
+      details: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['path', 'message'],
+          properties: { path: str, message: str },
+        },
+      },
+    },
+  },
+  WebMessage: {
+    type: 'object',
+    required: ['id', 'case', 'text', 'actions', 'link', 'status', 'final'],
+    properties: {
+      id: str,
+      case: strOrNull,
+      reply_to: strOrNull,
+      text: str,
+      title: str,
+      prompt: str,
+      lines: { type: 'array', items: str },
+      hint: strOrNull,
+      actions: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['action', 'label'],
+          properties: { action: str, label: str, style: str, confirm: { type: 'boolean' } },
+        },
+      },
+      link: {
+        oneOf: [
+          { type: 'null' },
+          { type: 'object', required: ['label', 'url'], properties: { label: str, url: str } },
+        ],
+      },
+      status: str,
+      final: { type: 'boolean' },
+    },
+  },
+  TapRequest: {
+    type: 'object',
+    required: ['user'],
+    properties: {
+      user: {
+        type: 'object',
+        required: ['id'],
+        properties: {
+          id: { type: 'string', minLength: 1, maxLength: 128 },
+          name: { type: 'string', maxLength: 128 },
+        },
+      },
+    },
+  },
+  TapReply: {
+    type: 'object',
+    required: ['outcome', 'text', 'message'],
+    properties: {
+      outcome: {
+        enum: [
+          'submitted',
+          'confirm_required',
+          'forbidden',
+          'not_allowed',
+          'closed',
+          'busy',
+          'use_review_url',
+          'inline_unavailable',
+          'failed',
+          'unknown_case',
+        ],
+      },
+      text: str,
+      message: ref('WebMessage'),
+    },
+  },
+} as const;
