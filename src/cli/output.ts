@@ -1,0 +1,99 @@
+/** What the CLI prints: short human-readable lines, or JSON with --json; errors name the failing field. */
+import { RelayError } from '../client/relay-client.ts';
+import type { CaseView } from '../client/types.ts';
+import { ValidationError } from '../errors.ts';
+
+/** Where the CLI writes (process streams, or buffers in tests). */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** A failure the CLI reports and exits on (1 for a failed operation, 2 for a usage error). */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+    readonly details: Array<{ path: string; message: string }> = [],
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/** Prints an error: "hitl-relay <command>: <message>" and one "  <path>: <message>" line per field. */
+export function printError(io: Io, command: string, err: unknown, json: boolean): number {
+  const e =
+    err instanceof CliError
+      ? err
+      : err instanceof ValidationError
+        ? new CliError(err.message, 1, err.details)
+        : err instanceof RelayError
+          ? new CliError(err.message, 1, err.details)
+          : new CliError((err as Error).message ?? String(err));
+  if (json)
+    io.err(`${JSON.stringify({ error: e.message, details: e.details, exit_code: e.exitCode })}\n`);
+  else {
+    io.err(`hitl-relay${command ? ` ${command}` : ''}: ${e.message}\n`);
+    for (const d of e.details) io.err(`  ${d.path || '(root)'}: ${d.message}\n`);
+  }
+  return e.exitCode;
+}
+
+function clip(s: string, n: number): string {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length > n ? `${one.slice(0, n - 1)}…` : one;
+}
+
+function person(v: CaseView): string | null {
+  const s = v.submitted_by;
+  if (s) return `${s.display_name ?? s.platform_user_id} (${s.platform} ${s.platform_user_id})`;
+  const r = v.responded_by;
+  return r ? (r.name ?? r.email ?? null) : null;
+}
+
+/** A case as a few aligned lines. */
+export function formatCase(v: CaseView): string {
+  const lines = [
+    `${v.id}  ${v.status}${v.final ? ' (final)' : ''}  ${v.type}  ${clip(v.prompt, 80)}`,
+  ];
+  const row = (k: string, val: string) => lines.push(`  ${`${k}:`.padEnd(10)}${val}`);
+  row('target', v.target);
+  row('service', `${v.service}  case ${v.case_id}`);
+  if (v.result) {
+    const who = person(v);
+    row('result', `${v.result.action}${who ? `  by ${who}` : ''}`);
+    if (v.result.data && Object.keys(v.result.data).length)
+      row('data', clip(JSON.stringify(v.result.data), 200));
+  }
+  if (v.reason) row('reason', v.reason);
+  if (v.default_action) row('default', v.default_action);
+  for (const m of v.messages)
+    row(
+      'message',
+      `${m.target} ${m.state}${m.current ? '' : ' (behind)'}${m.error ? `: ${m.error}` : ''}`,
+    );
+  row('expires', v.expires_at);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Cases as a table, newest first. */
+export function formatCases(cases: CaseView[]): string {
+  if (!cases.length) return 'no cases\n';
+  const rows = cases.map((c) => [
+    c.id,
+    c.status,
+    c.type,
+    c.target,
+    c.created_at,
+    clip(c.prompt, 50),
+  ]);
+  const head = ['ID', 'STATUS', 'TYPE', 'TARGET', 'CREATED', 'PROMPT'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return `${[line(head), ...rows.map(line)].join('\n')}\n`;
+}

@@ -1,0 +1,44 @@
+/** `hitl-relay serve`: the relay with the platforms configured in the environment (and the demo service). */
+import { openPostgresStore } from '../cases/postgres-store.ts';
+import { readConfig } from '../config/config.ts';
+import { createLogger } from '../log.ts';
+import { createRelay } from '../relay.ts';
+
+/** Starts the relay and keeps it running until SIGTERM / SIGINT. */
+export async function serveCommand(): Promise<void> {
+  const config = readConfig();
+  const log = createLogger({ level: config.logLevel });
+  const { loadAdapters } = await import('../../platforms/registry.ts');
+  const adapters = await loadAdapters(process.env, config);
+  const demo = config.demo ? await import('../demo/mount.ts') : undefined;
+  const store = config.databaseUrl ? await openPostgresStore(config.databaseUrl) : undefined;
+  const relay = createRelay({
+    config,
+    adapters,
+    log,
+    ...(store ? { store } : {}),
+    ...(demo ? { mount: (app) => demo.mountDemo(app, { dataDir: config.dataDir, log }) } : {}),
+  });
+  await relay.start();
+  const base = config.publicUrl ?? relay.url;
+  log.info(
+    { url: relay.url, platforms: adapters.map((a) => a.platform) },
+    'hitl-relay is listening',
+  );
+  if (!config.apiKey)
+    log.warn(
+      'no RELAY_API_KEY: listening on loopback only, and plain HTTP to loopback services is accepted (local default)',
+    );
+  if (!config.notify?.secret)
+    log.warn(
+      'notify_url deliveries are unsigned: set RELAY_NOTIFY_SECRET (or RELAY_API_KEY) so receivers can verify them',
+    );
+  if (config.webChat) log.info(`web chat: ${base}/chat?room=lobby`);
+  if (demo) log.info(`demo HITL service: ${base}/demo`);
+  const stop = async () => {
+    await relay.stop();
+    process.exit(0);
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}

@@ -1,0 +1,60 @@
+/** The shared catch step of the fetch wrapper and the interceptor: relay a HITL 202, then wait or move on. */
+import { type HitlOutcome, outcomeOf } from './outcome.ts';
+import { RelayClient, type RelayClientOptions, RelayError } from './relay-client.ts';
+
+/** Request header that picks the target for one call; it is removed before the request leaves. */
+export const TARGET_HEADER = 'x-hitl-relay-target';
+
+/** How a caught 202 is relayed. */
+export interface HitlCatchOptions {
+  /** Where the case goes: "web:lobby", "slack:C0123", "route:ops", ... */
+  target?: string | undefined;
+  /**
+   * `true` (default): wait for the human's answer; `{timeoutMs}`: wait at most that long (the
+   * outcome then says `final: false`); `false`: return at once with the relay case id and move on.
+   */
+  await?: boolean | { timeoutMs: number } | undefined;
+  /** A URL the relay POSTs the signed case view to when the case ends (see README). */
+  notify_url?: string | undefined;
+  notify_on?: 'final' | 'all' | undefined;
+  labels?: Record<string, string> | undefined;
+}
+
+/** Options of createHitlFetch and hitlInterceptor. */
+export interface HitlRelayOptions extends HitlCatchOptions, RelayClientOptions {
+  /** A ready client (otherwise one is made from relayUrl/apiKey). */
+  client?: RelayClient;
+}
+
+/** The client of the options. */
+export function clientOf(o: HitlRelayOptions): RelayClient {
+  return o.client ?? new RelayClient(o);
+}
+
+/** Sends a caught 202 body to the relay and waits (or not) for its end. */
+export async function relayHitl(
+  client: RelayClient,
+  body: unknown,
+  o: HitlCatchOptions,
+  signal?: AbortSignal,
+): Promise<HitlOutcome> {
+  if (!o.target)
+    throw new RelayError(
+      'no_target',
+      `a HITL 202 arrived but no target is set: give "target" to the wrapper or send the ${TARGET_HEADER} header`,
+    );
+  let view = await client.send({
+    target: o.target,
+    response: body,
+    notify_url: o.notify_url,
+    notify_on: o.notify_on,
+    labels: o.labels,
+  });
+  const wait = o.await ?? true;
+  if (wait !== false && !view.final)
+    view = await client.wait(view.id, {
+      ...(typeof wait === 'object' ? { timeoutMs: wait.timeoutMs } : {}),
+      ...(signal ? { signal } : {}),
+    });
+  return outcomeOf(view);
+}
