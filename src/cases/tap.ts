@@ -103,6 +103,16 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
         );
         return reply('submitted', { done }, updated);
       }
+      case 'unconfirmed': {
+        // 2xx, but not what an accepted submit answers (an HTML page, a cut body): ask the poll.
+        const current = (await settleByPoll(engine, c.id)) ?? (await engine.store.getCase(c.id));
+        if (current && isTerminal(current.status))
+          return current.status === 'completed' && current.doc.result?.action === tap.action
+            ? reply('submitted', { done }, current)
+            : reply('closed', { status: current.status }, current);
+        const updated = await engine.patchDoc(c.id, { notice: t(engine.strings, 'notice.failed') });
+        return reply('failed', {}, updated);
+      }
       case 'unauthorized': {
         const updated = await engine.patchDoc(c.id, {
           inline_unavailable: true,

@@ -6,6 +6,8 @@ import type { SubmitRequest } from '../protocol/actions.ts';
 /** What a submit came to. */
 export type SubmitOutcome =
   | { kind: 'accepted'; completed_at?: string }
+  /** 2xx without the JSON body of an accepted submit (a proxy's page, a cut body): the poll decides. */
+  | { kind: 'unconfirmed'; status: number }
   | { kind: 'unauthorized' }
   | { kind: 'forbidden'; error: string }
   | { kind: 'closed'; status: 409 | 410 }
@@ -50,8 +52,11 @@ export async function submit(
         timeoutMs: options.timeoutMs ?? 10_000,
         maxBytes: 64 * 1024,
       });
-      if (res.status >= 200 && res.status < 300)
-        return { kind: 'accepted', ...completedAt(res.text) };
+      if (res.status >= 200 && res.status < 300) {
+        const answer = jsonObject(res.text);
+        if (!answer) return { kind: 'unconfirmed', status: res.status };
+        return { kind: 'accepted', ...completedAt(answer) };
+      }
       if (res.status === 401) return { kind: 'unauthorized' };
       if (res.status === 403) return { kind: 'forbidden', error: errorCode(res.text) };
       if (res.status === 409 || res.status === 410) return { kind: 'closed', status: res.status };
@@ -77,17 +82,21 @@ export async function submit(
   return last;
 }
 
-function parse(text: string): Record<string, unknown> {
+function jsonObject(text: string): Record<string, unknown> | undefined {
   try {
     const v = JSON.parse(text);
-    return typeof v === 'object' && v !== null ? v : {};
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : undefined;
   } catch {
-    return {};
+    return undefined;
   }
 }
 
-function completedAt(text: string): { completed_at?: string } {
-  const v = parse(text).completed_at;
+function parse(text: string): Record<string, unknown> {
+  return jsonObject(text) ?? {};
+}
+
+function completedAt(answer: Record<string, unknown>): { completed_at?: string } {
+  const v = answer.completed_at;
   return typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? { completed_at: v } : {};
 }
 
