@@ -157,13 +157,28 @@ function deliveryValues(d: NotifyDelivery): unknown[] {
   ];
 }
 
+/**
+ * pg sends a number as its decimal text, and BIGINT / INTEGER columns refuse "1712.5": a time
+ * computed with jitter or from fractional seconds would fail the whole statement (SQLite takes it).
+ * Every number parameter is rounded on its way in; the schema has no fractional column.
+ */
+function withWholeNumberParams(pool: pg.Pool): pg.Pool {
+  const query = pool.query.bind(pool) as (text: unknown, params?: unknown) => unknown;
+  const whole = (v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v) : v);
+  pool.query = ((text: unknown, params?: unknown) =>
+    query(text, Array.isArray(params) ? params.map(whole) : params)) as typeof pool.query;
+  return pool;
+}
+
 /** Opens the PostgreSQL store and runs migrations (under an advisory lock, so replicas may start together). */
 export async function openPostgresStore(
   url: string,
   now: () => number = Date.now,
   options: { max?: number } = {},
 ): Promise<Store> {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types });
+  const pool = withWholeNumberParams(
+    new pg.Pool({ connectionString: url, max: options.max ?? 10, types }),
+  );
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock(7243001)');

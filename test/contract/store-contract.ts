@@ -146,6 +146,15 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       );
     });
 
+    it('takes millisecond times with a fraction (jitter, fractional seconds) as whole milliseconds', async () => {
+      const c = sampleCase({ next_check_at: 5_000.4 });
+      await store.createCase(c);
+      await store.updateWatch(c.id, { next_check_at: 61_234.567, etag: null, poll_failures: 0 });
+      expect((await store.getCase(c.id))!.next_check_at).toBeCloseTo(61_234.567, -1);
+      expect(await store.claimCase(c.id, 'h', now + 999.5)).toBe(true);
+      expect((await store.leaseDue(70_000.25, 10, 'r1', 1000.5)).map((x) => x.id)).toEqual([c.id]);
+    });
+
     it('brings open cases forward for a start-up re-poll, leaving terminal ones alone', async () => {
       const far = sampleCase({ next_check_at: 900_000 });
       const done = sampleCase({ status: 'completed', next_check_at: null });
