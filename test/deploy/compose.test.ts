@@ -3,7 +3,8 @@
  * their wiring, that every environment variable set for our image is one the code reads, and the
  * image's rules (Node major of package.json, non-root, health check).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { platformEnvVars } from '../../platforms/registry.ts';
@@ -176,6 +177,25 @@ describe('Dockerfile', () => {
     // The compiled entry points come from these sources.
     expect(existsSync('src/cli.ts')).toBe(true);
     expect(existsSync('src/demo/serve.ts')).toBe(true);
+  });
+
+  it('ships every package the relay imports (the image prunes devDependencies)', () => {
+    const deps = Object.keys(JSON.parse(read('package.json')).dependencies);
+    const files = ['src', 'platforms'].flatMap((dir) =>
+      readdirSync(dir, { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => join(dir, f)),
+    );
+    for (const file of files)
+      for (const m of read(file).matchAll(/(?:from|import\()\s*'([^.'][^']*)'/g)) {
+        const spec = m[1]!;
+        if (spec.startsWith('node:')) continue;
+        const pkg = spec
+          .split('/')
+          .slice(0, spec.startsWith('@') ? 2 : 1)
+          .join('/');
+        expect(deps, `${file} imports ${pkg}`).toContain(pkg);
+      }
   });
 
   it('keeps secrets, dependencies and build output out of the build context', () => {

@@ -145,10 +145,12 @@ it('runs 1,000 cases over 3 replicas with a SIGKILL half-way: once, final, watch
     expect(view.messages.map((m: any) => [m.state, m.current])).toEqual([['posted', true]]);
   });
 
-  // Exactly one submit POST per tapped case, none for the others.
+  // Exactly one submit POST per tapped case (with its valid token), none for the others.
   const posts = new Map<string, number>();
-  for (const s of await demo.submissions())
-    if (s.bearer_valid) posts.set(s.case_id, (posts.get(s.case_id) ?? 0) + 1);
+  for (const s of await demo.submissions()) {
+    expect(s.bearer_valid).toBe(true);
+    posts.set(s.case_id, (posts.get(s.case_id) ?? 0) + 1);
+  }
   for (const c of runs) expect(posts.get(c.caseId) ?? 0).toBe(tappedSet.has(c) ? 1 : 0);
 
   // Details links go through PUBLIC_URL and work at any replica (one link key for all).
