@@ -1,0 +1,173 @@
+/**
+ * /openapi.json against the real app: every route of a relay with every platform on is documented,
+ * every documented route exists, the examples validate against their schemas, and real answers of a
+ * running relay validate too.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadAdapters } from '../../platforms/registry.ts';
+import { createWebAdapter } from '../../platforms/web/index.ts';
+import { readConfig } from '../../src/config/config.ts';
+import { createLogger } from '../../src/log.ts';
+import { createRelay } from '../../src/relay.ts';
+import { toOpenApiPath } from '../../src/server/openapi-parts.ts';
+import { tapWhenPosted } from '../client/helpers.ts';
+import { startDemo, startRelay } from '../helpers/relay-env.ts';
+
+// ajv and ajv-formats are CommonJS with `exports.default`; require() gives their real shapes.
+const require = createRequire(import.meta.url);
+const Ajv2020 = (require('ajv/dist/2020') as typeof import('ajv/dist/2020.js')).default;
+const addFormats = (require('ajv-formats') as typeof import('ajv-formats')).default;
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** A relay with every platform configured for inbound HTTP (nothing is started or contacted). */
+async function everyPlatform() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hitl-openapi-'));
+  dirs.push(dataDir);
+  const env = {
+    DATA_DIR: dataDir,
+    PORT: '0',
+    TELEGRAM_BOT_TOKEN: '7012345678:AAHk2_mQp9sXvW3yZ8dE-4fGhJkLmNoPqRs',
+    TELEGRAM_WEBHOOK_URL: 'https://relay.example/telegram/webhook',
+    TELEGRAM_WEBHOOK_SECRET: 'abc_DEF-123',
+    TELEGRAM_API_ROOT: 'http://127.0.0.1:9',
+    SLACK_BOT_TOKEN: 'xoxb-1111-2222-fakeBotTokenForConfig',
+    SLACK_SIGNING_SECRET: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6',
+    SLACK_API_URL: 'http://127.0.0.1:9/api/',
+    DISCORD_TOKEN: 'MTEwMDAwMDAwMDAwMDAwMDAwMQ.fake.discord-token-for-openapi',
+    DISCORD_APPLICATION_ID: '1100000000000000001',
+    DISCORD_PUBLIC_KEY: 'a'.repeat(64),
+    DISCORD_API_URL: 'http://127.0.0.1:9/api/',
+    TEAMS_APP_ID: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0',
+    TEAMS_APP_PASSWORD: 'xZ8~Q.secret-value-0123456789',
+  };
+  const config = readConfig(env);
+  const adapters = await loadAdapters(env, config);
+  expect(adapters.map((a) => a.platform).sort()).toEqual(
+    ['discord', 'slack', 'teams', 'telegram', 'web'].sort(),
+  );
+  const relay = createRelay({ config, adapters, log: createLogger({ level: 'silent' }) });
+  return relay;
+}
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+/** Ajv over the document's schemas (components.schemas as $defs, so strict mode stays on). */
+function validatorFor(doc: any) {
+  // strictRequired is off: IntakeRequest's oneOf names `response` / `hitl` declared beside it.
+  const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true });
+  addFormats(ajv);
+  const defs = JSON.parse(
+    JSON.stringify(doc.components.schemas).replaceAll('#/components/schemas/', 'doc#/$defs/'),
+  );
+  ajv.addSchema({ $id: 'doc', $defs: defs });
+  return (schema: any, value: unknown) => {
+    const s = JSON.parse(JSON.stringify(schema).replaceAll('#/components/schemas/', 'doc#/$defs/'));
+    const validate = ajv.compile(s);
+    return validate(value) ? [] : (validate.errors ?? []);
+  };
+}
+
+describe('/openapi.json', () => {
+  it('documents every route of the app, and only routes that exist', async () => {
+    const relay = await everyPlatform();
+    try {
+      const res = await relay.app.request('/openapi.json');
+      expect(res.status).toBe(200);
+      const doc: any = await res.json();
+      expect(doc.openapi).toBe('3.1.0');
+      const routes = new Set(
+        relay.app.routes
+          .filter((r) => r.method !== 'ALL')
+          .map((r) => `${r.method} ${toOpenApiPath(r.path)}`),
+      );
+      const documented = new Set(
+        Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(
+          ([path, item]) =>
+            Object.keys(item)
+              .filter((m) => METHODS.includes(m))
+              .map((m) => `${m.toUpperCase()} ${path}`),
+        ),
+      );
+      expect([...routes].filter((r) => !documented.has(r)).sort()).toEqual([]);
+      expect([...documented].filter((r) => !routes.has(r)).sort()).toEqual([]);
+      expect(routes.size).toBeGreaterThan(15);
+      // Every path parameter of a documented path is declared.
+      for (const [path, item] of Object.entries(doc.paths as Record<string, any>))
+        for (const m of METHODS.filter((x) => item[x])) {
+          const declared = (item[m].parameters ?? [])
+            .filter((p: any) => p.in === 'path')
+            .map((p: any) => p.name);
+          const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((x) => x[1]);
+          expect(declared.sort(), `${m} ${path}`).toEqual(inPath.sort());
+        }
+      const ids = Object.values(doc.paths as Record<string, any>).flatMap((item) =>
+        METHODS.map((m) => item[m]?.operationId).filter(Boolean),
+      );
+      expect(new Set(ids).size).toBe(ids.length);
+    } finally {
+      await relay.engine.store.close();
+    }
+  });
+
+  it('has examples that validate against their schemas', async () => {
+    const relay = await everyPlatform();
+    try {
+      const doc: any = await (await relay.app.request('/openapi.json')).json();
+      const check = validatorFor(doc);
+      let n = 0;
+      const visit = (node: any, where: string) => {
+        if (!node || typeof node !== 'object') return;
+        if (node.schema && node.examples)
+          for (const [name, ex] of Object.entries(node.examples as Record<string, any>)) {
+            n++;
+            expect(check(node.schema, ex.value), `${where} example ${name}`).toEqual([]);
+          }
+        for (const [k, v] of Object.entries(node)) visit(v, `${where}/${k}`);
+      };
+      visit(doc.paths, 'paths');
+      visit(doc.webhooks, 'webhooks');
+      expect(n).toBeGreaterThanOrEqual(8);
+      // A wrong example is caught: the check is not vacuous.
+      const bad = { ...doc.components.schemas, x: 1 };
+      expect(check({ $ref: '#/components/schemas/CaseView' }, bad).length).toBeGreaterThan(0);
+    } finally {
+      await relay.engine.store.close();
+    }
+  });
+
+  it('describes what a running relay really answers', async () => {
+    const demo = await startDemo();
+    const relay = await startRelay({ adapters: [createWebAdapter()] });
+    try {
+      const doc: any = await (await request(`${relay.url}/openapi.json`)).body.json();
+      const check = validatorFor(doc);
+      const schema = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+      const response = await demo.create('approval', true);
+      const intake = { target: 'web:openapi', response, labels: { run: '1' } };
+      expect(check(schema('IntakeRequest'), intake)).toEqual([]);
+      const sent = await relay.send('web:openapi', response, { labels: { run: '1' } });
+      expect(check(schema('CaseView'), sent.body)).toEqual([]);
+      const reply = await tapWhenPosted(relay.url, 'openapi', 'approve');
+      expect(check(schema('TapReply'), reply)).toEqual([]);
+      const done = await relay.until(sent.body.id, (c) => c.final);
+      expect(check(schema('CaseView'), done)).toEqual([]);
+      const list = await (await request(`${relay.url}/v1/cases`)).body.json();
+      expect(check(schema('CaseList'), list)).toEqual([]);
+      const refused = await relay.send('web:openapi', { ...response, status: 'done' });
+      expect(refused.status).toBe(400);
+      expect(check(schema('Error'), refused.body)).toEqual([]);
+    } finally {
+      await relay.stop();
+      await demo.stop();
+    }
+  });
+});
