@@ -5,8 +5,6 @@ import { ValidationError } from '../errors.ts';
 import { registerSecret } from '../log.ts';
 import { deriveNotifySecret } from '../notify/signature.ts';
 import type { NotifySettings } from '../notify/worker.ts';
-import { deriveNotifySecret } from '../notify/signature.ts';
-import type { NotifySettings } from '../notify/worker.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { parseEnv, pickEnv } from './env.ts';
 
@@ -30,11 +28,6 @@ export const CORE_ENV_VARS = [
   'RELAY_ALLOW_HTTP_LOOPBACK',
   'CALLBACK_PATH',
   'INTAKE_RATE_LIMIT_PER_MINUTE',
-  'RELAY_NOTIFY_SECRET',
-  'NOTIFY_RETRY_MIN_SECONDS',
-  'NOTIFY_RETRY_MAX_SECONDS',
-  'NOTIFY_MAX_ATTEMPTS',
-  'NOTIFY_TIMEOUT_SECONDS',
   'RELAY_NOTIFY_SECRET',
   'NOTIFY_RETRY_MIN_SECONDS',
   'NOTIFY_RETRY_MAX_SECONDS',
@@ -86,11 +79,6 @@ const envSchema = z.object({
   NOTIFY_RETRY_MAX_SECONDS: z.coerce.number().min(0.01).default(3600),
   NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(20),
   NOTIFY_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(300).default(10),
-  RELAY_NOTIFY_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
-  NOTIFY_RETRY_MIN_SECONDS: z.coerce.number().min(0.01).default(5),
-  NOTIFY_RETRY_MAX_SECONDS: z.coerce.number().min(0.01).default(3600),
-  NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(20),
-  NOTIFY_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(300).default(10),
   SSE_MAX_STREAMS: z.coerce.number().int().min(0).max(100_000).default(1000),
 });
 
@@ -127,8 +115,6 @@ export interface RelayConfig {
   sseMaxStreams: number;
   /** notify_url deliveries: signing secret, retry schedule, attempt timeout (defaults when absent). */
   notify?: NotifySettings;
-  /** notify_url deliveries: signing secret, retry schedule, attempt timeout (defaults when absent). */
-  notify?: NotifySettings;
   routes: Record<string, RouteConfig>;
   /** Per-target allowlists of platform user ids; a target without one lets everyone act. */
   allow: Record<string, string[]>;
@@ -147,19 +133,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     throw new ValidationError('invalid_config', 'invalid configuration', [
       { path: 'NOTIFY_RETRY_MAX_SECONDS', message: 'must not be below NOTIFY_RETRY_MIN_SECONDS' },
     ]);
-  if (e.NOTIFY_RETRY_MAX_SECONDS < e.NOTIFY_RETRY_MIN_SECONDS)
-    throw new ValidationError('invalid_config', 'invalid configuration', [
-      { path: 'NOTIFY_RETRY_MAX_SECONDS', message: 'must not be below NOTIFY_RETRY_MIN_SECONDS' },
-    ]);
   const file = e.RELAY_CONFIG ? readConfigFile(e.RELAY_CONFIG) : fileSchema.parse({});
   registerSecret(e.RELAY_API_KEY);
   registerSecret(e.RELAY_SECRET_KEY);
   for (const s of Object.values(file.callback_secrets)) registerSecret(s);
   const local = !e.RELAY_API_KEY;
-  const notifyKey = e.RELAY_API_KEY ?? e.RELAY_SECRET_KEY;
-  const notifySecret =
-    e.RELAY_NOTIFY_SECRET ?? (notifyKey ? deriveNotifySecret(notifyKey) : undefined);
-  registerSecret(notifySecret);
   const notifyKey = e.RELAY_API_KEY ?? e.RELAY_SECRET_KEY;
   const notifySecret =
     e.RELAY_NOTIFY_SECRET ?? (notifyKey ? deriveNotifySecret(notifyKey) : undefined);
@@ -185,13 +163,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     callbackPath: e.CALLBACK_PATH,
     intakeRateLimitPerMinute: e.INTAKE_RATE_LIMIT_PER_MINUTE,
     sseMaxStreams: e.SSE_MAX_STREAMS,
-    notify: {
-      secret: notifySecret,
-      retryMinMs: e.NOTIFY_RETRY_MIN_SECONDS * 1000,
-      retryMaxMs: e.NOTIFY_RETRY_MAX_SECONDS * 1000,
-      maxAttempts: e.NOTIFY_MAX_ATTEMPTS,
-      timeoutMs: e.NOTIFY_TIMEOUT_SECONDS * 1000,
-    },
     notify: {
       secret: notifySecret,
       retryMinMs: e.NOTIFY_RETRY_MIN_SECONDS * 1000,
