@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # hitl-relay: the TypeScript is compiled once (npm run build), and the image runs the compiled
-# JavaScript on Node 20 as the unprivileged "node" user, with production dependencies only.
-# The same image runs the demo HITL service: `node src/demo/serve.js` (see docker-compose.yml).
+# package (dist/, as npm would install it) on Node 20 as the unprivileged "node" user, with
+# production dependencies only. The same image runs the demo HITL service:
+# `node dist/src/demo/serve.js` (see docker-compose.yml).
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
@@ -16,6 +17,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY platforms ./platforms
+COPY templates ./templates
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE}
@@ -23,13 +25,12 @@ ENV NODE_ENV=production \
     PORT=8787 \
     DATA_DIR=/data
 WORKDIR /app
-# The compiled tree keeps the source layout (src/, platforms/), so templates/ sits where
-# src/render/templates.js looks for it, and package.json makes the .js files ES modules.
+# The package as installed: package.json (ES modules), bin/, dist/ (with dist/templates).
+# Without src/cli.ts beside it, bin/hitl-relay.js runs the compiled dist/src/cli.js.
 COPY --from=build /build/package.json ./package.json
 COPY --from=build /build/node_modules ./node_modules
-COPY --from=build /build/dist/src ./src
-COPY --from=build /build/dist/platforms ./platforms
-COPY templates ./templates
+COPY --from=build /build/dist ./dist
+COPY bin ./bin
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
@@ -37,4 +38,4 @@ EXPOSE 8787
 # No curl in the slim image: Node's own fetch asks /healthz.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8787)+'/healthz').then((r)=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "src/cli.js", "serve"]
+CMD ["node", "bin/hitl-relay.js", "serve"]

@@ -54,7 +54,7 @@ describe('docker-compose.yml', () => {
     expect(services.postgres.image).toMatch(/^postgres:\d+/);
     expect(services.postgres.healthcheck.test.join(' ')).toContain('pg_isready');
     expect(replicas.map(([name]) => name)).toEqual(['relay1', 'relay2']);
-    expect(demo.command).toEqual(['node', 'src/demo/serve.js']);
+    expect(demo.command).toEqual(['node', 'dist/src/demo/serve.js']);
     expect(lb.image).toMatch(/^caddy:2/);
   });
 
@@ -172,9 +172,13 @@ describe('Dockerfile', () => {
     expect(text).toContain('npm ci');
     expect(text).toContain('npm run build');
     expect(text).toContain('npm prune --omit=dev');
-    expect(final).toContain('COPY templates ./templates');
-    expect(final.at(-1)).toBe('CMD ["node", "src/cli.js", "serve"]');
-    // The compiled entry points come from these sources.
+    // The build copies templates/ into dist/, where the compiled renderer looks for them.
+    expect(text).toContain('COPY templates ./templates');
+    expect(JSON.parse(read('package.json')).scripts.build).toContain("'dist/templates'");
+    expect(final).toContain('COPY --from=build /build/dist ./dist');
+    expect(final.at(-1)).toBe('CMD ["node", "bin/hitl-relay.js", "serve"]');
+    // The entry points and the compiled files they run come from these sources.
+    expect(read('bin/hitl-relay.js')).toContain('../dist/src/cli.js');
     expect(existsSync('src/cli.ts')).toBe(true);
     expect(existsSync('src/demo/serve.ts')).toBe(true);
   });
