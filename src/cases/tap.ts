@@ -36,18 +36,28 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
     };
   };
   if (!c) return reply('unknown_case');
-  const who = { platform: tap.platform, user: tap.user.id, action: tap.action };
   const messages = await engine.store.listMessages(c.id);
   const target =
     (tap.ref &&
       messages.find((m) => m.platform === tap.platform && m.ref_id === tap.ref?.id)?.target) ??
     messages.find((m) => m.platform === tap.platform)?.target;
   if (!target) return reply('unknown_case');
+  // The audit trail of every tap: who (id and shown name), where (platform and chat), what action.
+  const who = {
+    platform: tap.platform,
+    target,
+    user: tap.user.id,
+    ...(tap.user.name ? { name: tap.user.name.slice(0, 128) } : {}),
+    action: tap.action,
+  };
   if (!engine.mayAct(c, target, tap.user.id)) {
     await engine.history(c.id, 'tap_refused', { ...who, reason: 'not on the allowlist' });
     return reply('forbidden');
   }
-  if (isTerminal(c.status)) return reply('closed', { status: c.status });
+  if (isTerminal(c.status)) {
+    await engine.history(c.id, 'tap_refused', { ...who, reason: `the case is ${c.status}` });
+    return reply('closed', { status: c.status });
+  }
   const secrets = engine.secretsOf(c);
   const allowed = c.doc.inline_unavailable
     ? []
@@ -69,7 +79,11 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
   const holder = `${engine.instanceId}:${randomId(6)}`;
   if (!(await claim(engine, c, holder))) {
     const now = await engine.store.getCase(c.id);
-    if (now && isTerminal(now.status)) return reply('closed', { status: now.status }, now);
+    if (now && isTerminal(now.status)) {
+      await engine.history(c.id, 'tap_refused', { ...who, reason: `the case is ${now.status}` });
+      return reply('closed', { status: now.status }, now);
+    }
+    await engine.history(c.id, 'tap_refused', { ...who, reason: 'another tap is being submitted' });
     return reply('busy');
   }
   await engine.history(c.id, 'tap', who);
