@@ -15,6 +15,7 @@ import { createLogger, type Logger } from './log.ts';
 import { createGuardedAgent } from './net/http.ts';
 import { NotifyWorker, type NotifyWorkerOptions } from './notify/worker.ts';
 import { createApp, mountRoute } from './server/app.ts';
+import { detailsLinkKey } from './server/link-key.ts';
 import { createMetrics } from './server/metrics.ts';
 import type { EventStreamOptions } from './watch/sse.ts';
 import { Watcher, type WatcherOptions } from './watch/watcher.ts';
@@ -101,8 +102,10 @@ export function createRelay(o: RelayOptions): Relay {
       const addr = server.address() as AddressInfo;
       relay.url = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
       // One link-signing key for every replica and restart, so Details links keep working.
-      await store.kv.setIfAbsent('relay:link-key', randomBytes(32).toString('base64url'));
-      engine.setLinks(o.config.publicUrl ?? relay.url, (await store.kv.get('relay:link-key'))!);
+      engine.setLinks(
+        o.config.publicUrl ?? relay.url,
+        await detailsLinkKey(o.config.secretKey, store.kv),
+      );
       for (const a of o.adapters) {
         await a.start({
           kv: store.kv,
