@@ -24,33 +24,41 @@ const WEB_ACTION = /^[a-z_]{1,32}$/;
 /** Creates the web chat adapter. */
 export function createWebAdapter(): PlatformAdapter {
   let ctx: AdapterContext | undefined;
-  const roomLocks = new Map<string, Promise<unknown>>();
 
   const kv = () => {
     if (!ctx) throw new PlatformError('web', 'kv', 'remote', 'the web chat is not started');
     return ctx.kv;
   };
-  const roomIndex = async (room: string): Promise<string[]> =>
-    JSON.parse((await kv().get(`web:room:${room}`)) ?? '[]');
   const load = async (id: string): Promise<WebMessage | undefined> => {
     const raw = await kv().get(`web:msg:${id}`);
     return raw ? JSON.parse(raw) : undefined;
   };
   const save = (m: WebMessage) => kv().set(`web:msg:${m.id}`, JSON.stringify(m));
-  /** Appends to a room's index one at a time, so concurrent posts do not lose each other. */
-  const append = (room: string, m: WebMessage) => {
-    const prev = roomLocks.get(room) ?? Promise.resolve();
-    const next = prev.then(async () => {
-      await save(m);
-      const ids = await roomIndex(room);
-      ids.push(m.id);
-      await kv().set(`web:room:${room}`, JSON.stringify(ids));
-    });
-    roomLocks.set(
-      room,
-      next.catch(() => {}),
-    );
-    return next;
+  const slot = (room: string, i: number) => `web:room:${room}:${i}`;
+  const countKey = (room: string) => `web:room:${room}:n`;
+  /**
+   * Appends a message id to its room in O(1): each position is claimed with setIfAbsent, so
+   * concurrent posts (from any replica) never lose each other; the count is only a starting hint.
+   */
+  const append = async (room: string, m: WebMessage) => {
+    await save(m);
+    let i = Number((await kv().get(countKey(room))) ?? 0);
+    while (!(await kv().setIfAbsent(slot(room, i), m.id))) i++;
+    await kv().set(countKey(room), String(i + 1));
+  };
+  /** The room's message ids in posting order. */
+  const roomIds = async (room: string): Promise<string[]> => {
+    const ids: string[] = [];
+    const hint = Number((await kv().get(countKey(room))) ?? 0);
+    for (let i = 0; ; i++) {
+      const id = await kv().get(slot(room, i));
+      if (id === undefined) {
+        if (i >= hint) break;
+        continue;
+      }
+      ids.push(id);
+    }
+    return ids;
   };
 
   const json = (status: number, body: object): InboundResponse => ({ status, body });
@@ -75,7 +83,7 @@ export function createWebAdapter(): PlatformAdapter {
             error: 'invalid_room',
             message: 'room must be 1-64 of A-Z a-z 0-9 _ -',
           });
-        const ids = await roomIndex(room);
+        const ids = await roomIds(room);
         const messages = (await Promise.all(ids.map(load))).filter((m): m is WebMessage => !!m);
         return json(200, messages.map(publicMessage));
       },
@@ -128,7 +136,7 @@ export function createWebAdapter(): PlatformAdapter {
             message: 'user.name must be a string of at most 128 characters',
           });
         const m = await load(id);
-        if (!m?.key || !(await roomIndex(room)).includes(id))
+        if (!m?.key || m.room !== room)
           return json(404, { error: 'not_found', message: 'no such message in this room' });
         if (!ctx) return json(503, { error: 'not_started' });
         const reply = await ctx.onTap({
@@ -162,17 +170,17 @@ export function createWebAdapter(): PlatformAdapter {
           'room must be 1-64 of A-Z a-z 0-9 _ -',
         );
       const id = randomBytes(8).toString('base64url');
-      await append(room, renderWebMessage(id, card, options?.replyTo?.id ?? null));
+      await append(room, { ...renderWebMessage(id, card, options?.replyTo?.id ?? null), room });
       return { platform: 'web', address: room, id };
     },
     async update(ref: MessageRef, card: Card): Promise<void> {
       const m = await load(ref.id);
       if (!m) throw new PlatformError('web', 'update', 'not_found', 'message not found');
-      await save(renderWebMessage(ref.id, card, m.reply_to));
+      await save({ ...renderWebMessage(ref.id, card, m.reply_to), room: ref.address });
     },
     async notify(ref, text, link) {
       const id = randomBytes(8).toString('base64url');
-      await append(ref.address, renderWebNotice(id, text, link, ref.id));
+      await append(ref.address, { ...renderWebNotice(id, text, link, ref.id), room: ref.address });
     },
   };
 }

@@ -19,6 +19,8 @@ export interface WebMessage {
   final: boolean;
   /** The button key (`hitl:<key>:<action>`), kept server-side only. */
   key?: string;
+  /** The room the message is in, kept server-side only. */
+  room?: string;
 }
 
 /** Renders a card as a web chat message. */
@@ -71,7 +73,7 @@ export function renderWebNotice(
 }
 
 /** The message without server-side fields. */
-export function publicMessage(m: WebMessage): Omit<WebMessage, 'key'> {
-  const { key: _key, ...rest } = m;
+export function publicMessage(m: WebMessage): Omit<WebMessage, 'key' | 'room'> {
+  const { key: _key, room: _room, ...rest } = m;
   return rest;
 }

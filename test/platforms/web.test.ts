@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { createWebAdapter } from '../../platforms/web/index.ts';
+import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
+import { createLogger } from '../../src/log.ts';
+import type { Card } from '../../src/render/card.ts';
+
+const card = (n: number): Card => ({
+  caseId: `hc_${n}`,
+  key: `k${n}`,
+  title: 'Approval needed',
+  prompt: `case ${n}`,
+  lines: [],
+  hint: null,
+  actions: [
+    { action: 'approve', label: 'Approve', style: 'primary', payload: `hitl:k${n}:approve` },
+  ],
+  link: null,
+  status: 'Waiting',
+  final: false,
+});
+
+describe('web chat adapter', () => {
+  it('keeps every message of concurrent posts, and a message belongs to one room', async () => {
+    const store = openSqliteStore(':memory:');
+    const web = createWebAdapter();
+    const taps: string[] = [];
+    await web.start({
+      kv: store.kv,
+      log: createLogger({ level: 'silent' }),
+      onTap: async (tap) => {
+        taps.push(tap.key);
+        return { outcome: 'submitted', text: 'ok', card: null };
+      },
+    });
+    const refs = await Promise.all(Array.from({ length: 30 }, (_, i) => web.post('busy', card(i))));
+    const list = web.routes.find((r) => r.path === '/web/api/rooms/:room/messages')!;
+    const tap = web.routes.find((r) => r.method === 'POST')!;
+    const res = await list.handle({
+      method: 'GET',
+      path: '',
+      query: new URLSearchParams(),
+      headers: {},
+      rawBody: Buffer.alloc(0),
+      params: { room: 'busy' },
+    });
+    const messages = res.body as Array<{ id: string; case: string }>;
+    expect(messages).toHaveLength(30);
+    expect(new Set(messages.map((m) => m.id))).toEqual(new Set(refs.map((r) => r.id)));
+    expect(JSON.stringify(messages)).not.toContain('"key"');
+    const body = Buffer.from(JSON.stringify({ user: { id: 'ann' } }));
+    const headers = { 'content-type': 'application/json' };
+    const wrongRoom = await tap.handle({
+      method: 'POST',
+      path: '',
+      query: new URLSearchParams(),
+      headers,
+      rawBody: body,
+      params: { room: 'other', id: refs[0]!.id, action: 'approve' },
+    });
+    expect(wrongRoom.status).toBe(404);
+    const ok = await tap.handle({
+      method: 'POST',
+      path: '',
+      query: new URLSearchParams(),
+      headers,
+      rawBody: body,
+      params: { room: 'busy', id: refs[0]!.id, action: 'approve' },
+    });
+    expect(ok.status).toBe(200);
+    expect(taps).toHaveLength(1);
+    await store.close();
+  });
+});
