@@ -1,0 +1,52 @@
+/** The stores a benchmark can run on: SQLite in the relay's temp dir, or a fresh PostgreSQL schema. */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import pg from 'pg';
+import { openPostgresStore } from '../../src/cases/postgres-store.ts';
+import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
+import type { Store } from '../../src/cases/store.ts';
+
+/** The PostgreSQL server to use (scripts/with-postgres.mjs sets PG_TEST_URL), or undefined. */
+export function postgresUrl(): string | undefined {
+  return process.env.DATABASE_URL ?? process.env.PG_TEST_URL;
+}
+
+/** A store factory for startBenchRelay, and a clean-up for what it made. */
+export interface BenchStore {
+  name: 'sqlite' | 'postgres';
+  open(dataDir: string): Promise<Store>;
+  dispose(): Promise<void>;
+}
+
+/** SQLite at <dataDir>/bench.sqlite (the relay's default settings: WAL, synchronous NORMAL). */
+export function sqliteStore(): BenchStore {
+  return {
+    name: 'sqlite',
+    open: async (dataDir) => openSqliteStore(join(dataDir, 'bench.sqlite')),
+    dispose: async () => {},
+  };
+}
+
+/** A fresh schema on `url`, dropped afterwards. */
+export function postgresStore(url: string): BenchStore {
+  const schema = `bench_${randomBytes(5).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    name: 'postgres',
+    async open() {
+      await admin(`CREATE SCHEMA ${schema}`);
+      const u = new URL(url);
+      u.searchParams.set('options', `-c search_path=${schema}`);
+      return openPostgresStore(u.toString());
+    },
+    dispose: () => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`),
+  };
+}

@@ -1,0 +1,244 @@
+/**
+ * Benchmark 1, tap to submit: a tap delivered by the fake platform -> the submit POST at the fake
+ * HITL service -> the edit at the fake platform. Web chat (POST .../actions/:action) and Telegram
+ * in webhook mode (the fake Bot API POSTs the update with its secret header). Baseline: a bare
+ * node:http + undici relay that only receives the tap, POSTs and edits (bench/lib/bare-relay.ts).
+ * Taps run one at a time, relay and baseline interleaved, so both see the same machine.
+ */
+import type { Update } from 'grammy/types';
+import { createWebAdapter } from '../platforms/web/index.ts';
+import { FakeTelegramApi } from '../test/fakes/telegram-api.ts';
+import { benchArgs } from './lib/args.ts';
+import { type BareRelay, startBareRelay } from './lib/bare-relay.ts';
+import { startFastService } from './lib/hitl-service.ts';
+import { Marks } from './lib/marks.ts';
+import { startPhaseProfile } from './lib/profile.ts';
+import { startBenchRelay } from './lib/relay.ts';
+import { jsonClient, pool } from './lib/run.ts';
+import { type Figure, fmt, machine, report, summary } from './lib/stats.ts';
+import { benchTelegramAdapter, NO_PACE, WEBHOOK_PATH } from './lib/telegram.ts';
+
+const RELAY_CHAT = -1001000000001;
+const BARE_CHAT = -1001000000002;
+const ROOM = 'bench';
+const USER = { id: '4242', name: 'Ann Example' };
+
+const args = benchArgs();
+const taps = args.full ? 1000 : 1000;
+const warmup = 50;
+const total = taps + warmup;
+
+const marks = new Marks();
+const service = await startFastService();
+service.onSubmit = (caseId) => marks.mark(`submit:${caseId}`);
+const fake = await FakeTelegramApi.start();
+const fakeCall = fake.call.bind(fake);
+fake.call = (method, p) => {
+  const answer = fakeCall(method, p);
+  if (method === 'editMessageText') marks.mark(`edit:tg:${p.chat_id}:${p.message_id}`);
+  if (method === 'answerCallbackQuery') marks.mark(`answer:${p.callback_query_id}`);
+  return answer;
+};
+const web = createWebAdapter();
+const webUpdate = web.update.bind(web);
+web.update = async (ref, card) => {
+  await webUpdate(ref, card);
+  marks.mark(`edit:web:${ref.id}`);
+};
+// The fake has no rate limit here, so the adapter does not pace either (pacing is benchmark 4).
+const { adapter: telegram, secret } = benchTelegramAdapter(fake, NO_PACE);
+const r = await startBenchRelay({ adapters: [web, telegram] });
+const bare: BareRelay = await startBareRelay({
+  telegramApi: `${fake.apiRoot}/bot${fake.token}`,
+  webhookSecret: secret,
+});
+bare.onWebEdit = (id) => marks.mark(`edit:web:${id}`);
+const http = jsonClient(32);
+const postJson = (url: string, body: unknown) => http.post(url, body);
+
+// Set-up (not timed): cases through the relay's real intake, and the same number for the baseline.
+const started = performance.now();
+await pool(total, 16, async (i) => {
+  for (const [target, id] of [
+    [`web:${ROOM}`, `rw${i}`],
+    [`telegram:${RELAY_CHAT}`, `rt${i}`],
+  ] as const) {
+    const res = await postJson(`${r.url}/v1/cases`, { target, response: service.create(id) });
+    if (res.status !== 201)
+      throw new Error(`intake answered ${res.status}: ${JSON.stringify(res.body)}`);
+  }
+  const bw = service.create(`bw${i}`).hitl as Record<string, string>;
+  bare.web.set(`bw${i}`, { submitUrl: bw.submit_url!, token: bw.submit_token!, text: bw.prompt! });
+  const bt = service.create(`bt${i}`).hitl as Record<string, string>;
+  const sent = await postJson(`${fake.apiRoot}/bot${fake.token}/sendMessage`, {
+    chat_id: BARE_CHAT,
+    text: `<b>Approval needed</b>\n\n${bt.prompt}`,
+    parse_mode: 'HTML',
+    reply_markup: {
+      inline_keyboard: [[{ text: 'Approve', callback_data: `hitl:bt${i}:approve` }]],
+    },
+  });
+  bare.telegram.set(`bt${i}`, {
+    submitUrl: bt.submit_url!,
+    token: bt.submit_token!,
+    chatId: BARE_CHAT,
+    messageId: sent.body.result.message_id,
+    text: bt.prompt!,
+  });
+});
+const relayWeb = new Map<string, string>(); // service case id -> web message id
+const room = await http.get(`${r.url}/web/api/rooms/${ROOM}/messages`);
+for (const m of room.body as Array<{ id: string; prompt: string }>)
+  relayWeb.set(/build (\S+) to/.exec(m.prompt)![1]!, m.id);
+const relayTg = new Map<string, { messageId: number; data: string }>();
+for (const m of fake.messages(RELAY_CHAT)) {
+  const id = /build (\S+) to/.exec(m.sent)![1]!;
+  const data = m.everCallbackData.find((d) => d.endsWith(':approve'))!;
+  relayTg.set(id, { messageId: m.message.message_id, data });
+}
+console.log(
+  `set-up: ${total * 2} cases through POST /v1/cases in ${fmt((performance.now() - started) / 1000)} s`,
+);
+
+interface Sample {
+  submit: number;
+  edit: number;
+  reply: number;
+}
+const samples: Record<string, Sample[]> = { rw: [], bw: [], rt: [], bt: [] };
+const outcomes = new Map<string, number>();
+
+async function webTap(kind: 'rw' | 'bw', i: number): Promise<Sample> {
+  const caseId = `${kind}${i}`;
+  const messageId = kind === 'rw' ? relayWeb.get(caseId)! : caseId;
+  const base = kind === 'rw' ? r.url : bare.url;
+  const submitted = marks.wait(`submit:${caseId}`);
+  const edited = marks.wait(`edit:web:${messageId}`);
+  const t0 = performance.now();
+  const res = await postJson(
+    `${base}/web/api/rooms/${ROOM}/messages/${messageId}/actions/approve`,
+    { user: USER },
+  );
+  const reply = performance.now();
+  outcomes.set(
+    `${kind}:${res.body.outcome}`,
+    (outcomes.get(`${kind}:${res.body.outcome}`) ?? 0) + 1,
+  );
+  const [s, e] = await Promise.all([submitted, edited]);
+  return { submit: s - t0, edit: e - t0, reply: reply - t0 };
+}
+
+async function telegramTap(kind: 'rt' | 'bt', i: number): Promise<Sample> {
+  const caseId = `${kind}${i}`;
+  const chatId = kind === 'rt' ? RELAY_CHAT : BARE_CHAT;
+  const target =
+    kind === 'rt'
+      ? relayTg.get(caseId)!
+      : { messageId: bare.telegram.get(caseId)!.messageId!, data: `hitl:${caseId}:approve` };
+  const update: Update = fake.callbackQuery({
+    chatId,
+    messageId: target.messageId,
+    data: target.data,
+    from: FakeTelegramApi.user(Number(USER.id), 'Ann', { last_name: 'Example' }),
+  });
+  const queryId = update.callback_query!.id;
+  const submitted = marks.wait(`submit:${caseId}`);
+  const edited = marks.wait(`edit:tg:${chatId}:${target.messageId}`);
+  const answered = marks.wait(`answer:${queryId}`);
+  const t0 = performance.now();
+  const res = await fake.deliverWebhook(update, {
+    url: `${kind === 'rt' ? r.url : bare.url}${WEBHOOK_PATH}`,
+  });
+  if (res.status !== 200) throw new Error(`${kind} webhook answered ${res.status}`);
+  const [s, e, a] = await Promise.all([submitted, edited, answered]);
+  return { submit: s - t0, edit: e - t0, reply: a - t0 };
+}
+
+const runs: Array<[keyof typeof samples, (i: number) => Promise<Sample>]> = [
+  ['bw', (i) => webTap('bw', i)],
+  ['rw', (i) => webTap('rw', i)],
+  ['bt', (i) => telegramTap('bt', i)],
+  ['rt', (i) => telegramTap('rt', i)],
+];
+const profile = await startPhaseProfile(args.profile, 'tap');
+const tapStart = performance.now();
+for (let i = 0; i < total; i++) {
+  // Rotate the order so neither side always runs first after an idle moment.
+  for (let k = 0; k < runs.length; k++) {
+    const [kind, run] = runs[(i + k) % runs.length]!;
+    const s = await run(i);
+    if (i >= warmup) samples[kind]!.push(s);
+  }
+}
+const tapSeconds = (performance.now() - tapStart) / 1000;
+const phase = await profile.stop();
+
+const figures: Figure[] = [];
+for (const [platform, rk, bk] of [
+  ['web', 'rw', 'bw'],
+  ['telegram webhook', 'rt', 'bt'],
+] as const) {
+  const rel = samples[rk]!;
+  const bas = samples[bk]!;
+  for (const leg of ['submit', 'edit'] as const) {
+    const a = summary(rel.map((s) => s[leg]));
+    const b = summary(bas.map((s) => s[leg]));
+    const what = leg === 'submit' ? 'tap -> submit' : 'tap -> edit';
+    figures.push(
+      {
+        bench: 'tap',
+        figure: `${platform}: ${what} p50`,
+        value: a.p50,
+        unit: 'ms',
+        baseline: b.p50,
+        goal: '',
+        met: null,
+      },
+      {
+        bench: 'tap',
+        figure: `${platform}: ${what} p99`,
+        value: a.p99,
+        unit: 'ms',
+        baseline: b.p99,
+        goal: 'ratio <= 1.5',
+        met: a.p99 / b.p99 <= 1.5,
+      },
+    );
+    if (leg === 'edit')
+      figures.push({
+        bench: 'tap',
+        figure: `${platform}: p99 added by hitl-relay (tap -> edit)`,
+        value: a.p99 - b.p99,
+        unit: 'ms',
+        baseline: null,
+        goal: '< 5 ms',
+        met: a.p99 - b.p99 < 5,
+      });
+  }
+  const reply = summary(rel.map((s) => s.reply));
+  const breply = summary(bas.map((s) => s.reply));
+  figures.push({
+    bench: 'tap',
+    figure: `${platform}: tap -> answer p99`,
+    value: reply.p99,
+    unit: 'ms',
+    baseline: breply.p99,
+    goal: '',
+    met: null,
+  });
+}
+console.log(
+  `\ntap to submit: ${taps} taps per side and platform (+${warmup} warm-up), one at a time, ${fmt(tapSeconds)} s; ${machine()}`,
+);
+console.log(`outcomes: ${JSON.stringify(Object.fromEntries(outcomes))}`);
+console.log(
+  `GC over the tap phase (whole process): ${phase.gcCount} pauses, ${fmt(phase.gcMs)} ms, longest ${fmt(phase.gcMaxMs)} ms${phase.file ? `; profile ${phase.file}` : ''}`,
+);
+report(figures);
+if (r.warnings.length) console.log(`relay warnings (first 3):\n${r.warnings.slice(0, 3).join('')}`);
+
+await r.stop();
+await bare.stop();
+await fake.close();
+await service.stop();
+await http.close();
