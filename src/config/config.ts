@@ -68,7 +68,7 @@ const envSchema = z.object({
   POLL_INTERVAL_MIN_SECONDS: z.coerce.number().min(0.01).default(30),
   POLL_INTERVAL_MAX_SECONDS: z.coerce.number().min(0.01).default(300),
   DEMO: z.enum(['0', '1']).default('1'),
-  WEB_CHAT: z.enum(['0', '1']).default('1'),
+  WEB_CHAT: z.enum(['0', '1']).optional(),
   LOCALE: z.string().default('en'),
   RELAY_ALLOW_HOSTS: z.string().default(''),
   RELAY_ALLOW_HTTP_LOOPBACK: z.enum(['0', '1']).optional(),
@@ -154,7 +154,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     pollMinMs: e.POLL_INTERVAL_MIN_SECONDS * 1000,
     pollMaxMs: e.POLL_INTERVAL_MAX_SECONDS * 1000,
     demo: e.DEMO === '1',
-    webChat: e.WEB_CHAT === '1',
+    // The web chat has no sign-in (a person's id is what the browser says): on by default only
+    // in the local default; with an API key it must be turned on on purpose.
+    webChat: e.WEB_CHAT ? e.WEB_CHAT === '1' : local,
     locale: e.LOCALE,
     allowHosts: e.RELAY_ALLOW_HOSTS.split(',')
       .map((h) => h.trim().toLowerCase())
