@@ -6,6 +6,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
+import { readConfig } from '../../src/config/config.ts';
 import {
   type DemoHandle,
   eventually,
@@ -177,5 +178,14 @@ describe('the audit trail', () => {
     });
     expect(list.statusCode).toBe(401);
     await list.body.dump();
+  });
+});
+
+describe('the web chat', () => {
+  it('(whose ids are self-declared) is on by default only in the local default', () => {
+    expect(readConfig({}).webChat).toBe(true);
+    expect(readConfig({ RELAY_API_KEY: API_KEY }).webChat).toBe(false);
+    expect(readConfig({ RELAY_API_KEY: API_KEY, WEB_CHAT: '1' }).webChat).toBe(true);
+    expect(readConfig({ WEB_CHAT: '0' }).webChat).toBe(false);
   });
 });
