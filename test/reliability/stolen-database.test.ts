@@ -79,4 +79,7 @@ it('a copy of the store opens no secret and mints no Details link', async () => 
   await real.body.dump();
   expect(real.statusCode).toBe(303);
   expect(real.headers.location).toBe(response.hitl.review_url);
+  // The review URL is not kept in caches nor sent on as a Referer by the browser.
+  expect(real.headers['cache-control']).toBe('no-store');
+  expect(real.headers['referrer-policy']).toBe('no-referrer');
 });
