@@ -80,6 +80,30 @@ describe('allowlists', () => {
     expect(r.body.outcome).toBe('submitted');
   });
 
+  it('an action the service does not allow inline is refused before anything is sent', async () => {
+    const response = await demo.create('approval', true, { inline_actions: ['approve'] });
+    const sent = await relay.send('web:open', response);
+    const m = await messageIn('open', sent.body.id);
+    expect(m.actions.map((a: any) => a.action)).toEqual(['approve']);
+    // A hand-made request for a button the card does not have.
+    const r = await tapWeb(relay.url, 'open', m.id, 'reject', { id: 'zed' });
+    expect(r.body.outcome).toBe('not_allowed');
+    const plain = await demo.create('approval', false);
+    const sentPlain = await relay.send('web:open', plain);
+    const p = await messageIn('open', sentPlain.body.id);
+    expect((await tapWeb(relay.url, 'open', p.id, 'approve', { id: 'zed' })).body.outcome).toBe(
+      'not_allowed',
+    );
+    expect(await submitsOf(response.hitl.case_id)).toEqual([]);
+    expect(await submitsOf(plain.hitl.case_id)).toEqual([]);
+    const view = await relay.get(sent.body.id);
+    expect(view.history.find((h: any) => h.kind === 'tap_refused')).toMatchObject({
+      user: 'zed',
+      action: 'reject',
+      reason: 'action not inline-allowed',
+    });
+  });
+
   it('per route and per target together: a person must be on both lists', async () => {
     const { id, caseId } = await send('route:ops');
     const one = await messageIn('ops-1', id);
