@@ -28,7 +28,7 @@ function imports(file: string): string[] {
 describe('import boundaries', () => {
   it('src/ imports no platform SDK; only the CLI (the composition root) reaches platforms/registry.ts', () => {
     const root = (f: string) =>
-      f === join('src', 'cli.ts') || f.startsWith(join('src', 'cli') + '/');
+      f === join('src', 'cli.ts') || f.startsWith(`${join('src', 'cli')}/`);
     const offenders = files('src').flatMap((f) =>
       imports(f)
         .filter(
