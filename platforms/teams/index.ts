@@ -4,6 +4,7 @@
  * references and card state live in the shared key-value store, so any replica can serve any card.
  * botbuilder is imported nowhere outside this folder.
  */
+
 import {
   type Activity,
   CardFactory,
@@ -12,6 +13,7 @@ import {
   type ConversationReference,
   TurnContext,
 } from 'botbuilder';
+import { z } from 'zod';
 import type {
   AdapterContext,
   HttpRoute,
@@ -37,6 +39,14 @@ export { readTeamsConfig, TEAMS_ENV_VARS, type TeamsConfig } from './config.ts';
 
 /** The path the Azure Bot's messaging endpoint points at. */
 export const TEAMS_MESSAGES_PATH = '/api/messages';
+/** The fields of a Bot Framework activity the adapter relies on. */
+const ACTIVITY_SHAPE = z.looseObject({
+  type: z.string().min(1),
+  serviceUrl: z.url({ protocol: /^https?$/ }),
+  conversation: z.looseObject({ id: z.string().min(1) }),
+  from: z.looseObject({ id: z.string().min(1) }).optional(),
+});
+
 /** Teams answers an invoke within about 5 s; leave room for the network. */
 const TEAMS_INVOKE_DEADLINE_MS = 3000;
 
@@ -146,8 +156,17 @@ class TeamsAdapter implements PlatformAdapter {
     } catch {
       return { status: 400, body: { error: 'invalid_json' } };
     }
-    if (!body || typeof body !== 'object' || Array.isArray(body)) {
-      return { status: 400, body: { error: 'not_an_activity' } };
+    const shape = ACTIVITY_SHAPE.safeParse(body);
+    if (!shape.success) {
+      // botbuilder throws on activities without these; refuse them here with the field that is wrong.
+      const issue = shape.error.issues[0];
+      return {
+        status: 400,
+        body: {
+          error: 'not_an_activity',
+          message: `${issue?.path.join('.') || '(body)'}: ${issue?.message ?? 'invalid'}`,
+        },
+      };
     }
     const res = new ResponseShim();
     await this.cloud.process(toBotRequest(req, body as Record<string, unknown>), res, (context) =>

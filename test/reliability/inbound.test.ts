@@ -142,6 +142,17 @@ describe('every inbound endpoint', () => {
     expect(await caseCount()).toBe(before);
   });
 
+  it('answers a JSON object that is not an activity with 400 at the Teams endpoint', async () => {
+    for (const body of [
+      '{}',
+      '{"type":"message","serviceUrl":"not a url","conversation":{"id":"c"}}',
+    ]) {
+      const r = await post('/api/messages', { 'content-type': 'application/json' }, body);
+      expect(r.status, r.text).toBe(400);
+      expect(r.text).toMatch(/not_an_activity/);
+    }
+  });
+
   it('the intake API and the web chat take only JSON (a form is refused with 415)', async () => {
     for (const path of ['/v1/cases', '/web/api/rooms/lobby/messages/m1/actions/approve']) {
       const r = await post(path, { 'content-type': 'application/x-www-form-urlencoded' }, 'a=b');
