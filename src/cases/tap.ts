@@ -174,8 +174,15 @@ async function claim(engine: Engine, c: StoredCase, holder: string): Promise<boo
   if (await engine.store.claimCase(c.id, holder, until)) return true;
   const current = await engine.store.getCase(c.id);
   if (!current?.claim || current.claim.until >= engine.now()) return false;
-  const settled = await settleByPoll(engine, c.id);
-  if (settled && isTerminal(settled.status)) return false;
+  // Take over only when a poll read the case still open: a failed poll leaves the lost submit's
+  // outcome unknown, and submitting again then could make a second POST.
+  const read = await pollOnce(current.doc.hitl.poll_url, null, {
+    dispatcher: engine.dispatcher,
+    now: engine.now(),
+    expectedCaseId: current.case_id,
+  });
+  if (read.kind !== 'status') return false;
+  await engine.applyStatus(c.id, read.update, 'poll');
   const latest = await engine.store.getCase(c.id);
   if (!latest || isTerminal(latest.status)) return false;
   return engine.store.takeOverClaim(c.id, current.claim.holder, holder, until);

@@ -127,8 +127,10 @@ export class Watcher {
       }
       let after = await e.store.getCase(c.id);
       if (!after) return;
-      if (after.claim && after.claim.until < now && !isTerminal(after.status))
-        await e.store.releaseClaim(after.id, after.claim.holder); // the poll just showed the unknown submit did not land
+      // An expired claim is a submit whose outcome is unknown; only a poll that read the case open
+      // shows it did not land (a failed poll shows nothing, and releasing then invites a second POST).
+      if (r.kind !== 'error' && after.claim && after.claim.until < now && !isTerminal(after.status))
+        await e.store.releaseClaim(after.id, after.claim.holder);
       let stretch = false;
       if (!isTerminal(after.status) && (this.hooks.afterCheck || this.hooks.streaming)) {
         await this.hooks
