@@ -24,6 +24,8 @@ export { readTelegramConfig, TELEGRAM_ENV_VARS, type TelegramConfig } from './co
 
 /** The update types the relay uses: commands (messages, channel posts) and button taps. */
 const ALLOWED_UPDATES = ['message', 'channel_post', 'callback_query'] as const;
+/** How long an update being handled blocks its re-sends (longer than a tap's submit can take). */
+const UPDATE_HANDLING_TTL_MS = 90_000;
 /** Telegram keeps an unanswered update for up to 24 hours, so remember handled ids that long. */
 const UPDATE_DEDUPE_TTL_MS = 24 * 60 * 60 * 1000;
 /** A chat id (negative for groups and channels) or a public @channelusername. */
@@ -111,19 +113,23 @@ export class TelegramAdapter implements PlatformAdapter {
       );
     });
     // Telegram re-sends updates it thinks were not delivered (webhook retries, replicas): once each.
+    // The key is first only a short "in progress" mark, so an update whose replica died mid-way is
+    // handled again when Telegram re-sends it; once handled, it is remembered for the long TTL.
     bot.use(async (c, next) => {
       const kv = this.ctx?.kv;
       if (!kv) return;
-      const fresh = await kv.setIfAbsent(
-        `telegram:${c.me.id}:update:${c.update.update_id}`,
-        '1',
-        UPDATE_DEDUPE_TTL_MS,
-      );
-      if (!fresh) {
+      const key = `telegram:${c.me.id}:update:${c.update.update_id}`;
+      if (!(await kv.setIfAbsent(key, 'handling', UPDATE_HANDLING_TTL_MS))) {
         this.ctx?.log.debug({ update_id: c.update.update_id }, 'telegram duplicate update skipped');
         return;
       }
-      await next();
+      try {
+        await next();
+      } catch (err) {
+        await kv.set(key, 'failed', 1);
+        throw err;
+      }
+      await kv.set(key, 'done', UPDATE_DEDUPE_TTL_MS);
     });
     bot.command(['hitl_id', 'start', 'hitl'], async (c) => {
       if (c.chat)
