@@ -122,11 +122,12 @@ export function createRelay(o: RelayOptions): Relay {
       // Every open case is polled again soon (spread over one minimum interval, so a large store does not stampede).
       await store.rescheduleOpen(engine.now(), Math.min(o.config.pollMinMs, 30_000));
       // Cards that fell behind while we were down are brought up to date; unposted ones are posted.
-      await engine.reconcile({ retryPostingOlderThanMs: repostAfterMs });
+      await engine.cards.reconcile({ retryPostingOlderThanMs: repostAfterMs });
       watcher.start();
       watching.start();
       reconcileTimer = setInterval(
-        () => void engine.reconcile({ retryPostingOlderThanMs: repostAfterMs }).catch(() => {}),
+        () =>
+          void engine.cards.reconcile({ retryPostingOlderThanMs: repostAfterMs }).catch(() => {}),
         5000,
       );
       reconcileTimer.unref();

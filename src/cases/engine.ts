@@ -2,9 +2,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Dispatcher } from 'undici';
-import type { MessageRef, PlatformAdapter } from '../adapter.ts';
+import type { PlatformAdapter } from '../adapter.ts';
 import type { RelayConfig } from '../config/config.ts';
-import { PlatformError, ValidationError, type ValidationIssue } from '../errors.ts';
+import { ValidationError, type ValidationIssue } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { urlRefusal } from '../net/url-policy.ts';
 import { deliveriesFor, NOTIFY_QUEUED_EVENT } from '../notify/deliveries.ts';
@@ -15,9 +15,10 @@ import { isTerminal } from '../protocol/types.ts';
 import type { Card } from '../render/card.ts';
 import { renderCase } from '../render/render-case.ts';
 import { loadStrings, type Strings } from '../render/templates.ts';
+import { CardDelivery } from './card-delivery.ts';
 import type { Sealer } from './sealer.ts';
 import type { Store } from './store.ts';
-import type { CaseDoc, CaseSecrets, StoredCase, StoredMessage } from './types.ts';
+import type { CaseDoc, CaseSecrets, StoredCase } from './types.ts';
 
 /** What the engine needs. */
 export interface EngineOptions {
@@ -70,8 +71,8 @@ export class Engine {
   readonly events = new EventEmitter();
   private linkBase: string | undefined;
   private linkKey: string | undefined;
-  /** Per-case chains so the cards of one case are edited in order. */
-  private readonly refreshing = new Map<string, Promise<void>>();
+  /** Posts and edits the cards of cases. */
+  readonly cards: CardDelivery;
 
   constructor(o: EngineOptions) {
     this.store = o.store;
@@ -84,6 +85,7 @@ export class Engine {
     this.now = o.now ?? Date.now;
     this.strings = loadStrings(o.config.locale);
     this.events.setMaxListeners(0);
+    this.cards = new CardDelivery(this);
   }
 
   /** Expands a target (or route:<name>) into concrete targets, or explains why it cannot. */
@@ -178,7 +180,7 @@ export class Engine {
     });
     for (const w of doc.warnings) this.log.warn({ case: record.id }, w);
     if (previous) await this.patchDoc(previous.id, { next_id: record.id });
-    await this.deliver(result.case, targets);
+    await this.cards.deliver(result.case, targets);
     const stored = (await this.store.getCase(record.id)) ?? result.case;
     // The watchers start on a new case at once (its event stream, its first reminder).
     this.events.emit('ingested', stored);
@@ -225,73 +227,6 @@ export class Engine {
     });
   }
 
-  /** Posts the case's card to each target once (the message slot is reserved in the store first). */
-  async deliver(c: StoredCase, targets: string[]): Promise<void> {
-    const card = await this.cardOf(c);
-    const earlier = c.doc.previous_id ? await this.chainMessages(c.doc.previous_id) : [];
-    await Promise.all(
-      targets.map(async (target) => {
-        const platform = target.slice(0, target.indexOf(':'));
-        const m: StoredMessage = {
-          case_id: c.id,
-          target,
-          platform,
-          address: target.slice(platform.length + 1),
-          ref_id: null,
-          state: 'posting',
-          rendered_version: c.version,
-          error: null,
-          posted_at: this.now(),
-        };
-        if (!(await this.store.reserveMessage(m))) return;
-        // Every round replies to the first round's card in the same chat: one thread per chain.
-        const root = earlier.find((x) => x.target === target && x.ref_id);
-        const replyTo: MessageRef | undefined = root?.ref_id
-          ? { platform: root.platform, address: root.address, id: root.ref_id }
-          : undefined;
-        await this.post(m, card, replyTo);
-      }),
-    );
-  }
-
-  /** The messages of the earlier rounds of a chain, first round first. */
-  private async chainMessages(previousId: string): Promise<StoredMessage[]> {
-    const ids: string[] = [];
-    for (let id: string | undefined = previousId; id && ids.length < 50; ) {
-      ids.unshift(id);
-      id = (await this.store.getCase(id))?.doc.previous_id;
-    }
-    return (await Promise.all(ids.map((id) => this.store.listMessages(id)))).flat();
-  }
-
-  /** Posts one reserved message and records the outcome. */
-  async post(m: StoredMessage, card: Card, replyTo?: MessageRef): Promise<void> {
-    const adapter = this.adapters.get(m.platform);
-    if (!adapter) return;
-    try {
-      const ref = await adapter.post(m.address, card, replyTo ? { replyTo } : undefined);
-      await this.store.updateMessage({
-        ...m,
-        ref_id: ref.id,
-        state: 'posted',
-        error: null,
-        posted_at: this.now(),
-      });
-      await this.history(m.case_id, 'posted', { target: m.target });
-    } catch (err) {
-      const retry = err instanceof PlatformError ? err.retryable : true;
-      const error = err instanceof Error ? err.message : String(err);
-      await this.store.updateMessage({
-        ...m,
-        state: retry ? 'posting' : 'failed',
-        error,
-        posted_at: this.now(),
-      });
-      await this.history(m.case_id, 'post_failed', { target: m.target, error, will_retry: retry });
-      this.log.warn({ case: m.case_id, target: m.target, err: error }, 'posting a card failed');
-    }
-  }
-
   /**
    * Read-modify-write of a case with compare-and-set; `change` returns false for "nothing to do".
    * Returns the stored case after the change, or undefined when nothing changed.
@@ -310,7 +245,7 @@ export class Engine {
         if (outbox.length) this.events.emit(NOTIFY_QUEUED_EVENT);
         this.events.emit(`change:${id}`, next);
         this.events.emit('change', next, current);
-        void this.refresh(id);
+        void this.cards.refresh(id);
         return next;
       }
     }
@@ -377,61 +312,6 @@ export class Engine {
       await this.patchDoc(c.id, { next_id: next.id });
       if (!next.doc.previous_id) await this.patchDoc(next.id, { previous_id: c.id });
     }
-  }
-
-  /** Edits every message of the case whose card is behind the case's version, in order. */
-  refresh(id: string): Promise<void> {
-    const prev = this.refreshing.get(id) ?? Promise.resolve();
-    const next = prev
-      .then(() => this.refreshNow(id))
-      .catch((err) => this.log.warn({ case: id, err: String(err) }, 'card refresh failed'));
-    this.refreshing.set(id, next);
-    void next.finally(() => {
-      if (this.refreshing.get(id) === next) this.refreshing.delete(id);
-    });
-    return next;
-  }
-
-  private async refreshNow(id: string): Promise<void> {
-    const c = await this.store.getCase(id);
-    if (!c) return;
-    const messages = await this.store.listMessages(id);
-    const behind = messages.filter(
-      (m) => m.state === 'posted' && m.ref_id && m.rendered_version < c.version,
-    );
-    if (!behind.length) return;
-    const card = await this.cardOf(c);
-    await Promise.all(
-      behind.map(async (m) => {
-        const adapter = this.adapters.get(m.platform);
-        if (!adapter || !m.ref_id) return;
-        try {
-          await adapter.update({ platform: m.platform, address: m.address, id: m.ref_id }, card);
-          await this.store.updateMessage({ ...m, rendered_version: c.version, error: null });
-        } catch (err) {
-          const error = err instanceof Error ? err.message : String(err);
-          await this.store.updateMessage({ ...m, error });
-          this.log.warn(
-            { case: id, target: m.target, err: error },
-            'updating a card failed; will retry',
-          );
-        }
-      }),
-    );
-  }
-
-  /** Retries unposted messages and brings every card up to its case's version (start-up and periodically). */
-  async reconcile(options: { retryPostingOlderThanMs: number }): Promise<void> {
-    const stale = await this.store.staleMessages(500);
-    const cases = new Set<string>();
-    for (const m of stale) {
-      if (m.state === 'posting') {
-        if ((m.posted_at ?? 0) > this.now() - options.retryPostingOlderThanMs) continue;
-        const c = await this.store.getCase(m.case_id);
-        if (c) await this.post({ ...m, rendered_version: c.version }, await this.cardOf(c));
-      } else cases.add(m.case_id);
-    }
-    await Promise.all([...cases].map((id) => this.refresh(id)));
   }
 
   /** Appends to a case's history. */

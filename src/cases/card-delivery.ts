@@ -1,0 +1,151 @@
+/** Posting and editing the cards of cases: once per (case, target), in order, and reconciled after restarts. */
+import type { MessageRef } from '../adapter.ts';
+import { PlatformError } from '../errors.ts';
+import type { Card } from '../render/card.ts';
+import type { Engine } from './engine.ts';
+import type { StoredCase, StoredMessage } from './types.ts';
+
+/** Delivers cards for the engine. */
+export class CardDelivery {
+  /** Per-case chains so the cards of one case are edited in order. */
+  private readonly refreshing = new Map<string, Promise<void>>();
+
+  constructor(private readonly engine: Engine) {}
+
+  /** Posts the case's card to each target once (the message slot is reserved in the store first). */
+  async deliver(c: StoredCase, targets: string[]): Promise<void> {
+    const { store, now } = this.engine;
+    const card = await this.engine.cardOf(c);
+    await Promise.all(
+      targets.map(async (target) => {
+        const platform = target.slice(0, target.indexOf(':'));
+        const m: StoredMessage = {
+          case_id: c.id,
+          target,
+          platform,
+          address: target.slice(platform.length + 1),
+          ref_id: null,
+          state: 'posting',
+          rendered_version: c.version,
+          error: null,
+          posted_at: now(),
+        };
+        if (!(await store.reserveMessage(m))) return;
+        await this.post(m, card, await this.threadRoot(c, target));
+      }),
+    );
+  }
+
+  /** Every round of a chain replies to the first round's card in the same chat: one thread per chain. */
+  private async threadRoot(c: StoredCase, target: string): Promise<MessageRef | undefined> {
+    const ids: string[] = [];
+    for (let id = c.doc.previous_id; id && ids.length < 50; ) {
+      ids.unshift(id);
+      id = (await this.engine.store.getCase(id))?.doc.previous_id;
+    }
+    for (const id of ids) {
+      const root = (await this.engine.store.listMessages(id)).find(
+        (x) => x.target === target && x.ref_id,
+      );
+      if (root?.ref_id) return { platform: root.platform, address: root.address, id: root.ref_id };
+    }
+    return undefined;
+  }
+
+  /** Posts one reserved message and records the outcome. */
+  async post(m: StoredMessage, card: Card, replyTo?: MessageRef): Promise<void> {
+    const { store, now, log } = this.engine;
+    const adapter = this.engine.adapters.get(m.platform);
+    if (!adapter) return;
+    try {
+      const ref = await adapter.post(m.address, card, replyTo ? { replyTo } : undefined);
+      await store.updateMessage({
+        ...m,
+        ref_id: ref.id,
+        state: 'posted',
+        error: null,
+        posted_at: now(),
+      });
+      await this.engine.history(m.case_id, 'posted', { target: m.target });
+    } catch (err) {
+      const retry = err instanceof PlatformError ? err.retryable : true;
+      const error = err instanceof Error ? err.message : String(err);
+      await store.updateMessage({
+        ...m,
+        state: retry ? 'posting' : 'failed',
+        error,
+        posted_at: now(),
+      });
+      await this.engine.history(m.case_id, 'post_failed', {
+        target: m.target,
+        error,
+        will_retry: retry,
+      });
+      log.warn({ case: m.case_id, target: m.target, err: error }, 'posting a card failed');
+    }
+  }
+
+  /** Edits every message of the case whose card is behind the case's version, in order. */
+  refresh(id: string): Promise<void> {
+    const prev = this.refreshing.get(id) ?? Promise.resolve();
+    const next = prev
+      .then(() => this.refreshNow(id))
+      .catch((err) => this.engine.log.warn({ case: id, err: String(err) }, 'card refresh failed'));
+    this.refreshing.set(id, next);
+    void next.finally(() => {
+      if (this.refreshing.get(id) === next) this.refreshing.delete(id);
+    });
+    return next;
+  }
+
+  private async refreshNow(id: string): Promise<void> {
+    const { store, log } = this.engine;
+    const c = await store.getCase(id);
+    if (!c) return;
+    const behind = (await store.listMessages(id)).filter(
+      (m) => m.state === 'posted' && m.ref_id && m.rendered_version < c.version,
+    );
+    if (!behind.length) return;
+    const card = await this.engine.cardOf(c);
+    await Promise.all(
+      behind.map(async (m) => {
+        const adapter = this.engine.adapters.get(m.platform);
+        if (!adapter || !m.ref_id) return;
+        try {
+          await adapter.update({ platform: m.platform, address: m.address, id: m.ref_id }, card);
+          // Written unconditionally: if another replica's newer edit landed first, the row then says
+          // it is behind again and the next reconcile edits it once more, so cards converge.
+          await store.updateMessage({ ...m, rendered_version: c.version, error: null });
+        } catch (err) {
+          const error = err instanceof Error ? err.message : String(err);
+          await store.updateMessage({ ...m, error });
+          log.warn(
+            { case: id, target: m.target, err: error },
+            'updating a card failed; will retry',
+          );
+        }
+      }),
+    );
+  }
+
+  /** Retries unposted messages and brings every card up to its case's version (start-up and periodically). */
+  async reconcile(options: { retryPostingOlderThanMs: number }): Promise<void> {
+    const { store, now } = this.engine;
+    const cases = new Set<string>();
+    for (const m of await store.staleMessages(500)) {
+      if (m.state !== 'posting') {
+        cases.add(m.case_id);
+        continue;
+      }
+      if ((m.posted_at ?? 0) > now() - options.retryPostingOlderThanMs) continue;
+      const c = await store.getCase(m.case_id);
+      if (c)
+        await this.post(
+          { ...m, rendered_version: c.version },
+          await this.engine.cardOf(c),
+          await this.threadRoot(c, m.target),
+        );
+    }
+    await Promise.all([...cases].map((id) => this.refresh(id)));
+  }
+}
