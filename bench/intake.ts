@@ -22,7 +22,7 @@ import { benchTelegramAdapter, NO_PACE } from './lib/telegram.ts';
 const args = benchArgs();
 const LEVELS = [1, 16, 64];
 /** Cases per concurrency level: enough for a few seconds each. */
-const sizes = args.full ? { 1: 2000, 16: 10_000, 64: 10_000 } : { 1: 300, 16: 1500, 64: 1500 };
+const sizes = args.full ? { 1: 3000, 16: 12_000, 64: 12_000 } : { 1: 300, 16: 1500, 64: 1500 };
 const CHAT = -1001000000003;
 const GOAL = 1000;
 const ROUNDS = 3;
@@ -34,6 +34,7 @@ const count = () => fakes.ask<number>({ cmd: 'count', chat: CHAT });
 const client = jsonClient(128);
 const figures: Figure[] = [];
 let serial = 0;
+let notPosted = 0;
 
 /** The bare loop: the same number of sendMessage calls to the same fake. */
 async function baseline(n: number, concurrency: number): Promise<number> {
@@ -68,8 +69,10 @@ async function intake(url: string, target: (i: number) => string, n: number, con
       target: target(i),
       response: hitlBody(fakes.serviceUrl, fakes.secret, id),
     });
-    if (res.status !== 201 || res.body.messages?.[0]?.state !== 'posted')
+    if (res.status !== 201)
       throw new Error(`intake answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+    // A failed post is kept and retried by the relay's reconcile loop; counted, not fatal.
+    if (res.body.messages?.[0]?.state !== 'posted') notPosted++;
   });
   return n / ((performance.now() - t0) / 1000);
 }
@@ -88,6 +91,7 @@ async function run(platform: 'telegram' | 'web', store: BenchStore): Promise<voi
       const n = sizes[c as keyof typeof sizes];
       // Rounds alternate baseline and relay, so a change in the machine's load hits both.
       const before = await count();
+      notPosted = 0;
       const bases: number[] = [];
       const rates: number[] = [];
       const profile = await startPhaseProfile(
@@ -101,10 +105,13 @@ async function run(platform: 'telegram' | 'web', store: BenchStore): Promise<voi
       const phase = await profile.stop();
       const base = median(bases);
       const rate = median(rates);
-      if (platform === 'telegram' && (await count()) - before !== 2 * n)
-        throw new Error('the fake did not receive one message per case');
+      if (platform === 'telegram' && (await count()) - before !== 2 * n - notPosted)
+        throw new Error('the fake did not receive one message per posted case');
       console.log(
-        `${label}, ${c} clients: ${n} cases in ${ROUNDS} rounds, median ${fmt(rate)} cases/s (${rates.map((x) => fmt(x)).join(', ')}); baseline ${fmt(base)}/s (${bases.map((x) => fmt(x)).join(', ')}); GC ${fmt(phase.gcMs)} ms`,
+        `${label}, ${c} clients: ${n} cases in ${ROUNDS} rounds, median ${fmt(rate)} cases/s (${rates.map((x) => fmt(x)).join(', ')}); baseline ${fmt(base)}/s (${bases.map((x) => fmt(x)).join(', ')}); GC ${fmt(phase.gcMs)} ms` +
+          (notPosted
+            ? `; ${notPosted} cards not posted by the time intake answered (left to reconcile)`
+            : ''),
       );
       figures.push({
         bench: 'intake',
@@ -118,7 +125,9 @@ async function run(platform: 'telegram' | 'web', store: BenchStore): Promise<voi
     }
   } finally {
     if (r.warnings.length)
-      console.log(`relay warnings (first 2):\n${r.warnings.slice(0, 2).join('')}`);
+      console.log(
+        `relay warnings: ${r.warnings.length}; first 2:\n${r.warnings.slice(0, 2).join('')}`,
+      );
     await r.stop();
     await store.dispose();
   }

@@ -20,7 +20,7 @@ export function summary(values: readonly number[]): { p50: number; p99: number; 
 
 /** Rounds for printing: 3 significant-ish digits. */
 export function fmt(n: number, digits = 2): string {
-  if (!Number.isFinite(n)) return String(n);
+  if (!Number.isFinite(n) || Number.isInteger(n)) return String(n);
   return n.toFixed(Math.abs(n) >= 100 ? 0 : digits);
 }
 

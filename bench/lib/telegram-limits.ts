@@ -24,7 +24,7 @@ export const TELEGRAM_LIMITS: TelegramLimits = {
   groupWindowMs: 60_000,
   globalLimit: 30,
   globalWindowMs: 1000,
-  tolerance: 0.05,
+  tolerance: 0.1,
 };
 
 /** One delivered card. */
