@@ -1,7 +1,6 @@
 /** Shared helpers for the demo service tests: a real loopback server, schema validators, SSE reading. */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -12,10 +11,9 @@ import {
   type DemoService,
   type DemoServiceOptions,
 } from '../../src/demo/index.ts';
+import { PROTOCOL_DIR } from '../helpers/spec.ts';
 
-const SCHEMA_DIR = fileURLToPath(
-  new URL('../../../shared/hitl-protocol/schemas/', import.meta.url),
-);
+const SCHEMA_DIR = `${PROTOCOL_DIR}/schemas/`;
 
 /** One Ajv (draft 2020-12 + formats) holding every official schema, read from ../shared at test time. */
 function loadAjv() {

@@ -1,17 +1,21 @@
 /** The official HITL Protocol examples and schemas, read from ../shared (never copied into the project). */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 // ajv and ajv-formats are CommonJS with `exports.default`; require() gives their real shapes.
 const require = createRequire(import.meta.url);
 const Ajv2020 = (require('ajv/dist/2020') as typeof import('ajv/dist/2020.js')).default;
 const addFormats = (require('ajv-formats') as typeof import('ajv-formats')).default;
 
-/** Where the protocol repository lies. */
+/**
+ * Where the protocol repository lies: HITL_PROTOCOL_DIR, else ../shared/hitl-protocol beside the
+ * checkout (found from this file, so the working directory does not matter).
+ */
 export const PROTOCOL_DIR =
-  [resolve('../shared/hitl-protocol'), resolve('../../shared/hitl-protocol')].find(existsSync) ??
-  resolve('../shared/hitl-protocol');
+  process.env.HITL_PROTOCOL_DIR ??
+  fileURLToPath(new URL('../../../shared/hitl-protocol', import.meta.url));
 
 /** Every 202 body (with a hitl object) in the official examples. */
 export function example202Bodies(): Array<{
