@@ -83,8 +83,19 @@ it('runs 1,000 cases over 3 replicas with a SIGKILL half-way: once, final, watch
     c.relayId = r.body.id;
   });
   const tIntake = Date.now();
+  // A post that failed at intake (a timeout under load) is posted again by reconcile (30 s later).
   for (const c of runs) {
-    const card = cardOf(telegram, c);
+    const card = await eventually(
+      async () => {
+        try {
+          return cardOf(telegram, c);
+        } catch {
+          return null;
+        }
+      },
+      60_000,
+      `the card of case ${c.n}`,
+    );
     c.messageId = card.messageId;
     c.key = card.key;
   }
