@@ -47,7 +47,9 @@ export class Watcher {
   ) {
     this.hooks = hooks;
     this.o = {
-      tickMs: options.tickMs ?? Math.max(20, Math.min(1000, engine.config.pollMinMs / 2)),
+      // A due case waits for the next tick: at most 250 ms keeps the poll lag well under a second
+      // (docs/BENCHMARKS.md, watching at scale); the lease query is cheap when nothing is due.
+      tickMs: options.tickMs ?? Math.max(20, Math.min(250, engine.config.pollMinMs / 2)),
       batch: options.batch ?? 500,
       concurrency: options.concurrency ?? 64,
       leaseMs: options.leaseMs ?? 60_000,
