@@ -5,10 +5,18 @@ import type { Card } from '../render/card.ts';
 import type { Engine } from './engine.ts';
 import type { StoredCase, StoredMessage } from './types.ts';
 
+/**
+ * How long a post may take before another replica may post the message again: longer than any
+ * send-pace queue we expect (a burst of a few hundred cases into one chat at 1/s).
+ */
+const POSTING_LEASE_MS = 15 * 60_000;
+
 /** Delivers cards for the engine. */
 export class CardDelivery {
   /** Per-case chains so the cards of one case are edited in order. */
   private readonly refreshing = new Map<string, Promise<void>>();
+  /** Whether a reconcile pass is running (passes never overlap). */
+  private reconciling = false;
 
   constructor(private readonly engine: Engine) {}
 
@@ -52,11 +60,17 @@ export class CardDelivery {
     return undefined;
   }
 
-  /** Posts one reserved message and records the outcome. */
+  /**
+   * Posts one reserved message and records the outcome. A post can wait long in a platform's send
+   * pace, so it holds a lease in the shared key-value store: reconcile (in any replica) never posts
+   * a message again while its first post may still be under way.
+   */
   async post(m: StoredMessage, card: Card, replyTo?: MessageRef): Promise<void> {
     const { store, now, log } = this.engine;
     const adapter = this.engine.adapters.get(m.platform);
     if (!adapter) return;
+    const lease = `posting:${m.case_id}:${m.target}`;
+    if (!(await store.kv.setIfAbsent(lease, this.engine.instanceId, POSTING_LEASE_MS))) return;
     try {
       const ref = await adapter.post(m.address, card, replyTo ? { replyTo } : undefined);
       await store.updateMessage({
@@ -82,6 +96,8 @@ export class CardDelivery {
         will_retry: retry,
       });
       log.warn({ case: m.case_id, target: m.target, err: error }, 'posting a card failed');
+    } finally {
+      await store.kv.set(lease, '', 1);
     }
   }
 
@@ -130,22 +146,28 @@ export class CardDelivery {
 
   /** Retries unposted messages and brings every card up to its case's version (start-up and periodically). */
   async reconcile(options: { retryPostingOlderThanMs: number }): Promise<void> {
-    const { store, now } = this.engine;
-    const cases = new Set<string>();
-    for (const m of await store.staleMessages(500)) {
-      if (m.state !== 'posting') {
-        cases.add(m.case_id);
-        continue;
+    if (this.reconciling) return;
+    this.reconciling = true;
+    try {
+      const { store, now } = this.engine;
+      const cases = new Set<string>();
+      for (const m of await store.staleMessages(500)) {
+        if (m.state !== 'posting') {
+          cases.add(m.case_id);
+          continue;
+        }
+        if ((m.posted_at ?? 0) > now() - options.retryPostingOlderThanMs) continue;
+        const c = await store.getCase(m.case_id);
+        if (c)
+          await this.post(
+            { ...m, rendered_version: c.version },
+            await this.engine.cardOf(c),
+            await this.threadRoot(c, m.target),
+          );
       }
-      if ((m.posted_at ?? 0) > now() - options.retryPostingOlderThanMs) continue;
-      const c = await store.getCase(m.case_id);
-      if (c)
-        await this.post(
-          { ...m, rendered_version: c.version },
-          await this.engine.cardOf(c),
-          await this.threadRoot(c, m.target),
-        );
+      await Promise.all([...cases].map((id) => this.refresh(id)));
+    } finally {
+      this.reconciling = false;
     }
-    await Promise.all([...cases].map((id) => this.refresh(id)));
   }
 }
