@@ -26,7 +26,8 @@ export const TELEGRAM_DEFAULT_PACE: PaceOptions = {
 };
 
 interface ChatState {
-  waiters: Array<{ resolve: () => void; reject: (err: Error) => void }>;
+  /** Waiting sends, oldest first; `seq` orders them across chats. */
+  waiters: Array<{ seq: number; resolve: () => void; reject: (err: Error) => void }>;
   /** Recent send times, oldest first. */
   sends: number[];
   /** No send before this time (set after a 429). */
@@ -41,6 +42,7 @@ export class SendPace {
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
   private closed = false;
+  private seq = 0;
 
   constructor(
     options: Partial<PaceOptions> = {},
@@ -53,7 +55,10 @@ export class SendPace {
   acquire(chatId: string): Promise<void> {
     if (this.closed) return Promise.reject(new Error('telegram send pace is closed'));
     const chat = this.chat(chatId);
-    const done = new Promise<void>((resolve, reject) => chat.waiters.push({ resolve, reject }));
+    const seq = this.seq++;
+    const done = new Promise<void>((resolve, reject) =>
+      chat.waiters.push({ seq, resolve, reject }),
+    );
     this.dispatch();
     return done;
   }
@@ -116,12 +121,16 @@ export class SendPace {
     const now = this.now();
     let next = Number.POSITIVE_INFINITY;
     const keep = Math.max(this.opts.groupWindowMs, this.opts.perChatIntervalMs);
+    const waiting: Array<[string, ChatState]> = [];
     for (const [chatId, chat] of this.chats) {
       while (chat.sends.length > 0 && (chat.sends[0] as number) + keep <= now) chat.sends.shift();
-      if (chat.waiters.length === 0) {
-        if (chat.sends.length === 0 && chat.holdUntil <= now) this.chats.delete(chatId);
-        continue;
-      }
+      if (chat.waiters.length > 0) waiting.push([chatId, chat]);
+      else if (chat.sends.length === 0 && chat.holdUntil <= now) this.chats.delete(chatId);
+    }
+    // While the global limit binds, the chat whose oldest send has waited longest goes first;
+    // otherwise the first chats in the map would take every freed slot and starve the rest.
+    waiting.sort((a, b) => (a[1].waiters[0]?.seq ?? 0) - (b[1].waiters[0]?.seq ?? 0));
+    for (const [chatId, chat] of waiting) {
       const at = Math.max(this.readyAt(chatId, chat), this.globalReadyAt(now));
       if (at > now) {
         next = Math.min(next, at);

@@ -91,4 +91,20 @@ describe('telegram send pace', () => {
     await expect(stuck).rejects.toThrow(/closed/);
     await expect(pace.acquire('8')).rejects.toThrow(/closed/);
   });
+
+  it('serves the send that has waited longest first while the global limit binds', async () => {
+    const pace = new SendPace(
+      { ...options, perChatIntervalMs: 0, globalLimit: 1, globalWindowMs: 100 },
+      () => Date.now(),
+    );
+    const { done, send } = track(pace);
+    void send('1', 'c1-first');
+    await vi.advanceTimersByTimeAsync(0);
+    // Chat 2 asks before chat 1's second send; chat 1 comes first in the pace's map of chats.
+    void send('2', 'c2');
+    void send('1', 'c1-second');
+    await vi.advanceTimersByTimeAsync(250);
+    expect(done).toEqual(['c1-first', 'c2', 'c1-second']);
+    pace.close();
+  });
 });
