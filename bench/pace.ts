@@ -150,6 +150,8 @@ async function runRelay(s: Scenario) {
   fake.inject429('sendMessage', INJECTED, 1);
   const posted = { ok: 0, notYet: 0 };
   const t0 = performance.now();
+  // The run ends two minutes after the limits would let the last case out, however it goes.
+  const deadline = Date.now() + ideal[ideal.length - 1]! + 120_000;
   await Promise.all(
     order.map(async (chat, i) => {
       const res = await client.post(`${r.url}/v1/cases`, {
@@ -171,7 +173,6 @@ async function runRelay(s: Scenario) {
         .map((d) => d.key),
     );
   // Wait until every case is delivered, then until sending has been quiet for 6 s (late duplicates).
-  const deadline = Date.now() + (ideal[ideal.length - 1]! + 120_000);
   while (mineKeys().size < s.cases && Date.now() < deadline) await sleep(250);
   for (let seen = -1; seen !== stats.delivered.length && Date.now() < deadline; ) {
     seen = stats.delivered.length;
