@@ -170,6 +170,27 @@ function withWholeNumberParams(pool: pg.Pool): pg.Pool {
   return pool;
 }
 
+/** The compare-and-set update of a case; parameters from updateValues(). */
+const UPDATE_CASE = `UPDATE cases SET status = $2, version = $3, doc = $4, secrets = $5, next_check_at = $6, etag = $7,
+  poll_failures = $8, claim_holder = $9, claim_until = $10, updated_at = $11 WHERE id = $1 AND version = $12`;
+
+function updateValues(c: StoredCase, expected: number): unknown[] {
+  return [
+    c.id,
+    c.status,
+    c.version,
+    JSON.stringify(c.doc),
+    c.secrets,
+    c.next_check_at,
+    c.etag,
+    c.poll_failures,
+    c.claim?.holder ?? null,
+    c.claim?.until ?? null,
+    c.updated_at,
+    expected,
+  ];
+}
+
 /** Opens the PostgreSQL store and runs migrations (under an advisory lock, so replicas may start together). */
 export async function openPostgresStore(
   url: string,
@@ -267,47 +288,15 @@ export async function openPostgresStore(
       if (outbox?.length) {
         // One statement: the deliveries are inserted only from the row the compare-and-set updated.
         const r = await pool.query<{ n: number }>(
-          `WITH u AS (UPDATE cases SET status = $2, version = $3, doc = $4, secrets = $5, next_check_at = $6, etag = $7,
-             poll_failures = $8, claim_holder = $9, claim_until = $10, updated_at = $11 WHERE id = $1 AND version = $12 RETURNING id),
+          `WITH u AS (${UPDATE_CASE} RETURNING id),
            ins AS (INSERT INTO notify_outbox (${DELIVERY_COLS}) SELECT d.* FROM u, jsonb_to_recordset($13::jsonb)
              AS d(${DELIVERY_RECORD}) ON CONFLICT DO NOTHING)
            SELECT count(*)::int AS n FROM u`,
-          [
-            c.id,
-            c.status,
-            c.version,
-            JSON.stringify(c.doc),
-            c.secrets,
-            c.next_check_at,
-            c.etag,
-            c.poll_failures,
-            c.claim?.holder ?? null,
-            c.claim?.until ?? null,
-            c.updated_at,
-            expected,
-            JSON.stringify(outbox),
-          ],
+          [...updateValues(c, expected), JSON.stringify(outbox)],
         );
         return r.rows[0]?.n === 1;
       }
-      const r = await pool.query(
-        `UPDATE cases SET status = $2, version = $3, doc = $4, secrets = $5, next_check_at = $6, etag = $7, poll_failures = $8,
-         claim_holder = $9, claim_until = $10, updated_at = $11 WHERE id = $1 AND version = $12`,
-        [
-          c.id,
-          c.status,
-          c.version,
-          JSON.stringify(c.doc),
-          c.secrets,
-          c.next_check_at,
-          c.etag,
-          c.poll_failures,
-          c.claim?.holder ?? null,
-          c.claim?.until ?? null,
-          c.updated_at,
-          expected,
-        ],
-      );
+      const r = await pool.query(UPDATE_CASE, updateValues(c, expected));
       return r.rowCount === 1;
     },
     async updateWatch(id, w) {
