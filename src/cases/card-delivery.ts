@@ -71,6 +71,12 @@ export class CardDelivery {
     if (!adapter) return;
     const lease = `posting:${m.case_id}:${m.target}`;
     if (!(await store.kv.setIfAbsent(lease, this.engine.instanceId, POSTING_LEASE_MS))) return;
+    // A long send-pace queue can outlast the lease: renew it while this post is still pending.
+    const renew = setInterval(
+      () => void store.kv.set(lease, this.engine.instanceId, POSTING_LEASE_MS).catch(() => {}),
+      POSTING_LEASE_MS / 3,
+    );
+    renew.unref();
     try {
       const ref = await adapter.post(m.address, card, replyTo ? { replyTo } : undefined);
       await store.updateMessage({
@@ -97,6 +103,7 @@ export class CardDelivery {
       });
       log.warn({ case: m.case_id, target: m.target, err: error }, 'posting a card failed');
     } finally {
+      clearInterval(renew);
       await store.kv.set(lease, '', 1);
     }
   }
