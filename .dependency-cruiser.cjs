@@ -1,0 +1,88 @@
+/**
+ * The house rules of DESIGN.md, checked by `npm run check` (dependency-cruiser reads every import
+ * form: static, type-only, dynamic `import()`, `require` and `createRequire`'d require).
+ */
+const SDK = {
+  telegram: 'grammy|@grammyjs/',
+  slack: '@slack/',
+  discord: 'discord\\.js|@discordjs/|discord-interactions|discord-api-types',
+  teams: 'botbuilder|botframework-|@microsoft/|@azure/',
+};
+const ANY_SDK = Object.values(SDK).join('|');
+// What a platform may use of the core: the adapter contract and its small helpers, nothing else.
+const CORE_SURFACE = [
+  '^src/adapter\\.ts$',
+  '^src/render/card\\.ts$',
+  '^src/errors\\.ts$',
+  '^src/log\\.ts$',
+  '^src/config/env\\.ts$',
+];
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment:
+        'An import cycle (type-only imports count: a module signature says what it touches).',
+      severity: 'error',
+      from: { path: '^(src|platforms)/' },
+      to: { circular: true },
+    },
+    {
+      name: 'core-imports-no-platform-sdk',
+      comment: 'src/ never imports a platform SDK, in any form.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: `node_modules/(${ANY_SDK})` },
+    },
+    {
+      name: 'core-imports-no-platform',
+      comment:
+        'Only the composition root (src/cli) reaches platforms/, and only through registry.ts.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/cli(\\.ts$|/)' },
+      to: { path: '^platforms/' },
+    },
+    {
+      name: 'cli-reaches-only-the-registry',
+      severity: 'error',
+      from: { path: '^src/cli(\\.ts$|/)' },
+      to: { path: '^platforms/', pathNot: '^platforms/registry\\.ts$' },
+    },
+    {
+      name: 'no-cross-platform-import',
+      comment: 'One platform = one folder: a platform never imports another one.',
+      severity: 'error',
+      from: { path: '^platforms/([^/]+)/' },
+      to: { path: '^platforms/', pathNot: ['^platforms/$1/'] },
+    },
+    {
+      name: 'no-create-require',
+      comment:
+        'createRequire would hide an import from these rules; ESM imports say what they load.',
+      severity: 'error',
+      from: { path: '^(src|platforms)/' },
+      to: { dependencyTypes: ['core'], path: '^(node:)?module$' },
+    },
+    ...Object.entries(SDK).map(([platform, own]) => ({
+      name: `only-${platform}-imports-its-sdk`,
+      severity: 'error',
+      from: { pathNot: `^platforms/${platform}/` },
+      to: { path: `node_modules/(${own})` },
+    })),
+    {
+      name: 'platform-uses-only-the-adapter-surface',
+      comment:
+        'A platform talks to the core only through the adapter contract (not the engine, store, ...).',
+      severity: 'error',
+      from: { path: '^platforms/', pathNot: '^platforms/registry\\.ts$' },
+      to: { path: '^src/', pathNot: CORE_SURFACE },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    moduleSystems: ['es6', 'cjs', 'tsd'],
+  },
+};
