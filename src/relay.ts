@@ -10,13 +10,19 @@ import { createSealer } from './cases/sealer.ts';
 import { openSqliteStore } from './cases/sqlite-store.ts';
 import type { Store } from './cases/store.ts';
 import { handleTap } from './cases/tap.ts';
+import type { StoredCase } from './cases/types.ts';
 import type { RelayConfig } from './config/config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createGuardedAgent } from './net/http.ts';
 import { NotifyWorker, type NotifyWorkerOptions } from './notify/worker.ts';
+import { inlineActions } from './protocol/actions.ts';
+import { isTerminal } from './protocol/types.ts';
+import { createReceiptIssuer, type ReceiptIssuer } from './receipts/issuer.ts';
+import { createSigner, loadSigningKey, type ReceiptSigner } from './receipts/keys.ts';
 import { createApp, mountRoute } from './server/app.ts';
 import { detailsLinkKey } from './server/link-key.ts';
 import { createMetrics } from './server/metrics.ts';
+import { registerReceiptRoutes } from './server/receipt-routes.ts';
 import type { EventStreamOptions } from './watch/sse.ts';
 import { Watcher, type WatcherOptions } from './watch/watcher.ts';
 import { createWatching } from './watch/watching.ts';
@@ -76,6 +82,17 @@ export function createRelay(o: RelayOptions): Relay {
   let server: ReturnType<typeof serve> | undefined;
   let reconcileTimer: NodeJS.Timeout | undefined;
   const mounted: Array<{ close(): void }> = [];
+  // Signed decision receipts: the key is read (or made once and stored) at start.
+  let receipts: { issuer: ReceiptIssuer; signer: ReceiptSigner } | undefined;
+  const issueReceipt = (c: StoredCase) => {
+    if (receipts && isTerminal(c.status))
+      receipts.issuer.receiptOf(c.id).catch((err: Error) => {
+        log.warn(
+          { case: c.id, err: err.message },
+          'receipt not issued; it is issued when asked for',
+        );
+      });
+  };
   const app = createApp({
     engine,
     adapters: o.adapters,
@@ -83,6 +100,7 @@ export function createRelay(o: RelayOptions): Relay {
     ready: () => ready,
     mount: (a: Hono) => {
       mountRoute(a, watching.callbackRoute);
+      registerReceiptRoutes(a, store, () => receipts);
       const m = o.mount?.(a);
       if (m) mounted.push(m);
     },
@@ -106,6 +124,23 @@ export function createRelay(o: RelayOptions): Relay {
         o.config.publicUrl ?? relay.url,
         await detailsLinkKey(o.config.secretKey, store.kv),
       );
+      const signer = createSigner(
+        await loadSigningKey(o.config.receiptSigningKey, o.config.secretKey, store.kv),
+      );
+      receipts = {
+        signer,
+        issuer: createReceiptIssuer({
+          store,
+          signer,
+          cardOf: (c) => engine.cardOf(c),
+          actionsOffered: (c) =>
+            inlineActions(c.doc.hitl, !!engine.secretsOf(c).submit_token).actions,
+          instanceId: engine.instanceId,
+          now: engine.now,
+          log,
+        }),
+      };
+      engine.events.on('status', issueReceipt);
       for (const a of o.adapters) {
         await a.start({
           kv: store.kv,
@@ -136,6 +171,7 @@ export function createRelay(o: RelayOptions): Relay {
     },
     async stop() {
       ready = false;
+      engine.events.off('status', issueReceipt);
       watcher.stop();
       await notifier.stop();
       await watching.stop();

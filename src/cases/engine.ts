@@ -301,6 +301,8 @@ export class Engine {
         source,
         action: u.result?.action ?? null,
       });
+      // After its history row, so listeners (receipts) see the row that records the change.
+      this.events.emit('status', changed);
       if (u.next_case_id) await this.linkNext(changed, u.next_case_id);
     }
     return changed;

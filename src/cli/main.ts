@@ -3,6 +3,7 @@ import type { CliContext } from './context.ts';
 import { CliError, printError } from './output.ts';
 import { SEND_USAGE, sendCommand } from './send.ts';
 import { casesCommand, STATUS_USAGE, statusCommand } from './status.ts';
+import { VERIFY_USAGE, verifyCommand } from './verify.ts';
 
 /** The top-level usage text. */
 export const USAGE = `usage: hitl-relay <command> [options]
@@ -11,6 +12,7 @@ export const USAGE = `usage: hitl-relay <command> [options]
   send --to <target> [file|-]    send a HITL 202 body or hitl object to the relay
   status <id>                    show a case (--wait to wait for its end)
   cases [--open]                 list recent cases
+  verify <receipt.json>          check a signed decision receipt (--relay: against the stored history)
 
   --json prints JSON for scripts. The relay is $RELAY_URL (default http://127.0.0.1:8787),
   with RELAY_API_KEY when it has one. "hitl-relay <command> --help" for a command's options.`;
@@ -22,6 +24,7 @@ const COMMANDS: Record<
   send: { usage: SEND_USAGE, run: sendCommand },
   status: { usage: STATUS_USAGE, run: statusCommand },
   cases: { usage: STATUS_USAGE, run: casesCommand },
+  verify: { usage: VERIFY_USAGE, run: verifyCommand },
 };
 
 /** Runs one command line; returns the exit code, or -1 when the process should keep running (serve). */

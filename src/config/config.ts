@@ -34,6 +34,7 @@ export const CORE_ENV_VARS = [
   'NOTIFY_MAX_ATTEMPTS',
   'NOTIFY_TIMEOUT_SECONDS',
   'SSE_MAX_STREAMS',
+  'RECEIPT_SIGNING_KEY',
 ] as const;
 
 const TARGET = /^(route|[a-z][a-z0-9_-]*):.+$/;
@@ -63,6 +64,10 @@ const envSchema = z.object({
     .optional(),
   RELAY_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   RELAY_SECRET_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  RECEIPT_SIGNING_KEY: z
+    .string()
+    .min(32, 'must be a PKCS#8 PEM Ed25519 key or its 32-byte seed')
+    .optional(),
   RELAY_CONFIG: z.string().optional(),
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   POLL_INTERVAL_MIN_SECONDS: z.coerce.number().min(0.01).default(30),
@@ -98,6 +103,8 @@ export interface RelayConfig {
   databaseUrl: string | undefined;
   apiKey: string | undefined;
   secretKey: string | undefined;
+  /** Signs decision receipts (generated and stored sealed when absent). */
+  receiptSigningKey: string | undefined;
   logLevel: string;
   pollMinMs: number;
   pollMaxMs: number;
@@ -136,6 +143,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
   const file = e.RELAY_CONFIG ? readConfigFile(e.RELAY_CONFIG) : fileSchema.parse({});
   registerSecret(e.RELAY_API_KEY);
   registerSecret(e.RELAY_SECRET_KEY);
+  registerSecret(e.RECEIPT_SIGNING_KEY);
   for (const s of Object.values(file.callback_secrets)) registerSecret(s);
   const local = !e.RELAY_API_KEY;
   const notifyKey = e.RELAY_API_KEY ?? e.RELAY_SECRET_KEY;
@@ -150,6 +158,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     databaseUrl: e.DATABASE_URL,
     apiKey: e.RELAY_API_KEY,
     secretKey: e.RELAY_SECRET_KEY,
+    receiptSigningKey: e.RECEIPT_SIGNING_KEY,
     logLevel: e.LOG_LEVEL,
     pollMinMs: e.POLL_INTERVAL_MIN_SECONDS * 1000,
     pollMaxMs: e.POLL_INTERVAL_MAX_SECONDS * 1000,

@@ -5,6 +5,7 @@
 import type { PlatformAdapter } from '../adapter.ts';
 import type { RelayConfig } from '../config/config.ts';
 import { error, json, type PathItem, pathParam, platformPaths, text } from './openapi-parts.ts';
+import { receiptPaths } from './openapi-receipts.ts';
 import { SCHEMAS } from './openapi-schemas.ts';
 
 const secured = [{ apiKey: [] }];
@@ -186,7 +187,7 @@ export function openApiDocument(o: {
         "Brings HITL Protocol review cases into chats. Agents POST a service's 202 body to /v1/cases and read the outcome with /v1/cases/{id}/wait or a signed notify_url webhook.",
     },
     servers: [{ url: o.config.publicUrl ?? '/' }],
-    paths: { ...relayPaths(o.config), ...platformPaths(o.adapters) },
+    paths: { ...relayPaths(o.config), ...receiptPaths(), ...platformPaths(o.adapters) },
     webhooks: {
       notify: {
         post: {

@@ -1,0 +1,115 @@
+/**
+ * Issues a signed receipt when a case ends and keeps it, append-only: the first receipt stored for
+ * a case is the receipt (a replica that races loses and reads the winner's). A case whose receipt
+ * was not issued (the process died between the final status and the receipt) gets it on the first
+ * request for it.
+ */
+import type { Store } from '../cases/store.ts';
+import type { StoredCase } from '../cases/types.ts';
+import type { Logger } from '../log.ts';
+import { isTerminal } from '../protocol/types.ts';
+import type { Card } from '../render/card.ts';
+import type { ReceiptSigner } from './keys.ts';
+import {
+  historyChain,
+  RECEIPT_FORMAT,
+  type Receipt,
+  type ReceiptBody,
+  type ReceiptHistoryEntry,
+  sha256Of,
+} from './receipt.ts';
+
+/** What the issuer needs. */
+export interface ReceiptIssuerDeps {
+  store: Pick<Store, 'getCase' | 'listHistory' | 'kv'>;
+  /** The card of a case as every platform was sent it. */
+  cardOf(c: StoredCase): Promise<Card>;
+  /** The actions the case's card offered inline. */
+  actionsOffered(c: StoredCase): string[];
+  signer: ReceiptSigner;
+  instanceId: string;
+  now: () => number;
+  log: Logger;
+}
+
+/** Issues and reads receipts. */
+export interface ReceiptIssuer {
+  /** The receipt of a case: the stored one, else a new one when the case has ended; undefined while open. */
+  receiptOf(id: string): Promise<Receipt | undefined>;
+}
+
+const keyOf = (id: string) => `receipt:${id}`;
+
+/** History rows as receipts cover them (and as the case view shows them). */
+export function receiptHistory(
+  rows: ReadonlyArray<{ at: number; kind: string; detail: Record<string, unknown> }>,
+): ReceiptHistoryEntry[] {
+  return rows.map((h) => ({ at: new Date(h.at).toISOString(), kind: h.kind, detail: h.detail }));
+}
+
+/** Creates the issuer. */
+export function createReceiptIssuer(d: ReceiptIssuerDeps): ReceiptIssuer {
+  async function build(c: StoredCase): Promise<ReceiptBody> {
+    const entries = receiptHistory(await d.store.listHistory(c.id));
+    const { link: _link, ...card } = await d.cardOf(c);
+    const final = [...entries]
+      .reverse()
+      .find((e) => e.kind === 'status' && e.detail.to === c.status)?.detail;
+    return {
+      format: RECEIPT_FORMAT,
+      issued_at: new Date(d.now()).toISOString(),
+      instance: d.instanceId,
+      case: {
+        id: c.id,
+        case_id: c.case_id,
+        service: c.origin,
+        target: c.target,
+        type: c.doc.hitl.type,
+        prompt: c.doc.hitl.prompt,
+        status: c.status,
+        status_at: c.doc.status_at ?? null,
+        // An expiry the relay concluded on its own (the service was unreachable) is not the service's word.
+        confirmed: final ? final.source !== 'local_expiry' && final.confirmed !== false : false,
+      },
+      content_sha256: sha256Of(c.doc.hitl),
+      // Without the Details link: its base URL is deployment detail, not what was decided on.
+      card_sha256: sha256Of(card),
+      actions: d.actionsOffered(c),
+      actors: entries
+        .filter((e) => e.kind === 'tap' || e.kind === 'submit' || e.kind === 'tap_refused')
+        .map(({ at, kind, detail: x }) => ({
+          at,
+          platform: String(x.platform ?? ''),
+          user_id: String(x.user ?? ''),
+          name: typeof x.name === 'string' ? x.name : null,
+          kind: kind === 'submit' ? `submit:${String(x.outcome ?? '')}` : kind,
+        })),
+      decision: {
+        result: c.doc.result ?? null,
+        submitted_by: c.doc.submitted_by ?? null,
+        responded_by: c.doc.responded_by ?? null,
+      },
+      policy: null,
+      history: { count: entries.length, chain_sha256: historyChain(entries), entries },
+    };
+  }
+
+  return {
+    async receiptOf(id) {
+      const stored = await d.store.kv.get(keyOf(id));
+      if (stored) return JSON.parse(stored) as Receipt;
+      const c = await d.store.getCase(id);
+      if (!c || !isTerminal(c.status)) return undefined;
+      const receipt = d.signer.sign(await build(c));
+      if (await d.store.kv.setIfAbsent(keyOf(id), JSON.stringify(receipt))) {
+        d.log.info(
+          { case: id, status: c.status, key_id: receipt.signature.key_id },
+          'receipt issued',
+        );
+        return receipt;
+      }
+      const winner = await d.store.kv.get(keyOf(id));
+      return winner ? (JSON.parse(winner) as Receipt) : receipt;
+    },
+  };
+}

@@ -1,0 +1,177 @@
+/**
+ * Signed decision receipts: what a case was, who acted and how it ended, signed with Ed25519 over
+ * the RFC 8785 canonical JSON of the receipt body. Pure: no store, no clock (callers pass both).
+ * The audit history is committed to by a hash chain, so changing, dropping or re-ordering any
+ * stored history row that a receipt covers is detectable later (verifyHistory).
+ */
+import { createHash, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
+import canonicalizeModule from 'canonicalize';
+
+// canonicalize is CommonJS (module.exports = fn) but its types declare an ES default export; under
+// NodeNext the default import is that function at run time.
+const canonicalize = canonicalizeModule as unknown as (value: unknown) => string | undefined;
+
+/** The receipt format this code writes and reads. */
+export const RECEIPT_FORMAT = 'hitl-relay-receipt/1';
+
+/** One history row as a receipt covers it (times as ISO strings). */
+export interface ReceiptHistoryEntry {
+  at: string;
+  kind: string;
+  detail: Record<string, unknown>;
+}
+
+/** What a receipt says (the signed part). */
+export interface ReceiptBody {
+  format: typeof RECEIPT_FORMAT;
+  issued_at: string;
+  /** The relay instance that issued it. */
+  instance: string;
+  case: {
+    id: string;
+    case_id: string;
+    service: string;
+    target: string;
+    type: string;
+    prompt: string;
+    status: string;
+    status_at: string | null;
+    /** Whether the service confirmed the final status (false: the relay's own conclusion). */
+    confirmed: boolean;
+  };
+  /** SHA-256 of the canonical JSON of the hitl object as stored (no submit_token, no review_url). */
+  content_sha256: string;
+  /** SHA-256 of the canonical JSON of the final card every platform was sent. */
+  card_sha256: string;
+  /** The actions the card offered inline. */
+  actions: string[];
+  /** The people who acted through the relay and how their taps ended. */
+  actors: Array<{
+    at: string;
+    platform: string;
+    user_id: string;
+    name: string | null;
+    kind: string;
+  }>;
+  decision: {
+    result: unknown;
+    submitted_by: unknown;
+    responded_by: unknown;
+  };
+  /** The approval policy in force (null: the first valid tap decides). */
+  policy: null | { name: string; version: string };
+  history: {
+    /** How many history rows (from the first) the chain covers. */
+    count: number;
+    /** The chain over those rows: h0 = sha256("hitl-relay history"), hN = sha256(hN-1 ‖ jcs(row N)). */
+    chain_sha256: string;
+    entries: ReceiptHistoryEntry[];
+  };
+}
+
+/** A receipt: the body, the public key that signed it, and the signature. */
+export interface Receipt {
+  receipt: ReceiptBody;
+  signature: {
+    alg: 'Ed25519';
+    /** SHA-256 fingerprint (base64url, 16 bytes) of the raw public key. */
+    key_id: string;
+    /** The raw 32-byte public key, base64url (compare key_id with the relay's published key). */
+    public_key: string;
+    /** Signature over jcs(receipt), base64url. */
+    value: string;
+  };
+}
+
+/** RFC 8785 canonical JSON. */
+export function jcs(value: unknown): string {
+  const s = canonicalize(value);
+  if (s === undefined) throw new Error('value has no JSON form');
+  return s;
+}
+
+/** SHA-256 of the canonical JSON of `value`, hex. */
+export function sha256Of(value: unknown): string {
+  return createHash('sha256').update(jcs(value)).digest('hex');
+}
+
+/** The hash chain over history rows (see ReceiptBody.history). */
+export function historyChain(entries: readonly unknown[]): string {
+  let h = createHash('sha256').update('hitl-relay history').digest();
+  for (const e of entries) h = createHash('sha256').update(h).update(jcs(e)).digest();
+  return h.toString('hex');
+}
+
+/** The raw 32-byte Ed25519 public key of a key object. */
+export function rawPublicKey(key: KeyObject): Buffer {
+  const jwk = createPublicKey(key).export({ format: 'jwk' });
+  return Buffer.from(jwk.x as string, 'base64url');
+}
+
+/** The key id of a raw public key. */
+export function keyId(raw: Buffer): string {
+  return createHash('sha256').update(raw).digest().subarray(0, 16).toString('base64url');
+}
+
+/** Signs a receipt body with an Ed25519 private key. */
+export function signReceipt(body: ReceiptBody, privateKey: KeyObject): Receipt {
+  const raw = rawPublicKey(privateKey);
+  return {
+    receipt: body,
+    signature: {
+      alg: 'Ed25519',
+      key_id: keyId(raw),
+      public_key: raw.toString('base64url'),
+      value: sign(null, Buffer.from(jcs(body)), privateKey).toString('base64url'),
+    },
+  };
+}
+
+/** Why a receipt does not verify, or null when it does. */
+export function receiptProblem(r: unknown, expectedKeyId?: string): string | null {
+  const x = r as Partial<Receipt> | null;
+  if (!x || typeof x !== 'object' || !x.receipt || !x.signature) return 'not a receipt';
+  if (x.receipt.format !== RECEIPT_FORMAT) return `unknown format ${String(x.receipt.format)}`;
+  const s = x.signature;
+  if (s.alg !== 'Ed25519' || typeof s.public_key !== 'string' || typeof s.value !== 'string')
+    return 'unsupported or missing signature';
+  // Only canonical base64url: a changed padding bit must not leave the same bytes.
+  const raw = Buffer.from(s.public_key, 'base64url');
+  if (raw.toString('base64url') !== s.public_key || raw.length !== 32)
+    return 'public key is not 32 bytes of base64url';
+  const sig = Buffer.from(s.value, 'base64url');
+  if (sig.toString('base64url') !== s.value || sig.length !== 64)
+    return 'signature is not 64 bytes of base64url';
+  if (keyId(raw) !== s.key_id) return 'key_id does not match the public key';
+  if (expectedKeyId && s.key_id !== expectedKeyId)
+    return `signed by key ${s.key_id}, expected ${expectedKeyId}`;
+  const key = createPublicKey({
+    key: { kty: 'OKP', crv: 'Ed25519', x: s.public_key },
+    format: 'jwk',
+  });
+  let ok = false;
+  try {
+    ok = verify(null, Buffer.from(jcs(x.receipt)), key, sig);
+  } catch {
+    ok = false;
+  }
+  if (!ok) return 'signature does not match the receipt';
+  const h = x.receipt.history;
+  if (!h || !Array.isArray(h.entries) || h.entries.length !== h.count)
+    return 'history entries do not match their count';
+  if (historyChain(h.entries) !== h.chain_sha256) return 'history chain does not match its entries';
+  return null;
+}
+
+/**
+ * Why the stored history no longer matches what the receipt covered, or null when it does: the
+ * first `count` stored rows must chain to the receipt's hash (later rows are not covered).
+ */
+export function historyProblem(r: Receipt, stored: readonly unknown[]): string | null {
+  const { count, chain_sha256 } = r.receipt.history;
+  if (stored.length < count)
+    return `stored history has ${stored.length} rows, the receipt covers ${count}`;
+  if (historyChain(stored.slice(0, count)) !== chain_sha256)
+    return 'stored history differs from what the receipt covers';
+  return null;
+}
