@@ -25,7 +25,10 @@ export interface ScriptedAnswer {
 /** Never answers (the request hangs until the double closes). */
 export const HANG = 'hang' as const;
 
-/** One SSE event to send: `data` undefined sends an event with no data line. */
+/**
+ * One SSE event to send. `data` undefined sends an empty `data:` line: an event with no data line at
+ * all is never dispatched by an SSE parser (WHATWG), so "no data" on the wire means empty data.
+ */
 export interface ScriptedEvent {
   event: string;
   data?: unknown;
@@ -59,7 +62,7 @@ export interface DoubleCase {
   onConnect: ScriptedEvent[];
   /** Keep streams open after a terminal event (the spec says the server SHOULD close). */
   keepStreamsOpen: boolean;
-  /** Terminal events carry no data line at all. */
+  /** Terminal events carry no data (an empty `data:` line). */
   bareTerminalEvents: boolean;
 }
 
@@ -168,8 +171,10 @@ export async function startSpecDouble(): Promise<SpecDouble> {
     const c = cases.get(id);
     for (const res of streams.get(id) ?? []) {
       let frame = `id: ${e.id ?? String(++eventSeq)}\nevent: ${e.event}\n`;
-      if (e.data !== undefined)
-        frame += `data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n`;
+      frame +=
+        e.data === undefined
+          ? 'data:\n'
+          : `data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n`;
       res.write(`${frame}\n`);
       if (c && TERMINAL.has(e.event.replace(/^review\./, '')) && !c.keepStreamsOpen) res.end();
     }
