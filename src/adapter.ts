@@ -44,7 +44,10 @@ export type TapOutcome =
   | 'busy' // another tap on this case is being submitted right now
   | 'use_review_url' // the service answered 403: open Details instead
   | 'inline_unavailable' // the service answered 401: only Details remains
-  | 'failed' // the service or the network failed; nothing was decided
+  | 'refused' // the service refused the request (400/422): its message is shown; use Details
+  | 'rate_limited' // the service asked to wait (429): try again after Retry-After
+  | 'service_failed' // the service answered 5xx: it failed; nothing was decided
+  | 'failed' // the service could not be reached; nothing was decided
   | 'unknown_case'; // the key matches no case
 
 /** The engine's answer to a tap. */

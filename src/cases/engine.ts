@@ -42,6 +42,8 @@ export interface IngestInput {
   notify_url?: string | undefined;
   notify_on?: 'final' | 'all' | undefined;
   labels?: Record<string, string> | undefined;
+  /** Credentials for the service's watch endpoints (sealed; sent only to the case's origin). */
+  service_headers?: Record<string, string> | undefined;
 }
 
 const URL_FIELDS = ['review_url', 'poll_url', 'submit_url', 'events_url'] as const;
@@ -154,6 +156,7 @@ export class Engine {
       : undefined;
     if (previous) doc.previous_id = previous.id;
     const secrets: CaseSecrets = { submit_token: submit_token ?? null, review_url };
+    if (input.service_headers) secrets.service_headers = input.service_headers;
     const record: StoredCase = {
       id: `hc_${randomId(12)}`,
       key: randomId(6),
@@ -282,6 +285,8 @@ export class Engine {
       const d = c.doc;
       if (u.result) d.result = u.result;
       if (u.responded_by) d.responded_by = u.responded_by;
+      if (u.submission_context) d.submission_context = u.submission_context;
+      if (u.verification_result) d.verification_result = u.verification_result;
       if (u.progress) d.progress = u.progress;
       if (u.next_case_id) d.next_case_id = u.next_case_id;
       if (u.default_action) d.default_action = u.default_action;

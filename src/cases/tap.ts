@@ -1,10 +1,18 @@
 /** A tap, from the button to the service: who, allowed, still open, confirmed, claimed once, submitted. */
 import type { Tap, TapOutcome, TapReply } from '../adapter.ts';
-import { buildSubmitRequest, inlineActions, isIrreversible } from '../protocol/actions.ts';
+import {
+  buildSubmitRequest,
+  inlineActions,
+  isIrreversible,
+  type SubmitRequest,
+} from '../protocol/actions.ts';
+import type { StatusUpdate } from '../protocol/status.ts';
 import { isTerminal } from '../protocol/types.ts';
+import { formatTime } from '../render/render-case.ts';
 import { t } from '../render/templates.ts';
+import type { SubmitOutcome } from '../submit/outcome.ts';
 import { submit } from '../submit/submit.ts';
-import { pollOnce } from '../watch/poll.ts';
+import { pollCase } from '../watch/poll.ts';
 import { type Engine, randomId } from './engine.ts';
 import type { StoredCase } from './types.ts';
 
@@ -61,7 +69,9 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
   const secrets = engine.secretsOf(c);
   const allowed = c.doc.inline_unavailable
     ? []
-    : inlineActions(c.doc.hitl, secrets.submit_token !== null).actions;
+    : inlineActions(c.doc.hitl, secrets.submit_token !== null).actions.filter(
+        (a) => !c.doc.inline_refused?.includes(a),
+      );
   if (!allowed.includes(tap.action) || !secrets.submit_token || !c.doc.hitl.submit_url) {
     await engine.history(c.id, 'tap_refused', { ...who, reason: 'action not inline-allowed' });
     return reply('not_allowed');
@@ -74,6 +84,17 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
       return reply('confirm_required', { label });
     }
     await engine.store.kv.set(key, '', 1);
+  }
+
+  // The service asked to wait (429 Retry-After): no submit before then.
+  const waitUntil = c.doc.retry_after_until;
+  if (waitUntil !== undefined && waitUntil > engine.now()) {
+    const view = {
+      seconds: Math.ceil((waitUntil - engine.now()) / 1000),
+      at: formatTime(waitUntil),
+    };
+    await engine.history(c.id, 'tap_refused', { ...who, reason: 'the service asked to wait' });
+    return reply('rate_limited', view);
   }
 
   const holder = `${engine.instanceId}:${randomId(6)}`;
@@ -96,75 +117,177 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
     ...who,
     outcome: outcome.kind,
     ...('status' in outcome ? { status: outcome.status } : {}),
+    ...('error' in outcome ? { error: outcome.error } : {}),
+    ...(outcome.kind === 'rate_limited' && outcome.retryAfterMs !== undefined
+      ? { retry_after_s: Math.ceil(outcome.retryAfterMs / 1000) }
+      : {}),
   });
-  const done = t(engine.strings, `done.${tap.action}`);
+  if (outcome.kind !== 'accepted')
+    engine.log.warn(
+      {
+        case: c.id,
+        action: tap.action,
+        outcome: outcome.kind,
+        ...('status' in outcome ? { status: outcome.status } : {}),
+        ...('error' in outcome ? { error: outcome.error } : {}),
+        ...(outcome.kind === 'failed' ? { reason: outcome.reason } : {}),
+      },
+      'submit not accepted',
+    );
   try {
-    switch (outcome.kind) {
-      case 'accepted': {
-        const updated = await engine.applyStatus(
-          c.id,
-          {
-            status: 'completed',
-            case_id: c.case_id,
-            result: { action: tap.action, data: {} },
-            ...(outcome.completed_at ? { at: outcome.completed_at } : {}),
-          },
-          'submit',
-          (x) => {
-            x.doc.submitted_by = body.submitted_by;
-            x.claim = null;
-          },
-        );
-        return reply('submitted', { done }, updated);
-      }
-      case 'unconfirmed': {
-        // 2xx, but not what an accepted submit answers (an HTML page, a cut body): ask the poll.
-        const current = (await settleByPoll(engine, c.id)) ?? (await engine.store.getCase(c.id));
-        if (current && isTerminal(current.status))
-          return current.status === 'completed' && current.doc.result?.action === tap.action
-            ? reply('submitted', { done }, current)
-            : reply('closed', { status: current.status }, current);
-        const updated = await engine.patchDoc(c.id, { notice: t(engine.strings, 'notice.failed') });
-        return reply('failed', {}, updated);
-      }
-      case 'unauthorized': {
-        const updated = await engine.patchDoc(c.id, {
-          inline_unavailable: true,
-          notice: t(engine.strings, 'notice.inline_unavailable'),
-        });
-        return reply('inline_unavailable', {}, updated);
-      }
-      case 'forbidden': {
-        // Verification errors mean no inline path will work for this case; action_not_inline is about this action only.
-        const updated = outcome.error.startsWith('verification')
-          ? await engine.patchDoc(c.id, {
-              inline_unavailable: true,
-              notice: t(engine.strings, 'notice.use_review_url'),
-            })
-          : undefined;
-        return reply('use_review_url', {}, updated);
-      }
-      case 'closed': {
-        const settled = await settleByPoll(engine, c.id);
-        const now =
-          settled ??
-          (outcome.status === 410
-            ? await engine.applyStatus(
-                c.id,
-                { status: 'expired', case_id: c.case_id },
-                'submit_410',
-              )
-            : undefined);
-        const current = now ?? (await engine.store.getCase(c.id));
-        return reply('closed', { status: current?.status ?? 'closed' }, current);
-      }
-      default: {
-        const updated = await engine.patchDoc(c.id, { notice: t(engine.strings, 'notice.failed') });
-        return reply('failed', {}, updated);
-      }
-    }
+    return await settleSubmit(engine, c, tap, body, outcome, reply);
   } finally {
     await engine.store.releaseClaim(c.id, holder);
+  }
+}
+
+type Reply = (
+  outcome: TapOutcome,
+  view?: Record<string, unknown>,
+  current?: StoredCase,
+) => Promise<TapReply>;
+
+/**
+ * What the service's answer to a submit means for the case, the card and the person (spec 7.5,
+ * 7.6): the service's own result on 200 (confirmed by a poll), and for every refusal the truth
+ * about what happened and what the person can do.
+ */
+async function settleSubmit(
+  engine: Engine,
+  c: StoredCase,
+  tap: Tap,
+  body: SubmitRequest,
+  outcome: SubmitOutcome,
+  reply: Reply,
+): Promise<TapReply> {
+  const s = engine.strings;
+  const done = t(s, `done.${tap.action}`);
+  const label = t(s, `action.${tap.action}`);
+  switch (outcome.kind) {
+    case 'accepted': {
+      // The service took the answer. Its result is the result: read the case (poll_url is the
+      // source of truth) and fall back to what the 200 body said when the poll cannot tell.
+      // The service took this person's answer (a second answer gets 409): they submitted it, even
+      // when a concurrent poll applies the completion first.
+      await engine.mutate(c.id, (x) => {
+        if (x.doc.submitted_by || (isTerminal(x.status) && x.doc.result?.action !== tap.action))
+          return false;
+        x.doc.submitted_by = body.submitted_by;
+        return true;
+      });
+      const polled = await pollCase(engine, c, null);
+      let updated: StoredCase | undefined;
+      if (polled.kind === 'status' && isTerminal(polled.update.status))
+        updated = await engine.applyStatus(c.id, polled.update, 'submit_confirmed');
+      else {
+        const a = outcome.answer;
+        const u: StatusUpdate =
+          a.update?.status === 'completed'
+            ? a.update
+            : {
+                status: 'completed',
+                case_id: c.case_id,
+                // The service confirmed this action and gave no data: none is invented.
+                result: { action: tap.action },
+                ...(outcome.completed_at ? { at: outcome.completed_at } : {}),
+              };
+        updated = await engine.applyStatus(c.id, u, 'submit');
+      }
+      const current = updated ?? (await engine.store.getCase(c.id));
+      if (current?.status === 'completed' && current.doc.result?.action !== tap.action)
+        return reply('closed', { status: current.status }, current);
+      return reply('submitted', { done }, current);
+    }
+    case 'unconfirmed': {
+      // 2xx, but not what an accepted submit answers (an HTML page, a cut body): ask the poll.
+      const current = (await settleByPoll(engine, c.id)) ?? (await engine.store.getCase(c.id));
+      if (current && isTerminal(current.status))
+        return current.status === 'completed' && current.doc.result?.action === tap.action
+          ? reply('submitted', { done }, current)
+          : reply('closed', { status: current.status }, current);
+      const updated = await engine.patchDoc(c.id, { notice: t(s, 'notice.unconfirmed') });
+      return reply('failed', {}, updated);
+    }
+    case 'refused': {
+      // The service refused the request itself: the same tap would be refused again.
+      const view = { status: outcome.status, message: outcome.message ?? '' };
+      const updated = await engine.patchDoc(c.id, {
+        inline_unavailable: true,
+        notice: t(s, 'notice.refused', view),
+      });
+      return reply('refused', view, updated);
+    }
+    case 'unauthorized': {
+      const updated = await engine.patchDoc(c.id, {
+        inline_unavailable: true,
+        notice: t(s, 'notice.inline_unavailable'),
+      });
+      return reply('inline_unavailable', {}, updated);
+    }
+    case 'forbidden': {
+      // Verification errors mean no inline path will work for this case (spec 7.6: fall back to
+      // review_url, do not retry inline); action_not_inline is about this action only.
+      if (outcome.error === 'action_not_inline') {
+        const refused = [...new Set([...(c.doc.inline_refused ?? []), tap.action])];
+        const updated = await engine.patchDoc(c.id, {
+          inline_refused: refused,
+          notice: t(s, 'notice.action_not_inline', { label }),
+        });
+        return reply('use_review_url', {}, updated);
+      }
+      const updated = await engine.patchDoc(c.id, {
+        inline_unavailable: true,
+        notice: t(
+          s,
+          outcome.error.startsWith('verification')
+            ? 'notice.verification'
+            : 'notice.use_review_url',
+        ),
+      });
+      return reply('use_review_url', {}, updated);
+    }
+    case 'closed': {
+      const settled = await settleByPoll(engine, c.id);
+      if (settled && isTerminal(settled.status))
+        return reply('closed', { status: settled.status }, settled);
+      const current = await engine.store.getCase(c.id);
+      if (current && isTerminal(current.status))
+        return reply('closed', { status: current.status }, current);
+      if (outcome.status === 410) {
+        // 410 is the service saying the case expired (spec 7.5).
+        const expired = await engine.applyStatus(
+          c.id,
+          { status: 'expired', case_id: c.case_id },
+          'submit_410',
+        );
+        return reply('closed', { status: 'expired' }, expired);
+      }
+      // 409: answered already, somewhere else; its final state cannot be read right now.
+      const updated = await engine.patchDoc(c.id, {
+        inline_unavailable: true,
+        notice: t(s, 'notice.decided_elsewhere'),
+      });
+      return reply('closed', { status: t(s, 'closed_elsewhere') }, updated);
+    }
+    case 'rate_limited': {
+      const waitMs = outcome.retryAfterMs ?? 30_000;
+      const until = engine.now() + waitMs;
+      const view = { seconds: Math.ceil(waitMs / 1000), at: formatTime(until) };
+      const updated = await engine.patchDoc(c.id, {
+        retry_after_until: until,
+        notice: t(s, 'notice.rate_limited', view),
+      });
+      return reply('rate_limited', view, updated);
+    }
+    case 'service_failed': {
+      const view = { status: outcome.status };
+      const updated = await engine.patchDoc(c.id, { notice: t(s, 'notice.service_failed', view) });
+      return reply('service_failed', view, updated);
+    }
+    default: {
+      const updated = await engine.patchDoc(c.id, { notice: t(s, 'notice.failed') });
+      return reply('failed', {}, updated);
+    }
   }
 }
 
@@ -176,11 +299,7 @@ async function claim(engine: Engine, c: StoredCase, holder: string): Promise<boo
   if (!current?.claim || current.claim.until >= engine.now()) return false;
   // Take over only when a poll read the case still open: a failed poll leaves the lost submit's
   // outcome unknown, and submitting again then could make a second POST.
-  const read = await pollOnce(current.doc.hitl.poll_url, null, {
-    dispatcher: engine.dispatcher,
-    now: engine.now(),
-    expectedCaseId: current.case_id,
-  });
+  const read = await pollCase(engine, current, null);
   if (read.kind !== 'status') return false;
   await engine.applyStatus(c.id, read.update, 'poll');
   const latest = await engine.store.getCase(c.id);
@@ -192,11 +311,7 @@ async function claim(engine: Engine, c: StoredCase, holder: string): Promise<boo
 export async function settleByPoll(engine: Engine, id: string): Promise<StoredCase | undefined> {
   const c = await engine.store.getCase(id);
   if (!c) return undefined;
-  const r = await pollOnce(c.doc.hitl.poll_url, null, {
-    dispatcher: engine.dispatcher,
-    now: engine.now(),
-    expectedCaseId: c.case_id,
-  });
+  const r = await pollCase(engine, c, null);
   if (r.kind !== 'status') return undefined;
   return engine.applyStatus(id, r.update, 'poll');
 }

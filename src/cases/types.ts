@@ -12,6 +12,11 @@ import type {
 export interface CaseSecrets {
   submit_token: string | null;
   review_url: string;
+  /**
+   * Credentials for the service's watch endpoints (poll_url, events_url of the case's origin),
+   * given at intake as `service_auth.headers`: e.g. the Authorization of the agent's original call.
+   */
+  service_headers?: Record<string, string>;
 }
 
 /** The hitl object as stored: without submit_token and review_url, which live in CaseSecrets. */
@@ -36,6 +41,21 @@ export interface CaseDoc {
   inline_unavailable?: boolean;
   /** A note the card shows (e.g. "Submit failed; try again or use Details"). */
   notice?: string;
+  /** Actions the service refused from a chat button (403 action_not_inline): their buttons are gone. */
+  inline_refused?: string[];
+  /** The service answered 429: no submit before this time (ms since the epoch). */
+  retry_after_until?: number;
+  /** How watching the case goes; absent while every look worked. */
+  watch?: WatchState;
+  /**
+   * Set when the relay decided the status itself (a local expiry while the service could not be
+   * read): the outcome is then not confirmed by the service, and says why.
+   */
+  unconfirmed?: string;
+  /** v0.8 submission_context of the answer, as the service reports it. */
+  submission_context?: Record<string, unknown>;
+  /** v0.8 submission_context.verification_result, as the service reports it. */
+  verification_result?: Record<string, unknown>;
   notify_url?: string;
   notify_on?: 'final' | 'all';
   labels?: Record<string, string>;
@@ -44,6 +64,14 @@ export interface CaseDoc {
   next_id?: string;
   /** Reminder times already sent (ISO strings). */
   reminders_sent: string[];
+}
+
+/** The state of a case's watch: `ok`, or the class of the failure that keeps it blind since `since`. */
+export interface WatchState {
+  state: 'ok' | 'unreachable' | 'refused' | 'gone' | 'invalid' | 'rate_limited' | 'failing';
+  last_error: string | null;
+  /** ISO time the state began. */
+  since: string;
 }
 
 /** A claim on a case while a tap is being submitted: the exactly-once guard. */

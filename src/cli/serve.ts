@@ -17,7 +17,18 @@ export async function serveCommand(): Promise<void> {
     adapters,
     log,
     ...(store ? { store } : {}),
-    ...(demo ? { mount: (app) => demo.mountDemo(app, { dataDir: config.dataDir, log }) } : {}),
+    ...(demo
+      ? {
+          mount: (app) =>
+            demo.mountDemo(app, {
+              dataDir: config.dataDir,
+              log,
+              // The relay never polls before Retry-After: the built-in demo asks for no more than
+              // the relay's own minimum interval, so a local setup polls as it is configured to.
+              pollRetryAfterSeconds: Math.floor(config.pollMinMs / 1000),
+            }),
+        }
+      : {}),
   });
   await relay.start();
   const base = config.publicUrl ?? relay.url;

@@ -25,6 +25,10 @@ export interface HitlOutcome {
   result: CaseResult | null;
   submitted_by: SubmittedBy | null;
   responded_by: RespondedBy | null;
+  /** False when the relay could not confirm the status with the service (see case.watch). */
+  confirmed: boolean;
+  /** How watching the case goes (`state: 'ok'`, or why the relay cannot see it). */
+  watch: CaseView['watch'];
   approval: ApprovalView;
   /** The whole case view. */
   case: CaseView;
@@ -58,6 +62,12 @@ function text(data: Record<string, unknown> | undefined, ...keys: string[]): str
 
 /** The approval view of a case: approve/confirm/select/submit approve; everything else does not. */
 export function approvalOf(v: CaseView): ApprovalView {
+  // The relay's own conclusion is never passed off as the service's: the person may have decided.
+  if (v.confirmed === false)
+    return {
+      approved: false,
+      reason: `outcome unknown: ${v.unconfirmed_reason ?? 'not confirmed by the service'}`,
+    };
   if (v.status === 'expired') {
     const d = v.default_action
       ? ` (the service applies its default action "${v.default_action}")`
@@ -66,8 +76,13 @@ export function approvalOf(v: CaseView): ApprovalView {
   }
   if (v.status === 'cancelled')
     return { approved: false, reason: v.reason ? `cancelled: ${v.reason}` : 'cancelled' };
-  if (v.status !== 'completed' || !v.result)
-    return { approved: false, reason: `no decision yet (the case is ${v.status})` };
+  if (v.status !== 'completed' || !v.result) {
+    const blind =
+      v.watch && v.watch.state !== 'ok'
+        ? `; hitl-relay cannot see the case's status (${v.watch.state}: ${v.watch.last_error ?? ''})`
+        : '';
+    return { approved: false, reason: `no decision yet (the case is ${v.status})${blind}` };
+  }
   const { action, data } = v.result;
   const by = who(v);
   const out: ApprovalView = { approved: APPROVING.has(action) };
@@ -92,6 +107,8 @@ export function outcomeOf(v: CaseView): HitlOutcome {
     result: v.result,
     submitted_by: v.submitted_by,
     responded_by: v.responded_by,
+    confirmed: v.confirmed !== false,
+    watch: v.watch,
     approval: approvalOf(v),
     case: v,
   };

@@ -37,6 +37,19 @@ export interface CaseView {
   submitted_by: SubmittedBy | null;
   /** Who answered, as the service reports it (e.g. on its review page). */
   responded_by: RespondedBy | null;
+  /** v0.8: how the answer was submitted (mode browser_submit / inline_submit), from the service. */
+  submission_context: Record<string, unknown> | null;
+  /** v0.8: whether proof of human was satisfied, from the service. */
+  verification_result: Record<string, unknown> | null;
+  /** False when the relay concluded the status itself (a local expiry it could not confirm). */
+  confirmed: boolean;
+  unconfirmed_reason: string | null;
+  /** How watching the case goes: `ok`, or why the relay cannot see the case's status. */
+  watch: {
+    state: 'ok' | 'unreachable' | 'refused' | 'gone' | 'invalid' | 'rate_limited' | 'failing';
+    last_error: string | null;
+    since: string;
+  };
   progress: Progress | null;
   /** The action the service applies on expiry, when the case expired. */
   default_action: string | null;

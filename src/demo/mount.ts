@@ -14,7 +14,14 @@ export const DEMO_MOUNT_PATH = '/demo';
  */
 export function mountDemo(
   app: Hono,
-  options: { dataDir: string; log: Logger; baseUrl?: string; callbackSecret?: string },
+  options: {
+    dataDir: string;
+    log: Logger;
+    baseUrl?: string;
+    callbackSecret?: string;
+    /** Retry-After on its poll answers; the relay passes its own minimum interval. */
+    pollRetryAfterSeconds?: number;
+  },
 ): DemoService {
   mkdirSync(options.dataDir, { recursive: true });
   const demo = createDemoService({
@@ -23,6 +30,9 @@ export function mountDemo(
     log: options.log,
     ...(options.baseUrl && { baseUrl: options.baseUrl }),
     ...(options.callbackSecret && { callbackSecret: options.callbackSecret }),
+    ...(options.pollRetryAfterSeconds !== undefined && {
+      pollRetryAfterSeconds: options.pollRetryAfterSeconds,
+    }),
   });
   app.route(DEMO_MOUNT_PATH, demo.app);
   return demo;

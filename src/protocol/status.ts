@@ -6,6 +6,7 @@ import {
   CASE_STATUSES,
   type CaseResult,
   type CaseStatus,
+  isTerminal,
   type Progress,
   type RespondedBy,
 } from './types.ts';
@@ -36,7 +37,9 @@ const fields = {
   cancelled_at: dateTime.optional(),
   result: result.optional(),
   responded_by: respondedBy.optional(),
-  submission_context: z.looseObject({}).optional(),
+  submission_context: z
+    .looseObject({ verification_result: z.looseObject({}).optional() })
+    .optional(),
   progress: progress.optional(),
   next_case_id: z
     .string()
@@ -64,7 +67,10 @@ export interface StatusUpdate {
   case_id: string;
   result?: CaseResult;
   responded_by?: RespondedBy;
+  /** How the answer was submitted (v0.8: browser_submit / inline_submit, who, verification). */
   submission_context?: Record<string, unknown>;
+  /** v0.8 `submission_context.verification_result`: whether proof of human was satisfied. */
+  verification_result?: Record<string, unknown>;
   progress?: Progress;
   next_case_id?: string;
   default_action?: string;
@@ -77,9 +83,17 @@ export interface StatusUpdate {
 function toUpdate(p: z.infer<typeof pollSchema>): StatusUpdate {
   const at = p.completed_at ?? p.expired_at ?? p.cancelled_at ?? p.opened_at;
   const u: StatusUpdate = { status: p.status, case_id: p.case_id };
-  if (p.result) u.result = p.result as CaseResult;
-  if (p.responded_by) u.responded_by = p.responded_by;
-  if (p.submission_context) u.submission_context = p.submission_context;
+  // Spec 8: result, responded_by and submission_context belong to a completed case. Some services
+  // send them with pending/opened (after a failed transition); they are not an answer then.
+  if (p.status === 'completed') {
+    if (p.result) u.result = p.result as CaseResult;
+    if (p.responded_by) u.responded_by = p.responded_by;
+    if (p.submission_context) {
+      u.submission_context = p.submission_context;
+      const v = p.submission_context.verification_result;
+      if (v) u.verification_result = v;
+    }
+  }
   if (p.progress) u.progress = p.progress;
   if (p.next_case_id) u.next_case_id = p.next_case_id;
   if (p.default_action) u.default_action = p.default_action;
@@ -110,7 +124,14 @@ export const EVENT_STATUS: Readonly<Record<string, CaseStatus | null>> = {
 /** An event from an SSE stream or a callback. */
 export type ReviewEvent =
   | { kind: 'status'; update: StatusUpdate }
-  | { kind: 'reminder'; case_id: string; reminder_at?: string; message?: string };
+  /**
+   * A terminal event whose data is missing or unreadable: the name alone is enough to look at
+   * poll_url now (spec 8.5: the poll is the source of truth, the event only says "look").
+   */
+  | { kind: 'terminal'; status: CaseStatus; case_id: string | undefined }
+  | { kind: 'reminder'; case_id: string; reminder_at?: string; message?: string }
+  /** An event name the spec does not have (a newer version's, a service's own): ignored. */
+  | { kind: 'unknown'; name: string };
 
 const reminderSchema = z.looseObject({
   case_id: z.string().min(1).max(255),
@@ -120,19 +141,17 @@ const reminderSchema = z.looseObject({
 
 /** Parses one SSE event (`event:` name and `data:` JSON text). */
 export function parseReviewEvent(name: string, data: string): ReviewEvent {
-  if (!(name in EVENT_STATUS))
-    throw new ValidationError('invalid_event', 'unknown SSE event', [
-      { path: 'event', message: `"${name.slice(0, 40)}" is not a review event` },
-    ]);
+  if (!Object.hasOwn(EVENT_STATUS, name)) return { kind: 'unknown', name: name.slice(0, 40) };
+  const status = EVENT_STATUS[name];
   let json: unknown;
   try {
     json = JSON.parse(data);
   } catch {
+    if (status && isTerminal(status)) return { kind: 'terminal', status, case_id: undefined };
     throw new ValidationError('invalid_event', `invalid ${name} event`, [
       { path: 'data', message: 'is not JSON' },
     ]);
   }
-  const status = EVENT_STATUS[name];
   if (!status) {
     const r = reminderSchema.safeParse(json);
     if (!r.success)
@@ -144,8 +163,13 @@ export function parseReviewEvent(name: string, data: string): ReviewEvent {
     return { kind: 'reminder', ...r.data };
   }
   const r = pollSchema.safeParse({ ...(json as object), status });
-  if (!r.success)
+  if (!r.success) {
+    if (isTerminal(status)) {
+      const id = (json as { case_id?: unknown } | null)?.case_id;
+      return { kind: 'terminal', status, case_id: typeof id === 'string' ? id : undefined };
+    }
     throw new ValidationError('invalid_event', `invalid ${name} event`, toIssues(r.error, 'data'));
+  }
   return { kind: 'status', update: toUpdate(r.data) };
 }
 
@@ -161,4 +185,28 @@ export function parseCallback(body: unknown): ReviewEvent {
     ]);
   const { event, ...rest } = body as { event: string };
   return parseReviewEvent(event, JSON.stringify(rest));
+}
+
+/** What a 200 answer to an inline submit says (spec 7.5: at least `{status, case_id, completed_at}`). */
+export interface SubmitAnswer {
+  /** The status the service reports, when it names a known one. */
+  status: CaseStatus | undefined;
+  /** The whole answer as a status update, when it is a complete one (a completed case with result). */
+  update: StatusUpdate | undefined;
+  completed_at: string | undefined;
+}
+
+/** Reads the body of a 2xx submit answer; lenient, since the spec asks only for three fields. */
+export function readSubmitAnswer(body: unknown): SubmitAnswer {
+  const o = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const full = pollSchema.safeParse(o);
+  const status = (CASE_STATUSES as readonly unknown[]).includes(o.status)
+    ? (o.status as CaseStatus)
+    : undefined;
+  const at = dateTime.safeParse(o.completed_at);
+  return {
+    status,
+    update: full.success ? toUpdate(full.data) : undefined,
+    completed_at: at.success ? at.data : undefined,
+  };
 }

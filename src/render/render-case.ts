@@ -93,6 +93,7 @@ function statusLine(c: StoredCase, s: Strings): string {
       return t(s, 'status.completed', { done, who, at });
     }
     case 'expired':
+      if (d.unconfirmed) return t(s, 'status.expired_unconfirmed', { at });
       return t(s, 'status.expired', {
         at,
         default_action: d.default_action ?? d.hitl.default_action ?? '',
@@ -117,7 +118,11 @@ export function renderCase(
   const final = isTerminal(c.status);
   const type = (REVIEW_TYPES as readonly string[]).includes(hitl.type) ? hitl.type : 'custom';
   const canTap = !final && !c.doc.inline_unavailable && !c.doc.next_id;
-  const names = canTap ? inlineActions(hitl, secrets.submit_token !== null).actions : [];
+  const names = canTap
+    ? inlineActions(hitl, secrets.submit_token !== null).actions.filter(
+        (a) => !c.doc.inline_refused?.includes(a),
+      )
+    : [];
   const actions: CardAction[] = names.map((action) => {
     const label = t(s, `action.${action}`);
     const a: CardAction = {
@@ -143,6 +148,10 @@ export function renderCase(
   if (c.doc.next_id && options.round)
     status = `${status} · ${t(s, 'status.revised', { round: options.round + 1 })}`;
   if (c.doc.notice && !final) status = `${status}\n${c.doc.notice}`;
+  const w = c.doc.watch;
+  // A case the relay cannot see is said so on the card, not left to look merely "waiting".
+  if (w && w.state !== 'ok' && !final)
+    status = `${status}\n${t(s, `watch.${w.state}`, { error: shorten(w.last_error ?? '', 120) })}`;
   const title =
     options.round && options.round > 1
       ? `${t(s, `title.${type}`)} · ${t(s, 'round', { round: options.round })}`

@@ -13,6 +13,7 @@ import { requireBodyType } from './inbound.ts';
 import type { Metrics } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { intakeRateLimit } from './rate-limit.ts';
+import { serviceAuthSchema, serviceHeaders } from './service-auth.ts';
 
 /** Largest request body any endpoint takes. */
 export const MAX_BODY_BYTES = 1_000_000;
@@ -24,6 +25,7 @@ const intakeSchema = z.strictObject({
   notify_url: z.string().max(2048).optional(),
   notify_on: z.enum(['final', 'all']).optional(),
   labels: z.record(z.string().max(64), z.string().max(256)).optional(),
+  service_auth: serviceAuthSchema.optional(),
 });
 
 /** Builds the app. `extra` mounts more routes (the demo service, the callback receiver). */
@@ -105,6 +107,7 @@ export function createApp(o: {
         notify_url: body.notify_url,
         notify_on: body.notify_on,
         labels: body.labels,
+        ...(body.service_auth ? { service_headers: serviceHeaders(body.service_auth) } : {}),
       });
       metrics.ingested.inc({ created: String(result.created) });
       return c.json(await caseView(engine, result.case), result.created ? 201 : 200);

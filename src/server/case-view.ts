@@ -19,6 +19,17 @@ export async function caseView(engine: Engine, c: StoredCase, options: { history
     result: d.result ?? null,
     submitted_by: d.submitted_by ?? null,
     responded_by: d.responded_by ?? null,
+    submission_context: d.submission_context ?? null,
+    verification_result: d.verification_result ?? null,
+    // False when the relay concluded the status itself (a local expiry while the service could not
+    // be read); every other status is the service's word.
+    confirmed: !d.unconfirmed,
+    unconfirmed_reason: d.unconfirmed ?? null,
+    watch: d.watch ?? {
+      state: 'ok',
+      last_error: null,
+      since: new Date(c.created_at).toISOString(),
+    },
     progress: d.progress ?? null,
     default_action:
       c.status === 'expired' ? (d.default_action ?? d.hitl.default_action ?? null) : null,

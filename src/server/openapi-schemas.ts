@@ -78,6 +78,21 @@ export const SCHEMAS = {
       },
       notify_on: { enum: ['final', 'all'], default: 'final' },
       labels: { type: 'object', additionalProperties: { type: 'string', maxLength: 256 } },
+      service_auth: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['headers'],
+        description:
+          "Credentials the service wants on its watch endpoints (spec 8: poll_url accepts the original call's auth), e.g. {headers: {Authorization: 'Bearer ...'}}. Stored sealed like submit_token; sent only to poll_url and events_url of the case's origin, never on a redirect, never shown or logged.",
+        properties: {
+          headers: {
+            type: 'object',
+            minProperties: 1,
+            maxProperties: 8,
+            additionalProperties: { type: 'string', maxLength: 4096 },
+          },
+        },
+      },
     },
   },
   SubmittedBy: {
@@ -101,6 +116,11 @@ export const SCHEMAS = {
       'result',
       'submitted_by',
       'responded_by',
+      'submission_context',
+      'verification_result',
+      'confirmed',
+      'unconfirmed_reason',
+      'watch',
       'progress',
       'default_action',
       'reason',
@@ -138,6 +158,33 @@ export const SCHEMAS = {
       submitted_by: { oneOf: [{ type: 'null' }, ref('SubmittedBy')] },
       responded_by: {
         oneOf: [{ type: 'null' }, { type: 'object', properties: { name: str, email: str } }],
+      },
+      submission_context: {
+        type: ['object', 'null'],
+        description:
+          'v0.8: how the answer was submitted (browser_submit / inline_submit), from the service.',
+      },
+      verification_result: {
+        type: ['object', 'null'],
+        description: 'v0.8 submission_context.verification_result, from the service.',
+      },
+      confirmed: {
+        type: 'boolean',
+        description:
+          'False when the relay concluded the status itself (expired locally while the service could not be read).',
+      },
+      unconfirmed_reason: strOrNull,
+      watch: {
+        type: 'object',
+        description: "How watching the case goes: 'ok', or why the relay cannot see its status.",
+        required: ['state', 'last_error', 'since'],
+        properties: {
+          state: {
+            enum: ['ok', 'unreachable', 'refused', 'gone', 'invalid', 'rate_limited', 'failing'],
+          },
+          last_error: strOrNull,
+          since: dateTime,
+        },
       },
       progress: { type: ['object', 'null'] },
       default_action: strOrNull,
@@ -255,6 +302,9 @@ export const SCHEMAS = {
           'busy',
           'use_review_url',
           'inline_unavailable',
+          'refused',
+          'rate_limited',
+          'service_failed',
           'failed',
           'unknown_case',
         ],

@@ -121,8 +121,10 @@ function relayPaths(config: RelayConfig): Record<string, PathItem> {
           content: { 'application/json': { schema: { type: 'object' } } },
         },
         responses: {
-          '200': { description: 'The case is final.' },
-          '202': { description: "Accepted; the relay reads the case's state." },
+          '200': {
+            description:
+              "Accepted (the relay reads the case's state from poll_url), or the case is already final.",
+          },
           '400': error('Not a callback.'),
           '401': error('Missing or bad signature.'),
           '413': error('Body too large.'),

@@ -3,7 +3,8 @@
  * `hitl_callback_url`. The raw body must carry `X-HITL-Signature: sha256=<hex>`, the HMAC-SHA256 of
  * the body under the secret configured for the origin of the case it names (never "any configured
  * secret"). Anything unsigned or wrongly signed gets 401 and changes nothing. A verified callback is
- * still not believed: it triggers a confirming poll in the background and is answered 202 at once.
+ * still not believed: it triggers a confirming poll in the background and is answered 200 at once
+ * (the spec's OpenAPI has the agent answer 200).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { HttpRoute, InboundResponse } from '../adapter.ts';
@@ -80,7 +81,7 @@ export function callbackRoute(engine: Engine, onVerified: OnVerifiedCallback): H
       await engine.history(c.id, 'callback', { event: name });
       if (isTerminal(c.status)) return { status: 200, body: { ok: true, status: c.status } };
       onVerified(c, event);
-      return { status: 202, body: { accepted: true } };
+      return { status: 200, body: { accepted: true } };
     },
   };
 }

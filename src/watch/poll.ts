@@ -1,24 +1,80 @@
 /** One poll of a case's poll_url (spec section 8): ETag / If-None-Match, Retry-After, validated body. */
 import type { Dispatcher } from 'undici';
+import type { CaseSecrets, StoredCase } from '../cases/types.ts';
 import { ValidationError } from '../errors.ts';
-import { call, retryAfterMs } from '../net/http.ts';
+import { call, NetworkError, retryAfterMs } from '../net/http.ts';
 import { parsePollResponse, type StatusUpdate } from '../protocol/status.ts';
+
+/**
+ * Why a poll told us nothing. A watch that fails is a watch failure, never an expiry: each class
+ * says what the person or the agent can do about it.
+ * - unreachable: no answer (refused connection, timeout, reset, refused by the URL policy)
+ * - refused: 401 / 403, the service wants (other) credentials for poll_url
+ * - gone: 404 / 410, the service does not know the case (any more)
+ * - invalid: an answer that is not a poll response (not JSON, wrong shape, an unknown status,
+ *   another case, a redirect we do not follow)
+ * - rate_limited: 429
+ * - failing: 5xx, the service failed
+ */
+export type WatchFailure =
+  | 'unreachable'
+  | 'refused'
+  | 'gone'
+  | 'invalid'
+  | 'rate_limited'
+  | 'failing';
 
 /** What a poll came to. */
 export type PollResult =
   | { kind: 'status'; update: StatusUpdate; etag: string | null; retryAfterMs: number | undefined }
   | { kind: 'not_modified'; retryAfterMs: number | undefined }
-  | { kind: 'error'; reason: string; retryAfterMs: number | undefined };
+  | {
+      kind: 'error';
+      failure: WatchFailure;
+      /** For people and logs: never a URL, a header or a body. */
+      reason: string;
+      retryAfterMs: number | undefined;
+    };
+
+/** The failure class of an HTTP status that is not 200 or 304. */
+export function failureOfStatus(status: number): WatchFailure {
+  if (status === 401 || status === 403) return 'refused';
+  if (status === 404 || status === 410) return 'gone';
+  if (status === 429) return 'rate_limited';
+  if (status >= 500) return 'failing';
+  return 'invalid';
+}
+
+/**
+ * The headers a case's watch requests carry to `url`: the credentials given at intake, and only to
+ * the case's own origin (the origin of its poll_url). Redirects are never followed (net/http.ts), so
+ * they cannot travel on to another origin either.
+ */
+export function watchHeaders(
+  c: Pick<StoredCase, 'origin'>,
+  secrets: Pick<CaseSecrets, 'service_headers'>,
+  url: string,
+): Record<string, string> {
+  if (!secrets.service_headers || !URL.canParse(url)) return {};
+  return new URL(url).origin === c.origin ? { ...secrets.service_headers } : {};
+}
 
 /** Polls once; never throws (a bad answer is an error result that changes nothing). */
 export async function pollOnce(
   pollUrl: string,
   etag: string | null,
-  options: { dispatcher: Dispatcher; now: number; expectedCaseId: string; timeoutMs?: number },
+  options: {
+    dispatcher: Dispatcher;
+    now: number;
+    expectedCaseId: string;
+    timeoutMs?: number;
+    /** Credentials for this service (see watchHeaders). */
+    headers?: Record<string, string>;
+  },
 ): Promise<PollResult> {
   let res: Awaited<ReturnType<typeof call>>;
   try {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { ...options.headers, accept: 'application/json' };
     if (etag) headers['if-none-match'] = etag;
     res = await call(pollUrl, {
       headers,
@@ -27,29 +83,82 @@ export async function pollOnce(
       maxBytes: 256 * 1024,
     });
   } catch (err) {
-    return { kind: 'error', reason: (err as Error).message, retryAfterMs: undefined };
+    const tooLarge = err instanceof NetworkError && err.code === 'too_large';
+    return {
+      kind: 'error',
+      failure: tooLarge ? 'invalid' : 'unreachable',
+      reason: (err as Error).message,
+      retryAfterMs: undefined,
+    };
   }
   const retry = retryAfterMs(res.headers['retry-after'], options.now);
   if (res.status === 304) return { kind: 'not_modified', retryAfterMs: retry };
   if (res.status !== 200)
-    return { kind: 'error', reason: `poll answered ${res.status}`, retryAfterMs: retry };
-  if (!/\bjson\b/i.test(res.headers['content-type'] ?? ''))
     return {
       kind: 'error',
-      reason: `poll answered with content-type ${res.headers['content-type'] ?? 'none'}`,
+      failure: failureOfStatus(res.status),
+      reason: `the service answered ${res.status}`,
       retryAfterMs: retry,
     };
+  const invalid = (reason: string): PollResult => ({
+    kind: 'error',
+    failure: 'invalid',
+    reason,
+    retryAfterMs: retry,
+  });
+  if (!/\bjson\b/i.test(res.headers['content-type'] ?? ''))
+    return invalid(
+      `the service answered with content-type ${(res.headers['content-type'] ?? 'none').slice(0, 64)}`,
+    );
   try {
     const update = parsePollResponse(JSON.parse(res.text));
     if (update.case_id !== options.expectedCaseId)
-      return {
-        kind: 'error',
-        reason: `poll answered for another case (${update.case_id.slice(0, 64)})`,
-        retryAfterMs: retry,
-      };
+      return invalid(`the service answered for another case (${update.case_id.slice(0, 64)})`);
     return { kind: 'status', update, etag: res.headers.etag ?? null, retryAfterMs: retry };
   } catch (err) {
-    const reason = err instanceof ValidationError ? err.message : 'poll answered with invalid JSON';
-    return { kind: 'error', reason, retryAfterMs: retry };
+    if (!(err instanceof ValidationError)) return invalid('the service answered with invalid JSON');
+    const first = err.details[0];
+    return invalid(
+      first
+        ? `invalid poll response: ${first.path || 'body'} ${first.message}`.slice(0, 200)
+        : err.message,
+    );
   }
+}
+
+/**
+ * When to look at a case next, in ms from now: between `min` and `max`, doubling after failures,
+ * `max` while an event stream is up, and never earlier than the service's Retry-After (spec 8: the
+ * jitter only ever lengthens the wait, so a poll never arrives before the time the service asked
+ * for). `random` is Math.random in production and a fixed sequence in tests.
+ */
+export function pollDelay(o: {
+  min: number;
+  max: number;
+  failures: number;
+  retryAfterMs: number | undefined;
+  streaming: boolean;
+  random: () => number;
+}): number {
+  let wait = o.streaming ? o.max : o.failures ? o.min * 2 ** Math.min(o.failures, 10) : o.min;
+  wait = Math.min(o.max, Math.max(o.min, wait));
+  // Jitter up to +20 %, so cases ingested together do not stay in lockstep.
+  wait *= 1 + o.random() * 0.2;
+  // Retry-After wins over our own maximum: the service said when it will answer.
+  if (o.retryAfterMs !== undefined) wait = Math.max(wait, o.retryAfterMs);
+  return wait;
+}
+
+/** Polls a stored case with its credentials (the relay's usual way to read a case). */
+export function pollCase(
+  deps: { dispatcher: Dispatcher; now: () => number; secretsOf(c: StoredCase): CaseSecrets },
+  c: StoredCase,
+  etag: string | null,
+): Promise<PollResult> {
+  return pollOnce(c.doc.hitl.poll_url, etag, {
+    dispatcher: deps.dispatcher,
+    now: deps.now(),
+    expectedCaseId: c.case_id,
+    headers: watchHeaders(c, deps.secretsOf(c), c.doc.hitl.poll_url),
+  });
 }

@@ -19,6 +19,8 @@ export interface StreamEvent {
 /** How to open and read one connection. */
 export interface ConnectOptions {
   dispatcher: Dispatcher;
+  /** The case's credentials for its service (only ever for the case's own origin). */
+  headers?: Record<string, string>;
   lastEventId: string | null;
   signal: AbortSignal;
   /** Connect and answer within this long. */
@@ -53,6 +55,7 @@ export interface ConnectResult {
 /** Opens events_url once and reads it until it ends. */
 export async function connectOnce(url: string, o: ConnectOptions): Promise<ConnectResult> {
   const headers: Record<string, string> = {
+    ...o.headers,
     accept: 'text/event-stream',
     'cache-control': 'no-cache',
   };

@@ -16,6 +16,7 @@ import { createGuardedAgent } from '../net/http.ts';
 import { parseReviewEvent } from '../protocol/status.ts';
 import { isTerminal } from '../protocol/types.ts';
 import { confirmByPoll, pollSoon } from './confirm.ts';
+import { watchHeaders } from './poll.ts';
 import type { Reminders } from './reminders.ts';
 import { connectOnce, type StreamEvent } from './sse-stream.ts';
 
@@ -168,6 +169,7 @@ export class EventStreams {
         const started = e.now();
         const r = await connectOnce(url, {
           dispatcher: this.dispatcher,
+          headers: watchHeaders(c, e.secretsOf(c), url),
           lastEventId: this.lastIds.get(l.id) ?? null,
           signal: l.abort.signal,
           headersTimeoutMs: this.o.headersTimeoutMs,
@@ -202,7 +204,11 @@ export class EventStreams {
     }
   }
 
-  /** One event: not terminal applies directly; terminal is confirmed by a poll and ends the stream. */
+  /**
+   * One event: not terminal applies directly; any terminal event (review.completed / expired /
+   * cancelled, whatever its data: none, invalid, without result) is confirmed by a poll and ends the
+   * stream. Event names the spec does not have are ignored quietly (a newer version's, a service's own).
+   */
   private async handle(c: StoredCase, ev: StreamEvent): Promise<'continue' | 'stop'> {
     const e = this.engine;
     let parsed: ReturnType<typeof parseReviewEvent>;
@@ -215,15 +221,20 @@ export class EventStreams {
       this.remember(c.id, ev.id);
       return 'continue';
     }
+    if (parsed.kind === 'unknown') {
+      e.log.debug({ case: c.id, event: parsed.name }, 'ignored an event the spec does not name');
+      this.remember(c.id, ev.id);
+      return 'continue';
+    }
     const caseId = parsed.kind === 'status' ? parsed.update.case_id : parsed.case_id;
-    if (caseId !== c.case_id) {
+    if (caseId !== undefined && caseId !== c.case_id) {
       e.log.warn({ case: c.id, event: ev.event }, 'ignored an event for another case');
       this.remember(c.id, ev.id);
       return 'continue';
     }
     if (parsed.kind === 'reminder') {
       await this.reminders.fromEvent(c.id, parsed, ev.id);
-    } else if (isTerminal(parsed.update.status)) {
+    } else if (parsed.kind === 'terminal' || isTerminal(parsed.update.status)) {
       await e.history(c.id, 'sse_event', { event: ev.event });
       await confirmByPoll(e, c.id);
       this.remember(c.id, ev.id);

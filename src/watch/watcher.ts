@@ -4,9 +4,9 @@
  * look between the configured minimum and maximum, honouring Retry-After and backing off on errors.
  */
 import type { Engine } from '../cases/engine.ts';
-import type { StoredCase } from '../cases/types.ts';
+import type { StoredCase, WatchState } from '../cases/types.ts';
 import { isTerminal } from '../protocol/types.ts';
-import { pollOnce } from './poll.ts';
+import { type PollResult, pollCase, pollDelay } from './poll.ts';
 
 /** Options of the watcher. */
 export interface WatcherOptions {
@@ -107,24 +107,29 @@ export class Watcher {
     const e = this.engine;
     try {
       const now = e.now();
-      const r = await pollOnce(c.doc.hitl.poll_url, c.etag, {
-        dispatcher: e.dispatcher,
-        now,
-        expectedCaseId: c.case_id,
-      });
+      const r = await pollCase(e, c, c.etag);
       let failures = 0;
       let etag = c.etag;
+      await noteWatch(e, c, r);
       if (r.kind === 'status') {
         etag = r.etag;
         await e.applyStatus(c.id, r.update, 'poll');
       } else if (r.kind === 'error') {
         failures = c.poll_failures + 1;
-        e.log.warn({ case: c.id, failures, reason: r.reason }, 'poll failed');
+        e.log.warn(
+          { case: c.id, failures, failure: r.failure, reason: r.reason },
+          'poll failed: the case cannot be seen',
+        );
+        // The service could not be read past expires_at: the case is shown as expired, but marked
+        // as the relay's own conclusion, with the watch failure that led to it.
         if (now > Date.parse(c.doc.hitl.expires_at) + this.o.expiryGraceMs)
           await e.applyStatus(
             c.id,
             { status: 'expired', case_id: c.case_id, at: c.doc.hitl.expires_at },
             'local_expiry',
+            (x) => {
+              x.doc.unconfirmed = `not confirmed by the service (${r.failure}: ${r.reason})`;
+            },
           );
       }
       let after = await e.store.getCase(c.id);
@@ -162,18 +167,49 @@ export class Watcher {
   ): number {
     const { pollMinMs: min, pollMaxMs: max } = this.engine.config;
     // A healthy event stream brings changes at once; the poll is then only the safety net.
-    let wait = stretch ? max : failures ? Math.min(max, min * 2 ** Math.min(failures, 10)) : min;
-    if (retryAfterMs !== undefined) wait = Math.max(wait, retryAfterMs);
-    wait = Math.min(max, Math.max(min, wait));
-    wait *= 0.9 + Math.random() * 0.2; // jitter, so cases ingested together do not stay in lockstep
+    const wait = pollDelay({
+      min,
+      max,
+      failures,
+      retryAfterMs,
+      streaming: stretch,
+      random: Math.random,
+    });
+    // Nothing pulls a poll before the time the service asked for (Retry-After).
+    const notBefore = now + (retryAfterMs ?? 0);
     const expires = Date.parse(c.doc.hitl.expires_at);
     // Look again right after expiry so the card does not keep live buttons on an expired case.
     let at = now + wait;
-    if (expires > now && expires + 1000 < at) at = expires + 1000;
+    if (expires > now && expires + 1000 < at) at = Math.max(notBefore, expires + 1000);
     // Wake for the next reminder too, however far the next poll is.
     const wake = this.hooks.wakeAt?.(c);
-    return wake !== undefined && wake < at ? Math.max(now, wake) : at;
+    return wake !== undefined && wake < at ? Math.max(now, notBefore, wake) : at;
   }
+}
+
+/**
+ * Keeps the case's watch state: a failure is recorded at once (the case view, the card and a
+ * notify_on=all agent see it), a good look clears it. Written only when the state changes.
+ */
+export async function noteWatch(e: Engine, c: StoredCase, r: PollResult): Promise<void> {
+  const prev = c.doc.watch;
+  if (r.kind !== 'error') {
+    if (!prev || prev.state === 'ok') return;
+    await e.patchDoc(c.id, {
+      watch: { state: 'ok', last_error: null, since: new Date(e.now()).toISOString() },
+    });
+    await e.history(c.id, 'watch', { state: 'ok' });
+    return;
+  }
+  if (prev && prev.state === r.failure && prev.last_error === r.reason) return;
+  const next: WatchState = {
+    state: r.failure,
+    last_error: r.reason,
+    since: prev?.state === r.failure ? prev.since : new Date(e.now()).toISOString(),
+  };
+  await e.patchDoc(c.id, { watch: next });
+  if (prev?.state !== r.failure)
+    await e.history(c.id, 'watch', { state: r.failure, error: r.reason });
 }
 
 /** Runs `fn` over `items` with at most `limit` at once. */

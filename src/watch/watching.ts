@@ -34,6 +34,8 @@ export function createWatching(engine: Engine, options: EventStreamOptions = {})
       void reminders.fromEvent(c.id, e).catch(() => {});
       return;
     }
+    // An event name the spec does not have: nothing to look at.
+    if (e.kind === 'unknown') return;
     if (confirming.has(c.id)) return;
     confirming.add(c.id);
     void confirmByPoll(engine, c.id)

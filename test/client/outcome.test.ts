@@ -74,6 +74,8 @@ describe('approvalOf', () => {
       result: v.result,
       submitted_by: v.submitted_by,
       responded_by: null,
+      confirmed: true,
+      watch: v.watch,
       approval: { approved: true },
       case: v,
     });

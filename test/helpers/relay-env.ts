@@ -37,8 +37,11 @@ export interface DemoHandle {
 }
 
 /** Starts the demo service alone on a loopback port, mounted at /demo. */
-export async function startDemo(options: { callbackSecret?: string } = {}): Promise<DemoHandle> {
-  const demo = createDemoService({ testControls: true, ...options });
+export async function startDemo(
+  options: { callbackSecret?: string; pollRetryAfterSeconds?: number } = {},
+): Promise<DemoHandle> {
+  // The relay never polls before Retry-After; tests poll fast, so the demo asks for no wait.
+  const demo = createDemoService({ testControls: true, pollRetryAfterSeconds: 0, ...options });
   const root = new Hono();
   root.route('/demo', demo.app);
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {

@@ -64,7 +64,9 @@ function expectValidUpdate(u: StatusUpdate): void {
 
 function expectValidEvent(e: ReviewEvent): void {
   if (e.kind === 'status') expectValidUpdate(e.update);
-  else expect(typeof e.case_id).toBe('string');
+  else if (e.kind === 'reminder') expect(typeof e.case_id).toBe('string');
+  else if (e.kind === 'terminal') expect(['completed', 'expired', 'cancelled']).toContain(e.status);
+  else expect(typeof e.name).toBe('string');
 }
 
 const validPoll: Json = {

@@ -119,7 +119,7 @@ describe('POST /v1/callbacks/hitl', () => {
       'content-type': 'application/json',
       'x-hitl-signature': signCallback(body, SECRET),
     });
-    expect(res.status).toBe(202);
+    expect(res.status).toBe(200);
     const card = await eventually(
       async () => (await cards(r, 'cb-valid')).find((m) => m.final),
       10_000,
@@ -145,7 +145,7 @@ describe('POST /v1/callbacks/hitl', () => {
       'content-type': 'application/json',
       'x-hitl-signature': signCallback(body, SECRET),
     });
-    expect(res.status).toBe(202);
+    expect(res.status).toBe(200);
     // The confirming poll ran; the service still says pending, so the case is unchanged.
     await eventually(async () => polls(response.hitl.case_id) > 0, 10_000, 'the confirming poll');
     const c = await r.get(id);
