@@ -171,20 +171,44 @@ export class Engine {
       created_at: now,
       updated_at: now,
     };
-    const result = await this.store.createCase(record);
-    if (!result.created) return result;
-    await this.history(record.id, 'ingested', {
-      target: input.target,
-      case_id: hitl.case_id,
-      warnings: doc.warnings,
+    // The case, one message reservation per target and its first history row are one write: a
+    // crash or a full disk leaves either all of them (reconcile or a retried intake posts) or none.
+    const result = await this.store.createCase(record, {
+      messages: targets.map((t) => this.cards.reservation(record, t)),
+      history: {
+        at: now,
+        kind: 'ingested',
+        detail: { target: input.target, case_id: hitl.case_id, warnings: doc.warnings },
+      },
     });
+    if (!result.created) {
+      // The agent retried: finish any delivery the first intake left undone (a crash, a full disk).
+      await this.settleDelivery(result.case, targets);
+      return { case: (await this.store.getCase(result.case.id)) ?? result.case, created: false };
+    }
     for (const w of doc.warnings) this.log.warn({ case: record.id }, w);
     if (previous) await this.patchDoc(previous.id, { next_id: record.id });
-    await this.cards.deliver(result.case, targets);
+    await this.settleDelivery(result.case, targets);
     const stored = (await this.store.getCase(record.id)) ?? result.case;
     // The watchers start on a new case at once (its event stream, its first reminder).
     this.events.emit('ingested', stored);
     return { case: stored, created: true };
+  }
+
+  /**
+   * Posts the reserved cards of a stored case. A failure here (a platform down, the disk full on
+   * the bookkeeping write) does not fail the intake: the case is stored with its reservations, and
+   * reconcile or the agent's retry finishes the job.
+   */
+  private async settleDelivery(c: StoredCase, targets: string[]): Promise<void> {
+    try {
+      await this.cards.deliver(c, targets);
+    } catch (err) {
+      this.log.error(
+        { case: c.id, err: err instanceof Error ? err.message : String(err) },
+        'posting the cards of a new case failed; reconcile will retry',
+      );
+    }
   }
 
   /** Opens a case's secrets. */

@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import type { HttpRoute, InboundResponse, PlatformAdapter } from '../adapter.ts';
 import type { Engine } from '../cases/engine.ts';
+import { storageFailure } from '../cases/store-errors.ts';
 import { ValidationError } from '../errors.ts';
 import { parse202Body, parseHitl } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
@@ -111,6 +112,18 @@ export function createApp(o: {
     } catch (err) {
       if (err instanceof ValidationError)
         return c.json({ error: err.code, message: err.message, details: err.details }, 400);
+      const full = storageFailure(err);
+      if (full) {
+        engine.log.error({ err: err instanceof Error ? err.message : String(err) }, full.message);
+        return c.json(
+          {
+            error: full.status === 507 ? 'insufficient_storage' : 'store_unavailable',
+            message: full.message,
+          },
+          full.status,
+          { 'retry-after': '30' },
+        );
+      }
       throw err;
     }
   });
