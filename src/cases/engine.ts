@@ -28,6 +28,8 @@ export interface EngineOptions {
   config: RelayConfig;
   log: Logger;
   dispatcher: Dispatcher;
+  /** Connections for submits only (defaults to `dispatcher`). */
+  submitDispatcher?: Dispatcher;
   /** Names this process in claims and leases. */
   instanceId: string;
   now?: () => number;
@@ -64,6 +66,7 @@ export class Engine {
   readonly config: RelayConfig;
   readonly log: Logger;
   readonly dispatcher: Dispatcher;
+  readonly submitDispatcher: Dispatcher;
   readonly instanceId: string;
   readonly now: () => number;
   readonly strings: Strings;
@@ -81,6 +84,7 @@ export class Engine {
     this.config = o.config;
     this.log = o.log;
     this.dispatcher = o.dispatcher;
+    this.submitDispatcher = o.submitDispatcher ?? o.dispatcher;
     this.instanceId = o.instanceId;
     this.now = o.now ?? Date.now;
     this.strings = loadStrings(o.config.locale);

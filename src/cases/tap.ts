@@ -89,7 +89,7 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
   await engine.history(c.id, 'tap', who);
   const body = buildSubmitRequest(tap.action, tap.platform, tap.user);
   const outcome = await submit(c.doc.hitl.submit_url, secrets.submit_token, body, {
-    dispatcher: engine.dispatcher,
+    dispatcher: engine.submitDispatcher,
     now: engine.now,
   });
   await engine.history(c.id, 'submit', {
@@ -127,6 +127,9 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
         const updated = await engine.patchDoc(c.id, { notice: t(engine.strings, 'notice.failed') });
         return reply('failed', {}, updated);
       }
+      case 'queue_full':
+        // Nothing was sent: say so plainly, the card stays as it is.
+        return reply('service_busy');
       case 'unauthorized': {
         const updated = await engine.patchDoc(c.id, {
           inline_unavailable: true,
