@@ -6,7 +6,7 @@ import type { PlatformAdapter } from '../adapter.ts';
 import type { RelayConfig } from '../config/config.ts';
 import { ValidationError, type ValidationIssue } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { urlRefusal } from '../net/url-policy.ts';
+import { resolvedUrlRefusal, urlRefusal } from '../net/url-policy.ts';
 import { deliveriesFor, NOTIFY_QUEUED_EVENT } from '../notify/deliveries.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
 import { canTransition } from '../protocol/state.ts';
@@ -134,13 +134,19 @@ export class Engine {
   async ingest(input: IngestInput): Promise<{ case: StoredCase; created: boolean }> {
     const targets = this.resolveTargets(input.target);
     const issues: ValidationIssue[] = [];
+    // In production (no plain-HTTP loopback) names are resolved now as they will be at connect,
+    // so a name for 127.0.0.1 or 10.0.0.1 is refused at intake rather than on first use.
+    const check = (v: string) =>
+      this.config.allowHttpLoopback
+        ? Promise.resolve(urlRefusal(v, this.config))
+        : resolvedUrlRefusal(v, this.config);
     for (const f of URL_FIELDS) {
       const v = input.hitl[f];
-      const why = v ? urlRefusal(v, this.config) : null;
+      const why = v ? await check(v) : null;
       if (why) issues.push({ path: `hitl.${f}`, message: why });
     }
     if (input.notify_url) {
-      const why = urlRefusal(input.notify_url, this.config);
+      const why = await check(input.notify_url);
       if (why) issues.push({ path: 'notify_url', message: why });
     }
     if (issues.length) throw new ValidationError('invalid_hitl', 'refused service URL', issues);
