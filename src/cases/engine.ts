@@ -15,6 +15,7 @@ import { isTerminal } from '../protocol/types.ts';
 import type { Card } from '../render/card.ts';
 import { renderCase } from '../render/render-case.ts';
 import { loadStrings, type Strings } from '../render/templates.ts';
+import { jsonLimitIssue } from '../server/json-limits.ts';
 import { CardDelivery } from './card-delivery.ts';
 import type { Sealer } from './sealer.ts';
 import type { Store } from './store.ts';
@@ -267,9 +268,11 @@ export class Engine {
    */
   async mutate(id: string, change: (c: StoredCase) => boolean): Promise<StoredCase | undefined> {
     for (let i = 0; i < 20; i++) {
+      // Two reads rather than a recursive clone: a stored value of any depth cannot overflow the stack.
       const current = await this.store.getCase(id);
       if (!current) return undefined;
-      const next: StoredCase = structuredClone(current);
+      const next = await this.store.getCase(id);
+      if (!next || next.version !== current.version) continue;
       if (!change(next)) return undefined;
       next.version = current.version + 1;
       next.updated_at = this.now();
@@ -301,6 +304,16 @@ export class Engine {
     source: string,
     extra: (c: StoredCase) => void = () => {},
   ): Promise<StoredCase | undefined> {
+    const tooDeep = jsonLimitIssue(u, source);
+    if (tooDeep) {
+      // The status still counts; the service's data that breaks the limits is left out (and said so).
+      this.log.warn(
+        { case: id, source, path: tooDeep.path.slice(0, 200) },
+        `a status update ${tooDeep.message}; its data is left out`,
+      );
+      const { result, progress: _p, submission_context: _s, responded_by: _r, ...rest } = u;
+      u = result ? { ...rest, result: { action: String(result.action).slice(0, 64) } } : rest;
+    }
     let from: string | undefined;
     const changed = await this.mutate(id, (c) => {
       if (!canTransition(c.status, u.status)) return false;

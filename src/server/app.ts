@@ -11,6 +11,7 @@ import { parse202Body, parseHitl } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { caseView } from './case-view.ts';
 import { requireBodyType } from './inbound.ts';
+import { jsonLimitIssue } from './json-limits.ts';
 import type { Metrics } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { intakeRateLimit } from './rate-limit.ts';
@@ -83,6 +84,12 @@ export function createApp(o: {
       return c.json({ error: 'invalid_json', message: 'the body is not JSON' }, 400);
     }
     try {
+      // Before anything walks it: bounded depth and size, refused with the path where it broke.
+      const tooDeep = jsonLimitIssue(raw);
+      if (tooDeep)
+        throw new ValidationError('invalid_request', 'JSON nested too deep or too large', [
+          tooDeep,
+        ]);
       const input = intakeSchema.safeParse(raw);
       if (!input.success)
         throw new ValidationError('invalid_request', 'invalid request', toIssues(input.error));
