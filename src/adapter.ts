@@ -42,6 +42,7 @@ export type TapOutcome =
   | 'not_allowed' // the action is not inline-allowed for this case
   | 'closed' // the case is already final (or was just answered elsewhere)
   | 'busy' // another tap on this case is being submitted right now
+  | 'service_busy' // too many answers are waiting for this service: nothing was sent
   | 'use_review_url' // the service answered 403: open Details instead
   | 'inline_unavailable' // the service answered 401: only Details remains
   | 'refused' // the service refused the request (400/422): its message is shown; use Details

@@ -23,6 +23,7 @@ import { createApp, mountRoute } from './server/app.ts';
 import { detailsLinkKey } from './server/link-key.ts';
 import { createMetrics } from './server/metrics.ts';
 import { registerReceiptRoutes } from './server/receipt-routes.ts';
+import { SUBMIT_GATE_DEFAULTS } from './submit/transport.ts';
 import type { EventStreamOptions } from './watch/sse.ts';
 import { Watcher, type WatcherOptions } from './watch/watcher.ts';
 import { createWatching } from './watch/watching.ts';
@@ -62,6 +63,11 @@ export function createRelay(o: RelayOptions): Relay {
   const log = o.log ?? createLogger({ level: o.config.logLevel });
   const store = o.store ?? openSqliteStore(join(o.config.dataDir, 'hitl-relay.sqlite'), o.now);
   const dispatcher = createGuardedAgent(o.config);
+  // Submits get their own connections, as many per origin as the submit gate lets run: a tap never
+  // waits for a connection held by a slow poll, and its deadline starts when it is sent.
+  const submitDispatcher = createGuardedAgent(o.config, {
+    connections: SUBMIT_GATE_DEFAULTS.perOrigin,
+  });
   const adapters = new Map(o.adapters.map((a) => [a.platform, a]));
   const engine = new Engine({
     store,
@@ -70,6 +76,7 @@ export function createRelay(o: RelayOptions): Relay {
     config: o.config,
     log,
     dispatcher,
+    submitDispatcher,
     instanceId: `${process.pid}-${randomBytes(3).toString('hex')}`,
     ...(o.now ? { now: o.now } : {}),
   });
@@ -181,6 +188,7 @@ export function createRelay(o: RelayOptions): Relay {
       await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
       for (const a of o.adapters) await a.stop();
       await dispatcher.close();
+      await submitDispatcher.close();
       await store.close();
     },
   };

@@ -20,26 +20,47 @@ export class CardDelivery {
 
   constructor(private readonly engine: Engine) {}
 
-  /** Posts the case's card to each target once (the message slot is reserved in the store first). */
+  /** The message slot of a case on one target, as reserved before its first post. */
+  reservation(c: StoredCase, target: string): StoredMessage {
+    const platform = target.slice(0, target.indexOf(':'));
+    return {
+      case_id: c.id,
+      target,
+      platform,
+      address: target.slice(platform.length + 1),
+      ref_id: null,
+      state: 'posting',
+      rendered_version: c.version,
+      error: null,
+      posted_at: this.engine.now(),
+    };
+  }
+
+  /**
+   * Posts the case's card to each target that has none yet. The slots are normally reserved with
+   * the case; a case stored without them (by an older version, before a crash) gets them here.
+   * A slot whose post is under way elsewhere is left alone (the posting lease), so this is safe
+   * to call again for the same case: a retried intake finishes what the first one left undone.
+   */
   async deliver(c: StoredCase, targets: string[]): Promise<void> {
-    const { store, now } = this.engine;
-    const card = await this.engine.cardOf(c);
+    const { store } = this.engine;
+    const existing = await store.listMessages(c.id);
+    const todo = targets.filter((t) => {
+      const m = existing.find((x) => x.target === t);
+      return !m || m.state === 'posting';
+    });
+    if (!todo.length) return;
+    const current = (await store.getCase(c.id)) ?? c;
+    const card = await this.engine.cardOf(current);
     await Promise.all(
-      targets.map(async (target) => {
-        const platform = target.slice(0, target.indexOf(':'));
-        const m: StoredMessage = {
-          case_id: c.id,
-          target,
-          platform,
-          address: target.slice(platform.length + 1),
-          ref_id: null,
-          state: 'posting',
-          rendered_version: c.version,
-          error: null,
-          posted_at: now(),
-        };
-        if (!(await store.reserveMessage(m))) return;
-        await this.post(m, card, await this.threadRoot(c, target));
+      todo.map(async (target) => {
+        const m = existing.find((x) => x.target === target) ?? this.reservation(current, target);
+        if (!existing.includes(m)) await store.reserveMessage(m);
+        await this.post(
+          { ...m, rendered_version: current.version },
+          card,
+          await this.threadRoot(current, target),
+        );
       }),
     );
   }
@@ -78,6 +99,9 @@ export class CardDelivery {
     );
     renew.unref();
     try {
+      // Under the lease, look again: another process may have posted it since the caller looked.
+      const latest = (await store.listMessages(m.case_id)).find((x) => x.target === m.target);
+      if (latest && latest.state !== 'posting') return;
       const ref = await adapter.post(m.address, card, replyTo ? { replyTo } : undefined);
       await store.updateMessage({
         ...m,

@@ -6,7 +6,7 @@ import type { PlatformAdapter } from '../adapter.ts';
 import type { RelayConfig } from '../config/config.ts';
 import { ValidationError, type ValidationIssue } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { urlRefusal } from '../net/url-policy.ts';
+import { resolvedUrlRefusal, urlRefusal } from '../net/url-policy.ts';
 import { deliveriesFor, NOTIFY_QUEUED_EVENT } from '../notify/deliveries.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
 import { canTransition } from '../protocol/state.ts';
@@ -15,6 +15,7 @@ import { isTerminal } from '../protocol/types.ts';
 import type { Card } from '../render/card.ts';
 import { renderCase } from '../render/render-case.ts';
 import { loadStrings, type Strings } from '../render/templates.ts';
+import { jsonLimitIssue } from '../server/json-limits.ts';
 import { CardDelivery } from './card-delivery.ts';
 import type { Sealer } from './sealer.ts';
 import type { Store } from './store.ts';
@@ -28,6 +29,8 @@ export interface EngineOptions {
   config: RelayConfig;
   log: Logger;
   dispatcher: Dispatcher;
+  /** Connections for submits only (defaults to `dispatcher`). */
+  submitDispatcher?: Dispatcher;
   /** Names this process in claims and leases. */
   instanceId: string;
   now?: () => number;
@@ -66,6 +69,7 @@ export class Engine {
   readonly config: RelayConfig;
   readonly log: Logger;
   readonly dispatcher: Dispatcher;
+  readonly submitDispatcher: Dispatcher;
   readonly instanceId: string;
   readonly now: () => number;
   readonly strings: Strings;
@@ -83,6 +87,7 @@ export class Engine {
     this.config = o.config;
     this.log = o.log;
     this.dispatcher = o.dispatcher;
+    this.submitDispatcher = o.submitDispatcher ?? o.dispatcher;
     this.instanceId = o.instanceId;
     this.now = o.now ?? Date.now;
     this.strings = loadStrings(o.config.locale);
@@ -132,13 +137,19 @@ export class Engine {
   async ingest(input: IngestInput): Promise<{ case: StoredCase; created: boolean }> {
     const targets = this.resolveTargets(input.target);
     const issues: ValidationIssue[] = [];
+    // In production (no plain-HTTP loopback) names are resolved now as they will be at connect,
+    // so a name for 127.0.0.1 or 10.0.0.1 is refused at intake rather than on first use.
+    const check = (v: string) =>
+      this.config.allowHttpLoopback
+        ? Promise.resolve(urlRefusal(v, this.config))
+        : resolvedUrlRefusal(v, this.config);
     for (const f of URL_FIELDS) {
       const v = input.hitl[f];
-      const why = v ? urlRefusal(v, this.config) : null;
+      const why = v ? await check(v) : null;
       if (why) issues.push({ path: `hitl.${f}`, message: why });
     }
     if (input.notify_url) {
-      const why = urlRefusal(input.notify_url, this.config);
+      const why = await check(input.notify_url);
       if (why) issues.push({ path: 'notify_url', message: why });
     }
     if (issues.length) throw new ValidationError('invalid_hitl', 'refused service URL', issues);
@@ -174,20 +185,44 @@ export class Engine {
       created_at: now,
       updated_at: now,
     };
-    const result = await this.store.createCase(record);
-    if (!result.created) return result;
-    await this.history(record.id, 'ingested', {
-      target: input.target,
-      case_id: hitl.case_id,
-      warnings: doc.warnings,
+    // The case, one message reservation per target and its first history row are one write: a
+    // crash or a full disk leaves either all of them (reconcile or a retried intake posts) or none.
+    const result = await this.store.createCase(record, {
+      messages: targets.map((t) => this.cards.reservation(record, t)),
+      history: {
+        at: now,
+        kind: 'ingested',
+        detail: { target: input.target, case_id: hitl.case_id, warnings: doc.warnings },
+      },
     });
+    if (!result.created) {
+      // The agent retried: finish any delivery the first intake left undone (a crash, a full disk).
+      await this.settleDelivery(result.case, targets);
+      return { case: (await this.store.getCase(result.case.id)) ?? result.case, created: false };
+    }
     for (const w of doc.warnings) this.log.warn({ case: record.id }, w);
     if (previous) await this.patchDoc(previous.id, { next_id: record.id });
-    await this.cards.deliver(result.case, targets);
+    await this.settleDelivery(result.case, targets);
     const stored = (await this.store.getCase(record.id)) ?? result.case;
     // The watchers start on a new case at once (its event stream, its first reminder).
     this.events.emit('ingested', stored);
     return { case: stored, created: true };
+  }
+
+  /**
+   * Posts the reserved cards of a stored case. A failure here (a platform down, the disk full on
+   * the bookkeeping write) does not fail the intake: the case is stored with its reservations, and
+   * reconcile or the agent's retry finishes the job.
+   */
+  private async settleDelivery(c: StoredCase, targets: string[]): Promise<void> {
+    try {
+      await this.cards.deliver(c, targets);
+    } catch (err) {
+      this.log.error(
+        { case: c.id, err: err instanceof Error ? err.message : String(err) },
+        'posting the cards of a new case failed; reconcile will retry',
+      );
+    }
   }
 
   /** Opens a case's secrets. */
@@ -236,9 +271,11 @@ export class Engine {
    */
   async mutate(id: string, change: (c: StoredCase) => boolean): Promise<StoredCase | undefined> {
     for (let i = 0; i < 20; i++) {
+      // Two reads rather than a recursive clone: a stored value of any depth cannot overflow the stack.
       const current = await this.store.getCase(id);
       if (!current) return undefined;
-      const next: StoredCase = structuredClone(current);
+      const next = await this.store.getCase(id);
+      if (!next || next.version !== current.version) continue;
       if (!change(next)) return undefined;
       next.version = current.version + 1;
       next.updated_at = this.now();
@@ -270,6 +307,16 @@ export class Engine {
     source: string,
     extra: (c: StoredCase) => void = () => {},
   ): Promise<StoredCase | undefined> {
+    const tooDeep = jsonLimitIssue(u, source);
+    if (tooDeep) {
+      // The status still counts; the service's data that breaks the limits is left out (and said so).
+      this.log.warn(
+        { case: id, source, path: tooDeep.path.slice(0, 200) },
+        `a status update ${tooDeep.message}; its data is left out`,
+      );
+      const { result, progress: _p, submission_context: _s, responded_by: _r, ...rest } = u;
+      u = result ? { ...rest, result: { action: String(result.action).slice(0, 64) } } : rest;
+    }
     let from: string | undefined;
     const changed = await this.mutate(id, (c) => {
       if (!canTransition(c.status, u.status)) return false;

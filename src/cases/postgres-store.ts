@@ -162,9 +162,10 @@ function deliveryValues(d: NotifyDelivery): unknown[] {
  * computed with jitter or from fractional seconds would fail the whole statement (SQLite takes it).
  * Every number parameter is rounded on its way in; the schema has no fractional column.
  */
+const whole = (v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v) : v);
+
 function withWholeNumberParams(pool: pg.Pool): pg.Pool {
   const query = pool.query.bind(pool) as (text: unknown, params?: unknown) => unknown;
-  const whole = (v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v) : v);
   pool.query = ((text: unknown, params?: unknown) =>
     query(text, Array.isArray(params) ? params.map(whole) : params)) as typeof pool.query;
   return pool;
@@ -188,6 +189,24 @@ function updateValues(c: StoredCase, expected: number): unknown[] {
     c.claim?.until ?? null,
     c.updated_at,
     expected,
+  ];
+}
+
+const RESERVE_MESSAGE = `INSERT INTO messages (case_id, target, platform, address, ref_id, state, rendered_version, error, posted_at)
+  VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) ON CONFLICT DO NOTHING`;
+const ADD_HISTORY = 'INSERT INTO history (case_id, at, kind, detail) VALUES ($1, $2, $3, $4)';
+
+function messageValues(m: StoredMessage): unknown[] {
+  return [
+    m.case_id,
+    m.target,
+    m.platform,
+    m.address,
+    m.ref_id,
+    m.state,
+    m.rendered_version,
+    m.error,
+    m.posted_at,
   ];
 }
 
@@ -243,12 +262,33 @@ export async function openPostgresStore(
 
   return {
     kv,
-    async createCase(c) {
-      const inserted = await one(
-        `INSERT INTO cases (${CASE_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)
-         ON CONFLICT (origin, case_id) DO NOTHING RETURNING ${CASE_COLS}`,
-        values(c),
-      );
+    async createCase(c, intents) {
+      // One transaction: the case, its message reservations and its first history row, or none.
+      const client = await pool.connect();
+      let inserted: Row | undefined;
+      try {
+        await client.query('BEGIN');
+        inserted = (
+          await client.query<Row>(
+            `INSERT INTO cases (${CASE_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)
+             ON CONFLICT (origin, case_id) DO NOTHING RETURNING ${CASE_COLS}`,
+            values(c).map(whole),
+          )
+        ).rows[0];
+        if (inserted) {
+          for (const m of intents?.messages ?? [])
+            await client.query(RESERVE_MESSAGE, messageValues(m).map(whole));
+          const h = intents?.history;
+          if (h)
+            await client.query(ADD_HISTORY, [c.id, whole(h.at), h.kind, JSON.stringify(h.detail)]);
+        }
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
       if (inserted) return { case: toCase(inserted), created: true };
       return {
         case: toCase(
@@ -343,21 +383,7 @@ export async function openPostgresStore(
       return r.rowCount ?? 0;
     },
     async reserveMessage(m) {
-      const r = await pool.query(
-        `INSERT INTO messages (case_id, target, platform, address, ref_id, state, rendered_version, error, posted_at)
-         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) ON CONFLICT DO NOTHING`,
-        [
-          m.case_id,
-          m.target,
-          m.platform,
-          m.address,
-          m.ref_id,
-          m.state,
-          m.rendered_version,
-          m.error,
-          m.posted_at,
-        ],
-      );
+      const r = await pool.query(RESERVE_MESSAGE, messageValues(m));
       return r.rowCount === 1;
     },
     async updateMessage(m) {
@@ -382,12 +408,7 @@ export async function openPostgresStore(
       );
     },
     async appendHistory(caseId, e: HistoryEntry) {
-      await pool.query('INSERT INTO history (case_id, at, kind, detail) VALUES ($1, $2, $3, $4)', [
-        caseId,
-        e.at,
-        e.kind,
-        JSON.stringify(e.detail),
-      ]);
+      await pool.query(ADD_HISTORY, [caseId, e.at, e.kind, JSON.stringify(e.detail)]);
     },
     async listHistory(caseId) {
       return (

@@ -140,13 +140,19 @@ const DELIVERY_COLS =
   'id, case_id, event, url, body, state, attempts, next_attempt_at, last_error, created_at, delivered_at';
 
 /** Opens (and migrates) the SQLite store at `file` (":memory:" for a throwaway one). */
-export function openSqliteStore(file: string, now: () => number = Date.now): Store {
+export function openSqliteStore(
+  file: string,
+  now: () => number = Date.now,
+  options: { maxPageCount?: number } = {},
+): Store {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   db.exec(SCHEMA);
+  // A size ceiling (pages of the page size); tests use it to make a real "disk full".
+  if (options.maxPageCount) db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);
 
   const q = {
     insert:
@@ -241,6 +247,15 @@ export function openSqliteStore(file: string, now: () => number = Date.now): Sto
     ),
   };
 
+  const createTx = db.transaction(
+    (c: StoredCase, messages: StoredMessage[], history: HistoryEntry | undefined) => {
+      if (q.insert.run(caseParams(c)).changes !== 1) return false;
+      for (const m of messages) q.reserve.run(m);
+      if (history) q.addHistory.run(c.id, history.at, history.kind, JSON.stringify(history.detail));
+      return true;
+    },
+  );
+
   const leaseTx = db.transaction((at: number, limit: number, owner: string, leaseMs: number) => {
     const rows = q.due.all(at, at, limit);
     for (const r of rows) q.lease.run(owner, at + leaseMs, r.id);
@@ -277,8 +292,8 @@ export function openSqliteStore(file: string, now: () => number = Date.now): Sto
 
   return {
     kv,
-    async createCase(c) {
-      const created = q.insert.run(caseParams(c)).changes === 1;
+    async createCase(c, intents) {
+      const created = createTx(c, intents?.messages ?? [], intents?.history);
       const row = created ? q.byId.get(c.id) : q.byCase.get(c.origin, c.case_id);
       return { case: toCase(row!), created };
     },

@@ -4,8 +4,15 @@ import type { HistoryEntry, StoredCase, StoredMessage } from './types.ts';
 
 /** Persistence for cases, their messages, history, watch leases and adapters' key-values. */
 export interface Store {
-  /** Inserts a case unless (origin, case_id) exists; returns the stored one either way. */
-  createCase(c: StoredCase): Promise<{ case: StoredCase; created: boolean }>;
+  /**
+   * Inserts a case unless (origin, case_id) exists; returns the stored one either way. The first
+   * delivery intents (its message reservations and its first history row) are written in the same
+   * transaction, so a crash or a full disk never leaves a case that nothing will ever post.
+   */
+  createCase(
+    c: StoredCase,
+    intents?: { messages: StoredMessage[]; history?: HistoryEntry },
+  ): Promise<{ case: StoredCase; created: boolean }>;
   getCase(id: string): Promise<StoredCase | undefined>;
   getCaseByKey(key: string): Promise<StoredCase | undefined>;
   findCase(origin: string, caseId: string): Promise<StoredCase | undefined>;

@@ -110,7 +110,7 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
   await engine.history(c.id, 'tap', who);
   const body = buildSubmitRequest(tap.action, tap.platform, tap.user);
   const outcome = await submit(c.doc.hitl.submit_url, secrets.submit_token, body, {
-    dispatcher: engine.dispatcher,
+    dispatcher: engine.submitDispatcher,
     now: engine.now,
   });
   await engine.history(c.id, 'submit', {
@@ -279,6 +279,9 @@ async function settleSubmit(
       });
       return reply('rate_limited', view, updated);
     }
+    case 'queue_full':
+      // Nothing was sent: say so plainly, the card stays as it is.
+      return reply('service_busy');
     case 'service_failed': {
       const view = { status: outcome.status };
       const updated = await engine.patchDoc(c.id, { notice: t(s, 'notice.service_failed', view) });

@@ -18,12 +18,30 @@ export interface HttpResponse {
 /** No answer: refused, reset, timed out, too large, or the address was refused by policy. */
 export class NetworkError extends Error {
   readonly code: 'refused_by_policy' | 'timeout' | 'too_large' | 'network';
-  constructor(code: NetworkError['code'], message: string, cause?: unknown) {
+  /**
+   * True only when the request provably never reached the service (no connection was made:
+   * refused, no such host, connect timeout, refused by policy). A request that may have been
+   * sent (a reset, a timeout after connecting) is never "not sent", so it is never repeated.
+   */
+  readonly notSent: boolean;
+  constructor(code: NetworkError['code'], message: string, cause?: unknown, notSent = false) {
     super(message, { cause });
     this.name = 'NetworkError';
     this.code = code;
+    this.notSent = notSent;
   }
 }
+
+/** Error codes raised before a connection exists, so before any byte of a request was sent. */
+const CONNECT_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** The error a refused address fails a connection with (mapped to NetworkError 'refused_by_policy'). */
 function policyError(host: string, why: string): Error {
@@ -135,14 +153,15 @@ function wrap(err: unknown): NetworkError {
   const e = err as { code?: string; message?: string; cause?: { code?: string } };
   const code = e.code ?? e.cause?.code;
   if (code === 'EPOLICY')
-    return new NetworkError('refused_by_policy', e.message ?? 'refused by policy', err);
+    return new NetworkError('refused_by_policy', e.message ?? 'refused by policy', err, true);
+  const notSent = CONNECT_ERRORS.has(code ?? '');
   if (
     code === 'UND_ERR_HEADERS_TIMEOUT' ||
     code === 'UND_ERR_BODY_TIMEOUT' ||
     code === 'UND_ERR_CONNECT_TIMEOUT'
   )
-    return new NetworkError('timeout', 'the service did not answer in time', err);
-  return new NetworkError('network', `network error (${code ?? 'unknown'})`, err);
+    return new NetworkError('timeout', 'the service did not answer in time', err, notSent);
+  return new NetworkError('network', `network error (${code ?? 'unknown'})`, err, notSent);
 }
 
 /** Parses Retry-After (seconds or an HTTP date) into milliseconds, or undefined. */

@@ -5,11 +5,13 @@ import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import type { HttpRoute, InboundResponse, PlatformAdapter } from '../adapter.ts';
 import type { Engine } from '../cases/engine.ts';
+import { storageFailure } from '../cases/store-errors.ts';
 import { ValidationError } from '../errors.ts';
 import { parse202Body, parseHitl } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { caseView } from './case-view.ts';
 import { requireBodyType } from './inbound.ts';
+import { jsonLimitIssue } from './json-limits.ts';
 import type { Metrics } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { intakeRateLimit } from './rate-limit.ts';
@@ -84,6 +86,12 @@ export function createApp(o: {
       return c.json({ error: 'invalid_json', message: 'the body is not JSON' }, 400);
     }
     try {
+      // Before anything walks it: bounded depth and size, refused with the path where it broke.
+      const tooDeep = jsonLimitIssue(raw);
+      if (tooDeep)
+        throw new ValidationError('invalid_request', 'JSON nested too deep or too large', [
+          tooDeep,
+        ]);
       const input = intakeSchema.safeParse(raw);
       if (!input.success)
         throw new ValidationError('invalid_request', 'invalid request', toIssues(input.error));
@@ -114,6 +122,18 @@ export function createApp(o: {
     } catch (err) {
       if (err instanceof ValidationError)
         return c.json({ error: err.code, message: err.message, details: err.details }, 400);
+      const full = storageFailure(err);
+      if (full) {
+        engine.log.error({ err: err instanceof Error ? err.message : String(err) }, full.message);
+        return c.json(
+          {
+            error: full.status === 507 ? 'insufficient_storage' : 'store_unavailable',
+            message: full.message,
+          },
+          full.status,
+          { 'retry-after': '30' },
+        );
+      }
       throw err;
     }
   });

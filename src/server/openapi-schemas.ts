@@ -300,6 +300,7 @@ export const SCHEMAS = {
           'not_allowed',
           'closed',
           'busy',
+          'service_busy',
           'use_review_url',
           'inline_unavailable',
           'refused',

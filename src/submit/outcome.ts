@@ -21,6 +21,8 @@ export type SubmitOutcome =
   | { kind: 'rate_limited'; retryAfterMs: number | undefined }
   /** 5xx: the service was reached and failed; nothing was decided. */
   | { kind: 'service_failed'; status: number; message: string | undefined }
+  /** Too many submits already waiting for this service: nothing was sent. */
+  | { kind: 'queue_full' }
   /** No answer at all (refused connection, timeout, reset, refused by the URL policy). */
   | { kind: 'failed'; reason: string; status?: number };
 

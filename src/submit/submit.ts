@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import { call, NetworkError } from '../net/http.ts';
 import type { SubmitRequest } from '../protocol/actions.ts';
 import { classifySubmitAnswer, type SubmitOutcome } from './outcome.ts';
+import { SubmitGate } from './transport.ts';
 
 export type { SubmitOutcome } from './outcome.ts';
 
@@ -10,18 +11,57 @@ export type { SubmitOutcome } from './outcome.ts';
 export interface SubmitOptions {
   dispatcher: Dispatcher;
   now: () => number;
-  /** Attempts for 5xx / network failures (a retried submit that already landed answers 409, which we read as closed). */
+  /**
+   * Attempts when the request provably never reached the service (connection refused, no such
+   * host). A timeout, a reset or a 5xx is never repeated: the service may have recorded the
+   * decision, and a second POST is a second decision for a service without 409 de-duplication.
+   */
   attempts?: number;
   /** Longest Retry-After we wait for inside one tap before giving up. */
   maxWaitMs?: number;
+  /** Counted from when the request gets its slot in the gate, never while it waits. */
   timeoutMs?: number;
   sleep?: (ms: number) => Promise<void>;
+  /** Per-origin concurrency and queue (one per dispatcher by default). */
+  gate?: SubmitGate;
+}
+
+/** One gate per dispatcher unless the caller brings one: its connections are the gate's slots. */
+const gates = new WeakMap<Dispatcher, SubmitGate>();
+function gateFor(dispatcher: Dispatcher): SubmitGate {
+  let g = gates.get(dispatcher);
+  if (!g) {
+    g = new SubmitGate();
+    gates.set(dispatcher, g);
+  }
+  return g;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Sends one submit, with a bounded retry; never throws. */
 export async function submit(
+  submitUrl: string,
+  submitToken: string,
+  body: SubmitRequest,
+  options: SubmitOptions,
+): Promise<SubmitOutcome> {
+  let origin: string;
+  try {
+    origin = new URL(submitUrl).origin;
+  } catch {
+    return { kind: 'failed', reason: 'submit_url is not a URL' };
+  }
+  const release = await (options.gate ?? gateFor(options.dispatcher)).acquire(origin);
+  if (!release) return { kind: 'queue_full' };
+  try {
+    return await send(submitUrl, submitToken, body, options);
+  } finally {
+    release();
+  }
+}
+
+async function send(
   submitUrl: string,
   submitToken: string,
   body: SubmitRequest,
@@ -51,16 +91,17 @@ export async function submit(
           await sleep(wait);
           continue;
         }
-        return outcome;
       }
-      if (outcome.kind !== 'service_failed') return outcome;
-      last = outcome;
+      // A 5xx is never repeated either: the service may have recorded the decision before failing.
+      return outcome;
     } catch (err) {
       last = {
         kind: 'failed',
         reason: err instanceof NetworkError ? err.message : 'network error',
       };
-      if (err instanceof NetworkError && err.code === 'refused_by_policy') return last;
+      // Only a request that never left may be sent again.
+      if (!(err instanceof NetworkError) || !err.notSent || err.code === 'refused_by_policy')
+        return last;
     }
     if (attempt < attempts) await sleep(150 * 4 ** (attempt - 1));
   }

@@ -184,6 +184,39 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       expect(await store.listMessages(a.id)).toHaveLength(1);
     });
 
+    it('finding 1 (orphaned case): stores a case with its message reservations and first history row, or nothing', async () => {
+      const a = sampleCase();
+      const ingested = { at: 7, kind: 'ingested', detail: { target: 'web:room' } };
+      const made = await store.createCase(a, {
+        messages: [message(a.id), message(a.id, 'web:other')],
+        history: ingested,
+      });
+      expect(made.created).toBe(true);
+      expect((await store.listMessages(a.id)).map((m) => [m.target, m.state])).toEqual([
+        ['web:room', 'posting'],
+        ['web:other', 'posting'],
+      ]);
+      expect(await store.listHistory(a.id)).toEqual([ingested]);
+      // A repeat of the same case writes nothing more.
+      const again = await store.createCase(
+        { ...sampleCase(), origin: a.origin, case_id: a.case_id },
+        { messages: [message('other', 'web:third')], history: ingested },
+      );
+      expect(again).toMatchObject({ created: false, case: { id: a.id } });
+      expect(await store.listMessages(a.id)).toHaveLength(2);
+      expect(await store.listMessages('other')).toHaveLength(0);
+      expect(await store.listHistory(a.id)).toHaveLength(1);
+      // A write that fails half-way (here a message the schema refuses) leaves no case behind.
+      const b = sampleCase();
+      const broken = { ...message(b.id), platform: null } as unknown as StoredMessage;
+      await expect(
+        store.createCase(b, { messages: [broken], history: ingested }),
+      ).rejects.toThrow();
+      expect(await store.getCase(b.id)).toBeUndefined();
+      expect(await store.findCase(b.origin, b.case_id)).toBeUndefined();
+      expect(await store.listHistory(b.id)).toHaveLength(0);
+    });
+
     it('keeps history in order', async () => {
       const a = sampleCase();
       await store.createCase(a);
