@@ -1,8 +1,9 @@
 /** Posting and editing the cards of cases: once per (case, target), in order, and reconciled after restarts. */
-import type { MessageRef } from '../adapter.ts';
+import type { MessageRef, PlatformAdapter } from '../adapter.ts';
 import { PlatformError } from '../errors.ts';
+import type { Logger } from '../log.ts';
 import type { Card } from '../render/card.ts';
-import type { Engine } from './engine.ts';
+import type { Store } from './store.ts';
 import type { StoredCase, StoredMessage } from './types.ts';
 
 /**
@@ -11,6 +12,17 @@ import type { StoredCase, StoredMessage } from './types.ts';
  */
 const POSTING_LEASE_MS = 15 * 60_000;
 
+/** What card delivery needs of the engine. */
+export interface CardDeliveryHost {
+  readonly store: Store;
+  readonly adapters: ReadonlyMap<string, PlatformAdapter>;
+  readonly log: Logger;
+  readonly instanceId: string;
+  readonly now: () => number;
+  cardOf(c: StoredCase): Promise<Card>;
+  history(caseId: string, kind: string, detail: Record<string, unknown>): Promise<void>;
+}
+
 /** Delivers cards for the engine. */
 export class CardDelivery {
   /** Per-case chains so the cards of one case are edited in order. */
@@ -18,7 +30,7 @@ export class CardDelivery {
   /** Whether a reconcile pass is running (passes never overlap). */
   private reconciling = false;
 
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly engine: CardDeliveryHost) {}
 
   /** The message slot of a case on one target, as reserved before its first post. */
   reservation(c: StoredCase, target: string): StoredMessage {

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ValidationError } from '../errors.ts';
 import { registerSecret } from '../log.ts';
+import type { NotifySettings } from '../notify/settings.ts';
 import { deriveNotifySecret } from '../notify/signature.ts';
-import type { NotifySettings } from '../notify/worker.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { parseEnv, pickEnv } from './env.ts';
 

@@ -1,10 +1,9 @@
 /** Which notify_url deliveries a case change asks for, built before the change is written. */
 import { randomBytes } from 'node:crypto';
-import type { Engine } from '../cases/engine.ts';
 import type { NotifyDelivery } from '../cases/store.ts';
 import type { StoredCase } from '../cases/types.ts';
 import { isTerminal } from '../protocol/types.ts';
-import { caseView } from '../server/case-view.ts';
+import { type CaseViewSource, caseView } from '../server/case-view.ts';
 
 /** Engine event that wakes the outbox worker after a delivery was queued in this process. */
 export const NOTIFY_QUEUED_EVENT = 'notify:queued';
@@ -22,7 +21,7 @@ export function notifyEvent(next: StoredCase, prev: StoredCase): string | null {
  * crash cannot keep the status and lose its delivery.
  */
 export async function deliveriesFor(
-  engine: Engine,
+  engine: CaseViewSource & { now: () => number },
   next: StoredCase,
   prev: StoredCase,
 ): Promise<NotifyDelivery[]> {

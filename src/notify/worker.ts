@@ -11,6 +11,7 @@ import { call, NetworkError, retryAfterMs } from '../net/http.ts';
 import { urlRefusal } from '../net/url-policy.ts';
 import { runLimited } from '../watch/watcher.ts';
 import { NOTIFY_QUEUED_EVENT } from './deliveries.ts';
+import { NOTIFY_DEFAULTS, type NotifySettings } from './settings.ts';
 import {
   NOTIFY_ATTEMPT_HEADER,
   NOTIFY_DELIVERY_HEADER,
@@ -20,25 +21,7 @@ import {
   signNotify,
 } from './signature.ts';
 
-/** Delivery settings (from the NOTIFY_* environment variables; see README). */
-export interface NotifySettings {
-  /** The signing secret; deliveries go unsigned without one (the local default). */
-  secret: string | undefined;
-  retryMinMs: number;
-  retryMaxMs: number;
-  maxAttempts: number;
-  /** Per attempt, for the answer's headers and again for its body. */
-  timeoutMs: number;
-}
-
-/** The defaults behind the NOTIFY_* variables. */
-export const NOTIFY_DEFAULTS: NotifySettings = {
-  secret: undefined,
-  retryMinMs: 5_000,
-  retryMaxMs: 3_600_000,
-  maxAttempts: 20,
-  timeoutMs: 10_000,
-};
+export { NOTIFY_DEFAULTS, type NotifySettings } from './settings.ts';
 
 /** Tuning of the worker loop. */
 export interface NotifyWorkerOptions {

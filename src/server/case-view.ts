@@ -1,10 +1,19 @@
 /** The agent-facing view of a case: never a secret (no submit_token, no review_url token). */
-import type { Engine } from '../cases/engine.ts';
+import type { Store } from '../cases/store.ts';
 import type { StoredCase } from '../cases/types.ts';
 import { isTerminal } from '../protocol/types.ts';
 
+/** What the case view reads besides the case (the engine has it). */
+export interface CaseViewSource {
+  store: Pick<Store, 'listMessages' | 'listHistory'>;
+}
+
 /** The JSON body of GET /v1/cases/:id. */
-export async function caseView(engine: Engine, c: StoredCase, options: { history?: boolean } = {}) {
+export async function caseView(
+  engine: CaseViewSource,
+  c: StoredCase,
+  options: { history?: boolean } = {},
+) {
   const d = c.doc;
   const messages = await engine.store.listMessages(c.id);
   const view: Record<string, unknown> = {
