@@ -6,6 +6,7 @@ import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { PlatformAdapter } from './adapter.ts';
 import { Engine } from './cases/engine.ts';
+import { startRetention } from './cases/retention.ts';
 import { createSealer } from './cases/sealer.ts';
 import { openSqliteStore } from './cases/sqlite-store.ts';
 import type { Store } from './cases/store.ts';
@@ -91,6 +92,7 @@ export function createRelay(o: RelayOptions): Relay {
   const mounted: Array<{ close(): void }> = [];
   // Signed decision receipts: the key is read (or made once and stored) at start.
   let receipts: { issuer: ReceiptIssuer; signer: ReceiptSigner } | undefined;
+  let retention: { stop(): void } | undefined;
   const issueReceipt = (c: StoredCase) => {
     if (receipts && isTerminal(c.status))
       receipts.issuer.receiptOf(c.id).catch((err: Error) => {
@@ -141,12 +143,15 @@ export function createRelay(o: RelayOptions): Relay {
           signer,
           cardOf: (c) => engine.cardOf(c),
           actionsOffered: (c) =>
-            inlineActions(c.doc.hitl, !!engine.secretsOf(c).submit_token).actions,
+            inlineActions(c.doc.hitl, c.doc.inline_submit ?? !!engine.secretsOf(c).submit_token)
+              .actions,
           instanceId: engine.instanceId,
           now: engine.now,
           log,
+          keepMs: o.config.receiptRetentionMs,
         }),
       };
+      retention = startRetention(store, { retentionMs: o.config.retentionMs }, engine.now, log);
       engine.events.on('status', issueReceipt);
       for (const a of o.adapters) {
         await a.start({
@@ -179,6 +184,7 @@ export function createRelay(o: RelayOptions): Relay {
     async stop() {
       ready = false;
       engine.events.off('status', issueReceipt);
+      retention?.stop();
       watcher.stop();
       await notifier.stop();
       await watching.stop();

@@ -157,7 +157,12 @@ export class Engine {
     const { submit_token, review_url, ...hitl } = input.hitl;
     const now = this.now();
     const origin = new URL(input.hitl.poll_url).origin;
-    const doc: CaseDoc = { hitl, warnings: input.warnings ?? [], reminders_sent: [] };
+    const doc: CaseDoc = {
+      hitl,
+      warnings: input.warnings ?? [],
+      reminders_sent: [],
+      inline_submit: !!submit_token,
+    };
     if (input.message) doc.message = input.message;
     if (input.notify_url) doc.notify_url = input.notify_url;
     if (input.notify_on) doc.notify_on = input.notify_on;
@@ -342,6 +347,12 @@ export class Engine {
       if (isTerminal(u.status)) {
         c.next_check_at = null;
         delete d.notice;
+        // Nothing is submitted or watched any more: the submit token and the service credentials
+        // go at once (the review URL stays for the final card's Details link until retention).
+        c.secrets = this.sealer.seal({
+          submit_token: null,
+          review_url: this.secretsOf(c).review_url,
+        });
       }
       extra(c);
       return true;

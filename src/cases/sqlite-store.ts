@@ -242,6 +242,16 @@ export function openSqliteStore(
     listDeliveries: db.prepare<[string], NotifyDelivery>(
       `SELECT ${DELIVERY_COLS} FROM notify_outbox WHERE case_id = ? ORDER BY created_at, rowid`,
     ),
+    closedBefore: db.prepare<[number, number], { id: string }>(
+      `SELECT id FROM cases WHERE status IN ('completed', 'expired', 'cancelled') AND updated_at < ? LIMIT ?`,
+    ),
+    purgeCase: [
+      db.prepare<[string]>('DELETE FROM messages WHERE case_id = ?'),
+      db.prepare<[string]>('DELETE FROM history WHERE case_id = ?'),
+      db.prepare<[string]>('DELETE FROM notify_outbox WHERE case_id = ?'),
+      db.prepare<[string]>('DELETE FROM cases WHERE id = ?'),
+    ],
+    purgeKv: db.prepare<[number]>('DELETE FROM kv WHERE until IS NOT NULL AND until <= ?'),
     counts: db.prepare<[], { status: string; n: number }>(
       'SELECT status, count(*) AS n FROM cases GROUP BY status',
     ),
@@ -375,6 +385,16 @@ export function openSqliteStore(
     },
     async listDeliveries(caseId) {
       return q.listDeliveries.all(caseId);
+    },
+    async purgeClosed(before, limit) {
+      return db.transaction(() => {
+        const ids = q.closedBefore.all(before, limit);
+        for (const { id } of ids) for (const stmt of q.purgeCase) stmt.run(id);
+        return ids.length;
+      })();
+    },
+    async purgeExpiredKv(t) {
+      return q.purgeKv.run(t).changes;
     },
     async countByStatus() {
       return Object.fromEntries(q.counts.all().map((r) => [r.status, r.n]));

@@ -73,6 +73,13 @@ export interface Store {
    */
   settleDelivery(id: string, owner: string, outcome: DeliveryOutcome): Promise<void>;
   listDeliveries(caseId: string): Promise<NotifyDelivery[]>;
+  /**
+   * Deletes up to `limit` final cases last changed before `before`, with their messages, history
+   * and notify deliveries (retention); returns how many cases went.
+   */
+  purgeClosed(before: number, limit: number): Promise<number>;
+  /** Deletes expired key-values (leases, claims, de-duplication marks); returns how many. */
+  purgeExpiredKv(now: number): Promise<number>;
   /** A consistent count of cases by status (for /metrics). */
   countByStatus(): Promise<Record<string, number>>;
   close(): Promise<void>;

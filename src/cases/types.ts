@@ -64,6 +64,8 @@ export interface CaseDoc {
   next_id?: string;
   /** Reminder times already sent (ISO strings). */
   reminders_sent: string[];
+  /** Whether the service gave a submit_token (kept as a flag: the token itself is wiped at the end). */
+  inline_submit?: boolean;
 }
 
 /** The state of a case's watch: `ok`, or the class of the failure that keeps it blind since `since`. */

@@ -35,6 +35,8 @@ export const CORE_ENV_VARS = [
   'NOTIFY_TIMEOUT_SECONDS',
   'SSE_MAX_STREAMS',
   'RECEIPT_SIGNING_KEY',
+  'RETENTION_DAYS',
+  'RECEIPT_RETENTION_DAYS',
 ] as const;
 
 const TARGET = /^(route|[a-z][a-z0-9_-]*):.+$/;
@@ -64,6 +66,8 @@ const envSchema = z.object({
     .optional(),
   RELAY_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   RELAY_SECRET_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  RETENTION_DAYS: z.coerce.number().min(0).default(30),
+  RECEIPT_RETENTION_DAYS: z.coerce.number().min(0).default(365),
   RECEIPT_SIGNING_KEY: z
     .string()
     .min(32, 'must be a PKCS#8 PEM Ed25519 key or its 32-byte seed')
@@ -105,6 +109,10 @@ export interface RelayConfig {
   secretKey: string | undefined;
   /** Signs decision receipts (generated and stored sealed when absent). */
   receiptSigningKey: string | undefined;
+  /** How long final cases are kept (0: for ever). */
+  retentionMs: number;
+  /** How long receipts are kept (0: for ever). */
+  receiptRetentionMs: number;
   logLevel: string;
   pollMinMs: number;
   pollMaxMs: number;
@@ -159,6 +167,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     apiKey: e.RELAY_API_KEY,
     secretKey: e.RELAY_SECRET_KEY,
     receiptSigningKey: e.RECEIPT_SIGNING_KEY,
+    retentionMs: e.RETENTION_DAYS * 86_400_000,
+    receiptRetentionMs: e.RECEIPT_RETENTION_DAYS * 86_400_000,
     logLevel: e.LOG_LEVEL,
     pollMinMs: e.POLL_INTERVAL_MIN_SECONDS * 1000,
     pollMaxMs: e.POLL_INTERVAL_MAX_SECONDS * 1000,

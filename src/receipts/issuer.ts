@@ -30,6 +30,8 @@ export interface ReceiptIssuerDeps {
   instanceId: string;
   now: () => number;
   log: Logger;
+  /** How long a receipt is kept (0: for ever). */
+  keepMs?: number;
 }
 
 /** Issues and reads receipts. */
@@ -101,7 +103,8 @@ export function createReceiptIssuer(d: ReceiptIssuerDeps): ReceiptIssuer {
       const c = await d.store.getCase(id);
       if (!c || !isTerminal(c.status)) return undefined;
       const receipt = d.signer.sign(await build(c));
-      if (await d.store.kv.setIfAbsent(keyOf(id), JSON.stringify(receipt))) {
+      const keep = d.keepMs ? d.keepMs : undefined;
+      if (await d.store.kv.setIfAbsent(keyOf(id), JSON.stringify(receipt), keep)) {
         d.log.info(
           { case: id, status: c.status, key_id: receipt.signature.key_id },
           'receipt issued',

@@ -239,6 +239,40 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       expect(await store.kv.setIfAbsent('b', 'z')).toBe(false);
     });
 
+    it('retention: purges final cases older than the cutoff with their rows, nothing else', async () => {
+      const old = sampleCase({ status: 'completed', next_check_at: null, updated_at: 100 });
+      const recent = sampleCase({ status: 'expired', next_check_at: null, updated_at: 5_000 });
+      const open = sampleCase({ status: 'pending', updated_at: 100 });
+      for (const c of [old, recent, open]) {
+        await store.createCase(c);
+        await store.reserveMessage(message(c.id));
+        await store.appendHistory(c.id, { at: 1, kind: 'ingested', detail: {} });
+      }
+      expect(await store.purgeClosed(1_000, 100)).toBe(1);
+      expect(await store.getCase(old.id)).toBeUndefined();
+      expect(await store.listMessages(old.id)).toEqual([]);
+      expect(await store.listHistory(old.id)).toEqual([]);
+      expect((await store.getCase(recent.id))?.status).toBe('expired');
+      expect((await store.getCase(open.id))?.status).toBe('pending');
+      expect(await store.listHistory(open.id)).toHaveLength(1);
+      expect(await store.purgeClosed(1_000, 100)).toBe(0);
+      // A second old case can be stored again under the same (origin, case_id) after its purge.
+      expect(
+        (await store.createCase({ ...old, id: `${old.id}b`, key: `${old.key}b` })).created,
+      ).toBe(true);
+    });
+
+    it('retention: purges expired key-values only', async () => {
+      await store.kv.set('lease', 'x', 100);
+      await store.kv.set('forever', 'y');
+      await store.kv.set('later', 'z', 10_000);
+      now += 200;
+      expect(await store.purgeExpiredKv(now)).toBe(1);
+      expect(await store.kv.get('forever')).toBe('y');
+      expect(await store.kv.get('later')).toBe('z');
+      expect(await store.purgeExpiredKv(now)).toBe(0);
+    });
+
     outboxContract({ store: () => store, now: () => now, setNow: (t) => (now = t), sampleCase });
   });
 }
