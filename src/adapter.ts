@@ -49,7 +49,11 @@ export type TapOutcome =
   | 'rate_limited' // the service asked to wait (429): try again after Retry-After
   | 'service_failed' // the service answered 5xx: it failed; nothing was decided
   | 'failed' // the service could not be reached; nothing was decided
-  | 'unknown_case'; // the key matches no case
+  | 'unknown_case' // the key matches no case
+  | 'vote_recorded' // an approval policy counted this vote; more are needed
+  | 'already_voted' // this person already voted on this case
+  | 'not_an_approver' // the case's approval policy does not list this person
+  | 'requester_may_not_approve'; // the person who asked may not approve their own request
 
 /** The engine's answer to a tap. */
 export interface TapReply {

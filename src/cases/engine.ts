@@ -8,6 +8,7 @@ import { ValidationError, type ValidationIssue } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { resolvedUrlRefusal, urlRefusal } from '../net/url-policy.ts';
 import { deliveriesFor, NOTIFY_QUEUED_EVENT } from '../notify/deliveries.ts';
+import { type CasePolicy, casePolicy, identityOf } from '../policy/policy.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
 import { canTransition } from '../protocol/state.ts';
 import type { StatusUpdate } from '../protocol/status.ts';
@@ -47,6 +48,8 @@ export interface IngestInput {
   labels?: Record<string, string> | undefined;
   /** Credentials for the service's watch endpoints (sealed; sent only to the case's origin). */
   service_headers?: Record<string, string> | undefined;
+  /** Who asked: an identity or `platform:user` (approval policies keep them from approving). */
+  requested_by?: string | undefined;
 }
 
 const URL_FIELDS = ['review_url', 'poll_url', 'submit_url', 'events_url'] as const;
@@ -133,6 +136,21 @@ export class Engine {
     return lists.every((l) => l.includes(userId));
   }
 
+  /** The approval policy for cases sent to `target` (a route's or the target's own), as a snapshot. */
+  policyFor(target: string): CasePolicy | undefined {
+    const name = target.startsWith('route:')
+      ? this.config.routes[target.slice(6)]?.policy
+      : this.config.targetPolicies[target];
+    const p = name ? this.config.policies[name] : undefined;
+    return name && p ? casePolicy(name, p) : undefined;
+  }
+
+  /** The identity of `platform:user` (or an identity name given as is). */
+  identityOfAccount(who: string): string {
+    const i = who.indexOf(':');
+    return i > 0 ? identityOf(this.config.identities, who.slice(0, i), who.slice(i + 1)) : who;
+  }
+
   /** Takes a case in: validates its URLs, stores it once, posts its card to every target. */
   async ingest(input: IngestInput): Promise<{ case: StoredCase; created: boolean }> {
     const targets = this.resolveTargets(input.target);
@@ -167,6 +185,9 @@ export class Engine {
     if (input.notify_url) doc.notify_url = input.notify_url;
     if (input.notify_on) doc.notify_on = input.notify_on;
     if (input.labels) doc.labels = input.labels;
+    const policy = this.policyFor(input.target);
+    if (policy) doc.policy = policy;
+    if (input.requested_by) doc.requested_by = this.identityOfAccount(input.requested_by);
     const previous = hitl.previous_case_id
       ? await this.store.findCase(origin, hitl.previous_case_id)
       : undefined;

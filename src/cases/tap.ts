@@ -1,5 +1,6 @@
 /** A tap, from the button to the service: who, allowed, still open, confirmed, claimed once, submitted. */
 import type { Tap, TapOutcome, TapReply } from '../adapter.ts';
+import { castVote } from '../policy/vote.ts';
 import {
   buildSubmitRequest,
   inlineActions,
@@ -96,6 +97,10 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
     await engine.history(c.id, 'tap_refused', { ...who, reason: 'the service asked to wait' });
     return reply('rate_limited', view);
   }
+
+  // An approval policy: the vote is stored first; only the tap that meets the policy is submitted.
+  const vote = await castVote(engine, c, tap, who);
+  if (!vote.decides) return reply(vote.outcome, vote.view, vote.case);
 
   const holder = `${engine.instanceId}:${randomId(6)}`;
   if (!(await claim(engine, c, holder))) {

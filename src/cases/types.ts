@@ -1,4 +1,5 @@
 /** What the relay keeps about a case. */
+import type { CasePolicy, Vote } from '../policy/policy.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
 import type {
   CaseResult,
@@ -66,6 +67,10 @@ export interface CaseDoc {
   reminders_sent: string[];
   /** Whether the service gave a submit_token (kept as a flag: the token itself is wiped at the end). */
   inline_submit?: boolean;
+  /** The approval policy in force (a snapshot from intake), its votes so far, and who asked. */
+  policy?: CasePolicy;
+  votes?: Vote[];
+  requested_by?: string;
 }
 
 /** The state of a case's watch: `ok`, or the class of the failure that keeps it blind since `since`. */

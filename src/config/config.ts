@@ -5,6 +5,7 @@ import { ValidationError } from '../errors.ts';
 import { registerSecret } from '../log.ts';
 import type { NotifySettings } from '../notify/settings.ts';
 import { deriveNotifySecret } from '../notify/signature.ts';
+import { type PolicyConfig, policySchema } from '../policy/policy.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { parseEnv, pickEnv } from './env.ts';
 
@@ -48,11 +49,24 @@ const fileSchema = z.strictObject({
       z.strictObject({
         targets: z.array(z.string().regex(TARGET, 'must look like "platform:address"')).min(1),
         allow: z.array(z.string()).optional(),
+        /** The approval policy for cases sent to this route (a name in `policies`). */
+        policy: z.string().optional(),
       }),
     )
     .default({}),
   allow: z.record(z.string().regex(TARGET), z.array(z.string())).default({}),
   callback_secrets: z.record(z.string().url(), z.string().min(16)).default({}),
+  /** Approval policies by name (README: Policies). */
+  policies: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/), policySchema).default({}),
+  /** The policy for cases sent straight to a target (routes name theirs). */
+  target_policies: z.record(z.string().regex(TARGET), z.string()).default({}),
+  /** People and the platform accounts they own (`platform:user`): one person counts once. */
+  identities: z
+    .record(
+      z.string().min(1).max(200),
+      z.array(z.string().regex(TARGET, 'must look like "platform:user"')),
+    )
+    .default({}),
 });
 
 const envSchema = z.object({
@@ -95,6 +109,7 @@ const envSchema = z.object({
 export interface RouteConfig {
   targets: string[];
   allow?: string[];
+  policy?: string | undefined;
 }
 
 /** The relay's configuration. */
@@ -131,6 +146,11 @@ export interface RelayConfig {
   /** notify_url deliveries: signing secret, retry schedule, attempt timeout (defaults when absent). */
   notify?: NotifySettings;
   routes: Record<string, RouteConfig>;
+  /** Approval policies by name, and the policy of each direct target. */
+  policies: Record<string, PolicyConfig>;
+  targetPolicies: Record<string, string>;
+  /** People and the platform accounts they own. */
+  identities: Record<string, string[]>;
   /** Per-target allowlists of platform user ids; a target without one lets everyone act. */
   allow: Record<string, string[]>;
   /** Callback signing secrets per service origin. */
@@ -192,6 +212,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
       timeoutMs: e.NOTIFY_TIMEOUT_SECONDS * 1000,
     },
     routes: file.routes,
+    policies: file.policies,
+    targetPolicies: file.target_policies,
+    identities: file.identities,
     allow: file.allow,
     callbackSecrets: Object.fromEntries(
       Object.entries(file.callback_secrets).map(([k, v]) => [new URL(k).origin, v]),
@@ -211,5 +234,16 @@ function readConfigFile(path: string) {
   const r = fileSchema.safeParse(raw);
   if (!r.success)
     throw new ValidationError('invalid_config', `invalid ${path}`, toIssues(r.error, path));
+  const named = [
+    ...Object.entries(r.data.routes).map(([k, v]) => [`routes.${k}.policy`, v.policy] as const),
+    ...Object.entries(r.data.target_policies).map(([k, v]) => [`target_policies.${k}`, v] as const),
+  ];
+  const unknown = named.filter(([, name]) => name !== undefined && !(name in r.data.policies));
+  if (unknown.length)
+    throw new ValidationError(
+      'invalid_config',
+      `invalid ${path}`,
+      unknown.map(([at, name]) => ({ path: at, message: `no policy "${name}" in policies` })),
+    );
   return r.data;
 }

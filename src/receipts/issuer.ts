@@ -90,8 +90,15 @@ export function createReceiptIssuer(d: ReceiptIssuerDeps): ReceiptIssuer {
         result: c.doc.result ?? null,
         submitted_by: c.doc.submitted_by ?? null,
         responded_by: c.doc.responded_by ?? null,
+        votes: (c.doc.votes ?? []).map((v) => ({ ...v, at: new Date(v.at).toISOString() })),
       },
-      policy: null,
+      policy: c.doc.policy
+        ? {
+            name: c.doc.policy.name,
+            version: c.doc.policy.version,
+            required: c.doc.policy.required,
+          }
+        : null,
       history: { count: entries.length, chain_sha256: historyChain(entries), entries },
     };
   }

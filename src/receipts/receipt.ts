@@ -57,9 +57,11 @@ export interface ReceiptBody {
     result: unknown;
     submitted_by: unknown;
     responded_by: unknown;
+    /** The votes counted under the approval policy (identity, account, action, time). */
+    votes: unknown[];
   };
   /** The approval policy in force (null: the first valid tap decides). */
-  policy: null | { name: string; version: string };
+  policy: null | { name: string; version: string; required: number };
   history: {
     /** How many history rows (from the first) the chain covers. */
     count: number;

@@ -107,6 +107,16 @@ function statusLine(c: StoredCase, s: Strings): string {
   }
 }
 
+/** The tally of an approval policy ("1 of 2 approvals: Ann (slack)"), first among the lines. */
+function policyLines(c: StoredCase, s: Strings): string[] {
+  const p = c.doc.policy;
+  if (!p) return [];
+  const votes = c.doc.votes ?? [];
+  const yes = votes.filter((v) => p.actions.includes(v.action));
+  const names = yes.map((v) => `${shorten(v.name ?? v.user, 40)} (${v.platform})`).join(', ');
+  return [shorten(t(s, 'policy.tally', { tally: yes.length, required: p.required, names }), 300)];
+}
+
 /** Renders `c` as a Card; `secrets` are the case's opened secrets (review_url carries the review token). */
 export function renderCase(
   c: StoredCase,
@@ -161,7 +171,7 @@ export function renderCase(
     key: c.key,
     title,
     prompt: hitl.prompt,
-    lines: contextLines(hitl),
+    lines: [...policyLines(c, s), ...contextLines(hitl)],
     hint: final ? null : hint,
     actions,
     link: { label: t(s, 'link'), url: options.detailsUrl ?? secrets.review_url },

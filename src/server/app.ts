@@ -28,6 +28,8 @@ const intakeSchema = z.strictObject({
   notify_on: z.enum(['final', 'all']).optional(),
   labels: z.record(z.string().max(64), z.string().max(256)).optional(),
   service_auth: serviceAuthSchema.optional(),
+  /** Who asked (an identity or `platform:user`): an approval policy keeps them from approving it. */
+  requested_by: z.string().min(1).max(200).optional(),
 });
 
 /** Builds the app. `extra` mounts more routes (the demo service, the callback receiver). */
@@ -116,6 +118,7 @@ export function createApp(o: {
         notify_on: body.notify_on,
         labels: body.labels,
         ...(body.service_auth ? { service_headers: serviceHeaders(body.service_auth) } : {}),
+        ...(body.requested_by ? { requested_by: body.requested_by } : {}),
       });
       metrics.ingested.inc({ created: String(result.created) });
       return c.json(await caseView(engine, result.case), result.created ? 201 : 200);

@@ -93,6 +93,12 @@ export const SCHEMAS = {
           },
         },
       },
+      requested_by: {
+        type: 'string',
+        maxLength: 200,
+        description:
+          'Who asked: an identity from RELAY_CONFIG `identities` or `platform:user`. An approval policy keeps them from approving their own request.',
+      },
     },
   },
   SubmittedBy: {

@@ -99,7 +99,9 @@ export interface RelayHandle {
 export async function startRelay(options: {
   adapters: PlatformAdapter[];
   allow?: Record<string, string[]>;
-  routes?: Record<string, { targets: string[]; allow?: string[] }>;
+  routes?: Record<string, { targets: string[]; allow?: string[]; policy?: string }>;
+  /** More of the RELAY_CONFIG file (policies, identities, ...). */
+  configFile?: Record<string, unknown>;
   env?: Record<string, string>;
   dataDir?: string;
   watcher?: WatcherOptions;
@@ -110,7 +112,11 @@ export async function startRelay(options: {
   const configFile = join(dataDir, 'relay-config.json');
   writeFileSync(
     configFile,
-    JSON.stringify({ allow: options.allow ?? {}, routes: options.routes ?? {} }),
+    JSON.stringify({
+      allow: options.allow ?? {},
+      routes: options.routes ?? {},
+      ...options.configFile,
+    }),
   );
   const config = readConfig({
     PORT: '0',

@@ -53,6 +53,7 @@ function body(): ReceiptBody {
       result: { action: 'approve', data: { n: 1.5 } },
       submitted_by: null,
       responded_by: null,
+      votes: [],
     },
     policy: null,
     history: { count: entries.length, chain_sha256: historyChain(entries), entries },
