@@ -8,6 +8,7 @@ import { ValidationError, type ValidationIssue } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { resolvedUrlRefusal, urlRefusal } from '../net/url-policy.ts';
 import { deliveriesFor, NOTIFY_QUEUED_EVENT } from '../notify/deliveries.ts';
+import { caseEscalation } from '../policy/escalation.ts';
 import { type CasePolicy, casePolicy, identityOf } from '../policy/policy.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
 import { canTransition } from '../protocol/state.ts';
@@ -187,6 +188,10 @@ export class Engine {
     if (input.labels) doc.labels = input.labels;
     const policy = this.policyFor(input.target);
     if (policy) doc.policy = policy;
+    const ladder = input.target.startsWith('route:')
+      ? this.config.routes[input.target.slice(6)]?.escalation
+      : undefined;
+    if (ladder) doc.escalation = caseEscalation(ladder, now);
     if (input.requested_by) doc.requested_by = this.identityOfAccount(input.requested_by);
     const previous = hitl.previous_case_id
       ? await this.store.findCase(origin, hitl.previous_case_id)

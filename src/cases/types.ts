@@ -1,4 +1,5 @@
 /** What the relay keeps about a case. */
+import type { CaseEscalation } from '../policy/escalation.ts';
 import type { CasePolicy, Vote } from '../policy/policy.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
 import type {
@@ -71,6 +72,8 @@ export interface CaseDoc {
   policy?: CasePolicy;
   votes?: Vote[];
   requested_by?: string;
+  /** The route's escalation ladder, copied at intake, and how far it went. */
+  escalation?: CaseEscalation;
 }
 
 /** The state of a case's watch: `ok`, or the class of the failure that keeps it blind since `since`. */

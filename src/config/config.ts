@@ -5,6 +5,7 @@ import { ValidationError } from '../errors.ts';
 import { registerSecret } from '../log.ts';
 import type { NotifySettings } from '../notify/settings.ts';
 import { deriveNotifySecret } from '../notify/signature.ts';
+import { type EscalationConfig, escalationSchema } from '../policy/escalation.ts';
 import { type PolicyConfig, policySchema } from '../policy/policy.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { parseEnv, pickEnv } from './env.ts';
@@ -51,6 +52,8 @@ const fileSchema = z.strictObject({
         allow: z.array(z.string()).optional(),
         /** The approval policy for cases sent to this route (a name in `policies`). */
         policy: z.string().optional(),
+        /** More targets as time passes without a decision. */
+        escalation: escalationSchema.optional(),
       }),
     )
     .default({}),
@@ -110,6 +113,7 @@ export interface RouteConfig {
   targets: string[];
   allow?: string[];
   policy?: string | undefined;
+  escalation?: EscalationConfig | undefined;
 }
 
 /** The relay's configuration. */

@@ -10,7 +10,12 @@ export const NOTIFY_QUEUED_EVENT = 'notify:queued';
 
 /** Whether moving from `prev` to `next` is an event the case's notify_url asked for. */
 export function notifyEvent(next: StoredCase, prev: StoredCase): string | null {
-  if (!next.doc.notify_url || next.status === prev.status) return null;
+  if (!next.doc.notify_url) return null;
+  // An escalation step taken is an event for agents that asked for all of them.
+  const step = next.doc.escalation?.done ?? 0;
+  if (next.doc.notify_on === 'all' && step > (prev.doc.escalation?.done ?? 0))
+    return `escalated:${step}`;
+  if (next.status === prev.status) return null;
   if (next.doc.notify_on === 'all' || isTerminal(next.status)) return next.status;
   return null;
 }

@@ -70,8 +70,8 @@ export function createReceiptIssuer(d: ReceiptIssuerDeps): ReceiptIssuer {
         prompt: c.doc.hitl.prompt,
         status: c.status,
         status_at: c.doc.status_at ?? null,
-        // An expiry the relay concluded on its own (the service was unreachable) is not the service's word.
-        confirmed: final ? final.source !== 'local_expiry' && final.confirmed !== false : false,
+        // An end the relay concluded on its own (a local expiry) is not the service's word.
+        confirmed: !c.doc.unconfirmed && final?.source !== 'local_expiry',
       },
       content_sha256: sha256Of(c.doc.hitl),
       // Without the Details link: its base URL is deployment detail, not what was decided on.

@@ -40,6 +40,27 @@ export async function caseView(
       since: new Date(c.created_at).toISOString(),
     },
     progress: d.progress ?? null,
+    policy: d.policy
+      ? {
+          name: d.policy.name,
+          required: d.policy.required,
+          votes: (d.votes ?? []).map((v) => ({
+            identity: v.identity,
+            action: v.action,
+            at: new Date(v.at).toISOString(),
+          })),
+        }
+      : null,
+    escalation: d.escalation
+      ? {
+          step: d.escalation.done,
+          of: d.escalation.steps.length,
+          next_at:
+            d.escalation.done < d.escalation.steps.length
+              ? new Date(d.escalation.steps[d.escalation.done]!.at).toISOString()
+              : null,
+        }
+      : null,
     default_action:
       c.status === 'expired' ? (d.default_action ?? d.hitl.default_action ?? null) : null,
     reason: d.reason ?? null,

@@ -193,6 +193,35 @@ export const SCHEMAS = {
         },
       },
       progress: { type: ['object', 'null'] },
+      policy: {
+        type: ['object', 'null'],
+        description:
+          'The approval policy in force and the votes counted so far (README: Approval policies).',
+        properties: {
+          name: { type: 'string' },
+          required: { type: 'integer' },
+          votes: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                identity: { type: 'string' },
+                action: { type: 'string' },
+                at: dateTime,
+              },
+            },
+          },
+        },
+      },
+      escalation: {
+        type: ['object', 'null'],
+        description: 'The escalation ladder: steps taken, steps in all, when the next is due.',
+        properties: {
+          step: { type: 'integer' },
+          of: { type: 'integer' },
+          next_at: { type: ['string', 'null'], format: 'date-time' },
+        },
+      },
       default_action: strOrNull,
       reason: strOrNull,
       status_at: { type: ['string', 'null'], format: 'date-time' },

@@ -67,9 +67,15 @@ export class Reminders {
     return this.send(id, [key], e.message);
   }
 
-  /** Brings a new case's first look forward to its first reminder when that comes sooner. */
-  async scheduleFirst(c: StoredCase): Promise<void> {
-    const at = this.next(c);
+  /** Brings a new case's first look forward to its first reminder (or `alsoAt`) when that comes sooner. */
+  async scheduleFirst(c: StoredCase, alsoAt?: number): Promise<void> {
+    const reminder = this.next(c);
+    const at =
+      reminder === undefined
+        ? alsoAt
+        : alsoAt === undefined
+          ? reminder
+          : Math.min(reminder, alsoAt);
     if (at === undefined || c.next_check_at === null || at >= c.next_check_at) return;
     await this.engine.store.updateWatch(c.id, {
       next_check_at: Math.max(at, this.engine.now()),

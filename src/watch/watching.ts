@@ -5,6 +5,7 @@
 import type { HttpRoute } from '../adapter.ts';
 import type { Engine } from '../cases/engine.ts';
 import type { StoredCase } from '../cases/types.ts';
+import { escalateDue, nextEscalation } from '../policy/escalation.ts';
 import { callbackRoute } from './callbacks.ts';
 import { confirmByPoll } from './confirm.ts';
 import { Reminders } from './reminders.ts';
@@ -44,7 +45,7 @@ export function createWatching(engine: Engine, options: EventStreamOptions = {})
   });
   const onIngested = (c: StoredCase) =>
     void reminders
-      .scheduleFirst(c)
+      .scheduleFirst(c, nextEscalation(c))
       .catch((err) =>
         engine.log.warn({ case: c.id, err: String(err) }, 'scheduling a reminder failed'),
       );
@@ -55,10 +56,11 @@ export function createWatching(engine: Engine, options: EventStreamOptions = {})
     hooks: {
       async afterCheck(c) {
         await reminders.sendDue(c);
+        await escalateDue(engine, c);
         await streams.consider(c);
       },
       streaming: (c) => streams.healthy(c),
-      wakeAt: (c) => reminders.next(c),
+      wakeAt: (c) => earliest(reminders.next(c), nextEscalation(c)),
     },
     start() {
       engine.events.on('ingested', onIngested);
@@ -69,4 +71,8 @@ export function createWatching(engine: Engine, options: EventStreamOptions = {})
       await streams.stop();
     },
   };
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }

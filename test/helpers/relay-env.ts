@@ -102,6 +102,8 @@ export async function startRelay(options: {
   routes?: Record<string, { targets: string[]; allow?: string[]; policy?: string }>;
   /** More of the RELAY_CONFIG file (policies, identities, ...). */
   configFile?: Record<string, unknown>;
+  /** The relay's clock (a fake one for timed behaviour). */
+  now?: () => number;
   env?: Record<string, string>;
   dataDir?: string;
   watcher?: WatcherOptions;
@@ -137,6 +139,7 @@ export async function startRelay(options: {
     adapters: options.adapters,
     log,
     repostAfterMs: 2000,
+    ...(options.now ? { now: options.now } : {}),
     ...(options.watcher ? { watcher: options.watcher } : {}),
     ...(mount ? { mount: (app: Hono) => mount(app, log, dataDir) } : {}),
   });
