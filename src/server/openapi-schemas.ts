@@ -22,7 +22,11 @@ export const SCHEMAS = {
       'expires_at',
     ],
     properties: {
-      spec_version: { type: 'string', pattern: '^\\d+\\.\\d+$' },
+      spec_version: {
+        type: 'string',
+        maxLength: 32,
+        description: 'Any version is read; one newer than 0.8 (or unknown) adds a warning.',
+      },
       case_id: { type: 'string', pattern: '^[A-Za-z0-9_-]+$', maxLength: 255 },
       review_url: { type: 'string', format: 'uri' },
       poll_url: { type: 'string', format: 'uri' },
@@ -30,18 +34,31 @@ export const SCHEMAS = {
       callback_url: { type: ['string', 'null'], format: 'uri' },
       type: {
         type: 'string',
-        description: 'approval, selection, input, confirmation, escalation or x-<custom>',
+        maxLength: 64,
+        description:
+          'approval, selection, input, confirmation, escalation or x-<custom>; any other type gives a link-only card with a warning',
       },
-      prompt: { type: 'string', minLength: 1, maxLength: 500 },
+      prompt: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 20000,
+        description: 'Over 500 characters (the spec limit) it is cut on the card, with a warning.',
+      },
       timeout: str,
-      default_action: { enum: ['skip', 'approve', 'reject', 'abort'] },
+      default_action: {
+        type: 'string',
+        description: 'skip, approve, reject or abort; another value is kept with a warning',
+      },
       created_at: dateTime,
       expires_at: dateTime,
       context: { type: 'object' },
       reminder_at: { oneOf: [dateTime, { type: 'array', items: dateTime }] },
       previous_case_id: str,
       submit_url: { type: 'string', format: 'uri' },
-      submit_token: { type: 'string', minLength: 32 },
+      submit_token: {
+        type: 'string',
+        description: 'Under 32 characters (the spec minimum) the card is link-only, with a warning.',
+      },
       inline_actions: { type: 'array', items: str },
       verification_policy: { type: 'object' },
     },
