@@ -57,7 +57,8 @@ export const SCHEMAS = {
       submit_url: { type: 'string', format: 'uri' },
       submit_token: {
         type: 'string',
-        description: 'Under 32 characters (the spec minimum) the card is link-only, with a warning.',
+        description:
+          'Under 32 characters (the spec minimum) the card is link-only, with a warning.',
       },
       inline_actions: { type: 'array', items: str },
       verification_policy: { type: 'object' },
@@ -321,6 +322,8 @@ export const SCHEMAS = {
           'inline_unavailable',
           'refused',
           'rate_limited',
+          'rate_limited_now',
+          'unconfirmed',
           'service_failed',
           'failed',
           'unknown_case',
