@@ -49,6 +49,7 @@ export type TapOutcome =
   | 'rate_limited_now' // the service answered 429 without saying how long: try again in a moment
   | 'unconfirmed' // a 2xx whose body could not be read: the card says what the poll found
   | 'service_failed' // the service answered 5xx: it failed; nothing was decided
+  | 'redirected' // the service answered 3xx: never followed (a token stays on its origin)
   | 'failed' // the service could not be reached; nothing was decided
   | 'unknown_case'; // the key matches no case
 

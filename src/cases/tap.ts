@@ -289,6 +289,11 @@ async function settleSubmit(
       });
       return reply('rate_limited', view, updated);
     }
+    case 'redirected': {
+      const view = { status: outcome.status };
+      const updated = await engine.patchDoc(c.id, { notice: t(s, 'notice.redirected', view) });
+      return reply('redirected', view, updated);
+    }
     case 'service_failed': {
       const view = { status: outcome.status };
       const updated = await engine.patchDoc(c.id, { notice: t(s, 'notice.service_failed', view) });

@@ -325,6 +325,7 @@ export const SCHEMAS = {
           'rate_limited_now',
           'unconfirmed',
           'service_failed',
+          'redirected',
           'failed',
           'unknown_case',
         ],
