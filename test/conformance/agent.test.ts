@@ -184,17 +184,20 @@ describe('status (8)', () => {
     expect([c.pollMinMs, c.pollMaxMs]).toEqual([30_000, 300_000]);
   });
 
-  it('EXPIRE-1 an expired card says so with the default action; CANCEL-1 a cancelled one with its reason', () => {
+  it('EXPIRE-1 an expired card says so, with the default action the service applies', () => {
     const e = sampleCase({ status: 'expired' });
     e.doc.default_action = 'skip';
-    expect(
-      renderCase(e, { submit_token: null, review_url: hitl.review_url }, strings).status,
-    ).toMatch(/^Expired at .* default action: skip$/);
+    const card = renderCase(e, { submit_token: null, review_url: hitl.review_url }, strings);
+    expect(card.status).toMatch(/^Expired at .* default action: skip$/);
+    expect(card.actions).toEqual([]);
+  });
+
+  it('CANCEL-1 a cancelled card says so, with the reason', () => {
     const c = sampleCase({ status: 'cancelled' });
     c.doc.reason = 'withdrawn';
-    expect(
-      renderCase(c, { submit_token: null, review_url: hitl.review_url }, strings).status,
-    ).toMatch(/^Cancelled at .*: withdrawn$/);
+    const card = renderCase(c, { submit_token: null, review_url: hitl.review_url }, strings);
+    expect(card.status).toMatch(/^Cancelled at .*: withdrawn$/);
+    expect(card.actions).toEqual([]);
   });
 
   it('INTAKE-7 every official 202 body parses without a warning', () => {
