@@ -47,7 +47,10 @@ export type TapOutcome =
   | 'inline_unavailable' // the service answered 401: only Details remains
   | 'refused' // the service refused the request (400/422): its message is shown; use Details
   | 'rate_limited' // the service asked to wait (429): try again after Retry-After
+  | 'rate_limited_now' // the service answered 429 without saying how long: try again in a moment
+  | 'unconfirmed' // a 2xx whose body could not be read: the card says what the poll found
   | 'service_failed' // the service answered 5xx: it failed; nothing was decided
+  | 'redirected' // the service answered 3xx: never followed (a token stays on its origin)
   | 'failed' // the service could not be reached; nothing was decided
   | 'unknown_case' // the key matches no case
   | 'vote_recorded' // an approval policy counted this vote; more are needed

@@ -205,13 +205,20 @@ async function settleSubmit(
     }
     case 'unconfirmed': {
       // 2xx, but not what an accepted submit answers (an HTML page, a cut body): ask the poll.
-      const current = (await settleByPoll(engine, c.id)) ?? (await engine.store.getCase(c.id));
+      const read = await pollCase(engine, c, null);
+      if (read.kind === 'status') await engine.applyStatus(c.id, read.update, 'poll');
+      const current = await engine.store.getCase(c.id);
       if (current && isTerminal(current.status))
         return current.status === 'completed' && current.doc.result?.action === tap.action
           ? reply('submitted', { done }, current)
           : reply('closed', { status: current.status }, current);
-      const updated = await engine.patchDoc(c.id, { notice: t(s, 'notice.unconfirmed') });
-      return reply('failed', {}, updated);
+      const updated = await engine.patchDoc(c.id, {
+        notice: t(
+          s,
+          read.kind === 'error' ? 'notice.unconfirmed_unknown' : 'notice.unconfirmed_open',
+        ),
+      });
+      return reply('unconfirmed', {}, updated);
     }
     case 'refused': {
       // The service refused the request itself: the same tap would be refused again.
@@ -275,9 +282,12 @@ async function settleSubmit(
       return reply('closed', { status: t(s, 'closed_elsewhere') }, updated);
     }
     case 'rate_limited': {
-      const waitMs = outcome.retryAfterMs ?? 30_000;
-      const until = engine.now() + waitMs;
-      const view = { seconds: Math.ceil(waitMs / 1000), at: formatTime(until) };
+      if (outcome.retryAfterMs === undefined) {
+        const updated = await engine.patchDoc(c.id, { notice: t(s, 'notice.rate_limited_now') });
+        return reply('rate_limited_now', {}, updated);
+      }
+      const until = engine.now() + outcome.retryAfterMs;
+      const view = { seconds: Math.ceil(outcome.retryAfterMs / 1000), at: formatTime(until) };
       const updated = await engine.patchDoc(c.id, {
         retry_after_until: until,
         notice: t(s, 'notice.rate_limited', view),
@@ -287,6 +297,11 @@ async function settleSubmit(
     case 'queue_full':
       // Nothing was sent: say so plainly, the card stays as it is.
       return reply('service_busy');
+    case 'redirected': {
+      const view = { status: outcome.status };
+      const updated = await engine.patchDoc(c.id, { notice: t(s, 'notice.redirected', view) });
+      return reply('redirected', view, updated);
+    }
     case 'service_failed': {
       const view = { status: outcome.status };
       const updated = await engine.patchDoc(c.id, { notice: t(s, 'notice.service_failed', view) });

@@ -19,6 +19,10 @@ export const SEND_USAGE = `usage: hitl-relay send --to <target> [file|-] [option
   --notify-url <url>     the relay POSTs the signed case view there when the case ends
   --notify-on final|all  final (default) or every status change
   --label key=value      a label on the case (repeatable)
+  --service-header "Name: value"
+                         a header the service wants on its poll_url / events_url, e.g. the
+                         Authorization of the original call (repeatable; stored sealed, sent only
+                         to the case's own origin)
   --wait                 wait for the case to end and print the outcome
   --timeout <seconds>    with --wait: give up waiting after this long (exit 3 if not final)
   --json                 print JSON (the case view) instead of text
@@ -58,6 +62,7 @@ export async function sendCommand(args: string[], ctx: CliContext): Promise<numb
       'notify-url': { type: 'string' },
       'notify-on': { type: 'string' },
       label: { type: 'string', multiple: true },
+      'service-header': { type: 'string', multiple: true },
       wait: { type: 'boolean' },
       timeout: { type: 'string' },
       json: { type: 'boolean' },
@@ -81,6 +86,15 @@ export async function sendCommand(args: string[], ctx: CliContext): Promise<numb
       ]);
     labels[l.slice(0, i)] = l.slice(i + 1);
   }
+  const serviceHeaders: Record<string, string> = {};
+  for (const h of values['service-header'] ?? []) {
+    const i = h.indexOf(':');
+    if (i < 1 || !h.slice(i + 1).trim())
+      throw new CliError('--service-header must look like "Name: value"', 2, [
+        { path: '--service-header', message: 'must look like "Name: value"' },
+      ]);
+    serviceHeaders[h.slice(0, i).trim()] = h.slice(i + 1).trim();
+  }
   const timeout = waitSeconds(values.timeout);
   const { name, text } = await readInput(positionals[0], ctx);
   let doc: unknown;
@@ -95,6 +109,7 @@ export async function sendCommand(args: string[], ctx: CliContext): Promise<numb
   if (values['notify-url']) input.notify_url = values['notify-url'];
   if (notifyOn) input.notify_on = notifyOn;
   if (Object.keys(labels).length) input.labels = labels;
+  if (Object.keys(serviceHeaders).length) input.service_auth = { headers: serviceHeaders };
 
   const client = clientFromEnv(ctx.env, values['relay-url']);
   let view = await client.send(input);

@@ -18,6 +18,14 @@ export interface HitlCatchOptions {
   notify_url?: string | undefined;
   notify_on?: 'final' | 'all' | undefined;
   labels?: Record<string, string> | undefined;
+  /**
+   * Credentials for the service's watch endpoints (spec 8: poll_url accepts the original call's
+   * auth). When not given, the original call's Authorization is passed along by default, but only
+   * when poll_url has the same origin as the call.
+   */
+  service_auth?: { headers: Record<string, string> } | undefined;
+  /** `false` turns the default pass-along of the call's Authorization off. */
+  forwardAuthorization?: boolean | undefined;
 }
 
 /** Options of createHitlFetch and hitlInterceptor. */
@@ -37,6 +45,7 @@ export async function relayHitl(
   body: unknown,
   o: HitlCatchOptions,
   signal?: AbortSignal,
+  call?: OriginalCall,
 ): Promise<HitlOutcome> {
   if (!o.target)
     throw new RelayError(
@@ -49,6 +58,7 @@ export async function relayHitl(
     notify_url: o.notify_url,
     notify_on: o.notify_on,
     labels: o.labels,
+    service_auth: serviceAuthFor(body, o, call),
   });
   const wait = o.await ?? true;
   if (wait !== false && !view.final)
@@ -57,4 +67,28 @@ export async function relayHitl(
       ...(signal ? { signal } : {}),
     });
   return outcomeOf(view);
+}
+
+/** The service call whose 202 is being relayed: its URL and its Authorization header, if any. */
+export interface OriginalCall {
+  url: string;
+  authorization: string | undefined;
+}
+
+/**
+ * The service_auth to send with a caught 202: the explicit one, else the original call's
+ * Authorization when poll_url is on the call's own origin (never to another origin).
+ */
+export function serviceAuthFor(
+  body: unknown,
+  o: HitlCatchOptions,
+  call: OriginalCall | undefined,
+): { headers: Record<string, string> } | undefined {
+  if (o.service_auth) return o.service_auth;
+  if (o.forwardAuthorization === false || !call?.authorization) return undefined;
+  const pollUrl = (body as { hitl?: { poll_url?: unknown } } | null)?.hitl?.poll_url;
+  if (typeof pollUrl !== 'string' || !URL.canParse(pollUrl) || !URL.canParse(call.url))
+    return undefined;
+  if (new URL(pollUrl).origin !== new URL(call.url).origin) return undefined;
+  return { headers: { authorization: call.authorization } };
 }

@@ -62,10 +62,20 @@ export function createHitlFetch(options: HitlFetchOptions): HitlFetch {
       notify_url: options.notify_url,
       notify_on: options.notify_on,
       labels: options.labels,
+      service_auth: options.service_auth,
+      forwardAuthorization: options.forwardAuthorization,
       ...(headerTarget ? { target: headerTarget } : {}),
       ...definedOnly(perCall ?? {}),
     };
-    const outcome = await relayHitl(client, body, o, rest.signal ?? undefined);
+    const callUrl = input instanceof Request ? input.url : String(input);
+    const authorization =
+      new Headers(rest.headers).get('authorization') ??
+      (input instanceof Request ? input.headers.get('authorization') : null) ??
+      undefined;
+    const outcome = await relayHitl(client, body, o, rest.signal ?? undefined, {
+      url: callUrl,
+      authorization,
+    });
     Object.defineProperty(res, 'hitl', { value: outcome, enumerable: true });
     return res;
   };

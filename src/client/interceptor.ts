@@ -12,6 +12,7 @@ import {
   clientOf,
   type HitlCatchOptions,
   type HitlRelayOptions,
+  type OriginalCall,
   relayHitl,
   TARGET_HEADER,
 } from './catch.ts';
@@ -49,8 +50,12 @@ const Decorator = DecoratorHandler as unknown as new (
 ) => Handler;
 
 /** Reads and removes the target header from dispatch headers in any of undici's forms. */
-function takeTarget(headers: Headers): { target: string | undefined; headers: Headers } {
-  if (!headers) return { target: undefined, headers };
+function takeTarget(headers: Headers): {
+  target: string | undefined;
+  headers: Headers;
+  authorization: string | undefined;
+} {
+  if (!headers) return { target: undefined, headers, authorization: undefined };
   const pairs: Array<[string, string | string[] | undefined]> = [];
   if (Array.isArray(headers)) {
     for (let i = 0; i + 1 < headers.length; i += 2)
@@ -59,11 +64,13 @@ function takeTarget(headers: Headers): { target: string | undefined; headers: He
     for (const [k, v] of headers as Iterable<[string, string | string[] | undefined]>)
       pairs.push([k, v]);
   } else pairs.push(...Object.entries(headers as Record<string, string | string[] | undefined>));
+  const auth = pairs.find(([k]) => k.toLowerCase() === 'authorization')?.[1];
+  const authorization = Array.isArray(auth) ? auth[0] : auth;
   const hit = pairs.find(([k]) => k.toLowerCase() === TARGET_HEADER);
-  if (!hit) return { target: undefined, headers };
+  if (!hit) return { target: undefined, headers, authorization };
   const rest: Record<string, string | string[]> = {};
   for (const [k, v] of pairs) if (k.toLowerCase() !== TARGET_HEADER && v !== undefined) rest[k] = v;
-  return { target: Array.isArray(hit[1]) ? hit[1][0] : hit[1], headers: rest };
+  return { target: Array.isArray(hit[1]) ? hit[1][0] : hit[1], headers: rest, authorization };
 }
 
 function decode(raw: Buffer, encoding: string | string[] | undefined): Buffer | undefined {
@@ -91,6 +98,7 @@ class HitlHandler extends Decorator {
     private readonly o: HitlCatchOptions,
     private readonly maxBytes: number,
     private readonly signal: AbortSignal | undefined,
+    private readonly call: OriginalCall,
   ) {
     super(handler);
   }
@@ -158,7 +166,7 @@ class HitlHandler extends Decorator {
     let out: Buffer;
     let outcome: Awaited<ReturnType<typeof relayHitl>>;
     try {
-      outcome = await relayHitl(this.client, body, this.o, this.signal);
+      outcome = await relayHitl(this.client, body, this.o, this.signal, this.call);
       out = Buffer.from(JSON.stringify({ ...(body as object), [OUTCOME_KEY]: outcome }));
     } catch (err) {
       return super.onResponseError(controller, err as Error);
@@ -185,13 +193,14 @@ export function hitlInterceptor(
   const client = clientOf(options);
   const maxBytes = options.maxBodyBytes ?? 1_000_000;
   return (dispatch) => (opts, handler) => {
-    const { target, headers } = takeTarget(opts.headers);
+    const { target, headers, authorization } = takeTarget(opts.headers);
+    const call: OriginalCall = { url: `${String(opts.origin ?? '')}${opts.path}`, authorization };
     const o: HitlCatchOptions = { ...options, ...(target ? { target } : {}) };
     const given = (opts as { signal?: unknown }).signal;
     const signal = given instanceof AbortSignal ? given : undefined;
     return dispatch(
       target ? { ...opts, headers } : opts,
-      new HitlHandler(handler, client, o, maxBytes, signal),
+      new HitlHandler(handler, client, o, maxBytes, signal, call),
     );
   };
 }

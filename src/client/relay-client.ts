@@ -21,6 +21,8 @@ export interface SendCaseInput {
   notify_url?: string | undefined;
   notify_on?: 'final' | 'all' | undefined;
   labels?: Record<string, string> | undefined;
+  /** Credentials for the service's poll_url / events_url (sent only to the case's origin). */
+  service_auth?: { headers: Record<string, string> } | undefined;
 }
 
 /**

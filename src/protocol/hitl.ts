@@ -31,18 +31,19 @@ const form = z.looseObject({
 
 const hitlSchema = z
   .looseObject({
-    spec_version: z.string().regex(/^\d+\.\d+$/, 'must look like "0.8"'),
+    // Any version string is read (forward compatibility); parseHitl warns about the ones we do not know.
+    spec_version: z.string().min(1).max(32),
     case_id: caseId,
     review_url: url,
     poll_url: url,
     callback_url: url.nullable().optional(),
     events_url: url.optional(),
-    type: z.union([z.enum(REVIEW_TYPES), z.string().regex(/^x-[A-Za-z0-9_.-]+$/)], {
-      error: `must be one of ${REVIEW_TYPES.join(', ')} or an x- custom type`,
-    }),
-    prompt: z.string().min(1).max(500),
+    // A type or default_action of a newer version is read too: link-only, with a warning.
+    type: z.string().min(1).max(64),
+    // Bounded, but longer than the spec's 500: a longer prompt is cut on the card with a warning.
+    prompt: z.string().min(1).max(20_000),
     timeout: z.string().max(64).optional(),
-    default_action: z.enum(['skip', 'approve', 'reject', 'abort']).optional(),
+    default_action: z.string().min(1).max(64).optional(),
     created_at: dateTime,
     expires_at: dateTime,
     context: z.looseObject({ form: form.optional() }).optional(),
@@ -50,7 +51,7 @@ const hitlSchema = z
     previous_case_id: caseId.optional(),
     surface: z.looseObject({}).optional(),
     submit_url: url.optional(),
-    submit_token: z.string().min(32).max(4096).optional(),
+    submit_token: z.string().min(1).max(4096).optional(),
     inline_actions: z.array(z.string().min(1).max(64)).max(25).optional(),
     verification_policy: z
       .looseObject({
@@ -72,7 +73,7 @@ const hitlSchema = z
         path: ['submit_url'],
         message: 'is required when submit_token is present',
       });
-    if (h.submit_token && h.review_url.includes(h.submit_token))
+    if (h.submit_token && h.submit_token.length >= 32 && h.review_url.includes(h.submit_token))
       ctx.addIssue({
         code: 'custom',
         path: ['submit_token'],
@@ -91,7 +92,7 @@ export interface HitlObject {
   type: string;
   prompt: string;
   timeout?: string | undefined;
-  default_action?: 'skip' | 'approve' | 'reject' | 'abort' | undefined;
+  default_action?: string | undefined;
   created_at: string;
   expires_at: string;
   context?: Record<string, unknown> | undefined;
@@ -147,16 +148,58 @@ export function parseHitl(value: unknown, path = 'hitl'): ParsedHitl {
   const hitl: HitlObject = result.data;
   const warnings: string[] = [];
   const issues: ValidationIssue[] = [];
-  const version = Number(hitl.spec_version);
-  if (!(KNOWN_SPEC_VERSIONS as readonly string[]).includes(hitl.spec_version)) {
-    if (version > Number(KNOWN_SPEC_VERSIONS.at(-1)))
-      warnings.push(`spec_version ${hitl.spec_version} is newer than 0.8; reading it as 0.8`);
-    else issues.push({ path: join(path, 'spec_version'), message: 'must be 0.5, 0.6, 0.7 or 0.8' });
+  const v = versionWarning(hitl.spec_version);
+  if (v) warnings.push(v);
+  if (
+    !(REVIEW_TYPES as readonly string[]).includes(hitl.type) &&
+    !/^x-[A-Za-z0-9_.-]+$/.test(hitl.type)
+  )
+    warnings.push(`unknown type "${hitl.type.slice(0, 64)}": shown as a link-only card`);
+  if (hitl.default_action && !DEFAULT_ACTIONS.has(hitl.default_action))
+    warnings.push(`unknown default_action "${hitl.default_action.slice(0, 64)}": shown as it is`);
+  if (hitl.prompt.length > PROMPT_MAX) {
+    warnings.push(`prompt over ${PROMPT_MAX} characters: cut on the card`);
+    hitl.prompt = `${Array.from(hitl.prompt)
+      .slice(0, PROMPT_MAX - 1)
+      .join('')}…`;
+  }
+  if (hitl.submit_token && hitl.submit_token.length < SUBMIT_TOKEN_MIN) {
+    // Spec 7.5: at least 32 characters of entropy. A shorter token is not guessed at: link only.
+    warnings.push(
+      `submit_token shorter than ${SUBMIT_TOKEN_MIN} characters: inline buttons off, Details only`,
+    );
+    delete hitl.submit_token;
+    delete hitl.submit_url;
   }
   if (Date.parse(hitl.expires_at) <= Date.parse(hitl.created_at))
     issues.push({ path: join(path, 'expires_at'), message: 'must be after created_at' });
   if (issues.length) throw new ValidationError('invalid_hitl', 'invalid hitl object', issues);
   return { hitl, message: undefined, warnings };
+}
+
+/** The spec's prompt limit (section 6). */
+const PROMPT_MAX = 500;
+/** The spec's least submit_token length (section 7.5). */
+const SUBMIT_TOKEN_MIN = 32;
+const DEFAULT_ACTIONS = new Set(['skip', 'approve', 'reject', 'abort']);
+
+/**
+ * The warning for a spec_version we do not know, or null for 0.5-0.8 (patch levels such as
+ * "0.7.0" included). Newer, older and odd versions are all read as 0.8, each with its warning.
+ */
+export function versionWarning(version: string): string | null {
+  const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(version);
+  const shown = version.slice(0, 32);
+  if (!m) return `spec_version "${shown}" is not a version we know; reading it as 0.8`;
+  const known = (KNOWN_SPEC_VERSIONS as readonly string[]).includes(
+    `${Number(m[1])}.${Number(m[2])}`,
+  );
+  if (known) return null;
+  const [major, minor] = [Number(m[1]), Number(m[2])];
+  const newer = major > 0 || minor > 8;
+  return newer
+    ? `spec_version ${shown} is newer than 0.8; reading it as 0.8`
+    : `spec_version ${shown} is older than 0.5; reading it as 0.8`;
 }
 
 /** True when a response looks like a HITL 202 (status 202 and a `hitl` object): the catch rule of spec section 6. */

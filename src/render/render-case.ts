@@ -49,13 +49,33 @@ function scalar(v: unknown): string | null {
   return labels.every((l) => typeof l === 'string') ? labels.join('; ') : null;
 }
 
-/** Key facts from `context`: scalars only, form fields never (they may be sensitive). */
+const SECRET_KEY = /token|secret|password/i;
+
+/**
+ * A one-line summary of an object value (e.g. an escalation's `error` or `current_state`): its
+ * scalar fields as "key value" pairs, nested objects and lists of objects left out, bounded. Plain
+ * text: each adapter escapes for its own markup.
+ */
+function objectSummary(v: unknown): string | null {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;
+  const parts: string[] = [];
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    if (SECRET_KEY.test(k)) continue;
+    const s = typeof x === 'object' && x !== null && !Array.isArray(x) ? null : scalar(x);
+    if (s === null || s === '') continue;
+    parts.push(`${k.replace(/_/g, ' ')} ${shorten(s, 120)}`);
+    if (parts.length === 6) break;
+  }
+  return parts.length ? parts.join('; ') : null;
+}
+
+/** Key facts from `context`: scalars and object summaries, form fields never (they may be sensitive). */
 function contextLines(hitl: Pick<HitlObject, 'context'>): string[] {
   const ctx = (hitl.context ?? {}) as Record<string, unknown>;
   const lines: string[] = [];
   for (const [k, v] of Object.entries(ctx)) {
-    if (HIDDEN_KEYS.has(k) || /token|secret|password/i.test(k)) continue;
-    const s = scalar(v);
+    if (HIDDEN_KEYS.has(k) || SECRET_KEY.test(k)) continue;
+    const s = scalar(v) ?? objectSummary(v);
     if (s === null || s === '') continue;
     lines.push(shorten(`${k.replace(/_/g, ' ')}: ${s}`, MAX_LINE));
     if (lines.length === MAX_LINES) break;

@@ -19,6 +19,8 @@ export type SubmitOutcome =
   | { kind: 'forbidden'; error: string; message: string | undefined }
   | { kind: 'closed'; status: 409 | 410 }
   | { kind: 'rate_limited'; retryAfterMs: number | undefined }
+  /** 3xx: never followed (the bearer must not travel to another URL); nothing was decided. */
+  | { kind: 'redirected'; status: number }
   /** 5xx: the service was reached and failed; nothing was decided. */
   | { kind: 'service_failed'; status: number; message: string | undefined }
   /** Too many submits already waiting for this service: nothing was sent. */
@@ -46,6 +48,7 @@ export function classifySubmitAnswer(res: HttpResponse, now: number): SubmitOutc
   if (res.status === 429)
     return { kind: 'rate_limited', retryAfterMs: retryAfterMs(res.headers['retry-after'], now) };
   if (res.status >= 500) return { kind: 'service_failed', status: res.status, message };
+  if (res.status >= 300 && res.status < 400) return { kind: 'redirected', status: res.status };
   return { kind: 'refused', status: res.status, message };
 }
 

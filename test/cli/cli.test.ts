@@ -7,7 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import { main } from '../../src/cli/main.ts';
 import { tapWhenPosted } from '../client/helpers.ts';
-import { type DemoHandle, type RelayHandle, startDemo, startRelay } from '../helpers/relay-env.ts';
+import { startSpecDouble } from '../fakes/spec-double.ts';
+import {
+  type DemoHandle,
+  eventually,
+  type RelayHandle,
+  startDemo,
+  startRelay,
+} from '../helpers/relay-env.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hitl-cli-'));
 let demo: DemoHandle;
@@ -101,6 +108,43 @@ describe('hitl-relay send', () => {
     );
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ labels: { run: '7' }, case_id: body.hitl.case_id });
+  });
+
+  it('AUTH-8 --service-header gives the service credentials; they are used on poll and never printed', async () => {
+    const double = await startSpecDouble();
+    try {
+      double.requireAuth('Bearer cli-service-key-0123456789');
+      const body = double.create();
+      const r = await cli([
+        'send',
+        '--to',
+        'web:cli',
+        '--service-header',
+        'Authorization: Bearer cli-service-key-0123456789',
+        '--json',
+        file('svc.json', body),
+      ]);
+      expect(r.code).toBe(0);
+      expect(r.out).not.toContain('cli-service-key');
+      const id = JSON.parse(r.out).id;
+      await eventually(async () => double.seen('poll', body.hitl.case_id).length > 0);
+      expect(double.seen('poll', body.hitl.case_id)[0]!.headers.authorization).toBe(
+        'Bearer cli-service-key-0123456789',
+      );
+      expect((await relay.get(id)).watch.state).toBe('ok');
+      const bad = await cli([
+        'send',
+        '--to',
+        'web:cli',
+        '--service-header',
+        'nocolon',
+        file('svc.json', body),
+      ]);
+      expect(bad.code).toBe(2);
+      expect(bad.err).toContain('--service-header');
+    } finally {
+      await double.close();
+    }
   });
 
   it('names the field in every refusal: the file, the options, the relay', async () => {

@@ -379,3 +379,22 @@ describe('submit answers', () => {
     expect(submitLog(res.body.id)).toMatchObject({ outcome: 'failed' });
   });
 });
+
+describe('watching', () => {
+  it('DETECT-5 polling starts at once, sends If-None-Match (POLL-5), and nothing is submitted without a tap', async () => {
+    const c = await send();
+    await eventually(async () => double.seen('poll', c.caseId).length >= 3, 10_000, 'three polls');
+    const polls = double.seen('poll', c.caseId);
+    expect(polls[0]!.headers['if-none-match']).toBeUndefined();
+    expect(polls.at(-1)!.headers['if-none-match']).toMatch(/^"[0-9a-f]{16}"$/);
+    expect(double.seen('submit', c.caseId)).toEqual([]);
+  });
+
+  it('POLL-5 an unchanged case answers 304 and changes nothing', async () => {
+    const c = await send();
+    await eventually(async () => double.seen('poll', c.caseId).length >= 3, 10_000, 'three polls');
+    const v = await relay.get(c.id);
+    expect(v).toMatchObject({ status: 'pending', watch: { state: 'ok' } });
+    expect(v.history.filter((h: any) => h.kind === 'status')).toEqual([]);
+  });
+});

@@ -212,6 +212,12 @@ export async function startSpecDouble(): Promise<SpecDouble> {
       headers: req.headers,
       body,
     });
+    // The service's own API: an action that needs a human answers 202 with a fresh case.
+    if (u.pathname === '/api/act' && req.method === 'POST') {
+      if (auth !== null && req.headers.authorization !== auth)
+        return send(res, { status: 401, body: { error: 'unauthorized' } });
+      return send(res, { status: 202, body: api.create({ events: u.searchParams.has('events') }) });
+    }
     const c = id ? cases.get(id) : undefined;
     if (!c)
       return send(res, { status: 404, body: { error: 'not_found', message: 'no such case' } });

@@ -30,7 +30,8 @@ function issuesOf(fn: () => unknown) {
 
 describe('202 bodies', () => {
   const examples = example202Bodies();
-  it('finds the official examples', () => expect(examples.length).toBeGreaterThanOrEqual(14));
+  // Exact: a new or lost example must be looked at, not silently counted in.
+  it('INTAKE-1 finds exactly the 15 official 202 bodies', () => expect(examples.length).toBe(15));
   it.each(examples.map((e) => [`${e.file} step ${e.step}`, e.body] as const))(
     'accepts %s',
     (_name, body) => {
@@ -45,7 +46,7 @@ describe('202 bodies', () => {
       parse202Body(
         {
           status: 'human_input_required',
-          hitl: { ...base, poll_url: 'nope', case_id: 'a b', type: 'vote' },
+          hitl: { ...base, poll_url: 'nope', case_id: 'a b', type: '' },
         },
         'response',
       ),
@@ -68,12 +69,41 @@ describe('202 bodies', () => {
     ).toBe('hitl.expires_at');
   });
 
-  it('accepts 0.5 to 0.8, warns on a newer version, refuses an older one', () => {
-    for (const v of ['0.5', '0.6', '0.7', '0.8'])
+  it('INTAKE-2 reads any spec_version: 0.5 to 0.8 (patch levels too) quietly, others with a warning', () => {
+    for (const v of ['0.5', '0.6', '0.7', '0.8', '0.7.0', '0.8.1'])
       expect(parseHitl({ ...base, spec_version: v }).warnings).toEqual([]);
-    expect(parseHitl({ ...base, spec_version: '0.9' }).warnings[0]).toMatch(/newer/);
-    expect(issuesOf(() => parseHitl({ ...base, spec_version: '0.4' }))[0]!.path).toBe(
-      'hitl.spec_version',
+    for (const v of ['0.9', '0.10', '1.0', '1.0.0'])
+      expect(parseHitl({ ...base, spec_version: v }).warnings[0]).toMatch(/newer than 0.8/);
+    expect(parseHitl({ ...base, spec_version: '0.4' }).warnings[0]).toMatch(/older than 0.5/);
+    expect(parseHitl({ ...base, spec_version: 'draft-7' }).warnings[0]).toMatch(/not a version/);
+  });
+
+  it('INTAKE-3 an unknown type or default_action is read with a warning, link-only', () => {
+    const p = parseHitl({
+      ...base,
+      type: 'vote',
+      default_action: 'escalate',
+      submit_url: 'https://svc.example/s',
+      submit_token: token,
+    });
+    expect(p.warnings).toEqual([
+      'unknown type "vote": shown as a link-only card',
+      'unknown default_action "escalate": shown as it is',
+    ]);
+    expect(inlineActions(p.hitl, true).actions).toEqual([]);
+  });
+
+  it('INTAKE-4 an over-long prompt is cut with a warning; a short submit_token means link-only', () => {
+    const long = parseHitl({ ...base, prompt: 'x'.repeat(900) });
+    expect(long.hitl.prompt).toHaveLength(500);
+    expect(long.warnings[0]).toMatch(/prompt over 500/);
+    const short = parseHitl({ ...base, submit_url: 'https://svc.example/s', submit_token: 'abc' });
+    expect(short.hitl.submit_token).toBeUndefined();
+    expect(short.hitl.submit_url).toBeUndefined();
+    expect(short.warnings[0]).toMatch(/submit_token shorter than 32/);
+    // Still bounded: a prompt of megabytes is refused.
+    expect(issuesOf(() => parseHitl({ ...base, prompt: 'x'.repeat(20_001) }))[0]!.path).toBe(
+      'hitl.prompt',
     );
   });
 });

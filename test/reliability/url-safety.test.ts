@@ -224,7 +224,7 @@ describe('no redirects, bounded bodies, bounded time', () => {
     expect(sent.status).toBe(201);
     const card = await eventually(() => cardOf(relay.url, 'redirect', sent.body.id), 5000, 'card');
     const tap = await tapWeb(relay.url, 'redirect', card.id, 'approve');
-    expect(tap.body.outcome).toBe('failed');
+    expect(tap.body.outcome).toBe('redirected');
     expect(tap.body.text).toMatch(/nothing was decided/);
     // The card tells the truth: still open, buttons still there, a notice saying nothing was decided.
     const after = await eventually(
@@ -245,7 +245,8 @@ describe('no redirects, bounded bodies, bounded time', () => {
     const c = await relay.get(sent.body.id);
     expect(c.status).toBe('pending');
     expect(c.history.find((h: any) => h.kind === 'submit')).toMatchObject({
-      outcome: 'failed',
+      outcome: 'redirected',
+      status: 307,
       user: 'ann',
     });
 

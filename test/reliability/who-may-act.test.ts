@@ -187,7 +187,8 @@ describe('the audit trail', () => {
     expect(view.history.find((h: any) => h.kind === 'status')).toMatchObject({
       from: 'pending',
       to: 'completed',
-      source: 'submit',
+      // The accepted submit confirmed by a poll (or the 200 body when the poll could not tell).
+      source: expect.stringMatching(/^submit(_confirmed)?$/),
     });
     expect(view.submitted_by).toMatchObject({ platform: 'x-web', platform_user_id: winnerId });
   });

@@ -75,6 +75,60 @@ describe('renderCase', () => {
     expect(JSON.stringify(card)).not.toMatch(/zzz|Salary|123456/);
   });
 
+  it('RENDER-1 summarises object context (an escalation error), bounded, without secrets', () => {
+    const card = renderCase(
+      caseWith({
+        type: 'escalation',
+        context: {
+          error: {
+            type: 'readiness_probe_timeout',
+            message: `8 of 12 pods failed <b>readiness</b> ${'x'.repeat(400)}`,
+            auth_token: 'zzz',
+            nested: { deep: 'hidden' },
+          },
+          current_state: { old_pods: 8, healthy: true },
+          empty: {},
+        },
+      }),
+      secrets,
+      s,
+    );
+    expect(card.lines[0]).toMatch(
+      /^error: type readiness_probe_timeout; message 8 of 12 pods failed <b>readiness<\/b> x+…$/,
+    );
+    expect(card.lines[0]!.length).toBeLessThanOrEqual(200);
+    expect(card.lines[1]).toBe('current state: old pods 8; healthy true');
+    expect(card.lines).toHaveLength(2);
+    expect(JSON.stringify(card)).not.toMatch(/zzz|hidden/);
+  });
+
+  it('RENDER-2 says on the card when the relay cannot see the case, and marks a local expiry unconfirmed', () => {
+    const blind = renderCase(
+      caseWith(
+        {},
+        {
+          watch: {
+            state: 'refused',
+            last_error: 'the service answered 401',
+            since: '2026-01-01T00:00:00Z',
+          },
+        },
+      ),
+      secrets,
+      s,
+    );
+    expect(blind.status).toContain(
+      "hitl-relay cannot see this case's status: the service answered 401",
+    );
+    const local = renderCase(
+      caseWith({}, { unconfirmed: 'not confirmed (refused)' }, 'expired'),
+      secrets,
+      s,
+    );
+    expect(local.status).toMatch(/^Expired at .* not confirmed/);
+    expect(local.actions).toEqual([]);
+  });
+
   it('shows progress while in progress', () => {
     const card = renderCase(
       caseWith(

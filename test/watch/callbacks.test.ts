@@ -71,7 +71,7 @@ async function answeredCase(room: string) {
 }
 
 describe('POST /v1/callbacks/hitl', () => {
-  it('refuses unsigned and wrongly signed callbacks with 401 and changes nothing', async () => {
+  it('CALLBACK-1 refuses unsigned and wrongly signed callbacks with 401 and changes nothing', async () => {
     const { id, body, response } = await answeredCase('cb-refused');
     const json = { 'content-type': 'application/json' };
     const attempts = [
@@ -113,7 +113,7 @@ describe('POST /v1/callbacks/hitl', () => {
     expect((await cards(r, 'cb-refused'))[0].final).toBe(false);
   });
 
-  it('a correctly signed callback makes the relay poll, and the card is finalized', async () => {
+  it('CALLBACK-2 a correctly signed callback makes the relay poll, and the card is finalized', async () => {
     const { id, body } = await answeredCase('cb-valid');
     const res = await post(body, {
       'content-type': 'application/json',
@@ -132,7 +132,7 @@ describe('POST /v1/callbacks/hitl', () => {
     expect(history).toContain('status:completed:poll');
   });
 
-  it('a callback whose body lies changes nothing the poll does not confirm', async () => {
+  it('CALLBACK-3 a callback whose body lies changes nothing the poll does not confirm', async () => {
     const response = await create('confirmation');
     const { id } = await r.send('web:cb-lie', response);
     const body = JSON.stringify({

@@ -29,7 +29,7 @@ async function run<T>(
   }
 }
 
-it('shows progress from a poll response: "step 2 of 3, 4 of 8 fields"', async () => {
+it('PROGRESS-1 shows progress from a poll response: "step 2 of 3, 4 of 8 fields"', async () => {
   await run({ env: { SSE_MAX_STREAMS: '0' } }, async (r) => {
     const response = await demo.create('input', true);
     const { id } = await r.send('web:progress-poll', response);
@@ -57,7 +57,7 @@ it('shows progress from a poll response: "step 2 of 3, 4 of 8 fields"', async ()
   });
 });
 
-it('never shows or logs a form field marked sensitive, its label or its value', async () => {
+it('FORM-1 never shows or logs a form field marked sensitive, its label or its value', async () => {
   const LABEL = 'Annual salary expectation XQZ';
   const VALUE = 987_654_321;
   const HINT = 'Only the recruiter sees this QXZ';

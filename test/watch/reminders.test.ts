@@ -22,7 +22,7 @@ describe('reminders', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'hitl-reminders-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('two reminder times make two reminders, none twice across a restart, none after completion', async () => {
+  it('REMIND-1 two reminder times make two reminders, none twice across a restart, none after completion', async () => {
     const t0 = Date.now();
     const at = (s: number) => new Date(t0 + s * 1000).toISOString();
     const reminderAt = [at(2), at(5), at(10)];
@@ -72,7 +72,7 @@ describe('reminders', () => {
     }
   });
 
-  it('a review.reminder event from the stream is sent once, in the thread (polling slowed to minutes)', async () => {
+  it('REMIND-2 a review.reminder event from the stream is sent once, in the thread (polling slowed to minutes)', async () => {
     const r = await startWatchRelay({ slow: true });
     try {
       const response = await demo.create('confirmation', true);

@@ -25,7 +25,7 @@ async function edit(caseId: string, feedback: string): Promise<Record<string, an
   return answer.next;
 }
 
-it('a three-round approval chain shows as one thread, each earlier card marked revised', async () => {
+it('ROUND-1 a three-round approval chain shows as one thread, each earlier card marked revised', async () => {
   const room = 'rounds';
   const round1 = await demo.create('approval', true);
   const one = await r.send(`web:${room}`, round1);

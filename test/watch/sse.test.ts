@@ -109,7 +109,7 @@ describe('SSE (polling slowed to minutes)', () => {
     expect(await historyOf(r, id)).toContain('status:in_progress:sse');
   });
 
-  it('a cut stream comes back with Last-Event-ID and misses no transition', async () => {
+  it('SSE-4 a cut stream comes back with Last-Event-ID and misses no transition', async () => {
     const r = await relay({ slow: true });
     const response = await createCase('approval');
     const { id } = await r.send('web:sse-cut', response);
@@ -159,7 +159,7 @@ describe('SSE (polling slowed to minutes)', () => {
   });
 
   for (const kind of ['500', 'truncated', 'reset'] as const) {
-    it(`a stream that keeps failing (${kind}) falls back to polling`, async () => {
+    it(`SSE-5 a stream that keeps failing (${kind}) falls back to polling`, async () => {
       const r = await relay({ streams: { maxFailures: 3 } });
       await demo.fault({ route: 'events', kind, count: 3 });
       const response = await createCase('approval');
