@@ -383,7 +383,8 @@ export class Engine {
       extra(c);
       return true;
     });
-    if (changed) {
+    // One history row per status change, not per progress update (a stream may send thousands).
+    if (changed && (from !== u.status || u.next_case_id)) {
       await this.history(id, 'status', {
         from,
         to: u.status,

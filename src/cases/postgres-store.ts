@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import type { KeyValue } from '../adapter.ts';
-import type { NotifyDelivery, Store } from './store.ts';
+import { HISTORY_CAP, HISTORY_CAPPED_DETAIL, type NotifyDelivery, type Store } from './store.ts';
 import type { HistoryEntry, StoredCase, StoredMessage } from './types.ts';
 
 const MIGRATIONS = [
@@ -408,7 +408,15 @@ export async function openPostgresStore(
       );
     },
     async appendHistory(caseId, e: HistoryEntry) {
-      await pool.query(ADD_HISTORY, [caseId, e.at, e.kind, JSON.stringify(e.detail)]);
+      await pool.query(
+        `INSERT INTO history (case_id, at, kind, detail)
+         SELECT $1, $2, CASE WHEN n >= $5 - 1 AND $3 <> 'status' THEN 'history_capped' ELSE $3 END,
+           CASE WHEN n >= $5 - 1 AND $3 <> 'status' THEN $6::jsonb ELSE $4::jsonb END
+         FROM (SELECT count(*) AS n FROM history WHERE case_id = $1) h
+         WHERE $3 = 'status' OR n < $5 - 1
+           OR NOT EXISTS (SELECT 1 FROM history WHERE case_id = $1 AND kind = 'history_capped')`,
+        [caseId, e.at, e.kind, JSON.stringify(e.detail), HISTORY_CAP, HISTORY_CAPPED_DETAIL],
+      );
     },
     async listHistory(caseId) {
       return (

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { KeyValue } from '../adapter.ts';
-import type { NotifyDelivery, Store } from './store.ts';
+import { HISTORY_CAP, HISTORY_CAPPED_DETAIL, type NotifyDelivery, type Store } from './store.ts';
 import type { HistoryEntry, StoredCase, StoredMessage } from './types.ts';
 
 const SCHEMA = `
@@ -212,6 +212,12 @@ export function openSqliteStore(
     >(`SELECT m.* FROM messages m JOIN cases c ON c.id = m.case_id
       WHERE m.state = 'posting' OR (m.state = 'posted' AND m.rendered_version < c.version) LIMIT ?`),
     addHistory: db.prepare('INSERT INTO history (case_id, at, kind, detail) VALUES (?, ?, ?, ?)'),
+    addHistoryCapped: db.prepare(`INSERT INTO history (case_id, at, kind, detail)
+      SELECT @case_id, @at, CASE WHEN n >= @cap - 1 AND @kind <> 'status' THEN 'history_capped' ELSE @kind END,
+        CASE WHEN n >= @cap - 1 AND @kind <> 'status' THEN @capped ELSE @detail END
+      FROM (SELECT count(*) AS n FROM history WHERE case_id = @case_id)
+      WHERE @kind = 'status' OR n < @cap - 1
+        OR NOT EXISTS (SELECT 1 FROM history WHERE case_id = @case_id AND kind = 'history_capped')`),
     listHistory: db.prepare<[string], { at: number; kind: string; detail: string }>(
       'SELECT at, kind, detail FROM history WHERE case_id = ? ORDER BY seq',
     ),
@@ -359,7 +365,14 @@ export function openSqliteStore(
       return q.stale.all(limit);
     },
     async appendHistory(caseId, e: HistoryEntry) {
-      q.addHistory.run(caseId, e.at, e.kind, JSON.stringify(e.detail));
+      q.addHistoryCapped.run({
+        case_id: caseId,
+        at: e.at,
+        kind: e.kind,
+        detail: JSON.stringify(e.detail),
+        cap: HISTORY_CAP,
+        capped: HISTORY_CAPPED_DETAIL,
+      });
     },
     async listHistory(caseId) {
       return q.listHistory

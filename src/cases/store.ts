@@ -2,6 +2,14 @@
 import type { KeyValue } from '../adapter.ts';
 import type { HistoryEntry, StoredCase, StoredMessage } from './types.ts';
 
+/** Most history rows one case keeps (a flood of refused taps or events cannot grow it further). */
+export const HISTORY_CAP = 500;
+
+/** The summary row written in place of the HISTORY_CAP-th row. */
+export const HISTORY_CAPPED_DETAIL = JSON.stringify({
+  message: `history capped at ${HISTORY_CAP} rows; later entries other than status changes are not kept`,
+});
+
 /** Persistence for cases, their messages, history, watch leases and adapters' key-values. */
 export interface Store {
   /**
@@ -51,6 +59,10 @@ export interface Store {
   findMessageByRef(platform: string, refId: string): Promise<StoredMessage | undefined>;
   /** Messages whose card is behind their case's version or not yet posted (reconciled at start-up). */
   staleMessages(limit: number): Promise<StoredMessage[]>;
+  /**
+   * Appends to a case's history, at most HISTORY_CAP rows per case: the last row kept is a
+   * "history_capped" summary and later rows are dropped, except status changes (few by nature).
+   */
   appendHistory(caseId: string, entry: HistoryEntry): Promise<void>;
   listHistory(caseId: string): Promise<HistoryEntry[]>;
   /** Key-values with expiry, shared by replicas. */

@@ -22,6 +22,8 @@ const PAYLOAD = /^hitl:([A-Za-z0-9_-]{1,32}):([a-z_]{1,32})$/;
 const CLAIM_MS = 60_000;
 /** How long a first tap on an irreversible action waits for its confirming second tap. */
 const CONFIRM_MS = 60_000;
+/** The least time between the warning and a tap that confirms it (a double-click is faster). */
+export const CONFIRM_MIN_MS = 1_000;
 
 /** Parses a button payload `hitl:<key>:<action>`. */
 export function parsePayload(payload: string): { key: string; action: string } | null {
@@ -79,9 +81,17 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
   }
   const label = t(engine.strings, `action.${tap.action}`);
   if (isIrreversible(c.doc.hitl, tap.action) && !tap.confirmed) {
+    // The first tap shows the warning; the confirming tap counts only once the person has had
+    // time to read it. A double-click (or two racing requests) is one tap, not a confirmation.
     const key = `confirm:${c.id}:${tap.platform}:${tap.user.id}:${tap.action}`;
-    if (await engine.store.kv.setIfAbsent(key, '1', CONFIRM_MS)) {
+    const at = engine.now();
+    if (await engine.store.kv.setIfAbsent(key, String(at), CONFIRM_MS)) {
       await engine.history(c.id, 'tap_confirm_asked', who);
+      return reply('confirm_required', { label });
+    }
+    const asked = Number(await engine.store.kv.get(key));
+    if (!Number.isFinite(asked) || at - asked < CONFIRM_MIN_MS) {
+      await engine.history(c.id, 'tap_refused', { ...who, reason: 'confirmed too soon' });
       return reply('confirm_required', { label });
     }
     await engine.store.kv.set(key, '', 1);

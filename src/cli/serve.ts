@@ -1,8 +1,13 @@
 /** `hitl-relay serve`: the relay with the platforms configured in the environment (and the demo service). */
 import { openPostgresStore } from '../cases/postgres-store.ts';
-import { readConfig } from '../config/config.ts';
+import { type RelayConfig, readConfig } from '../config/config.ts';
 import { createLogger } from '../log.ts';
 import { createRelay } from '../relay.ts';
+
+/** The demo's base URL: PUBLIC_URL, else the loopback address the relay listens on. */
+export function demoBase(config: RelayConfig): string {
+  return `${config.publicUrl ?? `http://127.0.0.1:${config.port}`}/demo`;
+}
 
 /** Starts the relay and keeps it running until SIGTERM / SIGINT. */
 export async function serveCommand(): Promise<void> {
@@ -20,9 +25,11 @@ export async function serveCommand(): Promise<void> {
     ...(demo
       ? {
           mount: (app) =>
+            // Its URLs come from configuration, never from a request's Host header.
             demo.mountDemo(app, {
               dataDir: config.dataDir,
               log,
+              baseUrl: demoBase(config),
               // The relay never polls before Retry-After: the built-in demo asks for no more than
               // the relay's own minimum interval, so a local setup polls as it is configured to.
               pollRetryAfterSeconds: Math.floor(config.pollMinMs / 1000),

@@ -93,7 +93,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   POLL_INTERVAL_MIN_SECONDS: z.coerce.number().min(0.01).default(30),
   POLL_INTERVAL_MAX_SECONDS: z.coerce.number().min(0.01).default(300),
-  DEMO: z.enum(['0', '1']).default('1'),
+  DEMO: z.enum(['0', '1']).optional(),
   WEB_CHAT: z.enum(['0', '1']).optional(),
   LOCALE: z.string().default('en'),
   RELAY_ALLOW_HOSTS: z.string().default(''),
@@ -196,7 +196,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     logLevel: e.LOG_LEVEL,
     pollMinMs: e.POLL_INTERVAL_MIN_SECONDS * 1000,
     pollMaxMs: e.POLL_INTERVAL_MAX_SECONDS * 1000,
-    demo: e.DEMO === '1',
+    // The demo service takes unauthenticated writes: on by default only in the local default.
+    demo: e.DEMO ? e.DEMO === '1' : local,
     // The web chat has no sign-in (a person's id is what the browser says): on by default only
     // in the local default; with an API key it must be turned on on purpose.
     webChat: e.WEB_CHAT ? e.WEB_CHAT === '1' : local,

@@ -9,7 +9,7 @@ import type { Engine } from '../cases/engine.ts';
 import type { NotifyDelivery } from '../cases/store.ts';
 import { call, NetworkError, retryAfterMs } from '../net/http.ts';
 import { urlRefusal } from '../net/url-policy.ts';
-import { runLimited } from '../watch/watcher.ts';
+import { OriginPool, originOf } from '../watch/origin-pool.ts';
 import { NOTIFY_QUEUED_EVENT } from './deliveries.ts';
 import { NOTIFY_DEFAULTS, type NotifySettings } from './settings.ts';
 import {
@@ -29,6 +29,8 @@ export interface NotifyWorkerOptions {
   tickMs?: number;
   batch?: number;
   concurrency?: number;
+  /** Attempts in flight to one receiver origin (a hanging receiver holds only these). */
+  perOrigin?: number;
 }
 
 /** Exponential backoff with equal jitter: attempt 1 waits [min/2, min], doubling up to max. */
@@ -51,6 +53,7 @@ export class NotifyWorker {
   private readonly s: NotifySettings;
   private readonly o: Required<NotifyWorkerOptions>;
   private readonly wake = () => this.schedule(0);
+  private readonly pool: OriginPool;
 
   constructor(
     private readonly engine: Engine,
@@ -62,7 +65,9 @@ export class NotifyWorker {
       tickMs: options.tickMs ?? Math.max(50, Math.min(1000, this.s.retryMinMs / 2)),
       batch: options.batch ?? 100,
       concurrency: options.concurrency ?? 16,
+      perOrigin: options.perOrigin ?? 4,
     };
+    this.pool = new OriginPool(this.o.concurrency, this.o.perOrigin);
   }
 
   /** Starts the loop. */
@@ -78,6 +83,7 @@ export class NotifyWorker {
     clearTimeout(this.timer);
     this.engine.events.off(NOTIFY_QUEUED_EVENT, this.wake);
     await this.running;
+    await this.pool.idle();
   }
 
   private schedule(ms: number): void {
@@ -110,9 +116,24 @@ export class NotifyWorker {
     try {
       // The lease outlives the longest attempt (headers + body timeouts), so two replicas never overlap.
       const leaseMs = 2 * this.s.timeoutMs + 1000;
-      const due = await e.store.leaseDeliveries(e.now(), this.o.batch, e.instanceId, leaseMs);
-      if (due.length >= this.o.batch) this.again = true;
-      await runLimited(due, this.o.concurrency, (d) => this.attempt(d));
+      // Only as many as there are free slots, each started on its own: the pass never waits for a
+      // slow receiver, and a receiver whose slots are full has its delivery put back a little later.
+      const room = Math.min(this.o.batch, this.pool.free);
+      if (room <= 0) return 0;
+      const due = await e.store.leaseDeliveries(e.now(), room, e.instanceId, leaseMs);
+      if (due.length >= room && room === this.o.batch) this.again = true;
+      for (const d of due) {
+        const run = () =>
+          this.attempt(d).catch((err) =>
+            e.log.error({ delivery: d.id, err: String(err) }, 'notify attempt failed'),
+          );
+        if (this.pool.tryRun(originOf(d.url), run)) continue;
+        await e.store.settleDelivery(d.id, e.instanceId, {
+          state: 'pending',
+          next_attempt_at: e.now() + 2000 * (0.5 + Math.random()),
+          error: 'deferred: too many deliveries to this receiver in flight',
+        });
+      }
       return due.length;
     } catch (err) {
       e.log.error({ err: String(err) }, 'notify pass failed');

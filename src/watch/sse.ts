@@ -13,9 +13,10 @@ import type { Engine } from '../cases/engine.ts';
 import type { StoredCase } from '../cases/types.ts';
 import { ValidationError } from '../errors.ts';
 import { createGuardedAgent } from '../net/http.ts';
-import { parseReviewEvent } from '../protocol/status.ts';
+import { parseReviewEvent, type StatusUpdate } from '../protocol/status.ts';
 import { isTerminal } from '../protocol/types.ts';
 import { confirmByPoll, pollSoon } from './confirm.ts';
+import { EventBudgets } from './event-budget.ts';
 import { watchHeaders } from './poll.ts';
 import type { Reminders } from './reminders.ts';
 import { connectOnce, type StreamEvent } from './sse-stream.ts';
@@ -39,6 +40,22 @@ export interface EventStreamOptions {
   fallbackForMs?: number;
   /** Largest event held in memory. */
   maxEventChars?: number;
+  /** Progress-only updates of one case are applied (a card edit) at most once per this long. */
+  progressEveryMs?: number;
+  /** Events one case's stream may send a minute before it is closed and the case polled. */
+  eventsPerMinute?: number;
+  /** Events all streams of one service origin may send a minute (in this process). */
+  originEventsPerMinute?: number;
+}
+
+/** Coalescing state of one live stream. */
+interface Flow {
+  /** The status last applied from this stream (or read at connect). */
+  status: string;
+  /** The newest progress-only update not yet applied. */
+  pending?: StatusUpdate;
+  lastApplied: number;
+  timer?: NodeJS.Timeout;
 }
 
 interface Live {
@@ -46,6 +63,9 @@ interface Live {
   abort: AbortController;
   healthy: boolean;
   done: Promise<void>;
+  flow?: Flow;
+  /** Events handled on this stream (every few, the event loop gets a turn). */
+  events: number;
 }
 
 const leaseKey = (id: string) => `sse:lease:${id}`;
@@ -59,6 +79,7 @@ export class EventStreams {
   private readonly lastIds = new Map<string, string>();
   private readonly starting = new Set<string>();
   private readonly dispatcher: Agent;
+  private readonly budgets: EventBudgets;
   private readonly owner: string;
   private renewTimer: NodeJS.Timeout | undefined;
   private stopped = true;
@@ -85,7 +106,11 @@ export class EventStreams {
       headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
       fallbackForMs: options.fallbackForMs ?? 15 * 60_000,
       maxEventChars: options.maxEventChars ?? 256 * 1024,
+      progressEveryMs: options.progressEveryMs ?? 5_000,
+      eventsPerMinute: options.eventsPerMinute ?? 120,
+      originEventsPerMinute: options.originEventsPerMinute ?? 3_000,
     };
+    this.budgets = new EventBudgets(this.o.eventsPerMinute, this.o.originEventsPerMinute);
     this.owner = engine.instanceId;
     // Streams hold their connection for as long as the case is open: they get their own pool (same
     // URL policy), so they can never use up the connections that polls and submits need.
@@ -136,6 +161,7 @@ export class EventStreams {
         abort: new AbortController(),
         healthy: false,
         done: Promise.resolve(),
+        events: 0,
       };
       this.live.set(c.id, l);
       l.done = this.run(l).catch((err) =>
@@ -180,7 +206,7 @@ export class EventStreams {
             e.log.debug({ case: l.id, resumed: this.lastIds.has(l.id) }, 'event stream open');
             return this.setHealthy(l, true);
           },
-          onEvent: (ev) => this.handle(c, ev),
+          onEvent: (ev) => this.handle(c, ev, l),
         });
         if (l.healthy) await this.setHealthy(l, false);
         if (r.stopped || l.abort.signal.aborted) {
@@ -197,6 +223,8 @@ export class EventStreams {
         await sleep(this.backoff(failures, r.retryMs), l.abort.signal);
       }
     } finally {
+      clearTimeout(l.flow?.timer);
+      this.budgets.forget(l.id);
       this.live.delete(l.id);
       // A lease lost to another replica is theirs now; otherwise it is given up for whoever comes next.
       const lost = l.abort.signal.reason === 'lease_lost';
@@ -205,12 +233,20 @@ export class EventStreams {
   }
 
   /**
-   * One event: not terminal applies directly; any terminal event (review.completed / expired /
-   * cancelled, whatever its data: none, invalid, without result) is confirmed by a poll and ends the
-   * stream. Event names the spec does not have are ignored quietly (a newer version's, a service's own).
+   * One event: within the budgets, a status change applies at once, a progress-only update is
+   * coalesced (the newest applied at most once per progressEveryMs); any terminal event
+   * (review.completed / expired / cancelled, whatever its data: none, invalid, without result) is
+   * confirmed by a poll and ends the stream. Event names the spec does not have are ignored
+   * quietly. Over budget, the stream ends and polling takes over.
    */
-  private async handle(c: StoredCase, ev: StreamEvent): Promise<'continue' | 'stop'> {
+  private async handle(c: StoredCase, ev: StreamEvent, l: Live): Promise<'continue' | 'stop'> {
     const e = this.engine;
+    // A burst of events arrives as one chunk and is handled in microtasks: let other work in.
+    if (++l.events % 16 === 0) await new Promise<void>((r) => setImmediate(r));
+    if (!this.budgets.take(c.id, c.origin, e.now())) {
+      await this.fallBack(c.id, 'too many events', 0);
+      return 'stop';
+    }
     let parsed: ReturnType<typeof parseReviewEvent>;
     try {
       parsed = parseReviewEvent(ev.event, ev.data);
@@ -240,10 +276,45 @@ export class EventStreams {
       this.remember(c.id, ev.id);
       return 'stop';
     } else {
-      await e.applyStatus(c.id, parsed.update, 'sse');
+      await this.coalesce(l, c, parsed.update);
     }
     this.remember(c.id, ev.id);
     return 'continue';
+  }
+
+  /** Applies a status change now; holds a progress-only update until its interval is up. */
+  private async coalesce(l: Live, c: StoredCase, u: StatusUpdate): Promise<void> {
+    const e = this.engine;
+    const flow = (l.flow ??= { status: c.status, lastApplied: Number.NEGATIVE_INFINITY });
+    const apply = async (x: StatusUpdate) => {
+      flow.lastApplied = e.now();
+      const after = await e.applyStatus(c.id, x, 'sse');
+      if (after) flow.status = after.status;
+    };
+    if (u.status !== flow.status || u.next_case_id) {
+      // A new status supersedes any progress held back for the old one.
+      clearTimeout(flow.timer);
+      flow.timer = undefined;
+      delete flow.pending;
+      flow.status = u.status;
+      return apply(u);
+    }
+    const wait = flow.lastApplied + this.o.progressEveryMs - e.now();
+    if (wait <= 0 && !flow.timer) return apply(u);
+    flow.pending = u;
+    flow.timer ??= setTimeout(
+      () => {
+        flow.timer = undefined;
+        const next = flow.pending;
+        delete flow.pending;
+        if (next && !l.abort.signal.aborted)
+          void apply(next).catch((err) =>
+            e.log.warn({ case: c.id, err: String(err) }, 'applying a held progress update failed'),
+          );
+      },
+      Math.max(0, wait),
+    );
+    flow.timer.unref();
   }
 
   private remember(id: string, eventId: string | undefined): void {

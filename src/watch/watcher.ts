@@ -6,16 +6,19 @@
 import type { Engine } from '../cases/engine.ts';
 import type { StoredCase, WatchState } from '../cases/types.ts';
 import { isTerminal } from '../protocol/types.ts';
+import { OriginPool, originOf } from './origin-pool.ts';
 import { type PollResult, pollCase, pollDelay } from './poll.ts';
 
 /** Options of the watcher. */
 export interface WatcherOptions {
   /** How often the loop asks the store for due work. */
   tickMs?: number;
-  /** Cases leased per tick. */
+  /** Cases leased per tick at most (never more than there are free poll slots). */
   batch?: number;
   /** Polls in flight at once. */
   concurrency?: number;
+  /** Polls in flight at once to one service origin (a hanging service holds only these). */
+  perOrigin?: number;
   leaseMs?: number;
   /** Past expires_at by this much with the service unreachable, a case is shown as expired. */
   expiryGraceMs?: number;
@@ -36,8 +39,10 @@ export class Watcher {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private stopped = false;
-  private inflight = 0;
   private readonly o: Required<WatcherOptions>;
+  private readonly pool: OriginPool;
+  /** The engine's clock at the last pass (to notice it stepping back). */
+  private lastNow = Number.NEGATIVE_INFINITY;
   private readonly hooks: WatchHooks;
 
   constructor(
@@ -52,9 +57,16 @@ export class Watcher {
       tickMs: options.tickMs ?? Math.max(20, Math.min(250, engine.config.pollMinMs / 2)),
       batch: options.batch ?? 500,
       concurrency: options.concurrency ?? 64,
+      perOrigin: options.perOrigin ?? 16,
       leaseMs: options.leaseMs ?? 60_000,
       expiryGraceMs: options.expiryGraceMs ?? 60_000,
     };
+    this.pool = new OriginPool(this.o.concurrency, this.o.perOrigin);
+  }
+
+  /** Resolves when every poll started so far has finished (tests, shutdown). */
+  idle(): Promise<void> {
+    return this.pool.idle();
   }
 
   /** Starts the loop. */
@@ -75,87 +87,112 @@ export class Watcher {
     this.timer.unref?.();
   }
 
-  /** One pass: lease what is due and poll it. Exposed for tests and benchmarks. */
+  /**
+   * One pass: lease as many due cases as there are free poll slots and start each poll on its
+   * own (the pass does not wait for them). A case whose origin has no free slot is put back a
+   * little later, so a slow or hanging service delays only its own cases. Exposed for tests.
+   */
   async tick(): Promise<number> {
     if (this.running) return 0;
     this.running = true;
     let n = 0;
+    let deferred = 0;
     try {
-      const room = this.o.batch - this.inflight;
+      const now = this.engine.now();
+      // The clock stepped back (an NTP correction, a VM restore): every next check now looks far
+      // away, so bring the open cases forward rather than stop polling until the clock catches up.
+      if (now < this.lastNow - 5_000) {
+        this.engine.log.warn(
+          { by_ms: Math.round(this.lastNow - now) },
+          'the clock stepped back; rescheduling open cases',
+        );
+        await this.engine.store.rescheduleOpen(now, this.engine.config.pollMinMs);
+      }
+      this.lastNow = now;
+      const room = Math.min(this.o.batch, this.pool.free);
       if (room > 0) {
         const due = await this.engine.store.leaseDue(
-          this.engine.now(),
+          now,
           room,
           this.engine.instanceId,
           this.o.leaseMs,
         );
         n = due.length;
-        await runLimited(due, this.o.concurrency, (c) => this.check(c));
+        for (const c of due) {
+          const run = () =>
+            this.check(c).catch((err) =>
+              this.engine.log.error({ case: c.id, err: String(err) }, 'watching a case failed'),
+            );
+          if (this.pool.tryRun(originOf(c.doc.hitl.poll_url), run)) continue;
+          deferred++;
+          // Its origin is busy (slow or hanging): look again in a while, spread out.
+          await this.engine.store.updateWatch(c.id, {
+            next_check_at:
+              now + Math.max(this.engine.config.pollMinMs, 2000) * (0.5 + Math.random()),
+            etag: c.etag,
+            poll_failures: c.poll_failures,
+          });
+        }
       }
     } catch (err) {
       this.engine.log.error({ err: String(err) }, 'watch tick failed');
     } finally {
       this.running = false;
-      this.schedule(n >= this.o.batch ? 0 : this.o.tickMs);
+      this.schedule(n > 0 && n >= this.o.batch && !deferred ? 0 : this.o.tickMs);
     }
     return n;
   }
 
   /** Polls one leased case and schedules its next look. */
   async check(c: StoredCase): Promise<void> {
-    this.inflight++;
     const e = this.engine;
-    try {
-      const now = e.now();
-      const r = await pollCase(e, c, c.etag);
-      let failures = 0;
-      let etag = c.etag;
-      await noteWatch(e, c, r);
-      if (r.kind === 'status') {
-        etag = r.etag;
-        await e.applyStatus(c.id, r.update, 'poll');
-      } else if (r.kind === 'error') {
-        failures = c.poll_failures + 1;
-        e.log.warn(
-          { case: c.id, failures, failure: r.failure, reason: r.reason },
-          'poll failed: the case cannot be seen',
+    const now = e.now();
+    const r = await pollCase(e, c, c.etag);
+    let failures = 0;
+    let etag = c.etag;
+    await noteWatch(e, c, r);
+    if (r.kind === 'status') {
+      etag = r.etag;
+      await e.applyStatus(c.id, r.update, 'poll');
+    } else if (r.kind === 'error') {
+      failures = c.poll_failures + 1;
+      e.log.warn(
+        { case: c.id, failures, failure: r.failure, reason: r.reason },
+        'poll failed: the case cannot be seen',
+      );
+      // The service could not be read past expires_at: the case is shown as expired, but marked
+      // as the relay's own conclusion, with the watch failure that led to it.
+      if (now > Date.parse(c.doc.hitl.expires_at) + this.o.expiryGraceMs)
+        await e.applyStatus(
+          c.id,
+          { status: 'expired', case_id: c.case_id, at: c.doc.hitl.expires_at },
+          'local_expiry',
+          (x) => {
+            x.doc.unconfirmed = `not confirmed by the service (${r.failure}: ${r.reason})`;
+          },
         );
-        // The service could not be read past expires_at: the case is shown as expired, but marked
-        // as the relay's own conclusion, with the watch failure that led to it.
-        if (now > Date.parse(c.doc.hitl.expires_at) + this.o.expiryGraceMs)
-          await e.applyStatus(
-            c.id,
-            { status: 'expired', case_id: c.case_id, at: c.doc.hitl.expires_at },
-            'local_expiry',
-            (x) => {
-              x.doc.unconfirmed = `not confirmed by the service (${r.failure}: ${r.reason})`;
-            },
-          );
-      }
-      let after = await e.store.getCase(c.id);
-      if (!after) return;
-      // An expired claim is a submit whose outcome is unknown; only a poll that read the case open
-      // shows it did not land (a failed poll shows nothing, and releasing then invites a second POST).
-      if (r.kind !== 'error' && after.claim && after.claim.until < now && !isTerminal(after.status))
-        await e.store.releaseClaim(after.id, after.claim.holder);
-      let stretch = false;
-      if (!isTerminal(after.status) && (this.hooks.afterCheck || this.hooks.streaming)) {
-        await this.hooks
-          .afterCheck?.(after)
-          .catch((err) => e.log.warn({ case: c.id, err: String(err) }, 'watch hook failed'));
-        after = (await e.store.getCase(c.id)) ?? after;
-        stretch = !failures && ((await this.hooks.streaming?.(after)) ?? false);
-      }
-      await e.store.updateWatch(c.id, {
-        next_check_at: isTerminal(after.status)
-          ? null
-          : this.nextCheck(after, now, failures, r.retryAfterMs, stretch),
-        etag,
-        poll_failures: failures,
-      });
-    } finally {
-      this.inflight--;
     }
+    let after = await e.store.getCase(c.id);
+    if (!after) return;
+    // An expired claim is a submit whose outcome is unknown; only a poll that read the case open
+    // shows it did not land (a failed poll shows nothing, and releasing then invites a second POST).
+    if (r.kind !== 'error' && after.claim && after.claim.until < now && !isTerminal(after.status))
+      await e.store.releaseClaim(after.id, after.claim.holder);
+    let stretch = false;
+    if (!isTerminal(after.status) && (this.hooks.afterCheck || this.hooks.streaming)) {
+      await this.hooks
+        .afterCheck?.(after)
+        .catch((err) => e.log.warn({ case: c.id, err: String(err) }, 'watch hook failed'));
+      after = (await e.store.getCase(c.id)) ?? after;
+      stretch = !failures && ((await this.hooks.streaming?.(after)) ?? false);
+    }
+    await e.store.updateWatch(c.id, {
+      next_check_at: isTerminal(after.status)
+        ? null
+        : this.nextCheck(after, now, failures, r.retryAfterMs, stretch),
+      etag,
+      poll_failures: failures,
+    });
   }
 
   private nextCheck(

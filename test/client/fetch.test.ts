@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
+import { CONFIRM_MIN_MS } from '../../src/cases/tap.ts';
 import { createHitlFetch, RelayClient, RelayError } from '../../src/client/index.ts';
 import { type DemoHandle, type RelayHandle, startDemo, startRelay } from '../helpers/relay-env.ts';
 import { tapWhenPosted, tinyServer } from './helpers.ts';
@@ -70,6 +71,7 @@ describe('createHitlFetch', () => {
     expect((await tapWhenPosted(relay.url, 'agent-later', 'confirm')).outcome).toBe(
       'confirm_required',
     );
+    await new Promise((resolve) => setTimeout(resolve, CONFIRM_MIN_MS));
     expect((await tapWhenPosted(relay.url, 'agent-later', 'confirm')).outcome).toBe('submitted');
     const done = await waiting;
     expect(done).toMatchObject({ status: 'completed', result: { action: 'confirm' } });

@@ -3,6 +3,7 @@
  * real relay and the real demo HITL service. A platform passes this suite or is not done.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CONFIRM_MIN_MS } from '../../src/cases/tap.ts';
 import {
   type DemoHandle,
   eventually,
@@ -65,8 +66,11 @@ export function runAdapterContract(name: string, makeHarness: MakeHarness): void
       confirm: boolean,
     ) {
       const first = await h.tap({ ref, action, user: h.users.allowed, relayUrl: relay.url });
-      if (confirm && !h.nativeConfirm)
+      if (confirm && !h.nativeConfirm) {
+        // The confirming tap counts once the warning has been up for CONFIRM_MIN_MS.
+        await new Promise((resolve) => setTimeout(resolve, CONFIRM_MIN_MS));
         return h.tap({ ref, action, user: h.users.allowed, relayUrl: relay.url });
+      }
       return first;
     }
 

@@ -1,6 +1,6 @@
 /** The shared Store contract: SQLite and PostgreSQL run the same suite. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/cases/store.ts';
+import { HISTORY_CAP, type Store } from '../../src/cases/store.ts';
 import type { StoredCase, StoredMessage } from '../../src/cases/types.ts';
 import { outboxContract } from './outbox-contract.ts';
 
@@ -223,6 +223,26 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       await store.appendHistory(a.id, { at: 1, kind: 'one', detail: { n: 1 } });
       await store.appendHistory(a.id, { at: 2, kind: 'two', detail: {} });
       expect((await store.listHistory(a.id)).map((h) => h.kind)).toEqual(['one', 'two']);
+    });
+
+    it('finding 2 (unbounded hostile stream): history is capped per case with a summary row; status changes are kept', async () => {
+      const a = sampleCase();
+      await store.createCase(a);
+      for (let i = 0; i < HISTORY_CAP + 20; i++) {
+        await store.appendHistory(a.id, { at: i, kind: 'tap_refused', detail: { i } });
+        if (i === HISTORY_CAP + 5)
+          await store.appendHistory(a.id, { at: i, kind: 'status', detail: { to: 'opened' } });
+      }
+      const rows = await store.listHistory(a.id);
+      expect(rows).toHaveLength(HISTORY_CAP + 1);
+      expect(rows.filter((r) => r.kind === 'history_capped')).toHaveLength(1);
+      expect(rows[HISTORY_CAP - 1]!.kind).toBe('history_capped');
+      expect(rows.at(-1)).toMatchObject({ kind: 'status', detail: { to: 'opened' } });
+      // Another case has its own budget.
+      const b = sampleCase();
+      await store.createCase(b);
+      await store.appendHistory(b.id, { at: 1, kind: 'tap', detail: {} });
+      expect(await store.listHistory(b.id)).toHaveLength(1);
     });
 
     it('key-values expire and setIfAbsent wins once', async () => {

@@ -2,6 +2,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
+import { CONFIRM_MIN_MS } from '../../src/cases/tap.ts';
 import {
   type DemoHandle,
   eventually,
@@ -83,6 +84,8 @@ describe('each review type, inline on and off', () => {
           let r = await tap(room, m.id, spec.tap);
           if (spec.confirm) {
             expect(r.body.outcome).toBe('confirm_required');
+            // The confirming tap counts once the warning has been up for CONFIRM_MIN_MS.
+            await new Promise((resolve) => setTimeout(resolve, CONFIRM_MIN_MS));
             r = await tap(room, m.id, spec.tap);
           }
           expect(r.body.outcome).toBe('submitted');
