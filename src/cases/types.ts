@@ -1,5 +1,4 @@
 /** What the relay keeps about a case. */
-import type { CaseEscalation } from '../policy/escalation.ts';
 import type { CasePolicy, Vote } from '../policy/policy.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
 import type {
@@ -82,6 +81,13 @@ export interface WatchState {
   last_error: string | null;
   /** ISO time the state began. */
   since: string;
+}
+
+/** The escalation ladder of a case (copied from its route at intake) and how far it has gone. */
+export interface CaseEscalation {
+  steps: Array<{ at: number; targets: string[] }>;
+  /** Steps already taken. */
+  done: number;
 }
 
 /** A claim on a case while a tap is being submitted: the exactly-once guard. */

@@ -6,7 +6,7 @@
  * ladder is copied into the case at intake; its times count from intake.
  */
 import { z } from 'zod';
-import type { StoredCase } from '../cases/types.ts';
+import type { CaseEscalation, StoredCase } from '../cases/types.ts';
 import type { CaseStatus } from '../protocol/types.ts';
 
 const TARGET = /^[a-z][a-z0-9_-]*:.+$/;
@@ -34,13 +34,6 @@ export const escalationSchema = z.strictObject({
 
 /** A configured ladder. */
 export type EscalationConfig = z.infer<typeof escalationSchema>;
-
-/** The ladder of a case and how far it has gone. */
-export interface CaseEscalation {
-  steps: Array<{ at: number; targets: string[] }>;
-  /** Steps already taken. */
-  done: number;
-}
 
 /** Escalation goes on only while nobody has decided or started deciding. */
 const ESCALATING: ReadonlySet<CaseStatus> = new Set(['pending', 'opened']);
