@@ -13,7 +13,7 @@ import type {
 } from '../../src/adapter.ts';
 import { PlatformError } from '../../src/errors.ts';
 import type { Card } from '../../src/render/card.ts';
-import { chatPage } from './page.ts';
+import { chatPage, FAVICON_SVG } from './page.ts';
 import { publicMessage, renderWebMessage, renderWebNotice, type WebMessage } from './render.ts';
 
 /** Room names: short, URL-safe. */
@@ -71,6 +71,15 @@ export function createWebAdapter(): PlatformAdapter {
         status: 200,
         headers: { 'content-type': 'text/html; charset=utf-8' },
         body: chatPage(),
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/favicon.ico',
+      handle: async () => ({
+        status: 200,
+        headers: { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' },
+        body: FAVICON_SVG,
       }),
     },
     {
@@ -138,7 +147,11 @@ export function createWebAdapter(): PlatformAdapter {
         const m = await load(id);
         if (!m?.key || m.room !== room)
           return json(404, { error: 'not_found', message: 'no such message in this room' });
-        if (!ctx) return json(503, { error: 'not_started' });
+        if (!ctx)
+          return json(503, {
+            error: 'not_started',
+            message: 'the web chat is not running (the relay is starting or stopping); try again',
+          });
         const reply = await ctx.onTap({
           platform: 'web',
           key: m.key,

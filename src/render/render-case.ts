@@ -158,5 +158,6 @@ export function renderCase(
     link: { label: t(s, 'link'), url: options.detailsUrl ?? secrets.review_url },
     status,
     final,
+    state: c.status,
   };
 }

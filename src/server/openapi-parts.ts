@@ -46,6 +46,10 @@ const PLATFORM_OPERATIONS: Record<string, Record<string, Operation>> = {
       summary: 'The web chat page (?room=NAME)',
       responses: { '200': text('HTML.', 'text/html') },
     },
+    'GET /favicon.ico': {
+      summary: "The web chat's icon (SVG)",
+      responses: { '200': text('SVG.', 'image/svg+xml') },
+    },
     'GET /web/api/rooms/:room/messages': {
       summary: 'The messages of a web chat room, oldest first',
       responses: {
@@ -61,8 +65,10 @@ const PLATFORM_OPERATIONS: Record<string, Record<string, Operation>> = {
       requestBody: { required: true, ...json('TapRequest', 'Who taps.') },
       responses: {
         '200': json('TapReply', 'What became of the tap.'),
-        '400': error('Invalid body.'),
-        '404': error('No such message.'),
+        '400': error('Invalid room, action, JSON or user.'),
+        '404': error('No such message in this room.'),
+        '415': error('A body that is not application/json.'),
+        '503': error('The web chat is not started (the relay is stopping).'),
       },
     },
   },
