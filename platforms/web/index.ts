@@ -15,15 +15,26 @@ import { PlatformError } from '../../src/errors.ts';
 import type { Card } from '../../src/render/card.ts';
 import { chatPage, FAVICON_SVG } from './page.ts';
 import { publicMessage, renderWebMessage, renderWebNotice, type WebMessage } from './render.ts';
+import { sessionCookie, signedIn, signInPage, tokenFrom } from './signin.ts';
 
 /** Room names: short, URL-safe. */
 export const WEB_ROOM = /^[A-Za-z0-9_-]{1,64}$/;
 /** Action names as button payloads carry them (`hitl:<key>:<action>`). */
 const WEB_ACTION = /^[a-z_]{1,32}$/;
 
+/** Options of the web chat. */
+export interface WebChatOptions {
+  /** WEB_CHAT_TOKEN: when set, people sign in with it (a session cookie), scripts send it as Bearer. */
+  token?: string | undefined;
+  /** Show the "New demo case" buttons (the demo service is mounted and /v1/cases needs no key). */
+  demo?: boolean;
+}
+
 /** Creates the web chat adapter. */
-export function createWebAdapter(): PlatformAdapter {
+export function createWebAdapter(options: WebChatOptions = {}): PlatformAdapter {
   let ctx: AdapterContext | undefined;
+  const { token } = options;
+  const demoButtons = options.demo ?? true;
 
   const kv = () => {
     if (!ctx) throw new PlatformError('web', 'kv', 'remote', 'the web chat is not started');
@@ -62,16 +73,47 @@ export function createWebAdapter(): PlatformAdapter {
   };
 
   const json = (status: number, body: object): InboundResponse => ({ status, body });
+  const html = (status: number, body: string, headers: Record<string, string> = {}) => ({
+    status,
+    headers: { 'content-type': 'text/html; charset=utf-8', ...headers },
+    body,
+  });
+  const roomOf = (raw: string | null | undefined) =>
+    WEB_ROOM.test(raw ?? '') ? (raw as string) : 'lobby';
+  /** The web chat's JSON API without a session: say how to get one. */
+  const unauthorized = () =>
+    json(401, {
+      error: 'unauthorized',
+      message:
+        'sign in at /chat with the WEB_CHAT_TOKEN, or send Authorization: Bearer <WEB_CHAT_TOKEN>',
+    });
 
   const routes: HttpRoute[] = [
     {
       method: 'GET',
       path: '/chat',
-      handle: async () => ({
-        status: 200,
-        headers: { 'content-type': 'text/html; charset=utf-8' },
-        body: chatPage(),
-      }),
+      handle: async (req) =>
+        signedIn(req, token)
+          ? html(200, chatPage({ demo: demoButtons }))
+          : html(401, signInPage(roomOf(req.query.get('room')))),
+    },
+    {
+      method: 'POST',
+      path: '/chat/signin',
+      async handle(req): Promise<InboundResponse> {
+        const room = roomOf(new URLSearchParams(req.rawBody.toString('utf8')).get('room'));
+        if (!token) return { status: 303, headers: { location: `/chat?room=${room}` } };
+        const given = tokenFrom(req);
+        if (!signedIn({ ...req, headers: { authorization: `Bearer ${given}` } }, token))
+          return html(
+            401,
+            signInPage(room, 'That token is not right. Ask whoever runs the relay.'),
+          );
+        return {
+          status: 303,
+          headers: { location: `/chat?room=${room}`, 'set-cookie': sessionCookie(req, token) },
+        };
+      },
     },
     {
       method: 'GET',
@@ -86,6 +128,7 @@ export function createWebAdapter(): PlatformAdapter {
       method: 'GET',
       path: '/web/api/rooms/:room/messages',
       async handle(req) {
+        if (!signedIn(req, token)) return unauthorized();
         const room = req.params.room ?? '';
         if (!WEB_ROOM.test(room))
           return json(400, {
@@ -101,6 +144,7 @@ export function createWebAdapter(): PlatformAdapter {
       method: 'POST',
       path: '/web/api/rooms/:room/messages/:id/actions/:action',
       async handle(req) {
+        if (!signedIn(req, token)) return unauthorized();
         const { room = '', id = '', action = '' } = req.params;
         if (
           req.rawBody.length > 0 &&

@@ -111,7 +111,11 @@ let loading = false;
 async function load() {
   if (loading) return;
   loading = true;
-  try { const res = await fetch('/web/api/rooms/' + room + '/messages'); if (res.ok) draw(await res.json()); } catch {} finally { loading = false; }
+  try {
+    const res = await fetch('/web/api/rooms/' + room + '/messages');
+    if (res.ok) draw(await res.json());
+    else if (res.status === 401) location.reload(); // the session ended: show the sign-in form
+  } catch {} finally { loading = false; }
 }
 async function demo(type, inline) {
   const r = await fetch('/demo/api/reviews?type=' + type + '&inline=' + inline, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -134,9 +138,9 @@ export const FAVICON_SVG =
 
 const TYPES = ['approval', 'selection', 'input', 'confirmation', 'escalation'];
 
-/** The whole page. */
-export function chatPage(): string {
-  const demo = TYPES.map(
+/** The whole page; `demo` shows the buttons that create cases at the built-in demo service. */
+export function chatPage(options: { demo?: boolean } = {}): string {
+  const buttons = TYPES.map(
     (t) =>
       `<button data-type="${t}" data-inline="1">${t}</button><button data-type="${t}" data-inline="0">${t} (link only)</button>`,
   ).join('');
@@ -144,7 +148,7 @@ export function chatPage(): string {
 <title>hitl-relay web chat</title><link rel="icon" href="/favicon.ico" type="image/svg+xml"><style>${STYLE}</style></head><body>
 <header><h1>hitl-relay</h1><span>room <code id="room"></code></span>
 <label>your id <input id="uid"></label><label>name <input id="uname"></label></header>
-<main><div class="demo" title="Create a case at the built-in demo service and send it here">New demo case: ${demo}</div>
+<main>${options.demo === false ? '' : `<div class="demo" title="Create a case at the built-in demo service and send it here">New demo case: ${buttons}</div>`}
 <div id="messages"></div></main><div id="toast" role="status"></div>
 <script>${SCRIPT}</script></body></html>`;
 }

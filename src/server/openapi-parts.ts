@@ -44,7 +44,20 @@ const PLATFORM_OPERATIONS: Record<string, Record<string, Operation>> = {
   web: {
     'GET /chat': {
       summary: 'The web chat page (?room=NAME)',
-      responses: { '200': text('HTML.', 'text/html') },
+      responses: {
+        '200': text('HTML.', 'text/html'),
+        '401': text(
+          'The sign-in form (WEB_CHAT_TOKEN is set and there is no session).',
+          'text/html',
+        ),
+      },
+    },
+    'POST /chat/signin': {
+      summary: 'Sign in to the web chat with WEB_CHAT_TOKEN (form field `token`)',
+      responses: {
+        '303': { description: 'Signed in: a session cookie, and on to /chat.' },
+        '401': text('The sign-in form again: the token is not right.', 'text/html'),
+      },
     },
     'GET /favicon.ico': {
       summary: "The web chat's icon (SVG)",
@@ -58,6 +71,7 @@ const PLATFORM_OPERATIONS: Record<string, Record<string, Operation>> = {
           content: { 'application/json': { schema: { type: 'array', items: ref('WebMessage') } } },
         },
         '400': error('Invalid room name.'),
+        '401': error('No web chat session (WEB_CHAT_TOKEN is set).'),
       },
     },
     'POST /web/api/rooms/:room/messages/:id/actions/:action': {
@@ -66,6 +80,7 @@ const PLATFORM_OPERATIONS: Record<string, Record<string, Operation>> = {
       responses: {
         '200': json('TapReply', 'What became of the tap.'),
         '400': error('Invalid room, action, JSON or user.'),
+        '401': error('No web chat session (WEB_CHAT_TOKEN is set).'),
         '404': error('No such message in this room.'),
         '415': error('A body that is not application/json.'),
         '503': error('The web chat is not started (the relay is stopping).'),
