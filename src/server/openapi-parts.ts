@@ -87,14 +87,46 @@ const PLATFORM_OPERATIONS: Record<string, Record<string, Operation>> = {
       },
     },
   },
-  telegram: { 'POST *': { summary: 'Telegram Bot API webhook (X-Telegram-Bot-Api-Secret-Token)' } },
+  telegram: {
+    'POST *': {
+      summary: 'Telegram Bot API webhook (X-Telegram-Bot-Api-Secret-Token)',
+      responses: webhookResponses('Wrong or missing secret token.'),
+    },
+  },
   slack: {
-    'POST /slack/events': { summary: 'Slack events and interactions (signed, X-Slack-Signature)' },
+    'POST /slack/events': {
+      summary: 'Slack events and interactions (signed, X-Slack-Signature)',
+      responses: webhookResponses('Missing or bad signature.'),
+    },
   },
   discord: {
-    'POST /discord/interactions': { summary: 'Discord HTTP interactions (Ed25519 signed)' },
+    'POST /discord/interactions': {
+      summary: 'Discord HTTP interactions (Ed25519 signed)',
+      responses: webhookResponses('Missing or bad signature.'),
+    },
   },
-  teams: { 'POST /api/messages': { summary: 'Microsoft Teams Bot Framework activities (JWT)' } },
+  teams: {
+    'POST /api/messages': {
+      summary: 'Microsoft Teams Bot Framework activities (JWT)',
+      responses: webhookResponses('Missing or invalid Bot Framework token.'),
+    },
+  },
+};
+
+/** What a platform's webhook answers besides 200 (each a JSON error). */
+function webhookResponses(unauthorized: string): Record<string, unknown> {
+  return {
+    '200': { description: 'Handled.' },
+    '400': error('Not a valid event of this platform.'),
+    '401': error(unauthorized),
+    '503': error('The platform adapter is not running yet (starting or stopping).'),
+  };
+}
+
+/** Every inbound POST: the body limit and the body type rule of the relay's server. */
+const POST_LIMITS = {
+  '413': error('Body over 1 MB.'),
+  '415': error('Not application/json (or a form, where the platform sends one).'),
 };
 
 /** Hono's `:name` path segments as OpenAPI's `{name}`. */
@@ -113,11 +145,14 @@ export function platformPaths(adapters: PlatformAdapter[]): Record<string, PathI
       const params = [...r.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => pathParam(m[1]!, ''));
       const path = toOpenApiPath(r.path);
       out[path] ??= {};
+      const responses = (op.responses as Record<string, unknown>) ?? {
+        '200': { description: 'Handled.' },
+      };
       out[path][r.method.toLowerCase()] = {
         tags: [`platform: ${a.platform}`],
         ...(params.length ? { parameters: params } : {}),
-        responses: { '200': { description: 'Handled.' } },
         ...op,
+        responses: r.method === 'POST' ? { ...responses, ...POST_LIMITS } : responses,
       };
     }
   return out;
