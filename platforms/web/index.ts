@@ -45,6 +45,13 @@ export function createWebAdapter(options: WebChatOptions = {}): PlatformAdapter 
     return raw ? JSON.parse(raw) : undefined;
   };
   const save = (m: WebMessage) => kv().set(`web:msg:${m.id}`, JSON.stringify(m));
+  /**
+   * A room's version changes with every post, edit and notice in it (on any replica: it lives in
+   * the shared key-value store), so a page that already has the room's messages is answered 304
+   * after one read instead of reading every message again each second.
+   */
+  const versionKey = (room: string) => `web:room:${room}:v`;
+  const bump = (room: string) => kv().set(versionKey(room), randomBytes(6).toString('base64url'));
   const slot = (room: string, i: number) => `web:room:${room}:${i}`;
   const countKey = (room: string) => `web:room:${room}:n`;
   /**
@@ -135,9 +142,16 @@ export function createWebAdapter(options: WebChatOptions = {}): PlatformAdapter 
             error: 'invalid_room',
             message: 'room must be 1-64 of A-Z a-z 0-9 _ -',
           });
+        let version = await kv().get(versionKey(room));
+        if (version === undefined) {
+          await bump(room);
+          version = (await kv().get(versionKey(room))) ?? '';
+        }
+        const etag = `"${version}"`;
+        if (req.headers['if-none-match'] === etag) return { status: 304, headers: { etag } };
         const ids = await roomIds(room);
         const messages = (await Promise.all(ids.map(load))).filter((m): m is WebMessage => !!m);
-        return json(200, messages.map(publicMessage));
+        return { status: 200, headers: { etag }, body: messages.map(publicMessage) };
       },
     },
     {
@@ -228,16 +242,19 @@ export function createWebAdapter(options: WebChatOptions = {}): PlatformAdapter 
         );
       const id = randomBytes(8).toString('base64url');
       await append(room, { ...renderWebMessage(id, card, options?.replyTo?.id ?? null), room });
+      await bump(room);
       return { platform: 'web', address: room, id };
     },
     async update(ref: MessageRef, card: Card): Promise<void> {
       const m = await load(ref.id);
       if (!m) throw new PlatformError('web', 'update', 'not_found', 'message not found');
       await save({ ...renderWebMessage(ref.id, card, m.reply_to), room: ref.address });
+      await bump(ref.address);
     },
     async notify(ref, text, link) {
       const id = randomBytes(8).toString('base64url');
       await append(ref.address, { ...renderWebNotice(id, text, link, ref.id), room: ref.address });
+      await bump(ref.address);
     },
   };
 }

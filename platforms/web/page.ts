@@ -112,8 +112,9 @@ async function load() {
   if (loading) return;
   loading = true;
   try {
-    const res = await fetch('/web/api/rooms/' + room + '/messages');
-    if (res.ok) draw(await res.json());
+    // The room's ETag: an unchanged room is a 304 (the browser keeps the last answer).
+    const res = await fetch('/web/api/rooms/' + room + '/messages', { headers: load.etag ? { 'if-none-match': load.etag } : {}, cache: 'no-store' });
+    if (res.status === 200) { load.etag = res.headers.get('etag'); draw(await res.json()); }
     else if (res.status === 401) location.reload(); // the session ended: show the sign-in form
   } catch {} finally { loading = false; }
 }

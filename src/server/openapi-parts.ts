@@ -66,6 +66,7 @@ const PLATFORM_OPERATIONS: Record<string, Record<string, Operation>> = {
     'GET /web/api/rooms/:room/messages': {
       summary: 'The messages of a web chat room, oldest first',
       responses: {
+        '304': { description: "Not modified: If-None-Match is the room's current ETag." },
         '200': {
           description: 'The messages.',
           content: { 'application/json': { schema: { type: 'array', items: ref('WebMessage') } } },

@@ -1,7 +1,13 @@
 /** The web chat's sign-in (WEB_CHAT_TOKEN): the form, the session cookie, Bearer for scripts; nothing without one. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { type DemoHandle, type RelayHandle, startDemo, startRelay } from '../helpers/relay-env.ts';
+import {
+  type DemoHandle,
+  eventually,
+  type RelayHandle,
+  startDemo,
+  startRelay,
+} from '../helpers/relay-env.ts';
 
 const TOKEN = 'web-chat-token-0123456789';
 let demo: DemoHandle;
@@ -76,4 +82,36 @@ it('answers nothing but the sign-in form without a session, and lets a signed-in
   });
   expect(await tap.json()).toMatchObject({ outcome: 'submitted' });
   expect((await fetch(`${relay.url}/favicon.ico`)).status).toBe(200);
+});
+
+it('answers an unchanged room with 304 after one read, and a changed one with its new messages', async () => {
+  const headers = { authorization: `Bearer ${TOKEN}` };
+  const list = (etag?: string) =>
+    fetch(`${relay.url}/web/api/rooms/etag/messages`, {
+      headers: etag ? { ...headers, 'if-none-match': etag } : headers,
+    });
+  const first = await list();
+  const etag = first.headers.get('etag')!;
+  expect(etag).toMatch(/^"[\w-]+"$/);
+  expect(await first.json()).toEqual([]);
+  expect((await list(etag)).status).toBe(304);
+  const sent = await relay.send('web:etag', await demo.create('confirmation', true));
+  const changed = await list(etag);
+  expect(changed.status).toBe(200);
+  const etag2 = changed.headers.get('etag')!;
+  expect(etag2).not.toBe(etag);
+  const [card] = (await changed.json()) as any[];
+  expect(card.case).toBe(sent.body.id);
+  expect((await list(etag2)).status).toBe(304);
+  // A tap edits the card: the room changes again.
+  await fetch(`${relay.url}/web/api/rooms/etag/messages/${card.id}/actions/cancel`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ user: { id: 'ann', name: 'Ann' } }),
+  });
+  await relay.until(sent.body.id, (c) => c.final);
+  await eventually(async () => {
+    const after = await list(etag2);
+    return after.status === 200 && ((await after.json()) as any[])[0].final === true;
+  });
 });
