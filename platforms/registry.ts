@@ -22,7 +22,14 @@ export async function loadAdapters(
   config: RelayConfig,
 ): Promise<PlatformAdapter[]> {
   const adapters: PlatformAdapter[] = [];
-  if (config.webChat) adapters.push((await import('./web/index.ts')).createWebAdapter());
+  if (config.webChat)
+    adapters.push(
+      (await import('./web/index.ts')).createWebAdapter({
+        token: config.webChatToken,
+        // The page's demo buttons call /v1/cases from the browser, which works without an API key only.
+        demo: config.demo && !config.apiKey,
+      }),
+    );
   const telegram = (await import('./telegram/config.ts')).readTelegramConfig(env);
   const slack = (await import('./slack/config.ts')).readSlackConfig(env);
   const discord = (await import('./discord/config.ts')).readDiscordConfig(env);

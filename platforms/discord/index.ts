@@ -156,7 +156,10 @@ export class DiscordAdapter implements PlatformAdapter {
     const publicKey = this.config.publicKey;
     if (!ctx || !publicKey) return { status: 503, body: { error: 'not_ready' } };
     if (!(await verifyDiscordRequest(req.headers, req.rawBody, publicKey, this.now()))) {
-      return { status: 401, body: 'invalid request signature' };
+      return {
+        status: 401,
+        body: { error: 'invalid_signature', message: 'invalid request signature' },
+      };
     }
     let raw: unknown;
     try {

@@ -13,17 +13,28 @@ import type {
 } from '../../src/adapter.ts';
 import { PlatformError } from '../../src/errors.ts';
 import type { Card } from '../../src/render/card.ts';
-import { chatPage } from './page.ts';
+import { chatPage, FAVICON_SVG } from './page.ts';
 import { publicMessage, renderWebMessage, renderWebNotice, type WebMessage } from './render.ts';
+import { sessionCookie, signedIn, signInPage, tokenFrom } from './signin.ts';
 
 /** Room names: short, URL-safe. */
 export const WEB_ROOM = /^[A-Za-z0-9_-]{1,64}$/;
 /** Action names as button payloads carry them (`hitl:<key>:<action>`). */
 const WEB_ACTION = /^[a-z_]{1,32}$/;
 
+/** Options of the web chat. */
+export interface WebChatOptions {
+  /** WEB_CHAT_TOKEN: when set, people sign in with it (a session cookie), scripts send it as Bearer. */
+  token?: string | undefined;
+  /** Show the "New demo case" buttons (the demo service is mounted and /v1/cases needs no key). */
+  demo?: boolean;
+}
+
 /** Creates the web chat adapter. */
-export function createWebAdapter(): PlatformAdapter {
+export function createWebAdapter(options: WebChatOptions = {}): PlatformAdapter {
   let ctx: AdapterContext | undefined;
+  const { token } = options;
+  const demoButtons = options.demo ?? true;
 
   const kv = () => {
     if (!ctx) throw new PlatformError('web', 'kv', 'remote', 'the web chat is not started');
@@ -34,6 +45,13 @@ export function createWebAdapter(): PlatformAdapter {
     return raw ? JSON.parse(raw) : undefined;
   };
   const save = (m: WebMessage) => kv().set(`web:msg:${m.id}`, JSON.stringify(m));
+  /**
+   * A room's version changes with every post, edit and notice in it (on any replica: it lives in
+   * the shared key-value store), so a page that already has the room's messages is answered 304
+   * after one read instead of reading every message again each second.
+   */
+  const versionKey = (room: string) => `web:room:${room}:v`;
+  const bump = (room: string) => kv().set(versionKey(room), randomBytes(6).toString('base64url'));
   const slot = (room: string, i: number) => `web:room:${room}:${i}`;
   const countKey = (room: string) => `web:room:${room}:n`;
   /**
@@ -62,36 +80,85 @@ export function createWebAdapter(): PlatformAdapter {
   };
 
   const json = (status: number, body: object): InboundResponse => ({ status, body });
+  const html = (status: number, body: string, headers: Record<string, string> = {}) => ({
+    status,
+    headers: { 'content-type': 'text/html; charset=utf-8', ...headers },
+    body,
+  });
+  const roomOf = (raw: string | null | undefined) =>
+    WEB_ROOM.test(raw ?? '') ? (raw as string) : 'lobby';
+  /** The web chat's JSON API without a session: say how to get one. */
+  const unauthorized = () =>
+    json(401, {
+      error: 'unauthorized',
+      message:
+        'sign in at /chat with the WEB_CHAT_TOKEN, or send Authorization: Bearer <WEB_CHAT_TOKEN>',
+    });
 
   const routes: HttpRoute[] = [
     {
       method: 'GET',
       path: '/chat',
+      handle: async (req) =>
+        signedIn(req, token)
+          ? html(200, chatPage({ demo: demoButtons }))
+          : html(401, signInPage(roomOf(req.query.get('room')))),
+    },
+    {
+      method: 'POST',
+      path: '/chat/signin',
+      async handle(req): Promise<InboundResponse> {
+        const room = roomOf(new URLSearchParams(req.rawBody.toString('utf8')).get('room'));
+        if (!token) return { status: 303, headers: { location: `/chat?room=${room}` } };
+        const given = tokenFrom(req);
+        if (!signedIn({ ...req, headers: { authorization: `Bearer ${given}` } }, token))
+          return html(
+            401,
+            signInPage(room, 'That token is not right. Ask whoever runs the relay.'),
+          );
+        return {
+          status: 303,
+          headers: { location: `/chat?room=${room}`, 'set-cookie': sessionCookie(req, token) },
+        };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/favicon.ico',
       handle: async () => ({
         status: 200,
-        headers: { 'content-type': 'text/html; charset=utf-8' },
-        body: chatPage(),
+        headers: { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' },
+        body: FAVICON_SVG,
       }),
     },
     {
       method: 'GET',
       path: '/web/api/rooms/:room/messages',
       async handle(req) {
+        if (!signedIn(req, token)) return unauthorized();
         const room = req.params.room ?? '';
         if (!WEB_ROOM.test(room))
           return json(400, {
             error: 'invalid_room',
             message: 'room must be 1-64 of A-Z a-z 0-9 _ -',
           });
+        let version = await kv().get(versionKey(room));
+        if (version === undefined) {
+          await bump(room);
+          version = (await kv().get(versionKey(room))) ?? '';
+        }
+        const etag = `"${version}"`;
+        if (req.headers['if-none-match'] === etag) return { status: 304, headers: { etag } };
         const ids = await roomIds(room);
         const messages = (await Promise.all(ids.map(load))).filter((m): m is WebMessage => !!m);
-        return json(200, messages.map(publicMessage));
+        return { status: 200, headers: { etag }, body: messages.map(publicMessage) };
       },
     },
     {
       method: 'POST',
       path: '/web/api/rooms/:room/messages/:id/actions/:action',
       async handle(req) {
+        if (!signedIn(req, token)) return unauthorized();
         const { room = '', id = '', action = '' } = req.params;
         if (
           req.rawBody.length > 0 &&
@@ -138,7 +205,11 @@ export function createWebAdapter(): PlatformAdapter {
         const m = await load(id);
         if (!m?.key || m.room !== room)
           return json(404, { error: 'not_found', message: 'no such message in this room' });
-        if (!ctx) return json(503, { error: 'not_started' });
+        if (!ctx)
+          return json(503, {
+            error: 'not_started',
+            message: 'the web chat is not running (the relay is starting or stopping); try again',
+          });
         const reply = await ctx.onTap({
           platform: 'web',
           key: m.key,
@@ -171,16 +242,19 @@ export function createWebAdapter(): PlatformAdapter {
         );
       const id = randomBytes(8).toString('base64url');
       await append(room, { ...renderWebMessage(id, card, options?.replyTo?.id ?? null), room });
+      await bump(room);
       return { platform: 'web', address: room, id };
     },
     async update(ref: MessageRef, card: Card): Promise<void> {
       const m = await load(ref.id);
       if (!m) throw new PlatformError('web', 'update', 'not_found', 'message not found');
       await save({ ...renderWebMessage(ref.id, card, m.reply_to), room: ref.address });
+      await bump(ref.address);
     },
     async notify(ref, text, link) {
       const id = randomBytes(8).toString('base64url');
       await append(ref.address, { ...renderWebNotice(id, text, link, ref.id), room: ref.address });
+      await bump(ref.address);
     },
   };
 }

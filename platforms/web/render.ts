@@ -17,6 +17,8 @@ export interface WebMessage {
   link: { label: string; url: string } | null;
   status: string;
   final: boolean;
+  /** The case's state for the card's badge (pending ... cancelled), or null for a notice. */
+  state: string | null;
   /** The button key (`hitl:<key>:<action>`), kept server-side only. */
   key?: string;
   /** The room the message is in, kept server-side only. */
@@ -45,6 +47,7 @@ export function renderWebMessage(id: string, card: Card, replyTo: string | null)
     link: card.link,
     status: card.status,
     final: card.final,
+    state: card.state ?? (card.final ? 'completed' : 'pending'),
     key: card.key,
   };
 }
@@ -69,6 +72,7 @@ export function renderWebNotice(
     link,
     status: '',
     final: true,
+    state: null,
   };
 }
 

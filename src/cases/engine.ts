@@ -105,7 +105,10 @@ export class Engine {
       const route = this.config.routes[target.slice(6)];
       if (!route)
         throw new ValidationError('unknown_target', 'unknown route', [
-          { path: 'target', message: `route "${target.slice(6)}" is not configured` },
+          {
+            path: 'target',
+            message: `route "${target.slice(6)}" is not configured: ${Object.keys(this.config.routes).length ? `use one of ${Object.keys(this.config.routes).join(', ')}, or ` : ''}add it under "routes" in the RELAY_CONFIG file`,
+          },
         ]);
       return route.targets.flatMap((t) => this.resolveTargets(t));
     }
@@ -119,7 +122,7 @@ export class Engine {
       throw new ValidationError('unknown_target', 'platform not enabled', [
         {
           path: 'target',
-          message: `platform "${platform}" is not enabled (enabled: ${[...this.adapters.keys()].join(', ') || 'none'})`,
+          message: `platform "${platform}" is not enabled: use one of ${[...this.adapters.keys()].join(', ') || '(none)'}, or set that platform's credentials on the relay`,
         },
       ]);
     return [target];
@@ -167,11 +170,15 @@ export class Engine {
       const why = v ? await check(v) : null;
       if (why) issues.push({ path: `hitl.${f}`, message: why });
     }
+    const serviceIssues = issues.length;
     if (input.notify_url) {
       const why = await check(input.notify_url);
       if (why) issues.push({ path: 'notify_url', message: why });
     }
-    if (issues.length) throw new ValidationError('invalid_hitl', 'refused service URL', issues);
+    // Every refused URL in one answer; the agent's own webhook alone is not a bad hitl object.
+    if (serviceIssues) throw new ValidationError('invalid_hitl', 'refused service URL', issues);
+    if (issues.length)
+      throw new ValidationError('invalid_notify_url', 'refused notify_url', issues);
 
     const { submit_token, review_url, ...hitl } = input.hitl;
     const now = this.now();

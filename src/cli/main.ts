@@ -1,4 +1,7 @@
-/** The command line: serve, send, status, cases. Exit codes: 0 ok, 1 failed, 2 usage, 3 not final after --wait. */
+/**
+ * The command line: serve, send, status, cases. Exit codes: 0 ok (with --require-approval: approved),
+ * 1 failed or not approved, 2 usage, 3 not final after --wait, 4 expired (with --require-approval).
+ */
 import type { CliContext } from './context.ts';
 import { CliError, printError } from './output.ts';
 import { SEND_USAGE, sendCommand } from './send.ts';
@@ -14,6 +17,7 @@ export const USAGE = `usage: hitl-relay <command> [options]
   cases [--open]                 list recent cases
   verify <receipt.json>          check a signed decision receipt (--relay: against the stored history)
 
+  send --require-approval gates a script: exit 0 approved, 1 not approved, 3 still open, 4 expired.
   --json prints JSON for scripts. The relay is $RELAY_URL (default http://127.0.0.1:8787),
   with RELAY_API_KEY when it has one. "hitl-relay <command> --help" for a command's options.`;
 

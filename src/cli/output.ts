@@ -1,4 +1,5 @@
 /** What the CLI prints: short human-readable lines, or JSON with --json; errors name the failing field. */
+import { approvalOf } from '../client/outcome.ts';
 import { RelayError } from '../client/relay-client.ts';
 import type { CaseView } from '../client/types.ts';
 import { ValidationError } from '../errors.ts';
@@ -96,4 +97,34 @@ export function formatCases(cases: CaseView[]): string {
       .join('  ')
       .trimEnd();
   return `${[line(head), ...rows.map(line)].join('\n')}\n`;
+}
+
+/** Exit codes of `--wait` / `--require-approval` (documented in README, "The command line"). */
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  notApproved: 1,
+  usage: 2,
+  notFinal: 3,
+  expired: 4,
+} as const;
+
+/** One line saying how a waited-for case ended and who decided (for a gate's log). */
+export function verdictLine(v: CaseView): string {
+  if (!v.final) return `not final yet: the case is ${v.status}`;
+  const a = approvalOf(v);
+  if (v.status !== 'completed' || !v.result) return `not approved: ${a.reason ?? v.status}`;
+  const who = person(v);
+  const said = ['reason', 'feedback', 'comment', 'note']
+    .map((k) => v.result?.data?.[k])
+    .find((x): x is string => typeof x === 'string' && x.trim() !== '');
+  return `${a.approved ? 'approved' : 'not approved'}: ${v.result.action}${who ? ` by ${who}` : ''}${said ? ` ("${clip(said, 120)}")` : ''}`;
+}
+
+/** The exit code after waiting: without `requireApproval`, 0 once final; with it, 0 only when approved. */
+export function waitExitCode(v: CaseView, requireApproval: boolean): number {
+  if (!v.final) return EXIT.notFinal;
+  if (!requireApproval) return EXIT.ok;
+  if (v.status === 'expired') return EXIT.expired;
+  return approvalOf(v).approved ? EXIT.ok : EXIT.notApproved;
 }

@@ -6,7 +6,7 @@ import type { SendCaseInput } from '../client/relay-client.ts';
 import { parse202Body, parseHitl } from '../protocol/hitl.ts';
 import type { CliContext } from './context.ts';
 import { clientFromEnv } from './env.ts';
-import { CliError, formatCase } from './output.ts';
+import { CliError, formatCase, verdictLine, waitExitCode } from './output.ts';
 import { waitSeconds } from './status.ts';
 
 /** Usage of send. */
@@ -23,7 +23,9 @@ export const SEND_USAGE = `usage: hitl-relay send --to <target> [file|-] [option
                          a header the service wants on its poll_url / events_url, e.g. the
                          Authorization of the original call (repeatable; stored sealed, sent only
                          to the case's own origin)
-  --wait                 wait for the case to end and print the outcome
+  --wait                 wait for the case to end and print the outcome and who decided
+  --require-approval     wait, and exit 0 only when approved: 1 not approved (rejected,
+                         cancelled, ...), 3 still open after --timeout, 4 expired
   --timeout <seconds>    with --wait: give up waiting after this long (exit 3 if not final)
   --json                 print JSON (the case view) instead of text
   --relay-url <url>      the relay (default: $RELAY_URL, else http://127.0.0.1:$PORT or :8787)`;
@@ -64,6 +66,7 @@ export async function sendCommand(args: string[], ctx: CliContext): Promise<numb
       label: { type: 'string', multiple: true },
       'service-header': { type: 'string', multiple: true },
       wait: { type: 'boolean' },
+      'require-approval': { type: 'boolean' },
       timeout: { type: 'string' },
       json: { type: 'boolean' },
       'relay-url': { type: 'string' },
@@ -112,13 +115,15 @@ export async function sendCommand(args: string[], ctx: CliContext): Promise<numb
   if (Object.keys(serviceHeaders).length) input.service_auth = { headers: serviceHeaders };
 
   const client = clientFromEnv(ctx.env, values['relay-url']);
+  const requireApproval = values['require-approval'] === true;
+  const wait = values.wait === true || requireApproval;
   let view = await client.send(input);
-  if (values.wait && !view.final)
+  if (wait && !view.final)
     view = await client.wait(view.id, timeout === undefined ? {} : { timeoutMs: timeout * 1000 });
   if (values.json)
     ctx.io.out(
-      `${JSON.stringify(values.wait ? { ...view, approval: outcomeOf(view).approval } : view, null, 2)}\n`,
+      `${JSON.stringify(wait ? { ...view, approval: outcomeOf(view).approval } : view, null, 2)}\n`,
     );
-  else ctx.io.out(formatCase(view));
-  return values.wait && !view.final ? 3 : 0;
+  else ctx.io.out(wait ? `${formatCase(view)}${verdictLine(view)}\n` : formatCase(view));
+  return wait ? waitExitCode(view, requireApproval) : 0;
 }

@@ -3,6 +3,7 @@ import { openPostgresStore } from '../cases/postgres-store.ts';
 import { type RelayConfig, readConfig } from '../config/config.ts';
 import { createLogger } from '../log.ts';
 import { createRelay } from '../relay.ts';
+import { startupWarnings } from './warnings.ts';
 
 /** The demo's base URL: PUBLIC_URL, else the loopback address the relay listens on. */
 export function demoBase(config: RelayConfig): string {
@@ -51,7 +52,16 @@ export async function serveCommand(): Promise<void> {
     log.warn(
       'notify_url deliveries are unsigned: set RELAY_NOTIFY_SECRET (or RELAY_API_KEY) so receivers can verify them',
     );
-  if (config.webChat) log.info(`web chat: ${base}/chat?room=lobby`);
+  for (const w of startupWarnings(
+    config,
+    adapters.map((a) => a.platform),
+    base,
+  ))
+    log.warn(w);
+  if (config.webChat)
+    log.info(
+      `web chat: ${base}/chat?room=lobby${config.webChatToken ? ' (people sign in with WEB_CHAT_TOKEN)' : ''}`,
+    );
   if (demo) log.info(`demo HITL service: ${base}/demo`);
   const stop = async () => {
     await relay.stop();

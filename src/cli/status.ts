@@ -3,10 +3,10 @@ import { parseArgs } from 'node:util';
 import { outcomeOf } from '../client/outcome.ts';
 import type { CliContext } from './context.ts';
 import { clientFromEnv } from './env.ts';
-import { CliError, formatCase, formatCases } from './output.ts';
+import { CliError, formatCase, formatCases, verdictLine, waitExitCode } from './output.ts';
 
 /** Usage of status and cases. */
-export const STATUS_USAGE = `usage: hitl-relay status <id> [--wait [--timeout <seconds>]] [--json]
+export const STATUS_USAGE = `usage: hitl-relay status <id> [--wait | --require-approval] [--timeout <seconds>] [--json]
        hitl-relay cases [--open] [--limit <n>] [--json]`;
 
 /** Parses --timeout (seconds, > 0). */
@@ -20,13 +20,14 @@ export function waitSeconds(raw: string | undefined): number | undefined {
   return n;
 }
 
-/** Runs status; exit 3 when --wait ended without a final state. */
+/** Runs status; after --wait, exit 3 when not final; with --require-approval, 0 only when approved. */
 export async function statusCommand(args: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
     options: {
       wait: { type: 'boolean' },
+      'require-approval': { type: 'boolean' },
       timeout: { type: 'string' },
       json: { type: 'boolean' },
       'relay-url': { type: 'string' },
@@ -37,13 +38,15 @@ export async function statusCommand(args: string[], ctx: CliContext): Promise<nu
     throw new CliError('give one case id (hc_...)', 2, [{ path: '<id>', message: 'is required' }]);
   const timeout = waitSeconds(values.timeout);
   const client = clientFromEnv(ctx.env, values['relay-url']);
-  const view = values.wait
+  const requireApproval = values['require-approval'] === true;
+  const wait = values.wait === true || requireApproval;
+  const view = wait
     ? await client.wait(id, timeout === undefined ? {} : { timeoutMs: timeout * 1000 })
     : await client.get(id);
   if (values.json)
     ctx.io.out(`${JSON.stringify({ ...view, approval: outcomeOf(view).approval }, null, 2)}\n`);
-  else ctx.io.out(formatCase(view));
-  return values.wait && !view.final ? 3 : 0;
+  else ctx.io.out(wait ? `${formatCase(view)}${verdictLine(view)}\n` : formatCase(view));
+  return wait ? waitExitCode(view, requireApproval) : 0;
 }
 
 /** Runs cases. */

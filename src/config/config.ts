@@ -25,6 +25,7 @@ export const CORE_ENV_VARS = [
   'POLL_INTERVAL_MAX_SECONDS',
   'DEMO',
   'WEB_CHAT',
+  'WEB_CHAT_TOKEN',
   'LOCALE',
   'RELAY_ALLOW_HOSTS',
   'RELAY_ALLOW_HTTP_LOOPBACK',
@@ -95,6 +96,7 @@ const envSchema = z.object({
   POLL_INTERVAL_MAX_SECONDS: z.coerce.number().min(0.01).default(300),
   DEMO: z.enum(['0', '1']).optional(),
   WEB_CHAT: z.enum(['0', '1']).optional(),
+  WEB_CHAT_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   LOCALE: z.string().default('en'),
   RELAY_ALLOW_HOSTS: z.string().default(''),
   RELAY_ALLOW_HTTP_LOOPBACK: z.enum(['0', '1']).optional(),
@@ -137,6 +139,8 @@ export interface RelayConfig {
   pollMaxMs: number;
   demo: boolean;
   webChat: boolean;
+  /** WEB_CHAT_TOKEN: people sign in to the web chat with it (on a server, the way in). */
+  webChatToken: string | undefined;
   locale: string;
   /** Hosts exempt from the private-address rule (e.g. an internal service). */
   allowHosts: string[];
@@ -176,6 +180,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
   registerSecret(e.RELAY_API_KEY);
   registerSecret(e.RELAY_SECRET_KEY);
   registerSecret(e.RECEIPT_SIGNING_KEY);
+  registerSecret(e.WEB_CHAT_TOKEN);
   for (const s of Object.values(file.callback_secrets)) registerSecret(s);
   const local = !e.RELAY_API_KEY;
   const notifyKey = e.RELAY_API_KEY ?? e.RELAY_SECRET_KEY;
@@ -198,9 +203,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     pollMaxMs: e.POLL_INTERVAL_MAX_SECONDS * 1000,
     // The demo service takes unauthenticated writes: on by default only in the local default.
     demo: e.DEMO ? e.DEMO === '1' : local,
-    // The web chat has no sign-in (a person's id is what the browser says): on by default only
-    // in the local default; with an API key it must be turned on on purpose.
-    webChat: e.WEB_CHAT ? e.WEB_CHAT === '1' : local,
+    // Without WEB_CHAT_TOKEN the web chat has no sign-in: on by default only in the local default
+    // (loopback); on a server it is on when it has a token, or when turned on on purpose.
+    webChat: e.WEB_CHAT ? e.WEB_CHAT === '1' : local || !!e.WEB_CHAT_TOKEN,
+    webChatToken: e.WEB_CHAT_TOKEN,
     locale: e.LOCALE,
     allowHosts: e.RELAY_ALLOW_HOSTS.split(',')
       .map((h) => h.trim().toLowerCase())

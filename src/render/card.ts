@@ -41,4 +41,6 @@ export interface Card {
   status: string;
   /** True when the case reached completed, expired or cancelled: no actions remain. */
   final: boolean;
+  /** The case's state (pending, opened, in_progress, completed, expired, cancelled), for a badge. */
+  state?: string;
 }

@@ -36,51 +36,141 @@ function shorten(s: string, max: number): string {
   return `${cut}…`;
 }
 
-function scalar(v: unknown): string | null {
+/** A value as a short text: scalars, lists of scalars or of labelled items, objects by their title. */
+function scalar(v: unknown, s: Strings): string | null {
   if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (!Array.isArray(v)) return null;
-  if (v.every((x) => ['string', 'number'].includes(typeof x))) return v.join(', ');
-  // Lists of options or items: show their labels.
-  const labels = v.map((x) => {
-    const o = (typeof x === 'object' && x !== null ? x : {}) as Record<string, unknown>;
-    return o.label ?? o.title ?? o.name;
-  });
-  return labels.every((l) => typeof l === 'string') ? labels.join('; ') : null;
+  if (typeof v === 'number') return String(v);
+  if (typeof v === 'boolean') return t(s, v ? 'context.yes' : 'context.no');
+  if (Array.isArray(v)) {
+    if (v.every((x) => ['string', 'number'].includes(typeof x))) return v.join(', ');
+    // Lists of options or items: show their labels.
+    const labels = v.map((x) => titleOf(x));
+    return labels.every((l) => l !== undefined) ? labels.join('; ') : null;
+  }
+  return titleOf(v) ?? null;
 }
 
 const SECRET_KEY = /token|secret|password/i;
 
 /**
- * A one-line summary of an object value (e.g. an escalation's `error` or `current_state`): its
- * scalar fields as "key value" pairs, nested objects and lists of objects left out, bounded. Plain
- * text: each adapter escapes for its own markup.
+ * A one-line summary of an object value (e.g. an escalation's `error` or `current_state`) that has
+ * no title: its scalar fields as "Key value" pairs, nested objects and lists of objects left out,
+ * bounded. Plain text: each adapter escapes for its own markup.
  */
-function objectSummary(v: unknown): string | null {
+function objectSummary(v: unknown, s: Strings): string | null {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;
   const parts: string[] = [];
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
     if (SECRET_KEY.test(k)) continue;
-    const s = typeof x === 'object' && x !== null && !Array.isArray(x) ? null : scalar(x);
-    if (s === null || s === '') continue;
-    parts.push(`${k.replace(/_/g, ' ')} ${shorten(s, 120)}`);
+    const text = typeof x === 'object' && x !== null && !Array.isArray(x) ? null : scalar(x, s);
+    if (text === null || text === '') continue;
+    parts.push(`${humanKey(k)} ${shorten(text, 120)}`);
     if (parts.length === 6) break;
   }
   return parts.length ? parts.join('; ') : null;
 }
 
-/** Key facts from `context`: scalars and object summaries, form fields never (they may be sensitive). */
-function contextLines(hitl: Pick<HitlObject, 'context'>): string[] {
+/** The human name of an object (an option, an artifact, an error), when it has one. */
+function titleOf(v: unknown): string | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  for (const k of ['label', 'title', 'name', 'summary', 'message', 'description'])
+    if (typeof o[k] === 'string' && o[k]) return o[k] as string;
+  return undefined;
+}
+
+/** Words that read better in capitals. */
+const UPPER = new Set(['id', 'url', 'sha', 'api', 'eur', 'usd', 'gbp', 'ui', 'ip', 'sla']);
+
+/** A context key as a label: "total_matches" -> "Total matches", "commit_sha" -> "Commit SHA". */
+export function humanKey(key: string): string {
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[_\s.-]+/)
+    .filter(Boolean)
+    .map((w) => (UPPER.has(w.toLowerCase()) ? w.toUpperCase() : w.toLowerCase()));
+  const text = words.join(' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * Key facts from `context`, for people: a sentence from templates/ for known keys ("Several may be
+ * selected", "4 options"), else "Label: value"; form fields never (they may be sensitive).
+ */
+function contextLines(hitl: Pick<HitlObject, 'context'>, s: Strings): string[] {
   const ctx = (hitl.context ?? {}) as Record<string, unknown>;
   const lines: string[] = [];
   for (const [k, v] of Object.entries(ctx)) {
     if (HIDDEN_KEYS.has(k) || SECRET_KEY.test(k)) continue;
-    const s = scalar(v) ?? objectSummary(v);
-    if (s === null || s === '') continue;
-    lines.push(shorten(`${k.replace(/_/g, ' ')}: ${s}`, MAX_LINE));
+    // A first round says nothing; later rounds are in the title.
+    if ((k === 'round' || k === 'review_round') && (v === 1 || v === '1')) continue;
+    const value = scalar(v, s) ?? objectSummary(v, s);
+    if (value === null || value === '') continue;
+    const known = `context.${k}.${typeof v === 'boolean' ? String(v) : 'text'}`;
+    const line =
+      t(s, known) !== known
+        ? t(s, known, { value })
+        : t(s, 'context.line', { label: humanKey(k), value });
+    lines.push(shorten(line, MAX_LINE));
     if (lines.length === MAX_LINES) break;
   }
   return lines;
+}
+
+/** At most this many answer fields on a final card, each value at most this long. */
+const MAX_ANSWER_FIELDS = 5;
+const MAX_ANSWER_VALUE = 80;
+
+/**
+ * What was selected or entered, for the final card: option labels for a selection; for an input,
+ * the values of the form's declared fields that are not sensitive (a sensitive one shows as
+ * hidden). Data the form does not declare is not shown: its sensitivity is unknown.
+ */
+export function answerLine(c: StoredCase, s: Strings): string | null {
+  const result = c.doc.result;
+  if (c.status !== 'completed' || !result?.data) return null;
+  const data = result.data as Record<string, unknown>;
+  const ctx = (c.doc.hitl.context ?? {}) as Record<string, unknown>;
+  const selected = data.selected ?? data.selection;
+  if (Array.isArray(selected) && selected.length) {
+    const options = Array.isArray(ctx.options) ? ctx.options : [];
+    const names = selected.slice(0, MAX_ANSWER_FIELDS).map((id) => {
+      const o = options.find(
+        (x) => typeof x === 'object' && x !== null && (x as { id?: unknown }).id === id,
+      );
+      return shorten(titleOf(o) ?? String(id), MAX_ANSWER_VALUE);
+    });
+    const more = selected.length - names.length;
+    return shorten(
+      t(s, 'answer.selected', { items: names.join('; '), more: more > 0 ? more : '' }),
+      MAX_LINE * 2,
+    );
+  }
+  const form = (ctx.form ?? {}) as { fields?: unknown[]; steps?: { fields?: unknown[] }[] };
+  const fields = [
+    ...(Array.isArray(form.fields) ? form.fields : []),
+    ...(Array.isArray(form.steps) ? form.steps.flatMap((x) => x?.fields ?? []) : []),
+  ] as Record<string, unknown>[];
+  const parts: string[] = [];
+  let hidden = 0;
+  for (const f of fields) {
+    const key = typeof f.key === 'string' ? f.key : typeof f.name === 'string' ? f.name : '';
+    if (!key || !(key in data)) continue;
+    // A sensitive field is counted, never named: its label may say too much already.
+    if (f.sensitive === true || /token|secret|password/i.test(key)) {
+      hidden++;
+      continue;
+    }
+    const value = scalar(data[key], s);
+    if (value === null || value === '' || parts.length === MAX_ANSWER_FIELDS) continue;
+    const label = typeof f.label === 'string' ? f.label : humanKey(key);
+    parts.push(`${shorten(label, 40)}: ${shorten(value, MAX_ANSWER_VALUE)}`);
+  }
+  if (!parts.length && !hidden) return null;
+  return shorten(
+    t(s, 'answer.entered', { fields: parts.join('; '), hidden: hidden || '' }),
+    MAX_LINE * 2,
+  );
 }
 
 function progressText(doc: CaseDoc, s: Strings): string {
@@ -171,8 +261,15 @@ export function renderCase(
     return a;
   });
   const warning = (hitl.context as Record<string, unknown> | undefined)?.warning;
-  const hint = actions.some((a) => a.confirm)
-    ? shorten(typeof warning === 'string' ? warning : t(s, 'hint_irreversible'), 300)
+  // The warning names the actions that cannot be undone (an escalation's Abort, not its Retry).
+  const irreversible = actions.filter((a) => a.confirm).map((a) => a.label);
+  const hint = irreversible.length
+    ? shorten(
+        typeof warning === 'string'
+          ? warning
+          : t(s, 'hint_irreversible', { labels: irreversible.join(', ') }),
+        300,
+      )
     : null;
   let status = statusLine(c, s);
   if (c.doc.next_id && options.round)
@@ -182,6 +279,8 @@ export function renderCase(
   // A case the relay cannot see is said so on the card, not left to look merely "waiting".
   if (w && w.state !== 'ok' && !final)
     status = `${status}\n${t(s, `watch.${w.state}`, { error: shorten(w.last_error ?? '', 120) })}`;
+  const answer = answerLine(c, s);
+  if (answer) status = `${status}\n${answer}`;
   const title =
     options.round && options.round > 1
       ? `${t(s, `title.${type}`)} · ${t(s, 'round', { round: options.round })}`
@@ -191,11 +290,12 @@ export function renderCase(
     key: c.key,
     title,
     prompt: hitl.prompt,
-    lines: [...policyLines(c, s), ...contextLines(hitl)],
+    lines: [...policyLines(c, s), ...contextLines(hitl, s)],
     hint: final ? null : hint,
     actions,
     link: { label: t(s, 'link'), url: options.detailsUrl ?? secrets.review_url },
     status,
     final,
+    state: c.status,
   };
 }

@@ -44,16 +44,35 @@ const PLATFORM_OPERATIONS: Record<string, Record<string, Operation>> = {
   web: {
     'GET /chat': {
       summary: 'The web chat page (?room=NAME)',
-      responses: { '200': text('HTML.', 'text/html') },
+      responses: {
+        '200': text('HTML.', 'text/html'),
+        '401': text(
+          'The sign-in form (WEB_CHAT_TOKEN is set and there is no session).',
+          'text/html',
+        ),
+      },
+    },
+    'POST /chat/signin': {
+      summary: 'Sign in to the web chat with WEB_CHAT_TOKEN (form field `token`)',
+      responses: {
+        '303': { description: 'Signed in: a session cookie, and on to /chat.' },
+        '401': text('The sign-in form again: the token is not right.', 'text/html'),
+      },
+    },
+    'GET /favicon.ico': {
+      summary: "The web chat's icon (SVG)",
+      responses: { '200': text('SVG.', 'image/svg+xml') },
     },
     'GET /web/api/rooms/:room/messages': {
       summary: 'The messages of a web chat room, oldest first',
       responses: {
+        '304': { description: "Not modified: If-None-Match is the room's current ETag." },
         '200': {
           description: 'The messages.',
           content: { 'application/json': { schema: { type: 'array', items: ref('WebMessage') } } },
         },
         '400': error('Invalid room name.'),
+        '401': error('No web chat session (WEB_CHAT_TOKEN is set).'),
       },
     },
     'POST /web/api/rooms/:room/messages/:id/actions/:action': {
@@ -61,19 +80,54 @@ const PLATFORM_OPERATIONS: Record<string, Record<string, Operation>> = {
       requestBody: { required: true, ...json('TapRequest', 'Who taps.') },
       responses: {
         '200': json('TapReply', 'What became of the tap.'),
-        '400': error('Invalid body.'),
-        '404': error('No such message.'),
+        '400': error('Invalid room, action, JSON or user.'),
+        '401': error('No web chat session (WEB_CHAT_TOKEN is set).'),
+        '404': error('No such message in this room.'),
+        '415': error('A body that is not application/json.'),
+        '503': error('The web chat is not started (the relay is stopping).'),
       },
     },
   },
-  telegram: { 'POST *': { summary: 'Telegram Bot API webhook (X-Telegram-Bot-Api-Secret-Token)' } },
+  telegram: {
+    'POST *': {
+      summary: 'Telegram Bot API webhook (X-Telegram-Bot-Api-Secret-Token)',
+      responses: webhookResponses('Wrong or missing secret token.'),
+    },
+  },
   slack: {
-    'POST /slack/events': { summary: 'Slack events and interactions (signed, X-Slack-Signature)' },
+    'POST /slack/events': {
+      summary: 'Slack events and interactions (signed, X-Slack-Signature)',
+      responses: webhookResponses('Missing or bad signature.'),
+    },
   },
   discord: {
-    'POST /discord/interactions': { summary: 'Discord HTTP interactions (Ed25519 signed)' },
+    'POST /discord/interactions': {
+      summary: 'Discord HTTP interactions (Ed25519 signed)',
+      responses: webhookResponses('Missing or bad signature.'),
+    },
   },
-  teams: { 'POST /api/messages': { summary: 'Microsoft Teams Bot Framework activities (JWT)' } },
+  teams: {
+    'POST /api/messages': {
+      summary: 'Microsoft Teams Bot Framework activities (JWT)',
+      responses: webhookResponses('Missing or invalid Bot Framework token.'),
+    },
+  },
+};
+
+/** What a platform's webhook answers besides 200 (each a JSON error). */
+function webhookResponses(unauthorized: string): Record<string, unknown> {
+  return {
+    '200': { description: 'Handled.' },
+    '400': error('Not a valid event of this platform.'),
+    '401': error(unauthorized),
+    '503': error('The platform adapter is not running yet (starting or stopping).'),
+  };
+}
+
+/** Every inbound POST: the body limit and the body type rule of the relay's server. */
+const POST_LIMITS = {
+  '413': error('Body over 1 MB.'),
+  '415': error('Not application/json (or a form, where the platform sends one).'),
 };
 
 /** Hono's `:name` path segments as OpenAPI's `{name}`. */
@@ -92,11 +146,14 @@ export function platformPaths(adapters: PlatformAdapter[]): Record<string, PathI
       const params = [...r.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => pathParam(m[1]!, ''));
       const path = toOpenApiPath(r.path);
       out[path] ??= {};
+      const responses = (op.responses as Record<string, unknown>) ?? {
+        '200': { description: 'Handled.' },
+      };
       out[path][r.method.toLowerCase()] = {
         tags: [`platform: ${a.platform}`],
         ...(params.length ? { parameters: params } : {}),
-        responses: { '200': { description: 'Handled.' } },
         ...op,
+        responses: r.method === 'POST' ? { ...responses, ...POST_LIMITS } : responses,
       };
     }
   return out;

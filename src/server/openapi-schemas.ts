@@ -325,6 +325,16 @@ export const SCHEMAS = {
       },
       status: str,
       final: { type: 'boolean' },
+      state: {
+        description: "The case's state, for the card's badge; null for a notice (reminder).",
+        oneOf: [
+          { type: 'null' },
+          {
+            type: 'string',
+            enum: ['pending', 'opened', 'in_progress', 'completed', 'expired', 'cancelled'],
+          },
+        ],
+      },
     },
   },
   TapRequest: {

@@ -25,7 +25,9 @@ function relayPaths(config: RelayConfig): Record<string, PathItem> {
         responses: {
           '201': json('CaseView', 'Created.'),
           '200': json('CaseView', 'Already tracked: the same case as before.'),
-          '400': error('Invalid request: `details` names each failing field.'),
+          '400': error(
+            'Invalid request: `details` names each failing field (its JSON path) and what to send. `error` is `invalid_json`, `invalid_request` (the envelope: target, response/hitl, notify_on, labels), `unknown_target`, `invalid_hitl` (the 202 body or hitl object, including a refused service URL) or `invalid_notify_url`.',
+          ),
           '401': error('Missing or wrong API key.'),
           '413': error('Body too large.'),
           '415': error('Not application/json.'),

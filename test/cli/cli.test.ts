@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import { main } from '../../src/cli/main.ts';
-import { tapWhenPosted } from '../client/helpers.ts';
+import { roomMessages, tapWhenPosted } from '../client/helpers.ts';
 import { startSpecDouble } from '../fakes/spec-double.ts';
 import {
   type DemoHandle,
@@ -221,5 +221,81 @@ describe('hitl-relay status and cases', () => {
     } finally {
       await guarded.stop();
     }
+  });
+});
+
+describe('hitl-relay send --require-approval (a deploy gate)', () => {
+  it('exits 0 on approve and prints who approved (real binary)', async () => {
+    const body = await demo.create('approval', true);
+    const running = bin([
+      'send',
+      '--to',
+      'web:gate-ok',
+      '--require-approval',
+      file('g1.json', body),
+    ]);
+    await tapWhenPosted(relay.url, 'gate-ok', 'approve');
+    const r = await running;
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/completed \(final\)/);
+    expect(r.out.trimEnd().split('\n').at(-1)).toBe('approved: approve by Ann (x-web ann)');
+  });
+
+  it('exits 1 on reject, so `send --require-approval … && ./deploy` does not deploy', async () => {
+    const body = await demo.create('approval', true);
+    const running = cli([
+      'send',
+      '--to',
+      'web:gate-no',
+      '--require-approval',
+      file('g2.json', body),
+    ]);
+    await tapWhenPosted(relay.url, 'gate-no', 'reject');
+    const r = await running;
+    expect(r.code).toBe(1);
+    expect(r.out.trimEnd().split('\n').at(-1)).toBe('not approved: reject by Ann (x-web ann)');
+    // --wait alone reports the end (exit 0) and still says who decided.
+    const shown = await cli([
+      'status',
+      JSON.parse((await cli(['cases', '--json'])).out).cases[0].id,
+      '--wait',
+    ]);
+    expect(shown.code).toBe(0);
+    expect(shown.out).toContain('not approved: reject by Ann (x-web ann)');
+  });
+
+  it('exits 4 when the case expires, 3 when still open after --timeout, 1 when cancelled', async () => {
+    const expiring = await demo.create('approval', true);
+    const e = cli([
+      'send',
+      '--to',
+      'web:gate-exp',
+      '--require-approval',
+      file('g3.json', expiring),
+    ]);
+    await eventually(async () => (await roomMessages(relay.url, 'gate-exp')).length > 0);
+    await demo.act(expiring.hitl.case_id, { step: 'expire' });
+    const expired = await e;
+    expect(expired.code).toBe(4);
+    expect(expired.out).toContain('not approved: expired without a decision');
+
+    const open = await demo.create('confirmation', true);
+    const t = await cli([
+      'send',
+      '--to',
+      'web:gate-exp',
+      '--require-approval',
+      '--timeout',
+      '0.2',
+      file('g4.json', open),
+    ]);
+    expect(t.code).toBe(3);
+    expect(t.out).toContain('not final yet: the case is pending');
+    await demo.act(open.hitl.case_id, { step: 'cancel', reason: 'superseded' });
+    const id = JSON.parse((await cli(['cases', '--json'])).out).cases[0].id;
+    const c = await cli(['status', id, '--require-approval', '--timeout', '20']);
+    expect(c.code).toBe(1);
+    expect(c.out).toContain('not approved: cancelled: superseded');
   });
 });

@@ -1,4 +1,5 @@
 /** The web chat page in a real browser (Debian's Chromium via playwright-core): create, tap, confirm, final. */
+import { mkdirSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
@@ -7,11 +8,15 @@ import { type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 
 let relay: RelayHandle;
 let browser: Browser;
+/** Screenshots are kept here (gitignored) as the test's artefacts. */
+const ARTEFACTS = 'test-results/chat';
 
 beforeAll(async () => {
   // The relay mounts the demo service at /demo, as `npm start` does.
   relay = await startRelay({
     adapters: [createWebAdapter()],
+    // In the room "clicks" only "nobody" may decide: every tap is answered and the card stays open.
+    allow: { 'web:clicks': ['nobody'] },
     mount: (app, log, dataDir) => mountDemo(app, { dataDir, log }),
   });
   browser = await chromium.launch({
@@ -39,12 +44,94 @@ it('creates a demo case, asks to confirm an irreversible action, and shows the f
   expect(await card.locator('.title').textContent()).toBe('Confirmation needed');
   expect(await card.locator('a.link').getAttribute('href')).toMatch(/\/r\//);
 
+  const badge = card.locator('.badge');
+  expect(await badge.textContent()).toBe('Open');
+  const openColour = await badge.evaluate((e) => getComputedStyle(e).backgroundColor);
+
   await card.locator('button[data-action="confirm"]').click();
   await page.locator('#toast', { hasText: 'again to confirm' }).waitFor();
+  // The card itself shows that a second tap is awaited.
+  await card
+    .locator('button.confirming[data-action="confirm"]', { hasText: 'Tap again' })
+    .waitFor();
+  expect(await card.locator('.confirm-note').textContent()).toMatch(/cannot be undone/);
+  mkdirSync(ARTEFACTS, { recursive: true });
+  await page.screenshot({ path: `${ARTEFACTS}/confirm-asked.png` });
   await card.locator('button[data-action="confirm"]').click();
   await card.locator('.status', { hasText: /Confirmed by Web user/ }).waitFor({ timeout: 10_000 });
   expect(await card.locator('button[data-action]').count()).toBe(0);
-  await page.screenshot({ path: `${relay.dataDir}/chat.png` });
+  expect(await card.locator('.confirm-note').count()).toBe(0);
+  // Final is visible at a glance: its own badge, colour and card style.
+  expect(await badge.textContent()).toBe('Done');
+  expect(await badge.evaluate((e) => getComputedStyle(e).backgroundColor)).not.toBe(openColour);
+  expect(await card.getAttribute('class')).toContain('final');
+  await page.screenshot({ path: `${ARTEFACTS}/final.png` });
+
+  // The person is the same after a reload; the page has an icon.
+  const id = await page.locator('#uid').inputValue();
+  await page.reload();
+  expect(await page.locator('#uid').inputValue()).toBe(id);
+  const icon = await fetch(`${relay.url}/favicon.ico`);
+  expect(icon.status).toBe(200);
+  expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+  await page.close();
+});
+
+it('counts every one of 50 rapid clicks while the page keeps refreshing', async () => {
+  const page = await browser.newPage();
+  const body = await (
+    await fetch(`${relay.url}/demo/api/reviews?type=approval&inline=1`, { method: 'POST' })
+  ).json();
+  await relay.send('web:clicks', body);
+  await page.goto(`${relay.url}/chat?room=clicks`);
+  const button = page.locator('.msg button[data-action="approve"]').first();
+  await button.waitFor();
+  let taps = 0;
+  page.on('response', (r) => {
+    if (
+      r.request().method() === 'POST' &&
+      r.url().includes('/actions/approve') &&
+      r.status() === 200
+    )
+      taps++;
+  });
+  const box = (await button.boundingBox())!;
+  // Real mouse clicks at the button's place (not re-targeted by locator), as a person taps:
+  // a click is lost when the button under the pointer is replaced between press and release.
+  for (let i = 0; i < 50; i++)
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2, { delay: 15 });
+  await expect.poll(() => taps, { timeout: 15_000 }).toBe(50);
+  await page.locator('#toast', { hasText: 'not allowed' }).waitFor();
+  await page.close();
+});
+
+it('brings a new card into view', async () => {
+  const page = await browser.newPage({ viewport: { width: 800, height: 500 } });
+  for (let i = 0; i < 6; i++)
+    await relay.send(
+      'web:scroll',
+      await (
+        await fetch(`${relay.url}/demo/api/reviews?type=confirmation&inline=1`, { method: 'POST' })
+      ).json(),
+    );
+  await page.goto(`${relay.url}/chat?room=scroll`);
+  await expect.poll(() => page.locator('.msg').count()).toBe(6);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const sent = await relay.send(
+    'web:scroll',
+    await (
+      await fetch(`${relay.url}/demo/api/reviews?type=escalation&inline=1`, { method: 'POST' })
+    ).json(),
+  );
+  const card = page.locator(`.msg[data-case="${sent.body.id}"]`);
+  await card.waitFor({ timeout: 10_000 });
+  const inView = () =>
+    card.evaluate((e) => {
+      const r = e.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= window.innerHeight;
+    });
+  await expect.poll(inView, { timeout: 5_000 }).toBe(true);
+  expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
   await page.close();
 });
 

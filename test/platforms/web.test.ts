@@ -34,7 +34,7 @@ describe('web chat adapter', () => {
     });
     const refs = await Promise.all(Array.from({ length: 30 }, (_, i) => web.post('busy', card(i))));
     const list = web.routes.find((r) => r.path === '/web/api/rooms/:room/messages')!;
-    const tap = web.routes.find((r) => r.method === 'POST')!;
+    const tap = web.routes.find((r) => r.path.endsWith('/actions/:action'))!;
     const res = await list.handle({
       method: 'GET',
       path: '',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredCase } from '../../src/cases/types.ts';
+import { defaultContext } from '../../src/demo/review-types.ts';
 import { renderCase } from '../../src/render/render-case.ts';
 import { loadStrings } from '../../src/render/templates.ts';
 import { sampleCase } from '../contract/store-contract.ts';
@@ -71,7 +72,7 @@ describe('renderCase', () => {
       secrets,
       s,
     );
-    expect(card.lines).toEqual(['query: Berlin', 'options: Job A; Job B']);
+    expect(card.lines).toEqual(['Query: Berlin', 'Options: Job A; Job B']);
     expect(JSON.stringify(card)).not.toMatch(/zzz|Salary|123456/);
   });
 
@@ -188,5 +189,71 @@ describe('renderCase', () => {
     expect(renderCase(caseWith(), secrets, s, { round: 2 }).title).toBe(
       'Approval needed · Round 2',
     );
+  });
+
+  it('speaks human: labels, templates for known keys, objects by their title, round 1 left out', () => {
+    const lines = (type: string) =>
+      renderCase(caseWith({ type, context: defaultContext(type) }), secrets, s).lines;
+    expect(lines('selection')).toEqual([
+      'Query: Senior Dev Berlin',
+      'Several may be selected',
+      '4 options',
+      'Options: Senior Backend Engineer, Acme Robotics; Staff Engineer, Nordlicht GmbH; Senior TypeScript Developer, Spree Labs; Platform Engineer, Havel Data',
+    ]);
+    expect(lines('approval')).toEqual(['Artifact: api-gateway v2.14.0 to production']);
+    expect(lines('escalation')[0]).toBe(
+      'Error: api-gateway pods failed readiness: 3 of 6 returned HTTP 503',
+    );
+    const more = renderCase(
+      caseWith({ context: { commit_sha: 'abc123', dry_run: false, round: 2 } }),
+      secrets,
+      s,
+    );
+    expect(more.lines).toEqual(['Commit SHA: abc123', 'Dry run: no', 'Round 2']);
+  });
+
+  it('marks only the actions that cannot be undone (an escalation: Abort, not Retry)', () => {
+    const card = renderCase(caseWith({ type: 'escalation', context: {} }), secrets, s);
+    expect(card.actions.filter((a) => a.confirm).map((a) => a.action)).toEqual(['abort']);
+    expect(card.hint).toBe('Abort cannot be undone.');
+  });
+
+  it('says on the final card what was selected or entered, sensitive fields hidden', () => {
+    const by = { platform: 'web', platform_user_id: 'ann', display_name: 'Ann' };
+    const selection = renderCase(
+      caseWith(
+        { type: 'selection', context: defaultContext('selection') },
+        { result: { action: 'select', data: { selected: ['job-1', 'job-3'] } }, submitted_by: by },
+        'completed',
+      ),
+      secrets,
+      s,
+    );
+    expect(selection.status.split('\n')[1]).toBe(
+      'Selected: Senior Backend Engineer, Acme Robotics; Senior TypeScript Developer, Spree Labs',
+    );
+    const data = {
+      full_name: 'Ann Example',
+      salary_expectation: 123456,
+      work_authorization: 'blue_card',
+      undeclared_field: 'not shown',
+      long: 'x'.repeat(500),
+    };
+    const input = renderCase(
+      caseWith(
+        { type: 'input', context: defaultContext('input') },
+        { result: { action: 'submit', data }, submitted_by: by },
+        'completed',
+      ),
+      secrets,
+      s,
+    );
+    const entered = input.status.split('\n')[1];
+    expect(entered).toBe(
+      'Entered: Full name: Ann Example; Work authorization in Germany: blue_card (+1 sensitive, not shown)',
+    );
+    expect(JSON.stringify(input)).not.toMatch(/123456|Salary|undeclared/);
+    // Still open: nothing about an answer.
+    expect(renderCase(caseWith({ type: 'input' }), secrets, s).status).not.toContain('Entered');
   });
 });

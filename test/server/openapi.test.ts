@@ -29,7 +29,7 @@ afterAll(() => {
 });
 
 /** A relay with every platform configured for inbound HTTP (nothing is started or contacted). */
-async function everyPlatform() {
+async function everyPlatform(extra: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'hitl-openapi-'));
   dirs.push(dataDir);
   const env = {
@@ -48,6 +48,7 @@ async function everyPlatform() {
     DISCORD_API_URL: 'http://127.0.0.1:9/api/',
     TEAMS_APP_ID: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0',
     TEAMS_APP_PASSWORD: 'xZ8~Q.secret-value-0123456789',
+    ...extra,
   };
   const config = readConfig(env);
   const adapters = await loadAdapters(env, config);
@@ -113,6 +114,68 @@ describe('/openapi.json', () => {
         METHODS.map((m) => item[m]?.operationId).filter(Boolean),
       );
       expect(new Set(ids).size).toBe(ids.length);
+    } finally {
+      await relay.engine.store.close();
+    }
+  });
+
+  it('lists every status code a route answers (probed: no key, bad JSON, wrong type, too large)', async () => {
+    const key = 'openapi-probe-key-0123456789';
+    const relay = await everyPlatform({
+      RELAY_API_KEY: key,
+      HOST: '127.0.0.1',
+      WEB_CHAT_TOKEN: 'openapi-web-chat-token-0123',
+    });
+    try {
+      const doc: any = await (await relay.app.request('/openapi.json')).json();
+      const auth = { authorization: `Bearer ${key}` };
+      const big = `{"pad":"${'a'.repeat(1024 * 1024 + 10)}"}`;
+      const missing: string[] = [];
+      let probes = 0;
+      for (const r of relay.app.routes.filter((x) => x.method !== 'ALL')) {
+        const path = r.path.replace(/:room/g, 'lobby').replace(/:(\w+)/g, 'x');
+        const variants: Array<{ query?: string; init: RequestInit }> =
+          r.method === 'GET'
+            ? [
+                { init: {} },
+                { init: { headers: auth } },
+                { query: '?timeout=abc', init: { headers: auth } },
+              ]
+            : [
+                { init: { method: 'POST' } },
+                ...[
+                  ['application/json', '{'],
+                  ['application/json', 'null'],
+                  ['application/json', '{}'],
+                  ['text/plain', 'x'],
+                  ['application/json', big],
+                ].map(([type, body]) => ({
+                  init: {
+                    method: 'POST',
+                    headers: {
+                      ...auth,
+                      'content-type': type!,
+                      'content-length': String(Buffer.byteLength(body!)),
+                    },
+                    body,
+                  },
+                })),
+              ];
+        const item = doc.paths[toOpenApiPath(r.path)]?.[r.method.toLowerCase()];
+        for (const v of variants) {
+          const res = await relay.app.request(`${path}${v.query ?? ''}`, v.init);
+          await res.arrayBuffer();
+          probes++;
+          // Every refusal of a webhook or API call is JSON (the sign-in form is a page).
+          if (res.status >= 400 && r.method === 'POST' && r.path !== '/chat/signin')
+            if (!/^application\/json/.test(res.headers.get('content-type') ?? ''))
+              missing.push(`${r.method} ${r.path} -> ${res.status} is not JSON`);
+          if (!item?.responses?.[String(res.status)])
+            missing.push(`${r.method} ${r.path} -> ${res.status}`);
+        }
+      }
+      expect(probes).toBeGreaterThan(60);
+      expect([...new Set(missing)].sort()).toEqual([]);
     } finally {
       await relay.engine.store.close();
     }

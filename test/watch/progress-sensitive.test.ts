@@ -88,7 +88,7 @@ it('FORM-1 never shows or logs a form field marked sensitive, its label or its v
     expect(view.result.data.salary).toBe(VALUE);
     // ...but no card, notice or log line ever showed it, nor the field's label or hint.
     const shown = JSON.stringify(await r.room('sensitive'));
-    expect(shown).toContain('role: Engineer');
+    expect(shown).toContain('Role: Engineer');
     const logs = r.logs.join('\n');
     expect(logs.length).toBeGreaterThan(0);
     for (const secret of [LABEL, HINT, String(VALUE)]) {

@@ -182,6 +182,9 @@ describe('Discord adapter against the fake REST API', () => {
     const forged = signInteraction(makeSigningKeys().privateKey, body);
     const res = await postInteraction(h, relay.url, payload, forged);
     expect(res.status).toBe(401);
+    // Like every inbound refusal, a JSON error.
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.json()).toMatchObject({ error: 'invalid_signature' });
     const unsigned = await postInteraction(h, relay.url, payload, {
       'content-type': 'application/json',
     });

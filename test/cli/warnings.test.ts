@@ -1,0 +1,30 @@
+/** Start-up warnings: Details links at loopback while a chat platform is on; a web chat without sign-in on a server. */
+import { describe, expect, it } from 'vitest';
+import { startupWarnings } from '../../src/cli/warnings.ts';
+import { readConfig } from '../../src/config/config.ts';
+
+const KEY = 'k'.repeat(24);
+
+describe('startupWarnings', () => {
+  it('warns when a chat platform is on and Details links would point at loopback', () => {
+    const local = readConfig({});
+    const [w] = startupWarnings(local, ['web', 'telegram'], 'http://127.0.0.1:8787');
+    expect(w).toContain('Details links on telegram cards point at http://127.0.0.1:8787');
+    expect(w).toContain('set PUBLIC_URL');
+    expect(startupWarnings(local, ['slack'], 'http://localhost:8787')).toHaveLength(1);
+    expect(startupWarnings(local, ['web'], 'http://127.0.0.1:8787')).toEqual([]);
+    const server = readConfig({ RELAY_API_KEY: KEY, PUBLIC_URL: 'https://relay.example' });
+    expect(startupWarnings(server, ['telegram'], 'https://relay.example')).toEqual([]);
+  });
+
+  it('warns about a web chat without sign-in on a server, and WEB_CHAT_TOKEN turns the chat on', () => {
+    const open = readConfig({ RELAY_API_KEY: KEY, WEB_CHAT: '1' });
+    expect(startupWarnings(open, ['web'], 'https://relay.example')[0]).toContain(
+      'set WEB_CHAT_TOKEN',
+    );
+    const signed = readConfig({ RELAY_API_KEY: KEY, WEB_CHAT_TOKEN: 't'.repeat(20) });
+    expect(signed).toMatchObject({ webChat: true, webChatToken: 't'.repeat(20), host: '0.0.0.0' });
+    expect(startupWarnings(signed, ['web'], 'https://relay.example')).toEqual([]);
+    expect(readConfig({ RELAY_API_KEY: KEY }).webChat).toBe(false);
+  });
+});
