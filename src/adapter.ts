@@ -32,6 +32,8 @@ export interface Tap {
   ref: MessageRef | null;
   /** True when the platform already showed a native confirm dialog for this button. */
   confirmed?: boolean;
+  /** The typed answer a native widget collected (asks: selections, text, form values). */
+  data?: Record<string, unknown>;
 }
 
 /** What became of a tap; adapters turn it into a toast, an ephemeral message or a card refresh. */
@@ -45,6 +47,7 @@ export type TapOutcome =
   | 'use_review_url' // the service answered 403: open Details instead
   | 'inline_unavailable' // the service answered 401: only Details remains
   | 'failed' // the service or the network failed; nothing was decided
+  | 'invalid_answer' // the answer does not fit the ask (missing, wrong type, ...); nothing was recorded
   | 'unknown_case'; // the key matches no case
 
 /** The engine's answer to a tap. */
@@ -54,6 +57,8 @@ export interface TapReply {
   text: string;
   /** The case's card as it stands after the tap, for platforms that answer a tap with the new message. */
   card: Card | null;
+  /** For invalid_answer: each problem with the field it concerns, for showing beside the input. */
+  issues?: Array<{ path: string; message: string }>;
 }
 
 /** Small persistent key-value space for an adapter (conversation references, de-duplication). */

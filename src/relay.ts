@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { PlatformAdapter } from './adapter.ts';
+import { mountAskService } from './asks/mount.ts';
 import { Engine } from './cases/engine.ts';
 import { createSealer } from './cases/sealer.ts';
 import { openSqliteStore } from './cases/sqlite-store.ts';
@@ -83,6 +84,7 @@ export function createRelay(o: RelayOptions): Relay {
     ready: () => ready,
     mount: (a: Hono) => {
       mountRoute(a, watching.callbackRoute);
+      mounted.push(mountAskService(a, engine, log));
       const m = o.mount?.(a);
       if (m) mounted.push(m);
     },

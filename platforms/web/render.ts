@@ -17,6 +17,8 @@ export interface WebMessage {
   link: { label: string; url: string } | null;
   status: string;
   final: boolean;
+  /** An open ask's content, drawn as native controls (ask-controls.ts). */
+  ask?: Card['ask'];
   /** The button key (`hitl:<key>:<action>`), kept server-side only. */
   key?: string;
   /** The room the message is in, kept server-side only. */
@@ -46,6 +48,7 @@ export function renderWebMessage(id: string, card: Card, replyTo: string | null)
     status: card.status,
     final: card.final,
     key: card.key,
+    ...(card.ask ? { ask: card.ask } : {}),
   };
 }
 

@@ -10,7 +10,8 @@ import { toIssues } from '../protocol/issues.ts';
 
 /** Limits: everything from outside is bounded. */
 export const ASK_LIMITS = {
-  prompt: 2_000,
+  /** The relay's limit for a hitl prompt. */
+  prompt: 500,
   label: 200,
   text: 500,
   statement: 4_000,
@@ -323,4 +324,12 @@ export function parseAskContent(raw: unknown, prefix = 'content'): ParsedContent
   const r = schema.safeParse({ ...o, type, sub_type: sub });
   if (!r.success) return { ok: false, issues: toIssues(r.error, prefix) };
   return { ok: true, content: r.data as AskContent };
+}
+
+/** The ask content a case carries in `context.ask` (the relay's own asks, or another relay's), if any. */
+export function askContentOf(context: unknown): AskContent | undefined {
+  const ask = (context as { ask?: unknown } | undefined)?.ask;
+  if (ask === undefined) return undefined;
+  const r = parseAskContent(ask);
+  return r.ok ? r.content : undefined;
 }

@@ -1,4 +1,5 @@
 /** Builds the neutral Card of a case. Ending a case is re-rendering: same body, buttons replaced by an outcome line. */
+import { askContentOf, kindOf } from '../asks/content.ts';
 import type { CaseDoc, CaseSecrets, StoredCase } from '../cases/types.ts';
 import { inlineActions, isIrreversible } from '../protocol/actions.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
@@ -147,7 +148,9 @@ export function renderCase(
     options.round && options.round > 1
       ? `${t(s, `title.${type}`)} · ${t(s, 'round', { round: options.round })}`
       : t(s, `title.${type}`);
+  const ask = canTap && secrets.submit_token ? askContentOf(hitl.context) : undefined;
   return {
+    ...(ask ? { ask: { kind: kindOf(ask), content: ask } } : {}),
     caseId: c.id,
     key: c.key,
     title,
