@@ -61,6 +61,10 @@ const PLATFORM_OPERATIONS: Record<string, Record<string, Operation>> = {
       requestBody: { required: true, ...json('TapRequest', 'Who taps.') },
       responses: {
         '200': json('TapReply', 'What became of the tap.'),
+        '422': json(
+          'TapReply',
+          'An ask answer that does not fit (outcome invalid_answer, issues).',
+        ),
         '400': error('Invalid body.'),
         '404': error('No such message.'),
       },

@@ -220,6 +220,11 @@ describe('the asks service', () => {
     expect((await call('GET', '/v1/cases?limit=500')).body.cases.length).toBe(before);
   });
 
+  it('creates cases only through /v1/asks, never by an anonymous POST to the service', async () => {
+    const r = await call('POST', '/asks/api/reviews?type=approval', {});
+    expect(r.status).toBe(404);
+  });
+
   it('never logs a submit token or review token', () => {
     const all = logLines.join('\n');
     expect(all).not.toMatch(/token=[A-Za-z0-9_-]{20,}/);
