@@ -31,7 +31,8 @@ export const askProfile: ServiceProfile = {
     const answer = content ? askFormAnswer(content, params) : { action: '', data: {} };
     const raw = params.responded_by_name;
     const name = (Array.isArray(raw) ? raw[0] : raw)?.trim();
-    return name ? { ...answer, responded_by: { name: name.slice(0, 128) } } : answer;
+    // The page has no sign-in: the name is what the person typed, else who they are by the link.
+    return { ...answer, responded_by: { name: name ? name.slice(0, 128) : 'Review page' } };
   },
   reviewHtml(kase, editable) {
     const content = askContentOf(kase.context);
