@@ -5,6 +5,7 @@
  */
 import type { types } from '@slack/bolt';
 import type { Card } from '../../src/render/card.ts';
+import { isModalKind, modalView, openButton } from './ask-modal.ts';
 
 /** action_id prefix of the ask selects: `hitl-ask:<key>:one|many|rank:<place>`. */
 export const SLACK_ASK_ACTION_PREFIX = 'hitl-ask:';
@@ -45,7 +46,12 @@ function ordinal(n: number): string {
 /** The actions block for the card's ask, or null when Slack cannot draw it natively. */
 export function askBlock(card: Card, fitText: FitText): types.ActionsBlock | null {
   const ask = card.ask;
-  if (!ask || card.final || ask.content.type !== 'decision') return null;
+  if (!ask || card.final) return null;
+  if (isModalKind(ask.content))
+    return modalView(card, fitText)
+      ? { type: 'actions', block_id: `hitl-ask-${card.key}`, elements: [openButton(card)] }
+      : null;
+  if (ask.content.type !== 'decision') return null;
   const c = ask.content;
   if (!fits(c.options)) return null;
   const id = (tail: string) => `${SLACK_ASK_ACTION_PREFIX}${card.key}:${tail}`;

@@ -106,7 +106,7 @@ async function ask(content: unknown): Promise<string> {
   return body.relay.id;
 }
 
-async function view(id: string, wait = false): Promise<any> {
+async function view_(id: string, wait = false): Promise<any> {
   const res = await request(`${relay.url}/v1/asks/${id}${wait ? '/wait?timeout=10' : ''}`);
   return res.body.json();
 }
@@ -147,17 +147,25 @@ describe('asks in Slack', () => {
 
       const refused = await submitAsk(bad as Selection);
       expect(refused).toMatch(/not valid/);
-      expect((await view(id)).status).toBe('pending');
+      expect((await view_(id)).status).toBe('pending');
 
       const accepted = await submitAsk(good as Selection);
       expect(accepted).toBeNull();
-      expect(await view(id, true)).toMatchObject({ kind, status: 'completed', answer: result });
+      expect(await view_(id, true)).toMatchObject({ kind, status: 'completed', answer: result });
     },
   );
 
-  it('keeps the review page for kinds Slack messages do not draw', async () => {
+  it('keeps the review page for approvals with their own choice keys', async () => {
     const before = cards().length;
-    await ask(KINDS['context.form'].content);
+    await ask({
+      type: 'approval',
+      sub_type: 'binary',
+      prompt: 'Ship it?',
+      choices: [
+        { key: 'ship', label: 'Ship' },
+        { key: 'hold', label: 'Hold' },
+      ],
+    });
     await eventually(async () => cards().length > before);
     const elements = cards()
       .at(-1)!
@@ -166,4 +174,108 @@ describe('asks in Slack', () => {
     expect(elements).toHaveLength(1);
     expect(String(elements[0]!.url)).toMatch(/\/r\//);
   });
+
+  it.each([
+    [
+      'context.form',
+      ['plain_text_input', 'number_input', 'checkboxes', 'datepicker', 'static_select'],
+      {
+        'f.ticket_id': { type: 'plain_text_input', value: '' },
+        'f.team': { type: 'static_select', selected_option: null },
+      },
+      'f.ticket_id',
+      {
+        'f.ticket_id': { type: 'plain_text_input', value: 'TKT-7' },
+        'f.priority': { type: 'number_input', value: '2' },
+        'f.is_urgent': { type: 'checkboxes', selected_options: [{ value: 'true' }] },
+        'f.due': { type: 'datepicker', selected_date: '2026-12-24' },
+        'f.team': { type: 'static_select', selected_option: { value: 'backend' } },
+      },
+      {
+        values: {
+          ticket_id: 'TKT-7',
+          priority: 2,
+          is_urgent: true,
+          due: '2026-12-24',
+          team: 'backend',
+        },
+      },
+    ],
+    [
+      'edit.tool_args',
+      ['number_input', 'checkboxes'],
+      { 'a.limit': { type: 'number_input', value: 'many' } },
+      'a.limit',
+      {
+        'a.limit': { type: 'number_input', value: '50' },
+        'a.dry_run': { type: 'checkboxes', selected_options: [] },
+      },
+      { args: { table: 'orders', limit: 50, dry_run: false } },
+    ],
+  ] as const)(
+    '%s: a modal with native inputs, errors shown in it, typed answer',
+    async (kind, types, bad, badBlock, good, result) => {
+      const before = cards().length;
+      const id = await ask(KINDS[kind].content);
+      await eventually(async () => cards().length > before);
+      const message = cards().at(-1)!;
+      const block = message.blocks.find((b) => String(b.block_id ?? '').startsWith('hitl-ask-'))!;
+      const button = (block.elements as Array<Record<string, unknown>>)[0]!;
+      expect(String(button.action_id)).toMatch(/^hitl-open:/);
+
+      const opened = fake.views.length;
+      const tapBody = interactionForm(
+        blockActionsPayload({ fake, message, button, blockId: String(block.block_id), user: ann }),
+      );
+      await fetch(`${relay.url}${SLACK_EVENTS_PATH}`, {
+        method: 'POST',
+        headers: signSlackRequest(SLACK_TEST_SIGNING_SECRET, tapBody),
+        body: tapBody,
+      }).then((r) => r.arrayBuffer());
+      await adapter.idle();
+      expect(fake.views.length).toBe(opened + 1);
+      const view = fake.views.at(-1)! as Record<string, any>;
+      const elementTypes = (view.blocks as any[])
+        .filter((b) => b.type === 'input')
+        .map((b) => b.element.type);
+      for (const t of types) expect(elementTypes, kind).toContain(t);
+
+      const submit = async (values: Record<string, unknown>) => {
+        const state = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, { [k]: v }]));
+        const payload = {
+          type: 'view_submission',
+          team: { id: fake.teamId, domain: 'fake' },
+          user: { id: ann.id, username: 'ann', name: 'ann', team_id: fake.teamId },
+          api_app_id: 'A0FAKEAPP',
+          token: 'legacyVerificationToken0',
+          trigger_id: '1.fake.trigger',
+          view: {
+            id: 'V0FAKE',
+            team_id: fake.teamId,
+            ...view,
+            state: { values: state },
+            hash: 'h',
+          },
+          response_urls: [],
+        };
+        const body = interactionForm(payload);
+        const res = await fetch(`${relay.url}${SLACK_EVENTS_PATH}`, {
+          method: 'POST',
+          headers: signSlackRequest(SLACK_TEST_SIGNING_SECRET, body),
+          body,
+        });
+        const text = await res.text();
+        await adapter.idle();
+        return { status: res.status, body: text ? JSON.parse(text) : null };
+      };
+      const refused = await submit(bad);
+      expect(refused.body?.response_action, JSON.stringify(refused.body)).toBe('errors');
+      expect(Object.keys(refused.body.errors)).toContain(badBlock);
+      expect((await view_(id)).status).toBe('pending');
+
+      const accepted = await submit(good);
+      expect(accepted).toEqual({ status: 200, body: null });
+      expect(await view_(id, true)).toMatchObject({ kind, status: 'completed', answer: result });
+    },
+  );
 });
