@@ -186,7 +186,7 @@ export class FakeSlack {
         const v = view as { type?: unknown; blocks?: unknown; callback_id?: unknown } | undefined;
         if (typeof f.trigger_id !== 'string' || !f.trigger_id)
           return { json: { ok: false, error: 'invalid_trigger_id' } };
-        if (!v || v.type !== 'modal' || !Array.isArray(v.blocks) || v.blocks.length > 100)
+        if (v?.type !== 'modal' || !Array.isArray(v.blocks) || v.blocks.length > 100)
           return { json: { ok: false, error: 'invalid_arguments' } };
         this.views.push(view as Record<string, unknown>);
         return { json: { ok: true, view: { id: `V0${this.views.length}`, ...(view as object) } } };
