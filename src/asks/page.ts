@@ -54,8 +54,18 @@ interface FieldOpts {
   options?: string[] | undefined;
 }
 
-function button(name: string, value: string, label: string, style = ''): string {
-  return `<button type="submit" name="${name}" value="${e(value)}" class="${style}">${e(label)}</button>`;
+function button(name: string, value: string, label: string, style = '', confirm = ''): string {
+  const ask = confirm ? ` data-confirm="${e(confirm)}"` : '';
+  return `<button type="submit" name="${name}" value="${e(value)}" class="${style}"${ask}>${e(label)}</button>`;
+}
+
+/** The data-confirm text of an irreversible choice or option (the page asks before posting it). */
+function confirmText(o: {
+  label: string;
+  irreversible: boolean;
+  impact_hint?: string | undefined;
+}) {
+  return o.irreversible ? `${o.label}${o.impact_hint ? ` (${o.impact_hint})` : ''}` : '';
 }
 
 /** The controls and buttons for an open ask (`editable`), or a read-only view of its content. */
@@ -79,7 +89,7 @@ export function askReviewHtml(c: AskContent, editable: boolean): string {
       const buttons = c.choices
         .map(
           (ch) =>
-            `${button('decision', ch.key, ch.label, ch.key === 'reject' ? 'danger' : 'primary')}${hint(ch.impact_hint ?? undefined, ch.irreversible)}`,
+            `${button('decision', ch.key, ch.label, ch.key === 'reject' ? 'danger' : 'primary', confirmText(ch))}${hint(ch.impact_hint ?? undefined, ch.irreversible)}`,
         )
         .join('');
       return `${fields}${editable ? `<div class="actions">${buttons}</div>` : ''}`;
@@ -106,7 +116,7 @@ export function askReviewHtml(c: AskContent, editable: boolean): string {
       const rows = c.options
         .map(
           (o) =>
-            `<label class="check"><input type="${type}" name="selected" value="${e(o.key)}"${editable ? '' : ' disabled'}> ${e(o.label)}${hint(o.description ?? undefined)}${hint(o.impact_hint ?? undefined, o.irreversible)}</label>`,
+            `<label class="check"><input type="${type}" name="selected" value="${e(o.key)}"${o.irreversible ? ` data-confirm="${e(confirmText(o))}"` : ''}${editable ? '' : ' disabled'}> ${e(o.label)}${hint(o.description ?? undefined)}${hint(o.impact_hint ?? undefined, o.irreversible)}</label>`,
         )
         .join('');
       return `<div class="box">${bounds}${rows}</div>${editable ? submit('Submit') : ''}`;

@@ -44,6 +44,11 @@ form.addEventListener('input', (e) => {
   fetch(form.dataset.progress, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
     .catch(() => {});
 });
+// Picks marked data-confirm (the pressed button, a checked option) cannot be undone: ask first.
+form.addEventListener('submit', (e) => {
+  const picks = [e.submitter, ...form.querySelectorAll('input:checked')].filter((x) => x && x.dataset && x.dataset.confirm);
+  if (picks.length && !confirm('This cannot be undone: ' + picks.map((x) => x.dataset.confirm).join(', ') + '. Continue?')) e.preventDefault();
+});
 })();`;
 
 /** URLs the page posts to (token included). */

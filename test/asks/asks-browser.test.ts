@@ -121,3 +121,33 @@ it('confirms an irreversible option in a dialog, and ranks with the arrows', asy
   expect((await answerOf(rank)).answer).toEqual({ ranking: ['push', 'email', 'sms'] });
   await p2.close();
 });
+
+it('asks before posting an irreversible pick on the review page, and posts it once confirmed', async () => {
+  const res = await request(`${relay.url}/v1/asks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ target: 'web:b-review', content: KINDS['decision.single'].content }),
+  });
+  const created = (await res.body.json()) as any;
+  const page = await browser.newPage();
+  await page.goto(created.hitl.review_url);
+  let accept = false;
+  const dialogs: string[] = [];
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void (accept ? d.accept() : d.dismiss());
+  });
+  await page.locator('input[value="prod"]').check();
+  await page.locator('button[name="action"]').click();
+  expect(dialogs).toHaveLength(1);
+  expect(dialogs[0]).toContain('Affects live users');
+  // Nothing was posted: the service still has no answer (opening the page made it opened / in progress).
+  const polled = await request(created.hitl.poll_url);
+  expect(((await polled.body.json()) as any).status).not.toBe('completed');
+
+  accept = true;
+  await Promise.all([page.waitForNavigation(), page.locator('button[name="action"]').click()]);
+  expect(await page.locator('h1').textContent()).toContain('recorded');
+  expect((await answerOf(created.relay.id)).answer).toEqual({ selected: 'prod' });
+  await page.close();
+});
