@@ -368,3 +368,10 @@ export function irreversiblePicks(
   }
   return [];
 }
+
+/** Whether a plain button for `action` picks an irreversible choice (approval buttons only). */
+export function buttonIrreversible(content: AskContent, action: string): boolean {
+  return (
+    content.type === 'approval' && content.choices.some((c) => c.key === action && c.irreversible)
+  );
+}

@@ -82,11 +82,17 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
       await engine.history(c.id, 'tap_refused', {
         ...who,
         reason: 'invalid answer',
-        issues: checked.issues.slice(0, 10),
+        // Bounded: the messages may quote what the person sent.
+        issues: checked.issues
+          .slice(0, 10)
+          .map((i) => ({ path: i.path.slice(0, 100), message: i.message.slice(0, 200) })),
       });
       const first = checked.issues[0];
       const problem = first ? `${first.path}: ${first.message}` : 'invalid';
-      return { ...(await reply('invalid_answer', { problem })), issues: checked.issues };
+      return {
+        ...(await reply('invalid_answer', { problem })),
+        issues: checked.issues.slice(0, 50),
+      };
     }
     data = checked.data as Record<string, unknown>;
     irreversible = irreversiblePicks(ask, checked.data).length > 0;

@@ -1,4 +1,5 @@
 /** Builds the neutral Card of a case. Ending a case is re-rendering: same body, buttons replaced by an outcome line. */
+import { buttonIrreversible } from '../asks/answer.ts';
 import { askContentOf, kindOf } from '../asks/content.ts';
 import type { CaseDoc, CaseSecrets, StoredCase } from '../cases/types.ts';
 import { inlineActions, isIrreversible } from '../protocol/actions.ts';
@@ -119,6 +120,10 @@ export function renderCase(
   const type = (REVIEW_TYPES as readonly string[]).includes(hitl.type) ? hitl.type : 'custom';
   const canTap = !final && !c.doc.inline_unavailable && !c.doc.next_id;
   const names = canTap ? inlineActions(hitl, secrets.submit_token !== null).actions : [];
+  const ask = canTap && secrets.submit_token ? askContentOf(hitl.context) : undefined;
+  // An ask says itself which choices cannot be undone; a service's case says it in its context.
+  const irreversible = (action: string) =>
+    ask ? buttonIrreversible(ask, action) : isIrreversible(hitl, action);
   const actions: CardAction[] = names.map((action) => {
     const label = t(s, `action.${action}`);
     const a: CardAction = {
@@ -127,7 +132,7 @@ export function renderCase(
       style: STYLE[action] ?? 'secondary',
       payload: `hitl:${c.key}:${action}`,
     };
-    if (isIrreversible(hitl, action))
+    if (irreversible(action))
       a.confirm = {
         title: t(s, 'confirm.title'),
         text: t(s, 'confirm.text', { label }),
@@ -148,7 +153,6 @@ export function renderCase(
     options.round && options.round > 1
       ? `${t(s, `title.${type}`)} · ${t(s, 'round', { round: options.round })}`
       : t(s, `title.${type}`);
-  const ask = canTap && secrets.submit_token ? askContentOf(hitl.context) : undefined;
   return {
     ...(ask ? { ask: { kind: kindOf(ask), content: ask } } : {}),
     caseId: c.id,
