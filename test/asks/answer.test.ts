@@ -1,6 +1,11 @@
 /** The content model and answer validation of the ten kinds: valid and invalid, per kind. */
 import { describe, expect, it } from 'vitest';
-import { actionFor, checkAnswer, irreversiblePicks } from '../../src/asks/answer.ts';
+import {
+  actionFor,
+  buttonIrreversible,
+  checkAnswer,
+  irreversiblePicks,
+} from '../../src/asks/answer.ts';
 import { approvalDecisionOf } from '../../src/asks/approval.ts';
 import { ALL_KINDS, type AskContent, kindOf, parseAskContent } from '../../src/asks/content.ts';
 import { protocolOf } from '../../src/asks/protocol.ts';
@@ -221,6 +226,8 @@ describe('answers beyond the fixtures', () => {
         expect.objectContaining({ label: 'Ship', impact_hint: 'Goes live' }),
       ]);
     expect(checkAnswer(c, 'submit', {}).ok).toBe(false);
+    expect(buttonIrreversible(c, 'ship')).toBe(true);
+    expect(buttonIrreversible(c, 'hold')).toBe(false);
   });
 
   it('leaves values out of a modify answer without edits; a picked dropdown value is an edit', () => {
