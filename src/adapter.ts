@@ -32,6 +32,8 @@ export interface Tap {
   ref: MessageRef | null;
   /** True when the platform already showed a native confirm dialog for this button. */
   confirmed?: boolean;
+  /** The typed answer a native widget collected (asks: selections, text, form values). */
+  data?: Record<string, unknown>;
 }
 
 /** What became of a tap; adapters turn it into a toast, an ephemeral message or a card refresh. */
@@ -52,6 +54,7 @@ export type TapOutcome =
   | 'service_failed' // the service answered 5xx: it failed; nothing was decided
   | 'redirected' // the service answered 3xx: never followed (a token stays on its origin)
   | 'failed' // the service could not be reached; nothing was decided
+  | 'invalid_answer' // the answer does not fit the ask (missing, wrong type, ...); nothing was recorded
   | 'unknown_case' // the key matches no case
   | 'vote_recorded' // an approval policy counted this vote; more are needed
   | 'already_voted' // this person already voted on this case
@@ -65,6 +68,8 @@ export interface TapReply {
   text: string;
   /** The case's card as it stands after the tap, for platforms that answer a tap with the new message. */
   card: Card | null;
+  /** For invalid_answer: each problem with the field it concerns, for showing beside the input. */
+  issues?: Array<{ path: string; message: string }>;
 }
 
 /** Small persistent key-value space for an adapter (conversation references, de-duplication). */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { PlatformAdapter } from './adapter.ts';
+import { mountAskService } from './asks/mount.ts';
 import { Engine } from './cases/engine.ts';
 import { startRetention } from './cases/retention.ts';
 import { createSealer } from './cases/sealer.ts';
@@ -110,6 +111,7 @@ export function createRelay(o: RelayOptions): Relay {
     mount: (a: Hono) => {
       mountRoute(a, watching.callbackRoute);
       registerReceiptRoutes(a, store, () => receipts);
+      mounted.push(mountAskService(a, engine, log));
       const m = o.mount?.(a);
       if (m) mounted.push(m);
     },

@@ -17,6 +17,8 @@ import { PlatformError } from '../../src/errors.ts';
 import { type Logger, registerSecret } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
 import { SlackApi, type SlackRateLimitPolicy, sleep } from './api.ts';
+import { handleModalSubmit, type ModalAck, openAskModal, rememberAsk } from './ask-flow.ts';
+import { openRequest } from './ask-modal.ts';
 import type { SlackConfig } from './config.ts';
 import { toPlatformError } from './errors.ts';
 import { messageRef, parseBlockActions, splitRef, targetAnswer } from './parse.ts';
@@ -150,6 +152,10 @@ export class SlackAdapter implements PlatformAdapter {
       await ack();
       await this.handleAction(running, body);
     });
+    // An ask modal's submission is acknowledged with its outcome: errors keep the modal open.
+    app.view(/^hitl-ask:/, async ({ ack, body, view }) =>
+      handleModalSubmit(running, ack as ModalAck, body, view),
+    );
     // `/hitl` (any text) answers, to that person only, with this channel's target string.
     app.command(/.*/, async ({ ack, command }) => {
       await ack({ response_type: 'ephemeral', text: targetAnswer(command.channel_id) });
@@ -181,6 +187,7 @@ export class SlackAdapter implements PlatformAdapter {
   async post(address: string, card: Card, options?: PostOptions): Promise<MessageRef> {
     const { api } = this.ready('chat.postMessage');
     const message = render(card, 'chat.postMessage');
+    await rememberAsk(this.running, card);
     const parent = options?.replyTo ? splitRef(options.replyTo) : null;
     const posted = await api.postMessage({
       channel: address,
@@ -195,6 +202,7 @@ export class SlackAdapter implements PlatformAdapter {
     const { api } = this.ready('chat.update');
     const at = refOrThrow(ref, 'chat.update');
     const message = render(card, 'chat.update');
+    await rememberAsk(this.running, card);
     await api.update({
       channel: at.channel,
       ts: at.ts,
@@ -220,6 +228,8 @@ export class SlackAdapter implements PlatformAdapter {
 
   /** A tap: name the person (users.info, cached), ask the engine, tell that person if it failed. */
   private async handleAction(running: Running, body: unknown): Promise<void> {
+    const open = openRequest(body);
+    if (open) return openAskModal(running, open);
     const parsed = parseBlockActions(body);
     if (parsed.kind !== 'tap') return;
     const { tap, channel } = parsed;

@@ -1,5 +1,6 @@
 /** Slack interaction payloads -> neutral taps. Pure: no I/O. */
 import type { MessageRef, Tap } from '../../src/adapter.ts';
+import { askData } from './ask.ts';
 import { SLACK_LINK_ACTION_PREFIX } from './render.ts';
 
 /** The button payload format shared by every platform: `hitl:<key>:<action>`. */
@@ -96,6 +97,9 @@ export function parseBlockActions(body: unknown): BlockActionParse {
     ref: channel && ts ? messageRef(channel, ts) : null,
   };
   if (hasConfirm(message, actionId)) tap.confirmed = true;
+  // A Submit of an ask: its selects' current values are the answer.
+  const data = askData(payload.state, parsed.key);
+  if (data) tap.data = data;
   return { kind: 'tap', tap, channel };
 }
 

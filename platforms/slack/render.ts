@@ -1,6 +1,7 @@
 /** Card -> Block Kit message. Pure: no I/O, no clock. */
 import type { types } from '@slack/bolt';
 import type { Card, CardAction } from '../../src/render/card.ts';
+import { askBlock } from './ask.ts';
 
 /** Section text object: Slack refuses a longer one with invalid_blocks. */
 export const SLACK_SECTION_TEXT_MAX_CHARS = 3000;
@@ -139,6 +140,8 @@ export function renderCard(card: Card): SlackMessage {
   if (card.hint && !card.final) context.push(plain(card.hint, SLACK_CONTEXT_TEXT_MAX_CHARS));
   if (context.length > 0) blocks.push({ type: 'context', elements: context });
 
+  const ask = askBlock(card, fitText);
+  if (ask) blocks.push(ask);
   const buttons: types.Button[] = card.final ? [] : card.actions.map(actionButton);
   const link = linkButton(card);
   if (link) buttons.push(link);

@@ -13,6 +13,7 @@ import type {
 } from '../../src/adapter.ts';
 import { PlatformError } from '../../src/errors.ts';
 import type { Card } from '../../src/render/card.ts';
+import { answerOf } from './ask-controls.ts';
 import { chatPage, FAVICON_SVG } from './page.ts';
 import { publicMessage, renderWebMessage, renderWebNotice, type WebMessage } from './render.ts';
 import { sessionCookie, signedIn, signInPage, tokenFrom } from './signin.ts';
@@ -179,6 +180,7 @@ export function createWebAdapter(options: WebChatOptions = {}): PlatformAdapter 
             message: 'action must be 1-32 of a-z and _',
           });
         let user: { id?: unknown; name?: unknown } | undefined;
+        let answer: ReturnType<typeof answerOf> = {};
         try {
           const body: unknown = JSON.parse(req.rawBody.toString('utf8') || '{}');
           // A JSON null or scalar has no user; it gets the invalid_user answer below, not a crash.
@@ -186,6 +188,7 @@ export function createWebAdapter(options: WebChatOptions = {}): PlatformAdapter 
             typeof body === 'object' && body !== null
               ? (body as { user?: typeof user }).user
               : undefined;
+          answer = answerOf(body);
         } catch {
           return json(400, {
             error: 'invalid_json',
@@ -216,9 +219,15 @@ export function createWebAdapter(options: WebChatOptions = {}): PlatformAdapter 
           action,
           user: { id: user.id, ...(typeof user.name === 'string' ? { name: user.name } : {}) },
           ref: { platform: 'web', address: room, id },
+          ...answer,
         });
         const now = (await load(id)) ?? m;
-        return json(200, { outcome: reply.outcome, text: reply.text, message: publicMessage(now) });
+        return json(reply.outcome === 'invalid_answer' ? 422 : 200, {
+          outcome: reply.outcome,
+          text: reply.text,
+          ...(reply.issues ? { issues: reply.issues } : {}),
+          message: publicMessage(now),
+        });
       },
     },
   ];

@@ -1,4 +1,5 @@
 /** The web chat page: plain HTML and a little script; all text is drawn with textContent, never as markup. */
+import { ASK_SCRIPT, ASK_STYLE } from './ask-controls.ts';
 
 const STYLE = `
 body{font:15px/1.45 system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1d1f23}
@@ -73,10 +74,11 @@ function build(m, arm) {
   box.append(el('div', 'prompt', m.prompt));
   for (const l of m.lines) box.append(el('div', 'line', l));
   if (m.hint) box.append(el('div', 'hint', m.hint));
+  if (m.ask) box.append(askControls(m, answer));
   if (m.status) box.append(el('div', 'status', m.status));
   if (arm) box.append(el('div', 'confirm-note', arm.text));
   const row = el('div', 'buttons');
-  for (const a of m.actions) {
+  for (const a of m.ask ? [] : m.actions) {
     const confirming = arm && arm.action === a.action;
     const b = el('button', a.style + (confirming ? ' confirming' : ''), confirming ? 'Tap again: ' + a.label : a.label);
     b.dataset.action = a.action;
@@ -146,10 +148,10 @@ export function chatPage(options: { demo?: boolean } = {}): string {
       `<button data-type="${t}" data-inline="1">${t}</button><button data-type="${t}" data-inline="0">${t} (link only)</button>`,
   ).join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>hitl-relay web chat</title><link rel="icon" href="/favicon.ico" type="image/svg+xml"><style>${STYLE}</style></head><body>
+<title>hitl-relay web chat</title><link rel="icon" href="/favicon.ico" type="image/svg+xml"><style>${STYLE}${ASK_STYLE}</style></head><body>
 <header><h1>hitl-relay</h1><span>room <code id="room"></code></span>
 <label>your id <input id="uid"></label><label>name <input id="uname"></label></header>
 <main>${options.demo === false ? '' : `<div class="demo" title="Create a case at the built-in demo service and send it here">New demo case: ${buttons}</div>`}
 <div id="messages"></div></main><div id="toast" role="status"></div>
-<script>${SCRIPT}</script></body></html>`;
+<script>${SCRIPT}${ASK_SCRIPT}</script></body></html>`;
 }

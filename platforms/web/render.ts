@@ -19,6 +19,8 @@ export interface WebMessage {
   final: boolean;
   /** The case's state for the card's badge (pending ... cancelled), or null for a notice. */
   state: string | null;
+  /** An open ask's content, drawn as native controls (ask-controls.ts). */
+  ask?: Card['ask'];
   /** The button key (`hitl:<key>:<action>`), kept server-side only. */
   key?: string;
   /** The room the message is in, kept server-side only. */
@@ -49,6 +51,7 @@ export function renderWebMessage(id: string, card: Card, replyTo: string | null)
     final: card.final,
     state: card.state ?? (card.final ? 'completed' : 'pending'),
     key: card.key,
+    ...(card.ask ? { ask: card.ask } : {}),
   };
 }
 

@@ -1,5 +1,8 @@
 /** A tap, from the button to the service: who, allowed, still open, confirmed, claimed once, submitted. */
 import type { Tap, TapOutcome, TapReply } from '../adapter.ts';
+import { checkAnswer, irreversiblePicks } from '../asks/answer.ts';
+import { askContentOf } from '../asks/content.ts';
+import { protocolOf } from '../asks/protocol.ts';
 import { castVote } from '../policy/vote.ts';
 import {
   buildSubmitRequest,
@@ -70,17 +73,44 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
     return reply('closed', { status: c.status });
   }
   const secrets = engine.secretsOf(c);
+  // An ask (context.ask) is answered with data from native widgets, so all its actions are inline.
+  const ask = askContentOf(c.doc.hitl.context);
   const allowed = c.doc.inline_unavailable
     ? []
-    : inlineActions(c.doc.hitl, secrets.submit_token !== null).actions.filter(
-        (a) => !c.doc.inline_refused?.includes(a),
-      );
+    : (ask
+        ? (c.doc.hitl.inline_actions ?? protocolOf(ask).actions)
+        : inlineActions(c.doc.hitl, secrets.submit_token !== null).actions
+      ).filter((a) => !c.doc.inline_refused?.includes(a));
   if (!allowed.includes(tap.action) || !secrets.submit_token || !c.doc.hitl.submit_url) {
     await engine.history(c.id, 'tap_refused', { ...who, reason: 'action not inline-allowed' });
     return reply('not_allowed');
   }
+  let data: Record<string, unknown> = {};
+  let irreversible = isIrreversible(c.doc.hitl, tap.action);
+  if (ask) {
+    // Checked before anything is claimed or sent: a bad answer records nothing.
+    const checked = checkAnswer(ask, tap.action, tap.data ?? {});
+    if (!checked.ok) {
+      await engine.history(c.id, 'tap_refused', {
+        ...who,
+        reason: 'invalid answer',
+        // Bounded: the messages may quote what the person sent.
+        issues: checked.issues
+          .slice(0, 10)
+          .map((i) => ({ path: i.path.slice(0, 100), message: i.message.slice(0, 200) })),
+      });
+      const first = checked.issues[0];
+      const problem = first ? `${first.path}: ${first.message}` : 'invalid';
+      return {
+        ...(await reply('invalid_answer', { problem })),
+        issues: checked.issues.slice(0, 50),
+      };
+    }
+    data = checked.data as Record<string, unknown>;
+    irreversible = irreversiblePicks(ask, checked.data).length > 0;
+  }
   const label = t(engine.strings, `action.${tap.action}`);
-  if (isIrreversible(c.doc.hitl, tap.action) && !tap.confirmed) {
+  if (irreversible && !tap.confirmed) {
     // The first tap shows the warning; the confirming tap counts only once the person has had
     // time to read it. A double-click (or two racing requests) is one tap, not a confirmation.
     const key = `confirm:${c.id}:${tap.platform}:${tap.user.id}:${tap.action}`;
@@ -123,7 +153,7 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
     return reply('busy');
   }
   await engine.history(c.id, 'tap', who);
-  const body = buildSubmitRequest(tap.action, tap.platform, tap.user);
+  const body = { ...buildSubmitRequest(tap.action, tap.platform, tap.user), data };
   const outcome = await submit(c.doc.hitl.submit_url, secrets.submit_token, body, {
     dispatcher: engine.submitDispatcher,
     now: engine.now,

@@ -15,6 +15,16 @@ export {
   signNotify,
   verifyNotifySignature,
 } from '../notify/signature.ts';
+export type {
+  AnswerByKind,
+  AnswerOf,
+  ApprovalDecisionView,
+  AskAnswer,
+  AskContentInput,
+  AskKind,
+  AskOptions,
+  AskOutcome,
+} from './ask.ts';
 export type { HitlCatchOptions, HitlRelayOptions } from './catch.ts';
 export { relayHitl, TARGET_HEADER } from './catch.ts';
 export type { HitlFetch, HitlFetchOptions, HitlRequestInit, HitlResponse } from './fetch.ts';

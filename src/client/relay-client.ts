@@ -1,4 +1,6 @@
 /** A small client of the relay's HTTP API: send a case, read it, wait for its end, list cases. */
+import type { AskContentInput } from '../asks/content.ts';
+import { type AskOptions, type AskOutcome, askRelay } from './ask.ts';
 import type { CaseView, FieldIssue } from './types.ts';
 
 /** Where the relay is and how to reach it. */
@@ -63,6 +65,14 @@ export class RelayClient {
   /** POST /v1/cases: hands a 202 body (or a bare hitl object) to the relay; the stored case either way. */
   send(input: SendCaseInput): Promise<CaseView> {
     return this.call('POST', '/v1/cases', input);
+  }
+
+  /**
+   * Asks the relay directly with one of the ten kinds and waits for the answer, typed by the
+   * content: `(await relay.ask({type: 'decision', sub_type: 'multi', ...}, {target})).answer?.selected`.
+   */
+  ask<const C extends AskContentInput>(content: C, o: AskOptions): Promise<AskOutcome<C>> {
+    return askRelay((m, p, b, s) => this.call(m, p, b, s), content, o, this.chunkSeconds);
   }
 
   /** GET /v1/cases/:id, history included. */

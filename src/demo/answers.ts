@@ -5,7 +5,13 @@ import { createCase, followUpSpec } from './create.ts';
 import { actionsFor } from './review-types.ts';
 import type { StoredCase } from './store.ts';
 import { tokenMatches } from './tokens.ts';
-import type { DemoCase, DemoCreated, SubmissionContext, VerificationResult } from './types.ts';
+import type {
+  BrowserAnswerInput,
+  DemoCase,
+  DemoCreated,
+  SubmissionContext,
+  VerificationResult,
+} from './types.ts';
 import {
   type FormField,
   issueList,
@@ -22,12 +28,7 @@ export interface Answer {
   next?: DemoCreated;
 }
 
-/** What a person sent from the review page (or the test controls acting as them). */
-export interface BrowserAnswerInput {
-  action: string;
-  data: Record<string, unknown>;
-  responded_by?: { name?: string; email?: string };
-}
+export type { BrowserAnswerInput } from './types.ts';
 
 /** The review link without its token (the raw token is never stored; 403 bodies carry it as a hint). */
 export function reviewLink(base: string, caseId: string): string {
@@ -96,7 +97,13 @@ export function submitInline(
   };
   if (verification.result) context.verification_result = verification.result;
   const name = req.submitted_by.display_name ?? req.submitted_by.platform_user_id;
-  return finish(deps, kase, { action: req.action, data: req.data ?? {} }, { name }, context, base);
+  let data = req.data ?? {};
+  if (deps.profile) {
+    const checked = deps.profile.checkAnswer(kase, req.action, data);
+    if (!checked.ok) return invalidAnswer(checked.details);
+    data = checked.data;
+  }
+  return finish(deps, kase, { action: req.action, data }, { name }, context, base);
 }
 
 /** The review page path (review token already checked by the caller, or a test-control step). */
@@ -112,23 +119,25 @@ export function submitFromBrowser(
     const message = `"${answer.action}" is not an action of a ${kase.type} review.`;
     return { status: 400, body: errorBody('invalid_action', message) };
   }
-  const details = checkData(kase, answer.action, answer.data);
-  if (details.length > 0) {
-    return {
-      status: 400,
-      body: errorBody('invalid_request', 'Some answers are missing or invalid.', { details }),
-    };
+  let data = answer.data;
+  if (deps.profile) {
+    const checked = deps.profile.checkAnswer(kase, answer.action, data);
+    if (!checked.ok) return invalidAnswer(checked.details);
+    data = checked.data;
   }
+  const details = deps.profile ? [] : checkData(kase, answer.action, answer.data);
+  if (details.length > 0) return invalidAnswer(details);
   const respondedBy = answer.responded_by ?? { name: 'Demo reviewer' };
   const context: SubmissionContext = { mode: 'browser_submit', submitted_via: 'review_page' };
-  return finish(
-    deps,
-    kase,
-    { action: answer.action, data: answer.data },
-    respondedBy,
-    context,
-    base,
-  );
+  return finish(deps, kase, { action: answer.action, data }, respondedBy, context, base);
+}
+
+/** 400 for answers that are missing or invalid, naming each problem. */
+function invalidAnswer(details: Array<{ path: string; message: string }>): Answer {
+  return {
+    status: 400,
+    body: errorBody('invalid_request', 'Some answers are missing or invalid.', { details }),
+  };
 }
 
 function finish(

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import type { Logger } from '../log.ts';
 import type { DemoEngine } from './engine.ts';
 import type { FaultQueue } from './faults.ts';
+import type { ServiceProfile } from './profile.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { DemoStore } from './store.ts';
 
@@ -15,6 +16,8 @@ export interface DemoDeps {
   now: () => number;
   log: Logger;
   pollRetryAfterSeconds: number;
+  /** A configuration of the service other than the demo's (the relay's asks service). */
+  profile?: ServiceProfile;
   /** The absolute base of every URL the service hands out, for this request. */
   base(c: Context): string;
 }

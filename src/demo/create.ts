@@ -9,7 +9,7 @@ import {
   defaultPrompt,
 } from './review-types.ts';
 import { hashToken, newCaseId, newToken } from './tokens.ts';
-import type { DemoCase, DemoCreated, VerificationMode } from './types.ts';
+import type { DefaultAction, DemoCase, DemoCreated, VerificationMode } from './types.ts';
 
 /** Everything a new case is made from (already validated). */
 export interface CaseSpec {
@@ -23,6 +23,12 @@ export interface CaseSpec {
   context?: Record<string, unknown>;
   inline_actions?: string[];
   verification?: VerificationMode;
+  /** The 202 `message` (default: the type's demo message). */
+  message?: string;
+  /** `default_action` (default: the type's safe choice). */
+  default_action?: DefaultAction;
+  /** Use `context` as given, without the type's demo context. */
+  own_context?: boolean;
 }
 
 /** The default lifetime of a case (spec 6: `timeout` defaults to 24h). */
@@ -45,12 +51,14 @@ export function createCase(
     type: spec.type,
     status: 'pending',
     prompt: spec.prompt ?? defaultPrompt(spec.type),
-    message: defaultMessage(spec.type),
+    message: spec.message ?? defaultMessage(spec.type),
     timeout: formatTimeout(spec.expiresInSeconds),
-    default_action: defaultActionFor(spec.type),
+    default_action: spec.default_action ?? defaultActionFor(spec.type),
     created_at: created.toISOString(),
     expires_at: expires.toISOString(),
-    context: { ...defaultContext(spec.type), ...spec.context },
+    context: spec.own_context
+      ? { ...spec.context }
+      : { ...defaultContext(spec.type), ...spec.context },
     callback_url: spec.callback_url,
     inline: spec.inline,
     reminders_done: 0,

@@ -1,9 +1,9 @@
 /** Reading the review page's form posts into protocol answers, and masking sensitive values. */
 import { type BrowserAnswerInput, formFields } from './answers.ts';
-import type { DemoCase } from './types.ts';
+import type { DemoCase, FormParams } from './types.ts';
 
 /** A parsed form: each key's values in order. */
-export type FormParams = Record<string, string | string[]>;
+export type { FormParams } from './types.ts';
 
 /** URLSearchParams as a plain object (repeated keys become arrays). */
 export function formParams(text: string): FormParams {

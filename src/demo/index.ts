@@ -9,20 +9,24 @@ import { actOnCase } from './act.ts';
 import { CallbackSender } from './callbacks.ts';
 import type { DemoDeps } from './context.ts';
 import { errorBody } from './context.ts';
+import { type CaseSpec, createCase } from './create.ts';
 import { DemoEngine } from './engine.ts';
 import { registerEventRoutes } from './events.ts';
 import { FaultQueue } from './faults.ts';
 import { EventHub } from './hub.ts';
+import type { ServiceProfile } from './profile.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { registerApiRoutes } from './routes-api.ts';
 import { registerPageRoutes } from './routes-page.ts';
 import { registerRespondRoutes } from './routes-respond.ts';
 import { registerTestRoutes } from './routes-test.ts';
 import { DemoStore } from './store.ts';
-import type { DemoActResult, DemoStep, Fault, Submission } from './types.ts';
+import type { DemoActResult, DemoCreated, DemoStep, Fault, Submission } from './types.ts';
 
 export { DemoActError } from './act.ts';
 export { signCallback } from './callbacks.ts';
+export type { CaseSpec } from './create.ts';
+export type { ProfileCheck, ServiceProfile } from './profile.ts';
 export type {
   DemoActResult,
   DemoCase,
@@ -53,6 +57,8 @@ export interface DemoServiceOptions {
   /** `Retry-After` on 202 and on non-terminal poll answers (seconds, default 30). */
   pollRetryAfterSeconds?: number;
   log?: Logger;
+  /** Another configuration of the service (answer checks, review page); the demo's types without. */
+  profile?: ServiceProfile;
 }
 
 /** A running demo service. */
@@ -67,6 +73,8 @@ export interface DemoService {
   act(caseId: string, step: DemoStep | DemoStep['step']): Promise<DemoActResult>;
   /** Queues a fault for the next `count` requests to a route. */
   inject(fault: Fault): void;
+  /** Creates a case in-process (an already validated spec); its 202 body, URLs under `base`. */
+  create(spec: CaseSpec, base: string): DemoCreated;
 }
 
 /** Creates the demo HITL service. */
@@ -101,6 +109,7 @@ export function createDemoService(options: DemoServiceOptions = {}): DemoService
     now,
     log,
     pollRetryAfterSeconds: options.pollRetryAfterSeconds ?? 30,
+    ...(options.profile && { profile: options.profile }),
     base: (c) => {
       lastBase = fixedBase ?? `${new URL(c.req.url).origin}${mountPath}`;
       return lastBase;
@@ -143,5 +152,6 @@ export function createDemoService(options: DemoServiceOptions = {}): DemoService
     act: async (caseId, step) =>
       actOnCase(deps, caseId, typeof step === 'string' ? { step } : step, lastBase),
     inject: (fault) => deps.faults.inject({ ...fault }),
+    create: (spec, base) => createCase(engine, spec, base.replace(/\/+$/, ''), now()),
   };
 }

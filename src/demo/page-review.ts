@@ -1,6 +1,7 @@
 /** The review page itself: the case, its context per type, the answer form and progress reporting. */
 import { formFields } from './answers.ts';
 import { escapeHtml, layout } from './page.ts';
+import type { ServiceProfile } from './profile.ts';
 import { actionsFor } from './review-types.ts';
 import type { DemoCase } from './types.ts';
 import type { FormField } from './validation.ts';
@@ -43,6 +44,11 @@ form.addEventListener('input', (e) => {
   fetch(form.dataset.progress, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
     .catch(() => {});
 });
+// Picks marked data-confirm (the pressed button, a checked option) cannot be undone: ask first.
+form.addEventListener('submit', (e) => {
+  const picks = [e.submitter, ...form.querySelectorAll('input:checked')].filter((x) => x && x.dataset && x.dataset.confirm);
+  if (picks.length && !confirm('This cannot be undone: ' + picks.map((x) => x.dataset.confirm).join(', ') + '. Continue?')) e.preventDefault();
+});
 })();`;
 
 /** URLs the page posts to (token included). */
@@ -53,11 +59,22 @@ export interface PageUrls {
 }
 
 /** The whole review page for a case. */
-export function renderReviewPage(kase: DemoCase, urls: PageUrls, nonce: string): string {
+export function renderReviewPage(
+  kase: DemoCase,
+  urls: PageUrls,
+  nonce: string,
+  profile?: ServiceProfile,
+): string {
   const head = `<span class="badge">${escapeHtml(kase.type)} review</span>
 <h1>${escapeHtml(kase.prompt)}</h1><p>${escapeHtml(kase.message)}</p>`;
   const closed = closedBanner(kase);
-  if (closed) return layout(kase.prompt, head + closed + contextHtml(kase, false), nonce);
+  const body = profile ? (editable: boolean) => profile.reviewHtml(kase, editable) : undefined;
+  if (closed)
+    return layout(
+      kase.prompt,
+      head + closed + (body ?? ((e) => contextHtml(kase, e)))(false),
+      nonce,
+    );
   const steps = Array.isArray((kase.context.form as { steps?: unknown[] })?.steps)
     ? (kase.context.form as { steps: unknown[] }).steps.length
     : 1;
@@ -69,10 +86,10 @@ export function renderReviewPage(kase: DemoCase, urls: PageUrls, nonce: string):
     .join('');
   const form = `<form id="review-form" method="post" action="${escapeHtml(urls.respond)}"
 data-progress="${escapeHtml(urls.progress)}" data-steps="${steps}">
-${contextHtml(kase, true)}
+${body ? body(true) : contextHtml(kase, true)}
 <label for="responded_by_name">Your name (optional)</label>
 <input id="responded_by_name" name="responded_by_name" autocomplete="name">
-<div class="actions">${buttons}</div></form>
+${body ? '' : `<div class="actions">${buttons}</div>`}</form>
 <form method="post" action="${escapeHtml(urls.cancel)}" class="box">
 <label for="reason">Not for you, or not needed any more?</label>
 <input id="reason" name="reason" placeholder="Reason (optional)">

@@ -1,5 +1,5 @@
 /** The agent-facing API: create a case (202) and poll it (spec sections 6 and 8). */
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import type { DemoDeps } from './context.ts';
 import { errorBody } from './context.ts';
 import { createCase, DEFAULT_EXPIRES_IN_SECONDS } from './create.ts';
@@ -10,7 +10,9 @@ import { CreateBody, CreateQuery, issueList } from './validation.ts';
 
 /** Registers `POST /api/reviews` and `GET /api/reviews/:id/status`. */
 export function registerApiRoutes(app: Hono, deps: DemoDeps): void {
-  app.post('/api/reviews', async (c) => {
+  // Under a profile cases are created in-process by their owner (the relay's /v1/asks, API-key
+  // protected), never by an anonymous POST: the route goes to a throwaway app.
+  (deps.profile ? new Hono() : app).post('/api/reviews', async (c) => {
     const fault = await deps.faults.apply(c, 'create');
     if (fault?.response) return fault.response;
     const query = CreateQuery.safeParse({

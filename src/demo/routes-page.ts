@@ -35,6 +35,7 @@ export function registerPageRoutes(app: Hono, deps: DemoDeps): void {
         progress: `${base}/api/reviews/${id}/progress${q}`,
       },
       nonce,
+      deps.profile,
     );
     return c.html(html, 200, { ...PAGE_HEADERS, 'content-security-policy': pageCsp(nonce) });
   });

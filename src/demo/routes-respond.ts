@@ -153,7 +153,7 @@ function answerRespond(
     return submitFromBrowser(
       deps,
       stored.kase,
-      formAnswer(stored.kase, req.body.value as FormParams),
+      (deps.profile?.formAnswer ?? formAnswer)(stored.kase, req.body.value as FormParams),
       base,
     );
   }

@@ -178,3 +178,13 @@ export const TERMINAL_STATUSES: ReadonlySet<ReviewStatus> = new Set([
   'expired',
   'cancelled',
 ]);
+
+/** What a person sent from the review page (or the test controls acting as them). */
+export interface BrowserAnswerInput {
+  action: string;
+  data: Record<string, unknown>;
+  responded_by?: { name?: string; email?: string };
+}
+
+/** A form body as fields (repeated keys become arrays). */
+export type FormParams = Record<string, string | string[]>;

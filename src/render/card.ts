@@ -1,4 +1,5 @@
 /** The platform-neutral view of a case. All text is plain text; each adapter escapes it for its own markup. */
+import type { AskContent, AskKind } from '../asks/content.ts';
 
 /** How a button looks: approve/confirm primary, reject/abort danger, the rest secondary. */
 export type ActionStyle = 'primary' | 'danger' | 'secondary';
@@ -19,6 +20,17 @@ export interface CardAction {
 export interface CardLink {
   label: string;
   url: string;
+}
+
+/**
+ * An ask's content for native widgets (selects, inputs, modals), present while the case can be
+ * answered in the chat. An adapter that cannot draw a kind keeps the Details link (the review page).
+ * Answers go back as a Tap with `data`; README lists which platform draws which kind.
+ */
+export interface CardAsk {
+  /** "approval.binary", "decision.multi", ... */
+  kind: AskKind;
+  content: AskContent;
 }
 
 /** A case as a chat message. */
@@ -43,4 +55,6 @@ export interface Card {
   final: boolean;
   /** The case's state (pending, opened, in_progress, completed, expired, cancelled), for a badge. */
   state?: string;
+  /** Present for an open ask (the relay's own, or another relay's): draw its widgets natively. */
+  ask?: CardAsk;
 }

@@ -1,4 +1,6 @@
 /** Builds the neutral Card of a case. Ending a case is re-rendering: same body, buttons replaced by an outcome line. */
+import { buttonIrreversible } from '../asks/answer.ts';
+import { askContentOf, kindOf } from '../asks/content.ts';
 import type { CaseDoc, CaseSecrets, StoredCase } from '../cases/types.ts';
 import { inlineActions, isIrreversible } from '../protocol/actions.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
@@ -243,6 +245,10 @@ export function renderCase(
         (a) => !c.doc.inline_refused?.includes(a),
       )
     : [];
+  const ask = canTap && secrets.submit_token ? askContentOf(hitl.context) : undefined;
+  // An ask says itself which choices cannot be undone; a service's case says it in its context.
+  const irreversible = (action: string) =>
+    ask ? buttonIrreversible(ask, action) : isIrreversible(hitl, action);
   const actions: CardAction[] = names.map((action) => {
     const label = t(s, `action.${action}`);
     const a: CardAction = {
@@ -251,7 +257,7 @@ export function renderCase(
       style: STYLE[action] ?? 'secondary',
       payload: `hitl:${c.key}:${action}`,
     };
-    if (isIrreversible(hitl, action))
+    if (irreversible(action))
       a.confirm = {
         title: t(s, 'confirm.title'),
         text: t(s, 'confirm.text', { label }),
@@ -262,12 +268,12 @@ export function renderCase(
   });
   const warning = (hitl.context as Record<string, unknown> | undefined)?.warning;
   // The warning names the actions that cannot be undone (an escalation's Abort, not its Retry).
-  const irreversible = actions.filter((a) => a.confirm).map((a) => a.label);
-  const hint = irreversible.length
+  const irreversibleLabels = actions.filter((a) => a.confirm).map((a) => a.label);
+  const hint = irreversibleLabels.length
     ? shorten(
         typeof warning === 'string'
           ? warning
-          : t(s, 'hint_irreversible', { labels: irreversible.join(', ') }),
+          : t(s, 'hint_irreversible', { labels: irreversibleLabels.join(', ') }),
         300,
       )
     : null;
@@ -286,6 +292,7 @@ export function renderCase(
       ? `${t(s, `title.${type}`)} · ${t(s, 'round', { round: options.round })}`
       : t(s, `title.${type}`);
   return {
+    ...(ask ? { ask: { kind: kindOf(ask), content: ask } } : {}),
     caseId: c.id,
     key: c.key,
     title,

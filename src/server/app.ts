@@ -59,6 +59,8 @@ export function createApp(o: {
   );
   app.use('/v1/cases/*', auth);
   app.use('/v1/cases', auth);
+  app.use('/v1/asks/*', auth);
+  app.use('/v1/asks', auth);
   async function auth(c: Context, next: () => Promise<void>) {
     if (!apiKey) return next();
     const given = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
@@ -73,6 +75,7 @@ export function createApp(o: {
   }
   // After auth, so only a valid key gets a bucket; then the content-type rule for every endpoint.
   app.use('/v1/cases', intakeRateLimit(engine.config.intakeRateLimitPerMinute, engine.now));
+  app.use('/v1/asks', intakeRateLimit(engine.config.intakeRateLimitPerMinute, engine.now));
   app.use('*', requireBodyType());
 
   app.post('/v1/cases', async (c) => {

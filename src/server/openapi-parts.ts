@@ -81,6 +81,10 @@ const PLATFORM_OPERATIONS: Record<string, Record<string, Operation>> = {
       responses: {
         '200': json('TapReply', 'What became of the tap.'),
         '400': error('Invalid room, action, JSON or user.'),
+        '422': json(
+          'TapReply',
+          'An ask answer that does not fit (outcome invalid_answer, issues).',
+        ),
         '401': error('No web chat session (WEB_CHAT_TOKEN is set).'),
         '404': error('No such message in this room.'),
         '415': error('A body that is not application/json.'),

@@ -335,6 +335,12 @@ export const SCHEMAS = {
           },
         ],
       },
+      ask: {
+        type: 'object',
+        description: 'An open ask: its kind and content, drawn as native controls.',
+        required: ['kind', 'content'],
+        properties: { kind: str, content: { type: 'object' } },
+      },
     },
   },
   TapRequest: {
@@ -349,6 +355,11 @@ export const SCHEMAS = {
           name: { type: 'string', maxLength: 128 },
         },
       },
+      data: {
+        type: 'object',
+        description: 'An ask answer from native controls (result.data shape).',
+      },
+      confirmed: { const: true, description: 'The person already confirmed an irreversible pick.' },
     },
   },
   TapReply: {
@@ -373,10 +384,20 @@ export const SCHEMAS = {
           'service_failed',
           'redirected',
           'failed',
+          'invalid_answer',
           'unknown_case',
         ],
       },
       text: str,
+      issues: {
+        type: 'array',
+        description: 'For invalid_answer: each problem and the field it concerns.',
+        items: {
+          type: 'object',
+          required: ['path', 'message'],
+          properties: { path: str, message: str },
+        },
+      },
       message: ref('WebMessage'),
     },
   },

@@ -3,6 +3,7 @@
  * platforms and the notify_url webhook. A test holds it to the app's real routes both ways.
  */
 import type { PlatformAdapter } from '../adapter.ts';
+import { askPaths } from '../asks/openapi.ts';
 import type { RelayConfig } from '../config/config.ts';
 import { error, json, type PathItem, pathParam, platformPaths, text } from './openapi-parts.ts';
 import { receiptPaths } from './openapi-receipts.ts';
@@ -191,7 +192,12 @@ export function openApiDocument(o: {
         "Brings HITL Protocol review cases into chats. Agents POST a service's 202 body to /v1/cases and read the outcome with /v1/cases/{id}/wait or a signed notify_url webhook.",
     },
     servers: [{ url: o.config.publicUrl ?? '/' }],
-    paths: { ...relayPaths(o.config), ...receiptPaths(), ...platformPaths(o.adapters) },
+    paths: {
+      ...relayPaths(o.config),
+      ...receiptPaths(),
+      ...askPaths(),
+      ...platformPaths(o.adapters),
+    },
     webhooks: {
       notify: {
         post: {

@@ -61,6 +61,8 @@ export class FakeSlack {
   apiUrl = '';
   readonly requests: FakeSlackRequest[] = [];
   readonly ephemerals: FakeSlackEphemeral[] = [];
+  /** Every modal opened with views.open, oldest first. */
+  readonly views: Array<Record<string, unknown>> = [];
   readonly teamId: string;
   readonly botId: string;
   readonly botUserId: string;
@@ -177,6 +179,17 @@ export class FakeSlack {
         }
         this.ephemerals.push({ channel, user, text, seq: this.requests.length - 1 });
         return { json: { ok: true, message_ts: this.nextTs() } };
+      }
+      case 'views.open': {
+        // Slack wants a trigger_id (valid 3 s) and a modal of at most 100 blocks.
+        const view = typeof f.view === 'string' ? (JSON.parse(f.view) as unknown) : f.view;
+        const v = view as { type?: unknown; blocks?: unknown; callback_id?: unknown } | undefined;
+        if (typeof f.trigger_id !== 'string' || !f.trigger_id)
+          return { json: { ok: false, error: 'invalid_trigger_id' } };
+        if (v?.type !== 'modal' || !Array.isArray(v.blocks) || v.blocks.length > 100)
+          return { json: { ok: false, error: 'invalid_arguments' } };
+        this.views.push(view as Record<string, unknown>);
+        return { json: { ok: true, view: { id: `V0${this.views.length}`, ...(view as object) } } };
       }
       case 'users.info': {
         const user = typeof f.user === 'string' ? this.users.get(f.user) : undefined;

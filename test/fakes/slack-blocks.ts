@@ -49,6 +49,36 @@ function button(el: Json, where: string, ids: Set<string>): string | null {
   return null;
 }
 
+/** A static_select / multi_static_select with Slack's limits (100 options, 75 / 150 characters). */
+function select(el: Json, where: string, ids: Set<string>): string | null {
+  if (typeof el.action_id !== 'string' || el.action_id.length > 255)
+    return `${where}: bad action_id`;
+  if (ids.has(el.action_id)) return `${where}: duplicate action_id`;
+  ids.add(el.action_id);
+  if (el.placeholder !== undefined) {
+    const bad = textObject(el.placeholder, 150, `${where}.placeholder`, true);
+    if (bad) return bad;
+  }
+  const opts = el.options;
+  if (!Array.isArray(opts) || opts.length === 0 || opts.length > 100)
+    return `${where}: 1-100 options`;
+  for (const [k, o] of opts.entries()) {
+    if (!isObj(o)) return `${where}.options[${k}]: not an object`;
+    const bad = textObject(o.text, 75, `${where}.options[${k}].text`, true);
+    if (bad) return bad;
+    if (typeof o.value !== 'string' || o.value.length === 0 || o.value.length > 150)
+      return `${where}.options[${k}]: bad value`;
+  }
+  if (
+    el.max_selected_items !== undefined &&
+    (el.type !== 'multi_static_select' ||
+      !Number.isInteger(el.max_selected_items) ||
+      (el.max_selected_items as number) < 1)
+  )
+    return `${where}: bad max_selected_items`;
+  return null;
+}
+
 /** Returns why Slack would refuse these blocks, or null when it would accept them. */
 export function blocksProblem(blocks: unknown): string | null {
   if (!Array.isArray(blocks)) return 'blocks is not an array';
@@ -85,6 +115,11 @@ export function blocksProblem(blocks: unknown): string | null {
           return `${where}: 1-25 elements`;
         }
         for (const [j, el] of els.entries()) {
+          if (isObj(el) && (el.type === 'static_select' || el.type === 'multi_static_select')) {
+            const bad = select(el, `${where}.elements[${j}]`, ids);
+            if (bad) return bad;
+            continue;
+          }
           if (!isObj(el) || el.type !== 'button') return `${where}.elements[${j}]: not a button`;
           const bad = button(el, `${where}.elements[${j}]`, ids);
           if (bad) return bad;

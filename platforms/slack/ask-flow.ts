@@ -1,0 +1,145 @@
+/**
+ * The I/O of ask modals: remember each open card's ask (so an "Answer…" tap can open its modal on
+ * any replica), open the modal with the tap's trigger_id, and turn its submission into a tap with
+ * data; a refused answer is answered with `response_action: "errors"` so the modal shows it.
+ */
+import type { App, SlackViewAction } from '@slack/bolt';
+import type { AdapterContext, Tap } from '../../src/adapter.ts';
+import type { Logger } from '../../src/log.ts';
+import type { Card } from '../../src/render/card.ts';
+import type { SlackApi } from './api.ts';
+import {
+  modalData,
+  modalErrors,
+  modalView,
+  type OpenRequest,
+  parseCallbackId,
+} from './ask-modal.ts';
+import { messageRef } from './parse.ts';
+import { fitText, SLACK_SECTION_TEXT_MAX_CHARS } from './render.ts';
+import type { UserNames } from './users.ts';
+
+/** What the flow needs of the running adapter. */
+export interface Running {
+  api: SlackApi;
+  app: App;
+  names: UserNames;
+  ctx: AdapterContext;
+  log: Logger;
+}
+
+/** Bolt's ack of a view_submission: empty (close the modal) or `response_action: "errors"`. */
+export type ModalAck = (response?: {
+  response_action: 'errors';
+  errors: Record<string, string>;
+}) => Promise<void>;
+
+const askKey = (key: string) => `slack:ask:${key}`;
+/** Kept a little longer than the longest ask (30 days). */
+const ASK_TTL_MS = 31 * 86_400_000;
+
+/** Stores the card's ask while it is open (and forgets it once the card is final). */
+export async function rememberAsk(running: Running | undefined, card: Card): Promise<void> {
+  if (!running) return;
+  if (card.ask && modalView(card, fitText))
+    await running.ctx.kv.set(askKey(card.key), JSON.stringify(card.ask), ASK_TTL_MS);
+  else if (card.final) await running.ctx.kv.set(askKey(card.key), '', 1);
+}
+
+async function tell(running: Running, channel: string | null, user: string, text: string) {
+  if (!channel) return;
+  try {
+    await running.api.postEphemeral({
+      channel,
+      user,
+      text: fitText(text, SLACK_SECTION_TEXT_MAX_CHARS),
+    });
+  } catch (err) {
+    running.log.warn({ err }, 'slack ephemeral answer failed');
+  }
+}
+
+/** Opens the modal of an ask (views.open with the tap's trigger_id, valid for 3 s). */
+export async function openAskModal(running: Running, open: OpenRequest): Promise<void> {
+  const raw = await running.ctx.kv.get(askKey(open.key));
+  const ask = raw ? (JSON.parse(raw) as Card['ask']) : undefined;
+  const view = ask
+    ? modalView(
+        { key: open.key, ask },
+        fitText,
+        open.channel && open.ts ? `${open.channel}:${open.ts}` : '',
+      )
+    : null;
+  if (!view) {
+    await tell(
+      running,
+      open.channel,
+      open.userId,
+      'This one can no longer be answered here; use Details.',
+    );
+    return;
+  }
+  try {
+    await running.app.client.views.open({ trigger_id: open.triggerId, view });
+  } catch (err) {
+    running.log.warn({ err, key: open.key }, 'slack views.open failed');
+    await tell(running, open.channel, open.userId, 'Could not open the form; use Details.');
+  }
+}
+
+/** A view_submission of an ask modal: the answer goes to the engine; problems stay in the modal. */
+export async function handleModalSubmit(
+  running: Running,
+  ack: ModalAck,
+  body: SlackViewAction,
+  view: SlackViewAction['view'],
+): Promise<void> {
+  const id = parseCallbackId(view.callback_id);
+  const raw = id ? await running.ctx.kv.get(askKey(id.key)) : undefined;
+  const ask = raw ? (JSON.parse(raw) as Card['ask']) : undefined;
+  if (!id || !ask) {
+    await ack({
+      response_action: 'errors',
+      errors: firstError(view, 'This ask is closed; use Details.'),
+    });
+    return;
+  }
+  const [channel, ts] = (view.private_metadata ?? '').split(':');
+  const name = await running.names.name(body.user.id, body.user.name);
+  const tap: Tap = {
+    platform: 'slack',
+    key: id.key,
+    action: id.action,
+    user: name ? { id: body.user.id, name } : { id: body.user.id },
+    ref: channel && ts ? messageRef(channel, ts) : null,
+    data: modalData(ask.content, view.state),
+  };
+  let reply: Awaited<ReturnType<AdapterContext['onTap']>>;
+  try {
+    reply = await running.ctx.onTap(tap);
+  } catch (err) {
+    running.log.error({ err, key: tap.key }, 'slack modal answer failed in the engine');
+    await ack({
+      response_action: 'errors',
+      errors: firstError(view, 'Something failed; try again.'),
+    });
+    return;
+  }
+  if (reply.outcome === 'invalid_answer') {
+    const errors = modalErrors(reply.issues ?? []);
+    await ack({
+      response_action: 'errors',
+      errors: Object.keys(errors).length ? errors : firstError(view, reply.text),
+    });
+    return;
+  }
+  await ack();
+  if (reply.outcome !== 'submitted' && reply.text.trim())
+    await tell(running, channel || null, body.user.id, reply.text);
+}
+
+/** An error on the modal's first input (Slack shows errors only beside inputs). */
+function firstError(view: SlackViewAction['view'], message: string): Record<string, string> {
+  const first = view.blocks?.find((b) => b.type === 'input')?.block_id;
+  return first ? { [first]: message.slice(0, 150) } : {};
+}

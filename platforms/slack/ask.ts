@@ -1,0 +1,130 @@
+/**
+ * Asks in Slack messages: single and multi decisions as a static / multi_static select, a ranking
+ * as one select per place, each with a Submit button whose block_actions payload carries the
+ * selects' `state.values`. Other kinds keep the Details button (the review page). Pure.
+ */
+import type { types } from '@slack/bolt';
+import type { Card } from '../../src/render/card.ts';
+import { isModalKind, modalView, openButton } from './ask-modal.ts';
+
+/** action_id prefix of the ask selects: `hitl-ask:<key>:one|many|rank:<place>`. */
+export const SLACK_ASK_ACTION_PREFIX = 'hitl-ask:';
+/** Options in one select (Slack's limit). */
+export const SLACK_SELECT_MAX_OPTIONS = 100;
+/** Option text (plain_text) and value. */
+const OPTION_TEXT_MAX = 75;
+const OPTION_VALUE_MAX = 150;
+/** Places of a ranking that fit one actions block (25 elements, one for Submit). */
+const RANK_MAX = 24;
+
+type Json = Record<string, unknown>;
+
+/** render.ts's escaping and cutting, handed in (render.ts imports this module). */
+type FitText = (raw: string, max: number) => string;
+
+function options(
+  list: Array<{ key: string; label: string }>,
+  fitText: FitText,
+): types.PlainTextOption[] {
+  return list.map((o) => ({
+    text: { type: 'plain_text', text: fitText(o.label, OPTION_TEXT_MAX), emoji: true },
+    value: o.key,
+  }));
+}
+
+function fits(list: Array<{ key: string }>): boolean {
+  return (
+    list.length <= SLACK_SELECT_MAX_OPTIONS && list.every((o) => o.key.length <= OPTION_VALUE_MAX)
+  );
+}
+
+function ordinal(n: number): string {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  return `${n}${teen ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
+}
+
+/** The actions block for the card's ask, or null when Slack cannot draw it natively. */
+export function askBlock(card: Card, fitText: FitText): types.ActionsBlock | null {
+  const ask = card.ask;
+  if (!ask || card.final) return null;
+  if (isModalKind(ask.content))
+    return modalView(card, fitText)
+      ? { type: 'actions', block_id: `hitl-ask-${card.key}`, elements: [openButton(card)] }
+      : null;
+  if (ask.content.type !== 'decision') return null;
+  const c = ask.content;
+  if (!fits(c.options)) return null;
+  const id = (tail: string) => `${SLACK_ASK_ACTION_PREFIX}${card.key}:${tail}`;
+  const placeholder = (text: string) => ({ type: 'plain_text' as const, text, emoji: true });
+  const elements: Array<types.StaticSelect | types.MultiStaticSelect | types.Button> = [];
+  let action = 'select';
+  if (c.sub_type === 'single') {
+    elements.push({
+      type: 'static_select',
+      action_id: id('one'),
+      placeholder: placeholder('Choose one'),
+      options: options(c.options, fitText),
+    });
+  } else if (c.sub_type === 'multi') {
+    elements.push({
+      type: 'multi_static_select',
+      action_id: id('many'),
+      placeholder: placeholder(
+        c.max_select !== null ? `Choose ${c.min_select}-${c.max_select}` : 'Choose',
+      ),
+      options: options(c.options, fitText),
+      ...(c.max_select !== null ? { max_selected_items: c.max_select } : {}),
+    });
+  } else {
+    if (c.options.length > RANK_MAX) return null;
+    action = 'submit';
+    for (let i = 0; i < c.options.length; i++)
+      elements.push({
+        type: 'static_select',
+        action_id: id(`rank:${i}`),
+        placeholder: placeholder(`${ordinal(i + 1)} place`),
+        options: options(c.options, fitText),
+      });
+  }
+  const payload = `hitl:${card.key}:${action}`;
+  elements.push({
+    type: 'button',
+    text: { type: 'plain_text', text: 'Submit', emoji: true },
+    action_id: payload,
+    value: payload,
+    style: 'primary',
+  });
+  return { type: 'actions', block_id: `hitl-ask-${card.key}`, elements };
+}
+
+/**
+ * The typed answer data in a block_actions payload's `state.values` for case `key`: the selects'
+ * current values; undefined when the message has no ask selects.
+ */
+export function askData(state: unknown, key: string): Record<string, unknown> | undefined {
+  const values = (state as { values?: unknown } | undefined)?.values;
+  if (!values || typeof values !== 'object') return undefined;
+  const prefix = `${SLACK_ASK_ACTION_PREFIX}${key}:`;
+  let data: Record<string, unknown> | undefined;
+  const ranking: Array<string | undefined> = [];
+  for (const block of Object.values(values as Record<string, unknown>)) {
+    if (!block || typeof block !== 'object') continue;
+    for (const [actionId, raw] of Object.entries(block as Record<string, Json>)) {
+      if (!actionId.startsWith(prefix) || !raw || typeof raw !== 'object') continue;
+      const tail = actionId.slice(prefix.length);
+      const one = (raw.selected_option as { value?: unknown } | null | undefined)?.value;
+      const many = Array.isArray(raw.selected_options)
+        ? (raw.selected_options as Array<{ value?: unknown }>).map((o) => o?.value)
+        : [];
+      if (tail === 'one') data = typeof one === 'string' ? { selected: one } : {};
+      else if (tail === 'many')
+        data = { selected: many.filter((v): v is string => typeof v === 'string') };
+      else if (/^rank:\d{1,2}$/.test(tail)) {
+        ranking[Number(tail.slice(5))] = typeof one === 'string' ? one : undefined;
+        data = {};
+      }
+    }
+  }
+  if (data && ranking.length) data = { ranking: ranking.filter((v) => v !== undefined) };
+  return data;
+}

@@ -1,0 +1,182 @@
+/** The OpenAPI paths of asks: the agent API (/v1/asks) and the relay's own HITL service (/asks). */
+import { error, pathParam, text } from '../server/openapi-parts.ts';
+import { ALL_KINDS } from './content.ts';
+import { ASKS_MOUNT_PATH } from './service.ts';
+
+const secured = [{ apiKey: [] }];
+const id = pathParam('id', 'The relay case id (hc_...).');
+const caseId = pathParam('id', "The service's case_id.");
+const obj = { type: 'object' } as const;
+const jsonBody = (description: string, schema: Record<string, unknown> = obj) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+const ASK_REQUEST = {
+  type: 'object',
+  required: ['target', 'content'],
+  additionalProperties: false,
+  properties: {
+    target: { type: 'string', minLength: 3, maxLength: 300 },
+    content: {
+      type: 'object',
+      required: ['type', 'sub_type', 'prompt'],
+      description: `One of the ten kinds (${ALL_KINDS.join(', ')}), snake_case as the hgateway SDK serialises it; see README.`,
+      properties: {
+        type: { type: 'string' },
+        sub_type: { type: 'string' },
+        prompt: { type: 'string' },
+      },
+    },
+    expires_in: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 2_592_000,
+      description: 'Seconds (default 86400).',
+    },
+    expires_at: { type: 'string', format: 'date-time' },
+    default: { enum: ['skip', 'approve', 'reject', 'abort'] },
+    notify_url: { type: 'string', maxLength: 2048 },
+    notify_on: { enum: ['final', 'all'] },
+    labels: { type: 'object', additionalProperties: { type: 'string', maxLength: 256 } },
+  },
+};
+
+const ASK_VIEW = {
+  type: 'object',
+  required: ['id', 'kind', 'status', 'final', 'answer', 'approval', 'case'],
+  properties: {
+    id: { type: 'string' },
+    kind: { type: ['string', 'null'] },
+    status: { type: 'string' },
+    final: { type: 'boolean' },
+    answer: { type: ['object', 'null'], description: 'result.data in the kind shape.' },
+    approval: {
+      type: ['object', 'null'],
+      description:
+        "agentos' ApprovalDecision (approved, modifications.output / instructions), args for tool_args.",
+    },
+    case: { type: 'object', description: 'The case view of /v1/cases/{id}.' },
+  },
+};
+
+/** The paths, keyed as OpenAPI paths. */
+export function askPaths(): Record<string, Record<string, Record<string, unknown>>> {
+  const base = ASKS_MOUNT_PATH;
+  return {
+    '/v1/asks': {
+      post: {
+        operationId: 'createAsk',
+        tags: ['asks'],
+        summary:
+          'Ask the relay directly: one of the ten interaction kinds, answered natively in chat',
+        description:
+          "The relay stores the case in its own HITL service and answers 202 with that service's v0.8 `hitl` object (plus `relay`, the typed view); the case is then posted to the target like any other. Needs `Authorization: Bearer <RELAY_API_KEY>` when the relay has an API key.",
+        security: secured,
+        requestBody: { required: true, ...jsonBody('The ask.', ASK_REQUEST) },
+        responses: {
+          '202': jsonBody('The 202 body: status, message, hitl, relay.'),
+          '400': error('Invalid ask: `details` names each failing field.'),
+          '401': error('Missing or wrong API key.'),
+          '415': error('Not application/json.'),
+          '429': error('Intake rate limit reached; see Retry-After.'),
+        },
+      },
+    },
+    '/v1/asks/{id}': {
+      get: {
+        operationId: 'getAsk',
+        tags: ['asks'],
+        summary: 'An ask, typed: kind, status, answer (result.data), approval view',
+        security: secured,
+        parameters: [id],
+        responses: { '200': jsonBody('The ask.', ASK_VIEW), '404': error('No such ask.') },
+      },
+    },
+    '/v1/asks/{id}/wait': {
+      get: {
+        operationId: 'waitAsk',
+        tags: ['asks'],
+        summary: 'Long-poll an ask until it is final or the timeout passes',
+        security: secured,
+        parameters: [
+          id,
+          { name: 'timeout', in: 'query', schema: { type: 'number', minimum: 0, maximum: 120 } },
+        ],
+        responses: {
+          '200': jsonBody('The ask as it stands.', ASK_VIEW),
+          '400': error('Invalid timeout.'),
+          '404': error('No such ask.'),
+        },
+      },
+    },
+    [`${base}/api/reviews/{id}/status`]: {
+      get: {
+        operationId: 'askServicePoll',
+        tags: ['asks service'],
+        summary: 'HITL poll_url of an ask (ETag / If-None-Match, Retry-After)',
+        parameters: [caseId],
+        responses: {
+          '200': jsonBody('Poll response (spec 8).'),
+          '304': { description: 'Unchanged.' },
+        },
+      },
+    },
+    [`${base}/api/reviews/{id}/events`]: {
+      get: {
+        operationId: 'askServiceEvents',
+        tags: ['asks service'],
+        summary: 'HITL events_url of an ask (SSE, Last-Event-ID)',
+        parameters: [caseId],
+        responses: { '200': text('Server-sent events.', 'text/event-stream') },
+      },
+    },
+    [`${base}/api/reviews/{id}/respond`]: {
+      post: {
+        operationId: 'askServiceRespond',
+        tags: ['asks service'],
+        summary: 'HITL submit_url (Bearer submit_token) and the review page form post (?token=)',
+        description:
+          'The answer is checked against the ask; a bad one gets 400 with `details` and nothing is recorded.',
+        parameters: [caseId],
+        responses: {
+          '200': jsonBody('Recorded.'),
+          '400': error('Invalid answer.'),
+          '401': error('Bad token.'),
+          '403': error('Action not inline.'),
+          '409': error('Already answered or cancelled.'),
+          '410': error('Expired.'),
+          '429': error('Too many requests.'),
+        },
+      },
+    },
+    [`${base}/api/reviews/{id}/cancel`]: {
+      post: {
+        operationId: 'askServiceCancel',
+        tags: ['asks service'],
+        summary: 'The reviewer declines the whole ask (review token)',
+        parameters: [caseId],
+        responses: { '200': jsonBody('Cancelled.'), '401': error('Bad token.') },
+      },
+    },
+    [`${base}/api/reviews/{id}/progress`]: {
+      post: {
+        operationId: 'askServiceProgress',
+        tags: ['asks service'],
+        summary: 'Review page progress report (review token)',
+        parameters: [caseId],
+        responses: { '200': jsonBody('Recorded.'), '401': error('Bad token.') },
+      },
+    },
+    [`${base}/review/{id}`]: {
+      get: {
+        operationId: 'askServiceReviewPage',
+        tags: ['asks service'],
+        summary:
+          'HITL review_url of an ask: native HTML controls for every kind (signed by its token)',
+        parameters: [caseId],
+        responses: { '200': text('HTML.', 'text/html'), '401': text('Wrong token.', 'text/html') },
+      },
+    },
+  };
+}

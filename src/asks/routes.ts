@@ -1,0 +1,166 @@
+/**
+ * `POST /v1/asks`: an agent asks the relay directly. The relay stores the case in its own HITL
+ * service (/asks), answers 202 with that service's `hitl` object, and takes the same case in through
+ * the ordinary intake (as if a service had answered 202), so watching, notify, /wait, replicas,
+ * restart safety and the audit trail all apply. `GET /v1/asks/:id[/wait]` reads it typed.
+ */
+import type { Context, Hono } from 'hono';
+import { z } from 'zod';
+import type { Engine } from '../cases/engine.ts';
+import type { StoredCase } from '../cases/types.ts';
+import type { DemoService } from '../demo/index.ts';
+import { ValidationError, type ValidationIssue } from '../errors.ts';
+import { parse202Body } from '../protocol/hitl.ts';
+import { toIssues } from '../protocol/issues.ts';
+import { isTerminal } from '../protocol/types.ts';
+import { caseView } from '../server/case-view.ts';
+import type { AskAnswer } from './answer.ts';
+import { approvalDecisionOf } from './approval.ts';
+import { askContentOf, kindOf, parseAskContent } from './content.ts';
+import { protocolOf } from './protocol.ts';
+import { ASKS_MOUNT_PATH } from './service.ts';
+
+/** Longest life of an ask. */
+export const MAX_ASK_SECONDS = 30 * 86_400;
+const DEFAULT_ASK_SECONDS = 86_400;
+
+const askSchema = z.strictObject({
+  target: z.string().min(3).max(300),
+  content: z.unknown(),
+  expires_in: z.number().int().min(1).max(MAX_ASK_SECONDS).optional(),
+  expires_at: z.iso.datetime({ offset: true }).optional(),
+  default: z.enum(['skip', 'approve', 'reject', 'abort']).optional(),
+  notify_url: z.string().max(2048).optional(),
+  notify_on: z.enum(['final', 'all']).optional(),
+  labels: z.record(z.string().max(64), z.string().max(256)).optional(),
+});
+
+const invalid = (issues: ValidationIssue[]) =>
+  new ValidationError('invalid_request', 'invalid ask', issues);
+
+/** The typed view of an ask: kind, status, the answer (result.data) and its approval view. */
+export async function askView(engine: Engine, c: StoredCase) {
+  const content = askContentOf(c.doc.hitl.context);
+  const view = await caseView(engine, c, { history: true });
+  const answer = c.status === 'completed' && c.doc.result ? (c.doc.result.data as AskAnswer) : null;
+  return {
+    id: c.id,
+    kind: content ? kindOf(content) : null,
+    status: c.status,
+    final: isTerminal(c.status),
+    answer,
+    approval: content && answer ? approvalDecisionOf(content, answer) : null,
+    case: view,
+  };
+}
+
+/** Registers /v1/asks (API-key protection and rate limiting are the app's, as for /v1/cases). */
+export function registerAskRoutes(app: Hono, engine: Engine, asks: DemoService): void {
+  app.post('/v1/asks', async (c) => {
+    if (!/^application\/json\b/i.test(c.req.header('content-type') ?? ''))
+      return c.json(
+        { error: 'unsupported_media_type', message: 'send Content-Type: application/json' },
+        415,
+      );
+    let raw: unknown;
+    try {
+      raw = JSON.parse(await c.req.text());
+    } catch {
+      return c.json({ error: 'invalid_json', message: 'the body is not JSON' }, 400);
+    }
+    try {
+      return await ask(c, engine, asks, raw);
+    } catch (err) {
+      if (err instanceof ValidationError)
+        return c.json({ error: err.code, message: err.message, details: err.details }, 400);
+      throw err;
+    }
+  });
+
+  const read = async (c: Context, found: StoredCase | undefined) => {
+    if (!found || !askContentOf(found.doc.hitl.context))
+      return c.json({ error: 'not_found', message: 'no ask with this id' }, 404);
+    return c.json(await askView(engine, found));
+  };
+  app.get('/v1/asks/:id', async (c) => read(c, await engine.store.getCase(c.req.param('id'))));
+  app.get('/v1/asks/:id/wait', async (c) => {
+    const timeout = Number(c.req.query('timeout') ?? 30);
+    if (!Number.isFinite(timeout) || timeout < 0 || timeout > 120)
+      return c.json({ error: 'invalid_timeout', message: 'timeout must be 0-120 seconds' }, 400);
+    return read(c, await engine.waitFor(c.req.param('id'), timeout * 1000));
+  });
+}
+
+async function ask(c: Context, engine: Engine, asks: DemoService, raw: unknown) {
+  const input = askSchema.safeParse(raw);
+  if (!input.success) throw invalid(toIssues(input.error));
+  const body = input.data;
+  const parsed = parseAskContent(body.content);
+  if (!parsed.ok) throw invalid(parsed.issues);
+  const content = parsed.content;
+  const mapping = protocolOf(content);
+  const issues: ValidationIssue[] = [];
+  if (body.expires_in !== undefined && body.expires_at !== undefined)
+    issues.push({ path: 'expires_at', message: 'give expires_in or expires_at, not both' });
+  const now = engine.now();
+  const seconds =
+    body.expires_at !== undefined
+      ? Math.round((Date.parse(body.expires_at) - now) / 1000)
+      : (body.expires_in ?? DEFAULT_ASK_SECONDS);
+  if (seconds < 1 || seconds > MAX_ASK_SECONDS)
+    issues.push({
+      path: body.expires_at !== undefined ? 'expires_at' : 'expires_in',
+      message: `must be in the future and at most ${MAX_ASK_SECONDS / 86_400} days away`,
+    });
+  if (body.default && !mapping.defaults.includes(body.default))
+    issues.push({
+      path: 'default',
+      message: `a ${kindOf(content)} ask takes ${mapping.defaults.join(', ')}`,
+    });
+  if (issues.length) throw invalid(issues);
+  // Refuse an unknown target before a case exists anywhere.
+  engine.resolveTargets(body.target);
+
+  const base = `${engine.config.publicUrl ?? new URL(c.req.url).origin}${ASKS_MOUNT_PATH}`;
+  const created = asks.create(
+    {
+      type: mapping.type,
+      inline: true,
+      prompt: content.prompt,
+      expiresInSeconds: seconds,
+      callback_url: null,
+      context: { ask: content },
+      own_context: true,
+      inline_actions: mapping.inline_actions,
+      message: `The agent asks: ${kindOf(content)}.`,
+      default_action: body.default ?? mapping.default_action,
+    },
+    base,
+  );
+  const caseId = created.hitl.case_id as string;
+  try {
+    const hitl = parse202Body(created, 'response');
+    const result = await engine.ingest({
+      target: body.target,
+      hitl: hitl.hitl,
+      message: hitl.message,
+      warnings: hitl.warnings,
+      notify_url: body.notify_url,
+      notify_on: body.notify_on,
+      labels: body.labels,
+    });
+    engine.log.info(
+      { id: result.case.id, case_id: caseId, kind: kindOf(content), type: mapping.type },
+      'ask created',
+    );
+    return c.json({ ...created, relay: await askView(engine, result.case) }, 202, {
+      'retry-after': '30',
+    });
+  } catch (err) {
+    // Nobody can answer a case the relay did not take in: close it at the service too.
+    await asks
+      .act(caseId, { step: 'cancel', reason: 'the relay refused the ask' })
+      .catch(() => undefined);
+    throw err;
+  }
+}
