@@ -3,7 +3,7 @@
  * button taps through Bolt (signed HTTP requests served by the relay, or Socket Mode), answers to
  * a person shown with chat.postEphemeral.
  */
-import { App, type Receiver, SocketModeReceiver } from '@slack/bolt';
+import { App, type Receiver } from '@slack/bolt';
 import type { RetryOptions } from '@slack/web-api';
 import type {
   AdapterContext,
@@ -23,6 +23,7 @@ import { messageRef, parseBlockActions, splitRef, targetAnswer } from './parse.t
 import { SLACK_EVENTS_PATH, SlackHttpReceiver } from './receiver.ts';
 import { fitText, renderCard, renderNotice, SLACK_SECTION_TEXT_MAX_CHARS } from './render.ts';
 import { slackLogger } from './slack-logger.ts';
+import { createSocketReceiver, type SlackSocketOptions } from './socket.ts';
 import { UserNames } from './users.ts';
 
 export type { SlackConfig } from './config.ts';
@@ -39,7 +40,15 @@ export interface SlackAdapterOptions {
   timeoutMs?: number;
   /** The clock for signature timestamps and the name cache. */
   now?: () => number;
+  /** Socket Mode connection knobs (tests shorten the reconnect delay). */
+  socket?: SlackSocketOptions;
 }
+
+/**
+ * How long a tap's trigger_id is remembered. Slack sends an unacknowledged payload again (HTTP
+ * retries, or a Socket Mode envelope after a reconnect) within minutes; each is handled once.
+ */
+export const SLACK_INTERACTION_TTL_MS = 30 * 60_000;
 
 /** Shown to a person when the engine itself failed on their tap. */
 const TAP_FAILED_TEXT = 'Something went wrong; nothing was decided. Try again, or open Details.';
@@ -59,6 +68,7 @@ export class SlackAdapter implements PlatformAdapter {
   readonly routes: HttpRoute[];
   private running: Running | undefined;
   private readonly now: () => number;
+  private readonly inflight = new Set<Promise<void>>();
 
   constructor(
     private readonly config: SlackConfig,
@@ -118,12 +128,11 @@ export class SlackAdapter implements PlatformAdapter {
         : undefined;
     const receiver: Receiver =
       httpReceiver ??
-      new SocketModeReceiver({
+      createSocketReceiver({
         appToken: this.config.appToken!,
         logger,
-        ...(this.config.apiUrl
-          ? { installerOptions: { clientOptions: { slackApiUrl: this.config.apiUrl } } }
-          : {}),
+        ...(this.config.apiUrl ? { apiUrl: this.config.apiUrl } : {}),
+        ...(this.options.socket ? { options: this.options.socket } : {}),
       });
     const app = new App({
       token: this.config.botToken,
@@ -148,7 +157,7 @@ export class SlackAdapter implements PlatformAdapter {
     // Every button tap is acknowledged first (Slack waits 3 s), URL buttons included; then the work.
     app.action(/.*/, async ({ ack, body }) => {
       await ack();
-      await this.handleAction(running, body);
+      await this.track(this.handleAction(running, body));
     });
     // `/hitl` (any text) answers, to that person only, with this channel's target string.
     app.command(/.*/, async ({ ack, command }) => {
@@ -173,9 +182,16 @@ export class SlackAdapter implements PlatformAdapter {
     await running.app.stop();
   }
 
-  /** Resolves when no acknowledged tap is still being handled (HTTP mode). */
+  /** Resolves when no acknowledged tap is still being handled (either mode). */
   async idle(): Promise<void> {
     await this.running?.httpReceiver?.idle();
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  }
+
+  private track(work: Promise<void>): Promise<void> {
+    this.inflight.add(work);
+    void work.finally(() => this.inflight.delete(work)).catch(() => {});
+    return work;
   }
 
   async post(address: string, card: Card, options?: PostOptions): Promise<MessageRef> {
@@ -222,6 +238,20 @@ export class SlackAdapter implements PlatformAdapter {
   private async handleAction(running: Running, body: unknown): Promise<void> {
     const parsed = parseBlockActions(body);
     if (parsed.kind !== 'tap') return;
+    // One interaction has one trigger_id, the same in every retry of it: handle it once.
+    const trigger = (body as { trigger_id?: unknown }).trigger_id;
+    if (
+      typeof trigger === 'string' &&
+      trigger &&
+      !(await running.ctx.kv.setIfAbsent(
+        `slack:interaction:${trigger}`,
+        '1',
+        SLACK_INTERACTION_TTL_MS,
+      ))
+    ) {
+      running.log.info({ key: parsed.tap.key }, 'slack tap delivered again; already handled');
+      return;
+    }
     const { tap, channel } = parsed;
     const name = await running.names.name(tap.user.id, tap.user.name);
     tap.user = name ? { id: tap.user.id, name } : { id: tap.user.id };

@@ -48,6 +48,8 @@ export interface FakeSlackUser {
 
 export interface FakeSlackOptions {
   botToken: string;
+  /** The app-level token ("xapp-...") apps.connections.open accepts (Socket Mode). */
+  appToken?: string;
   teamId?: string;
   botId?: string;
   botUserId?: string;
@@ -70,6 +72,7 @@ export class FakeSlack {
   private readonly rateLimits = new Map<string, { times: number; retryAfterSec: number }>();
   private readonly failures = new Map<string, { times: number; error: string }>();
   private seq = 0;
+  private socket: { connectUrl(): string } | undefined;
 
   private constructor(private readonly options: FakeSlackOptions) {
     this.teamId = options.teamId ?? 'T0FAKE';
@@ -90,6 +93,11 @@ export class FakeSlack {
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Socket Mode: apps.connections.open answers this server's connection URLs. */
+  useSocket(socket: { connectUrl(): string }): void {
+    this.socket = socket;
   }
 
   addUser(user: FakeSlackUser): void {
@@ -147,11 +155,24 @@ export class FakeSlack {
     }
     const token = authorization?.startsWith('Bearer ') ? authorization.slice(7) : f.token;
     if (!token) return { json: { ok: false, error: 'not_authed' } };
-    if (token !== this.options.botToken) return { json: { ok: false, error: 'invalid_auth' } };
+    // apps.connections.open takes the app-level token only; every other method the bot token.
+    const expected =
+      method === 'apps.connections.open' ? this.options.appToken : this.options.botToken;
+    if (token !== expected) {
+      const wrongKind =
+        token === this.options.appToken || token === this.options.botToken
+          ? 'not_allowed_token_type'
+          : 'invalid_auth';
+      return { json: { ok: false, error: wrongKind } };
+    }
     const failure = this.failures.get(method);
     if (failure && failure.times > 0) {
       failure.times -= 1;
       return { json: { ok: false, error: failure.error } };
+    }
+    if (method === 'apps.connections.open') {
+      if (!this.socket) return { json: { ok: false, error: 'socket_mode_disabled' } };
+      return { json: { ok: true, url: this.socket.connectUrl() } };
     }
     switch (method) {
       case 'auth.test':

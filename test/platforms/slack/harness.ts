@@ -82,9 +82,8 @@ export async function tapButton(args: {
   return { status: res.status, notice: last ? unescapeSlack(last.text) : null };
 }
 
-/** Builds the Slack harness: a fresh fake and an HTTP-mode adapter, not started. */
-export const makeSlackHarness: MakeHarness = async () => {
-  const fake = await FakeSlack.start({ botToken: SLACK_TEST_BOT_TOKEN });
+/** The people every Slack harness knows, added to `fake`. */
+export function addSlackTestUsers(fake: FakeSlack) {
   const allowed = { id: 'U0ALLOWED1', name: 'Ann Allowed' };
   const stranger = { id: 'U0STRANGER', name: 'Sam Stranger' };
   fake.addUser({ id: allowed.id, name: 'ann', realName: allowed.name, displayName: allowed.name });
@@ -94,22 +93,22 @@ export const makeSlackHarness: MakeHarness = async () => {
     realName: stranger.name,
     displayName: stranger.name,
   });
-  const adapter = createSlackAdapter(
-    {
-      botToken: SLACK_TEST_BOT_TOKEN,
-      signingSecret: SLACK_TEST_SIGNING_SECRET,
-      apiUrl: fake.apiUrl,
-      mode: 'http',
-      botId: fake.botId,
-      botUserId: fake.botUserId,
-    },
-    { retryConfig: { retries: 0 } },
-  );
+  return { allowed, stranger };
+}
 
-  const harness: AdapterHarness = {
+/** The harness parts every receive mode shares: reading messages back from the fake. */
+export function slackHarness(args: {
+  fake: FakeSlack;
+  adapter: SlackAdapter;
+  users: AdapterHarness['users'];
+  tap: AdapterHarness['tap'];
+  close(): Promise<void>;
+}): AdapterHarness {
+  const { fake, adapter } = args;
+  return {
     adapter,
     target: `slack:${SLACK_TEST_CHANNEL}`,
-    users: { allowed, stranger },
+    users: args.users,
     // Irreversible actions carry Slack's `confirm` dialog: one tap arrives confirmed.
     nativeConfirm: true,
     async read(ref): Promise<SeenMessage> {
@@ -137,17 +136,40 @@ export const makeSlackHarness: MakeHarness = async () => {
           id: `${m.channel}:${m.ts}`,
         }));
     },
+    tap: args.tap,
+    requests: () => fake.requests.map((r) => r.body),
+    close: args.close,
+  };
+}
+
+/** Builds the Slack harness: a fresh fake and an HTTP-mode adapter, not started. */
+export const makeSlackHarness: MakeHarness = async () => {
+  const fake = await FakeSlack.start({ botToken: SLACK_TEST_BOT_TOKEN });
+  const users = addSlackTestUsers(fake);
+  const adapter = createSlackAdapter(
+    {
+      botToken: SLACK_TEST_BOT_TOKEN,
+      signingSecret: SLACK_TEST_SIGNING_SECRET,
+      apiUrl: fake.apiUrl,
+      mode: 'http',
+      botId: fake.botId,
+      botUserId: fake.botUserId,
+    },
+    { retryConfig: { retries: 0 } },
+  );
+  return slackHarness({
+    fake,
+    adapter,
+    users,
     async tap({ ref, action, user, relayUrl }) {
       const result = await tapButton({ fake, adapter, ref, action, user, relayUrl });
       if (result.status !== 200)
         throw new Error(`the relay answered the tap with ${result.status}`);
       return { notice: result.notice };
     },
-    requests: () => fake.requests.map((r) => r.body),
     async close() {
       await adapter.stop();
       await fake.close();
     },
-  };
-  return harness;
+  });
 };
