@@ -26,6 +26,9 @@ interface FakeInteraction {
   messageId: string | null;
   /** The callback type it was answered with, once answered. */
   answeredWith: number | null;
+  /** When the test registered it (Discord created it), and how long the first answer took. */
+  createdAt: number;
+  answeredAfterMs: number | null;
   followUps: string[];
 }
 
@@ -61,6 +64,10 @@ export interface FakeDiscord {
   followUps(token: string): string[];
   /** The type an interaction was answered with, or null. */
   answeredWith(token: string): number | null;
+  /** Milliseconds from registering an interaction to its first answer, or null. */
+  answeredAfterMs(token: string): number | null;
+  /** Gateway mode: `GET /gateway/bot` hands out this gateway's URL. */
+  useGateway(gateway: { url: string }): void;
   /** The last registered command set, per application (or application/guild). */
   commands(key: string): unknown[] | undefined;
   /** Makes the next `count` matching requests answer 429. */
@@ -87,6 +94,7 @@ export async function startFakeDiscord(options: {
   const injections: Array<RateLimitInjection & { left: number }> = [];
 
   const store = new FakeMessageStore(options.applicationId);
+  let gateway: { url: string } | null = null;
 
   const applyInteractionResponse = (id: string, token: string, response: unknown) => {
     const interaction = interactions.get(token);
@@ -104,6 +112,7 @@ export async function startFakeDiscord(options: {
       return { status: 400, body: { message: 'Invalid Form Body', code: 50035 } };
     }
     interaction.answeredWith = r.type!;
+    interaction.answeredAfterMs = Date.now() - interaction.createdAt;
     if (r.type === 7 && interaction.messageId) {
       const message = store.find(interaction.channelId, interaction.messageId);
       if (message) {
@@ -177,6 +186,20 @@ export async function startFakeDiscord(options: {
         return true;
       };
 
+      if (route === '/gateway/bot' && method === 'GET') {
+        if (needsBot()) return;
+        if (!gateway) return send(404, { message: '404: Not Found', code: 0 });
+        return send(200, {
+          url: gateway.url,
+          shards: 1,
+          session_start_limit: {
+            total: 1000,
+            remaining: 999,
+            reset_after: 14_400_000,
+            max_concurrency: 1,
+          },
+        });
+      }
       let m = /^\/channels\/(\d+)\/messages$/.exec(route);
       if (m && method === 'POST') {
         if (needsBot()) return;
@@ -239,11 +262,21 @@ export async function startFakeDiscord(options: {
     messages: (channelId) => store.messages(channelId),
     message: (channelId, messageId) => store.find(channelId, messageId),
     registerInteraction(i) {
-      interactions.set(i.token, { ...i, answeredWith: null, followUps: [] });
+      interactions.set(i.token, {
+        ...i,
+        answeredWith: null,
+        followUps: [],
+        createdAt: Date.now(),
+        answeredAfterMs: null,
+      });
     },
     applyInteractionResponse,
     followUps: (token) => [...(interactions.get(token)?.followUps ?? [])],
     answeredWith: (token) => interactions.get(token)?.answeredWith ?? null,
+    answeredAfterMs: (token) => interactions.get(token)?.answeredAfterMs ?? null,
+    useGateway(g) {
+      gateway = g;
+    },
     commands: (key) => commandSets.get(key),
     rateLimitNext(count, injection) {
       injections.push({ ...injection, left: count });
