@@ -138,8 +138,14 @@ export class FakeDiscordGateway {
   private onConnection(socket: WebSocket, path: string): void {
     const query = new URL(path, 'http://127.0.0.1').searchParams;
     this.connectQueries.push(query.toString());
-    if (query.get('v') !== '10') return socket.close(4012, 'Invalid API version');
-    if (query.get('encoding') !== 'json') return socket.close(4002, 'Decode error');
+    if (query.get('v') !== '10') {
+      socket.close(4012, 'Invalid API version');
+      return;
+    }
+    if (query.get('encoding') !== 'json') {
+      socket.close(4002, 'Decode error');
+      return;
+    }
     this.connections += 1;
     this.sockets.add(socket);
     socket.on('close', () => {
@@ -158,24 +164,40 @@ export class FakeDiscordGateway {
     try {
       payload = JSON.parse(text) as typeof payload;
     } catch {
-      return socket.close(4002, 'Decode error');
+      socket.close(4002, 'Decode error');
+      return;
     }
     switch (payload.op) {
       case GatewayOp.heartbeat:
         this.heartbeats += 1;
-        return this.sendTo(socket, { op: GatewayOp.heartbeatAck });
-      case GatewayOp.identify:
-        return this.identify(socket, payload.d);
-      case GatewayOp.resume:
-        return this.resume(socket, payload.d);
-      default:
-        return socket.close(4001, 'Unknown opcode');
+        {
+          this.sendTo(socket, { op: GatewayOp.heartbeatAck });
+          return;
+        }
+      case GatewayOp.identify: {
+        this.identify(socket, payload.d);
+        return;
+      }
+      case GatewayOp.resume: {
+        this.resume(socket, payload.d);
+        return;
+      }
+      default: {
+        socket.close(4001, 'Unknown opcode');
+        return;
+      }
     }
   }
 
   private identify(socket: WebSocket, d: { token?: unknown; intents?: unknown }): void {
-    if (d?.token !== this.options.token) return socket.close(4004, 'Authentication failed');
-    if (typeof d.intents !== 'number') return socket.close(4013, 'Invalid intent(s)');
+    if (d?.token !== this.options.token) {
+      socket.close(4004, 'Authentication failed');
+      return;
+    }
+    if (typeof d.intents !== 'number') {
+      socket.close(4013, 'Invalid intent(s)');
+      return;
+    }
     this.identifies += 1;
     const old = this.session?.socket;
     if (old && old !== socket) old.terminate();
@@ -210,10 +232,14 @@ export class FakeDiscordGateway {
     socket: WebSocket,
     d: { token?: unknown; session_id?: unknown; seq?: unknown },
   ): void {
-    if (d?.token !== this.options.token) return socket.close(4004, 'Authentication failed');
+    if (d?.token !== this.options.token) {
+      socket.close(4004, 'Authentication failed');
+      return;
+    }
     const session = this.session;
-    if (!session || !session.valid || session.id !== d.session_id || typeof d.seq !== 'number') {
-      return this.sendTo(socket, { op: GatewayOp.invalidSession, d: false });
+    if (!session?.valid || session.id !== d.session_id || typeof d.seq !== 'number') {
+      this.sendTo(socket, { op: GatewayOp.invalidSession, d: false });
+      return;
     }
     this.resumes += 1;
     session.socket = socket;
