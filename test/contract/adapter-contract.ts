@@ -178,6 +178,22 @@ export function runAdapterContract(name: string, makeHarness: MakeHarness): void
       expect((await h.read(b.ref)).text).toMatch(/cancelled/i);
     });
 
+    it('a slow service submit: the platform still gets its answer in its window', async () => {
+      const window = h.answerWindowMs;
+      if (window === undefined) return;
+      const { ref, id, hitl } = await sendCase('approval');
+      await demo.fault({ route: 'respond', kind: 'slow', count: 1, delay_ms: 3_500 });
+      const seen = await tapUntilSubmitted(ref, 'approve', false);
+      expect(seen.answerMs).toBeLessThan(window);
+      await relay.until(id, (c) => c.status === 'completed', 15_000);
+      expect((await demo.submissions()).filter((s) => s.case_id === hitl.case_id)).toHaveLength(1);
+      await eventually(
+        async () => (await h.read(ref)).actions.length === 0,
+        10_000,
+        'the final card',
+      );
+    });
+
     it('no submit token or review token reaches the platform', async () => {
       const { ref, id, hitl } = await sendCase('approval');
       await tapUntilSubmitted(ref, 'approve', false);

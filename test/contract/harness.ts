@@ -19,6 +19,11 @@ export interface AdapterHarness {
   target: string;
   /** A person on the target's allowlist and one who is not, in the platform's id format. */
   users: { allowed: TapUser; stranger: TapUser };
+  /**
+   * The platform's window for the first answer to a tap, in ms (Slack's ack and Discord's
+   * interaction response: 3 s); absent when the platform has none to assert.
+   */
+  answerWindowMs?: number;
   /** True when the platform shows a native confirm dialog, so one tap on an irreversible action arrives confirmed. */
   nativeConfirm: boolean;
   /** Reads back the message at `ref` from the fake platform. */
@@ -33,6 +38,11 @@ export interface AdapterHarness {
    */
   tap(args: { ref: MessageRef; action: string; user: TapUser; relayUrl: string }): Promise<{
     notice: string | null;
+    /**
+     * For platforms with an answer window (Slack's 3 s ack, Discord's 3 s interaction response):
+     * how long the platform waited for the relay's first answer, in ms.
+     */
+    answerMs?: number;
   }>;
   /**
    * Called once the relay listens, before any case is sent (a harness may install the bot here,

@@ -133,6 +133,7 @@ export async function makeDiscordGatewayHarnessWith(
       allowed: { id: '2100000000000000001', name: 'Ann' },
       stranger: { id: '2100000000000000002', name: 'Sam' },
     },
+    answerWindowMs: 3_000,
     nativeConfirm: false,
     async read(ref) {
       return seen(messageOf(ref));
@@ -148,7 +149,10 @@ export async function makeDiscordGatewayHarnessWith(
       const { token } = dispatchTap({ ref, action, user });
       await settle(token);
       const notices = fake.followUps(token);
-      return { notice: notices.length ? visibleText(notices[notices.length - 1]!) : null };
+      return {
+        notice: notices.length ? visibleText(notices[notices.length - 1]!) : null,
+        answerMs: fake.answeredAfterMs(token) ?? Number.POSITIVE_INFINITY,
+      };
     },
     requests: () => fake.requests().map((r) => r.body),
     async close() {

@@ -57,7 +57,7 @@ export async function tapButton(args: {
   user: { id: string; name?: string };
   relayUrl: string;
   signingSecret?: string;
-}): Promise<{ status: number; notice: string | null }> {
+}): Promise<{ status: number; notice: string | null; answerMs: number }> {
   const { fake } = args;
   const message = messageAt(fake, args.ref);
   const found = findButton(
@@ -69,17 +69,19 @@ export async function tapButton(args: {
   if (!found) throw new Error(`message ${args.ref.id} has no button for "${args.action}"`);
   const body = interactionForm(blockActionsPayload({ fake, message, ...found, user: args.user }));
   const before = fake.requests.length;
+  const sentAt = Date.now();
   const res = await fetch(`${args.relayUrl}${SLACK_EVENTS_PATH}`, {
     method: 'POST',
     headers: signSlackRequest(args.signingSecret ?? SLACK_TEST_SIGNING_SECRET, body),
     body,
   });
   await res.arrayBuffer();
+  const answerMs = Date.now() - sentAt;
   // The HTTP answer is the ack; the tap's work (users.info, the engine, the ephemeral) follows it.
   await args.adapter.idle();
   const notices = fake.ephemerals.filter((e) => e.user === args.user.id && e.seq >= before);
   const last = notices.at(-1);
-  return { status: res.status, notice: last ? unescapeSlack(last.text) : null };
+  return { status: res.status, notice: last ? unescapeSlack(last.text) : null, answerMs };
 }
 
 /** The people every Slack harness knows, added to `fake`. */
@@ -109,6 +111,7 @@ export function slackHarness(args: {
     adapter,
     target: `slack:${SLACK_TEST_CHANNEL}`,
     users: args.users,
+    answerWindowMs: 3_000,
     // Irreversible actions carry Slack's `confirm` dialog: one tap arrives confirmed.
     nativeConfirm: true,
     async read(ref): Promise<SeenMessage> {
@@ -165,7 +168,7 @@ export const makeSlackHarness: MakeHarness = async () => {
       const result = await tapButton({ fake, adapter, ref, action, user, relayUrl });
       if (result.status !== 200)
         throw new Error(`the relay answered the tap with ${result.status}`);
-      return { notice: result.notice };
+      return { notice: result.notice, answerMs: result.answerMs };
     },
     async close() {
       await adapter.stop();

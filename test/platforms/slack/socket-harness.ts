@@ -86,10 +86,10 @@ export async function makeSlackSocketHarnessWith(
     users,
     async tap({ ref, action, user }) {
       const before = fake.requests.length;
-      await deliverTap({ ref, action, user });
+      const ack = await deliverTap({ ref, action, user });
       const notices = fake.ephemerals.filter((e) => e.user === user.id && e.seq >= before);
       const last = notices.at(-1);
-      return { notice: last ? unescapeSlack(last.text) : null };
+      return { notice: last ? unescapeSlack(last.text) : null, answerMs: ack.ms };
     },
     async close() {
       await adapter.stop();
