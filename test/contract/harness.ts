@@ -11,6 +11,21 @@ export interface SeenMessage {
   link: string | null;
 }
 
+/**
+ * How the world can change under a card, each through the fake platform answering with the
+ * platform's own errors afterwards.
+ */
+export interface WorldControls {
+  /** A person deletes the message at `ref`. */
+  deleteMessage(ref: MessageRef): void;
+  /** The bot is removed from the harness target's chat (kicked, uninstalled). */
+  removeBot(): void;
+  /** The target's channel is archived (platforms that have archiving). */
+  archive?(): void;
+  /** The target's chat moves to a new id (Telegram: a group becomes a supergroup); returns it. */
+  migrate?(): string;
+}
+
 /** One platform, faked, with its real adapter pointed at the fake. */
 export interface AdapterHarness {
   /** The adapter under test, configured against the fake platform server. */
@@ -26,6 +41,8 @@ export interface AdapterHarness {
   answerWindowMs?: number;
   /** True when the platform shows a native confirm dialog, so one tap on an irreversible action arrives confirmed. */
   nativeConfirm: boolean;
+  /** Present when the fake can change the world under a card. */
+  world?: WorldControls;
   /** Reads back the message at `ref` from the fake platform. */
   read(ref: MessageRef): Promise<SeenMessage>;
   /** Every message (ref) the fake holds for `address`, in posting order. */

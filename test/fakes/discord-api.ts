@@ -70,6 +70,10 @@ export interface FakeDiscord {
   useGateway(gateway: { url: string }): void;
   /** The last registered command set, per application (or application/guild). */
   commands(key: string): unknown[] | undefined;
+  /** A person deletes a message: edits answer 404 Unknown Message (10008). */
+  deleteMessage(channelId: string, messageId: string): void;
+  /** The bot loses the channel (removed, or the channel made private): 403 Missing Access (50001). */
+  removeBot(channelId: string): void;
   /** Makes the next `count` matching requests answer 429. */
   rateLimitNext(count: number, injection: RateLimitInjection): void;
   requests(): FakeDiscordRequest[];
@@ -95,6 +99,7 @@ export async function startFakeDiscord(options: {
 
   const store = new FakeMessageStore(options.applicationId);
   let gateway: { url: string } | null = null;
+  const removed = new Set<string>();
 
   const applyInteractionResponse = (id: string, token: string, response: unknown) => {
     const interaction = interactions.get(token);
@@ -200,6 +205,9 @@ export async function startFakeDiscord(options: {
           },
         });
       }
+      const channel = /^\/channels\/(\d+)\//.exec(route)?.[1];
+      if (channel && removed.has(channel))
+        return send(403, { message: 'Missing Access', code: 50001 });
       let m = /^\/channels\/(\d+)\/messages$/.exec(route);
       if (m && method === 'POST') {
         if (needsBot()) return;
@@ -278,6 +286,10 @@ export async function startFakeDiscord(options: {
       gateway = g;
     },
     commands: (key) => commandSets.get(key),
+    deleteMessage: (channelId, messageId) => store.delete(channelId, messageId),
+    removeBot(channelId) {
+      removed.add(channelId);
+    },
     rateLimitNext(count, injection) {
       injections.push({ ...injection, left: count });
     },

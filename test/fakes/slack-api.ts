@@ -73,6 +73,9 @@ export class FakeSlack {
   private readonly failures = new Map<string, { times: number; error: string }>();
   private seq = 0;
   private socket: { connectUrl(): string } | undefined;
+  /** Channels the bot was removed from, and archived channels (Slack's errors for each). */
+  private readonly removed = new Set<string>();
+  private readonly archived = new Set<string>();
 
   private constructor(private readonly options: FakeSlackOptions) {
     this.teamId = options.teamId ?? 'T0FAKE';
@@ -98,6 +101,25 @@ export class FakeSlack {
   /** Socket Mode: apps.connections.open answers this server's connection URLs. */
   useSocket(socket: { connectUrl(): string }): void {
     this.socket = socket;
+  }
+
+  /** A person deletes a message: chat.update then answers message_not_found. */
+  deleteMessage(channel: string, ts: string): void {
+    const list = this.channels.get(channel) ?? [];
+    this.channels.set(
+      channel,
+      list.filter((m) => m.ts !== ts),
+    );
+  }
+
+  /** The bot is removed from a channel: posts and edits there answer not_in_channel. */
+  removeBot(channel: string): void {
+    this.removed.add(channel);
+  }
+
+  /** The channel is archived: posts and edits there answer is_archived. */
+  archiveChannel(channel: string): void {
+    this.archived.add(channel);
   }
 
   addUser(user: FakeSlackUser): void {
@@ -174,6 +196,11 @@ export class FakeSlack {
       if (!this.socket) return { json: { ok: false, error: 'socket_mode_disabled' } };
       return { json: { ok: true, url: this.socket.connectUrl() } };
     }
+    const channel = typeof f.channel === 'string' ? f.channel : '';
+    if (method.startsWith('chat.') && this.archived.has(channel))
+      return { json: { ok: false, error: 'is_archived' } };
+    if (method.startsWith('chat.') && this.removed.has(channel))
+      return { json: { ok: false, error: 'not_in_channel' } };
     switch (method) {
       case 'auth.test':
         return {

@@ -176,6 +176,13 @@ export async function makeDiscordHarnessWith(
       stranger: { id: '2100000000000000002', name: 'Sam' },
     },
     answerWindowMs: 3_000,
+    world: {
+      deleteMessage: (ref) => {
+        const [channelId, messageId] = ref.id.split(':');
+        fake.deleteMessage(channelId ?? '', messageId ?? '');
+      },
+      removeBot: () => fake.removeBot(TEST_DISCORD_CHANNEL_ID),
+    },
     nativeConfirm: false,
     async read(ref) {
       return seen(messageOf(ref));

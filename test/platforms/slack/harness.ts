@@ -112,6 +112,14 @@ export function slackHarness(args: {
     target: `slack:${SLACK_TEST_CHANNEL}`,
     users: args.users,
     answerWindowMs: 3_000,
+    world: {
+      deleteMessage: (ref) => {
+        const [channel, ts] = ref.id.split(':');
+        fake.deleteMessage(channel ?? '', ts ?? '');
+      },
+      removeBot: () => fake.removeBot(SLACK_TEST_CHANNEL),
+      archive: () => fake.archiveChannel(SLACK_TEST_CHANNEL),
+    },
     // Irreversible actions carry Slack's `confirm` dialog: one tap arrives confirmed.
     nativeConfirm: true,
     async read(ref): Promise<SeenMessage> {
