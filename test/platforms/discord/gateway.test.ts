@@ -177,5 +177,11 @@ describe('discord gateway mode', () => {
     expect(h.fake.answeredAfterMs(token)).toBeLessThan(3_000);
     await relay.until(a.id, (c) => c.status === 'completed', 15_000);
     await eventually(async () => (await h.read(a.ref)).actions.length === 0, 10_000, 'final card');
+    // The edit goes through the bot API (no 15-minute interaction token involved), never the webhook.
+    const paths = h.fake.requests().map((r) => `${r.method} ${r.path}`);
+    expect(paths.some((p) => /^PATCH \/api\/v10\/channels\/\d+\/messages\/\d+$/.test(p))).toBe(
+      true,
+    );
+    expect(paths.some((p) => p.includes('/webhooks/') && p.startsWith('PATCH'))).toBe(false);
   });
 });

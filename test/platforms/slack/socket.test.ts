@@ -165,5 +165,9 @@ describe('slack Socket Mode', () => {
     expect(ack.ms).toBeLessThan(3_000);
     await relay.until(a.id, (c) => c.status === 'completed', 15_000);
     expect(await submissionsFor(a.caseId)).toHaveLength(1);
+    // The final card goes through chat.update (the bot API), never the tap's response_url.
+    await eventually(async () => (await h.read(a.ref)).actions.length === 0, 10_000, 'final card');
+    expect(h.fake.calls('chat.update').length).toBeGreaterThan(0);
+    expect(h.fake.requests.some((r) => r.method.startsWith('actions/'))).toBe(false);
   });
 });
