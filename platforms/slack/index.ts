@@ -16,7 +16,7 @@ import type {
 import { PlatformError } from '../../src/errors.ts';
 import { type Logger, registerSecret } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
-import { SlackApi, type SlackRateLimitPolicy, sleep } from './api.ts';
+import { SlackApi, type SlackPace, type SlackRateLimitPolicy, sleep } from './api.ts';
 import type { SlackConfig } from './config.ts';
 import { toPlatformError } from './errors.ts';
 import { messageRef, parseBlockActions, splitRef, targetAnswer } from './parse.ts';
@@ -40,6 +40,8 @@ export interface SlackAdapterOptions {
   timeoutMs?: number;
   /** The clock for signature timestamps and the name cache. */
   now?: () => number;
+  /** Send pace (default: Slack's documented limits, SLACK_DEFAULT_PACE). */
+  pace?: SlackPace;
   /** Socket Mode connection knobs (tests shorten the reconnect delay). */
   socket?: SlackSocketOptions;
 }
@@ -114,6 +116,7 @@ export class SlackAdapter implements PlatformAdapter {
       rateLimit: { maxRetries: 3, maxWaitMs: 30_000, sleep, ...this.options.rateLimit },
       retryConfig,
       timeoutMs: this.options.timeoutMs ?? 10_000,
+      ...(this.options.pace ? { pace: this.options.pace } : {}),
     });
     // Bolt would call auth.test itself (token in the request body); we ask once, token in the header.
     const ids =
@@ -179,6 +182,7 @@ export class SlackAdapter implements PlatformAdapter {
     const running = this.running;
     if (!running) return;
     this.running = undefined;
+    running.api.close();
     await running.app.stop();
   }
 

@@ -20,6 +20,12 @@ export const SLACK_TEST_BOT_TOKEN = 'xoxb-1111-2222-fakeBotTokenForTests';
 export const SLACK_TEST_SIGNING_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 export const SLACK_TEST_CHANNEL = 'C0HITLTEST';
 
+/** A pace with Slack's shape and tiny windows, so that tests never wait for real limits. */
+export const SLACK_TEST_PACE = {
+  postMessagePerChannel: [{ limit: 1, windowMs: 5 }],
+  update: [{ limit: 50, windowMs: 100 }],
+};
+
 /** Slack's three entities back to characters: the text as a person sees it. */
 export function unescapeSlack(text: string): string {
   return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
@@ -166,7 +172,7 @@ export const makeSlackHarness: MakeHarness = async () => {
       botId: fake.botId,
       botUserId: fake.botUserId,
     },
-    { retryConfig: { retries: 0 } },
+    { retryConfig: { retries: 0 }, pace: SLACK_TEST_PACE },
   );
   return slackHarness({
     fake,

@@ -13,6 +13,7 @@ import {
   addSlackTestUsers,
   messageAt,
   SLACK_TEST_BOT_TOKEN,
+  SLACK_TEST_PACE,
   slackHarness,
   unescapeSlack,
 } from './harness.ts';
@@ -70,7 +71,12 @@ export async function makeSlackSocketHarnessWith(
       botUserId: fake.botUserId,
     },
     // A short reconnect delay keeps the drop tests quick; the SDK's default is 5 s.
-    { retryConfig: { retries: 0 }, socket: { reconnectDelayMs: 300 }, ...options },
+    {
+      retryConfig: { retries: 0 },
+      socket: { reconnectDelayMs: 300 },
+      pace: SLACK_TEST_PACE,
+      ...options,
+    },
   );
   const deliverTap: SlackSocketHarness['deliverTap'] = async ({ ref, action, user, loseAcks }) => {
     const ack = await socket.deliver('interactive', tapPayload(fake, ref, action, user), {
