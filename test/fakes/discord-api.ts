@@ -41,6 +41,14 @@ export interface RateLimitInjection {
   match?: RegExp;
 }
 
+/** What a rate limiter says about one request. */
+export interface DiscordLimitDecision {
+  headers: Record<string, string>;
+  /** Answer 429 with this retry_after (seconds). */
+  retryAfter?: number;
+  global?: boolean;
+}
+
 /** The running fake. */
 export interface FakeDiscord {
   /** Pass as @discordjs/rest's `api` option (the fake serves `${apiUrl}/v10/...`). */
@@ -74,6 +82,11 @@ export interface FakeDiscord {
   deleteMessage(channelId: string, messageId: string): void;
   /** The bot loses the channel (removed, or the channel made private): 403 Missing Access (50001). */
   removeBot(channelId: string): void;
+  /**
+   * Enforces rate limits (the pacing benchmark): `decide` sees each request and returns the
+   * X-RateLimit headers to send, and `retryAfter` (seconds) to answer 429 instead.
+   */
+  setLimiter(decide: (method: string, route: string, body: string) => DiscordLimitDecision): void;
   /** Makes the next `count` matching requests answer 429. */
   rateLimitNext(count: number, injection: RateLimitInjection): void;
   requests(): FakeDiscordRequest[];
@@ -100,6 +113,8 @@ export async function startFakeDiscord(options: {
   const store = new FakeMessageStore(options.applicationId);
   let gateway: { url: string } | null = null;
   const removed = new Set<string>();
+  let limiter: ((method: string, route: string, body: string) => DiscordLimitDecision) | null =
+    null;
 
   const applyInteractionResponse = (id: string, token: string, response: unknown) => {
     const interaction = interactions.get(token);
@@ -138,10 +153,12 @@ export async function startFakeDiscord(options: {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const method = req.method ?? 'GET';
       log.push({ method, path: url.pathname, authorization: req.headers.authorization, body: raw });
+      let limitHeaders: Record<string, string> = {};
       const send = (status: number, body?: unknown, headers: Record<string, string> = {}) => {
         const text = body === undefined ? '' : JSON.stringify(body);
         res.writeHead(status, {
           ...BUCKET_HEADERS,
+          ...limitHeaders,
           ...(text ? { 'content-type': 'application/json' } : {}),
           ...headers,
         });
@@ -176,6 +193,25 @@ export async function startFakeDiscord(options: {
         );
       }
 
+      // Limits are counted only for requests the injected 429s let through.
+      if (limiter) {
+        const decision = limiter(method, route, raw);
+        limitHeaders = decision.headers;
+        if (decision.retryAfter !== undefined) {
+          return send(
+            429,
+            {
+              message: 'You are being rate limited.',
+              retry_after: decision.retryAfter,
+              global: Boolean(decision.global),
+            },
+            {
+              'retry-after': String(Math.ceil(decision.retryAfter)),
+              ...(decision.global ? { 'x-ratelimit-global': 'true' } : {}),
+            },
+          );
+        }
+      }
       let body: Record<string, unknown> = {};
       if (raw) {
         try {
@@ -287,6 +323,9 @@ export async function startFakeDiscord(options: {
     },
     commands: (key) => commandSets.get(key),
     deleteMessage: (channelId, messageId) => store.delete(channelId, messageId),
+    setLimiter(decide) {
+      limiter = decide;
+    },
     removeBot(channelId) {
       removed.add(channelId);
     },

@@ -73,6 +73,7 @@ export class FakeSlack {
   private readonly failures = new Map<string, { times: number; error: string }>();
   private seq = 0;
   private socket: { connectUrl(): string } | undefined;
+  private limiter: ((method: string, fields: Record<string, unknown>) => number | null) | undefined;
   /** Channels the bot was removed from, and archived channels (Slack's errors for each). */
   private readonly removed = new Set<string>();
   private readonly archived = new Set<string>();
@@ -131,6 +132,14 @@ export class FakeSlack {
     this.rateLimits.set(method, { times, retryAfterSec });
   }
 
+  /**
+   * Enforces rate limits (the pacing benchmark): `decide` returns Retry-After seconds to answer
+   * 429 like Slack, or null to let the call through.
+   */
+  setLimiter(decide: (method: string, fields: Record<string, unknown>) => number | null): void {
+    this.limiter = decide;
+  }
+
   /** The next `times` calls of `method` answer `{ok:false, error}`. */
   fail(method: string, error: string, times = 1): void {
     this.failures.set(method, { times, error });
@@ -172,6 +181,14 @@ export class FakeSlack {
       return {
         status: 429,
         headers: { 'retry-after': String(limit.retryAfterSec) },
+        json: { ok: false, error: 'ratelimited' },
+      };
+    }
+    const retryAfter = this.limiter?.(method, f);
+    if (typeof retryAfter === 'number') {
+      return {
+        status: 429,
+        headers: { 'retry-after': String(retryAfter) },
         json: { ok: false, error: 'ratelimited' },
       };
     }
