@@ -38,6 +38,7 @@ export function enforceSlackLimits(fake: FakeSlack, now: () => number = Date.now
     const prev = last.get(channel);
     if (prev !== undefined && t - prev < SLACK_POST_INTERVAL_MS * 0.9) {
       stats.limited++;
+      if (process.env.PACE_DEBUG) console.log(`slack 429: ${channel} gap ${t - prev} ms`);
       return Math.max(1, Math.ceil((prev + SLACK_POST_INTERVAL_MS - t) / 1000));
     }
     last.set(channel, t);

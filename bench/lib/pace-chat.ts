@@ -249,11 +249,11 @@ export async function runChatPacing(
   const scenarios: Scenario[] = args.full
     ? [
         { name: '1 channel', channels: 1, cases: 120, baseline: 30 },
-        { name: '10 channels', channels: 10, cases: 500, baseline: 100 },
+        { name: '10 channels', channels: 10, cases: 500, baseline: 200 },
       ]
     : [
         { name: '1 channel', channels: 1, cases: 30, baseline: 10 },
-        { name: '10 channels', channels: 10, cases: 200, baseline: 50 },
+        { name: '10 channels', channels: 10, cases: 200, baseline: 100 },
       ];
   const bare = new Agent({ connections: 64 });
   for (const make of [slackPlatform, discordPlatform]) {
