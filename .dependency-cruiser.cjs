@@ -16,6 +16,8 @@ const CORE_SURFACE = [
   '^src/errors\\.ts$',
   '^src/log\\.ts$',
   '^src/config/env\\.ts$',
+  // The one send pace the adapters share (per-chat, per-group and global windows, 429 holds).
+  '^src/pace\\.ts$',
   // The ask content model (pure data + zod): what Card.ask carries, for native widgets.
   '^src/asks/content\\.ts$',
 ];

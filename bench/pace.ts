@@ -5,11 +5,14 @@
  * (platforms/telegram/pace.ts defaults). Reported: delivered rate as a share of what the limits
  * allow (the ideal schedule's duration over the real one), 429s received, every case delivered
  * exactly once. Baseline: a bare undici sender that sends on the ideal schedule to the same fake.
+ * Then the same for Slack and Discord (bench/lib/pace-chat.ts), each fake enforcing its limits.
+ * `--only=slack,discord` (or 1chat, 100chats, 1group, slack1, discord10, ...) picks parts.
  */
 import { Agent, request } from 'undici';
 import { FakeTelegramApi } from '../test/fakes/telegram-api.ts';
 import { benchArgs, wants } from './lib/args.ts';
 import { startFastService } from './lib/hitl-service.ts';
+import { runChatPacing } from './lib/pace-chat.ts';
 import { startBenchRelay } from './lib/relay.ts';
 import { jsonClient, sleep } from './lib/run.ts';
 import { type Figure, fmt, machine, report } from './lib/stats.ts';
@@ -238,7 +241,8 @@ for (const s of scenarios) {
     },
   );
 }
-console.log(`\npacing under Telegram's limits; ${machine()}`);
+await runChatPacing(args, service, client, figures);
+console.log(`\npacing under Telegram's, Slack's and Discord's limits; ${machine()}`);
 report(figures);
 await client.close();
 await bare.close();

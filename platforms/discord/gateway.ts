@@ -1,7 +1,8 @@
 /**
  * Gateway receive mode: a discord.js Client (intent Guilds) delivers interactions over its
  * WebSocket; we turn each into the wire shape and feed the shared flow, answering through REST.
- * The gateway itself cannot be faked, so this file is exercised only against the real Discord.
+ * discord.js finds the gateway through REST `GET /gateway/bot` on the configured API base, so
+ * tests run it against a fake gateway (test/fakes/discord-gateway.ts); it resumes by itself.
  */
 import { Client, Events, GatewayIntentBits, type Interaction } from 'discord.js';
 import type { Logger } from '../../src/log.ts';

@@ -3,6 +3,7 @@ import type { types } from '@slack/bolt';
 import { type RetryOptions, WebClient } from '@slack/web-api';
 import { PlatformError } from '../../src/errors.ts';
 import type { Logger } from '../../src/log.ts';
+import { type PaceWindow, SendPace } from '../../src/pace.ts';
 import { toPlatformError } from './errors.ts';
 import { slackLogger } from './slack-logger.ts';
 
@@ -15,6 +16,20 @@ export interface SlackRateLimitPolicy {
   /** Waits `ms`; tests pass a recorder. */
   sleep: (ms: number) => Promise<void>;
 }
+
+/** How fast the adapter sends, per Slack's published rate limits. */
+export interface SlackPace {
+  /** chat.postMessage per channel: "about one message per second per channel". */
+  postMessagePerChannel: PaceWindow[];
+  /** chat.update over the workspace: Tier 3, "50+ per minute". */
+  update: PaceWindow[];
+}
+
+/** Slack's documented limits (docs.slack.dev/apis/web-api/rate-limits, chat.postMessage, chat.update). */
+export const SLACK_DEFAULT_PACE: SlackPace = {
+  postMessagePerChannel: [{ limit: 1, windowMs: 1000 }],
+  update: [{ limit: 50, windowMs: 60_000 }],
+};
 
 /** How the Web API client is built. */
 export interface SlackApiSettings {
@@ -29,6 +44,16 @@ export interface SlackApiSettings {
   retryConfig: RetryOptions;
   /** Per-request timeout in ms. */
   timeoutMs: number;
+  /** Send pace (default SLACK_DEFAULT_PACE). */
+  pace?: SlackPace;
+}
+
+/** A paced call: the lane of `pace` it waits in; a 429 holds that lane (or the whole pace). */
+interface Paced {
+  pace: SendPace;
+  lane: string;
+  /** The limit is per workspace, not per lane: a 429 holds every lane. */
+  wholePace?: boolean;
 }
 
 /** Sleeps with a timer that does not keep the process alive. */
@@ -41,10 +66,15 @@ export class SlackApi {
   readonly client: WebClient;
   private readonly log: Logger;
   private readonly rateLimit: SlackRateLimitPolicy;
+  private readonly postPace: SendPace;
+  private readonly updatePace: SendPace;
 
   constructor(settings: SlackApiSettings) {
     this.log = settings.log;
     this.rateLimit = settings.rateLimit;
+    const pace = settings.pace ?? SLACK_DEFAULT_PACE;
+    this.postPace = new SendPace({ lane: pace.postMessagePerChannel }, Date.now, 'slack post pace');
+    this.updatePace = new SendPace({ lane: [], global: pace.update }, Date.now, 'slack edit pace');
     // The token is sent only as "Authorization: Bearer" (set by the constructor), never in a body.
     this.client = new WebClient(settings.botToken, {
       ...(settings.apiUrl ? { slackApiUrl: settings.apiUrl } : {}),
@@ -57,10 +87,17 @@ export class SlackApi {
     });
   }
 
+  /** Rejects every send still waiting for its slot (the adapter is stopping). */
+  close(): void {
+    this.postPace.close();
+    this.updatePace.close();
+  }
+
   /** Runs one Web API call, waiting out 429 Retry-After up to the policy's bounds. */
-  async call<T>(method: string, run: () => Promise<T>): Promise<T> {
+  async call<T>(method: string, run: () => Promise<T>, paced?: Paced): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
+        if (paced) await paced.pace.acquire(paced.lane);
         return await run();
       } catch (err) {
         const failure = toPlatformError(err, method);
@@ -72,6 +109,9 @@ export class SlackApi {
           { call: method, retryAfterMs: waitMs, attempt: attempt + 1 },
           'slack rate limited',
         );
+        // Later sends in the same lane (or, for a per-workspace limit, all) wait it out too.
+        if (paced?.wholePace) paced.pace.holdAll(waitMs);
+        else if (paced) paced.pace.hold(paced.lane, waitMs);
         await this.rateLimit.sleep(waitMs);
       }
     }
@@ -84,17 +124,20 @@ export class SlackApi {
     blocks?: types.KnownBlock[];
     threadTs?: string;
   }): Promise<{ channel: string; ts: string }> {
-    const res = await this.call('chat.postMessage', () =>
-      this.client.chat.postMessage({
-        channel: args.channel,
-        text: args.text,
-        ...(args.blocks ? { blocks: args.blocks } : {}),
-        ...(args.threadTs ? { thread_ts: args.threadTs } : {}),
-        // Nothing a service wrote may turn into a mention, a channel link or a preview.
-        link_names: false,
-        unfurl_links: false,
-        unfurl_media: false,
-      }),
+    const res = await this.call(
+      'chat.postMessage',
+      () =>
+        this.client.chat.postMessage({
+          channel: args.channel,
+          text: args.text,
+          ...(args.blocks ? { blocks: args.blocks } : {}),
+          ...(args.threadTs ? { thread_ts: args.threadTs } : {}),
+          // Nothing a service wrote may turn into a mention, a channel link or a preview.
+          link_names: false,
+          unfurl_links: false,
+          unfurl_media: false,
+        }),
+      { pace: this.postPace, lane: args.channel },
     );
     if (!res.ts) {
       throw new PlatformError('slack', 'chat.postMessage', 'remote', 'answered without ts');
@@ -104,14 +147,17 @@ export class SlackApi {
 
   /** chat.update of a message the bot posted. Slack has no "not modified" error: same content is ok. */
   async update(args: { channel: string; ts: string; text: string; blocks: types.KnownBlock[] }) {
-    await this.call('chat.update', () =>
-      this.client.chat.update({
-        channel: args.channel,
-        ts: args.ts,
-        text: args.text,
-        blocks: args.blocks,
-        link_names: false,
-      }),
+    await this.call(
+      'chat.update',
+      () =>
+        this.client.chat.update({
+          channel: args.channel,
+          ts: args.ts,
+          text: args.text,
+          blocks: args.blocks,
+          link_names: false,
+        }),
+      { pace: this.updatePace, lane: args.channel, wholePace: true },
     );
   }
 

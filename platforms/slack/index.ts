@@ -3,7 +3,7 @@
  * button taps through Bolt (signed HTTP requests served by the relay, or Socket Mode), answers to
  * a person shown with chat.postEphemeral.
  */
-import { App, type Receiver, SocketModeReceiver } from '@slack/bolt';
+import { App, type Receiver } from '@slack/bolt';
 import type { RetryOptions } from '@slack/web-api';
 import type {
   AdapterContext,
@@ -16,7 +16,7 @@ import type {
 import { PlatformError } from '../../src/errors.ts';
 import { type Logger, registerSecret } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
-import { SlackApi, type SlackRateLimitPolicy, sleep } from './api.ts';
+import { SlackApi, type SlackPace, type SlackRateLimitPolicy, sleep } from './api.ts';
 import { handleModalSubmit, type ModalAck, openAskModal, rememberAsk } from './ask-flow.ts';
 import { openRequest } from './ask-modal.ts';
 import type { SlackConfig } from './config.ts';
@@ -25,6 +25,7 @@ import { messageRef, parseBlockActions, splitRef, targetAnswer } from './parse.t
 import { SLACK_EVENTS_PATH, SlackHttpReceiver } from './receiver.ts';
 import { fitText, renderCard, renderNotice, SLACK_SECTION_TEXT_MAX_CHARS } from './render.ts';
 import { slackLogger } from './slack-logger.ts';
+import { createSocketReceiver, type SlackSocketOptions } from './socket.ts';
 import { UserNames } from './users.ts';
 
 export type { SlackConfig } from './config.ts';
@@ -41,7 +42,17 @@ export interface SlackAdapterOptions {
   timeoutMs?: number;
   /** The clock for signature timestamps and the name cache. */
   now?: () => number;
+  /** Send pace (default: Slack's documented limits, SLACK_DEFAULT_PACE). */
+  pace?: SlackPace;
+  /** Socket Mode connection knobs (tests shorten the reconnect delay). */
+  socket?: SlackSocketOptions;
 }
+
+/**
+ * How long a tap's trigger_id is remembered. Slack sends an unacknowledged payload again (HTTP
+ * retries, or a Socket Mode envelope after a reconnect) within minutes; each is handled once.
+ */
+export const SLACK_INTERACTION_TTL_MS = 30 * 60_000;
 
 /** Shown to a person when the engine itself failed on their tap. */
 const TAP_FAILED_TEXT = 'Something went wrong; nothing was decided. Try again, or open Details.';
@@ -61,6 +72,7 @@ export class SlackAdapter implements PlatformAdapter {
   readonly routes: HttpRoute[];
   private running: Running | undefined;
   private readonly now: () => number;
+  private readonly inflight = new Set<Promise<void>>();
 
   constructor(
     private readonly config: SlackConfig,
@@ -106,6 +118,7 @@ export class SlackAdapter implements PlatformAdapter {
       rateLimit: { maxRetries: 3, maxWaitMs: 30_000, sleep, ...this.options.rateLimit },
       retryConfig,
       timeoutMs: this.options.timeoutMs ?? 10_000,
+      ...(this.options.pace ? { pace: this.options.pace } : {}),
     });
     // Bolt would call auth.test itself (token in the request body); we ask once, token in the header.
     const ids =
@@ -120,12 +133,11 @@ export class SlackAdapter implements PlatformAdapter {
         : undefined;
     const receiver: Receiver =
       httpReceiver ??
-      new SocketModeReceiver({
+      createSocketReceiver({
         appToken: this.config.appToken!,
         logger,
-        ...(this.config.apiUrl
-          ? { installerOptions: { clientOptions: { slackApiUrl: this.config.apiUrl } } }
-          : {}),
+        ...(this.config.apiUrl ? { apiUrl: this.config.apiUrl } : {}),
+        ...(this.options.socket ? { options: this.options.socket } : {}),
       });
     const app = new App({
       token: this.config.botToken,
@@ -150,7 +162,7 @@ export class SlackAdapter implements PlatformAdapter {
     // Every button tap is acknowledged first (Slack waits 3 s), URL buttons included; then the work.
     app.action(/.*/, async ({ ack, body }) => {
       await ack();
-      await this.handleAction(running, body);
+      await this.track(this.handleAction(running, body));
     });
     // An ask modal's submission is acknowledged with its outcome: errors keep the modal open.
     app.view(/^hitl-ask:/, async ({ ack, body, view }) =>
@@ -176,12 +188,20 @@ export class SlackAdapter implements PlatformAdapter {
     const running = this.running;
     if (!running) return;
     this.running = undefined;
+    running.api.close();
     await running.app.stop();
   }
 
-  /** Resolves when no acknowledged tap is still being handled (HTTP mode). */
+  /** Resolves when no acknowledged tap is still being handled (either mode). */
   async idle(): Promise<void> {
     await this.running?.httpReceiver?.idle();
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  }
+
+  private track(work: Promise<void>): Promise<void> {
+    this.inflight.add(work);
+    void work.finally(() => this.inflight.delete(work)).catch(() => {});
+    return work;
   }
 
   async post(address: string, card: Card, options?: PostOptions): Promise<MessageRef> {
@@ -232,6 +252,20 @@ export class SlackAdapter implements PlatformAdapter {
     if (open) return openAskModal(running, open);
     const parsed = parseBlockActions(body);
     if (parsed.kind !== 'tap') return;
+    // One interaction has one trigger_id, the same in every retry of it: handle it once.
+    const trigger = (body as { trigger_id?: unknown }).trigger_id;
+    if (
+      typeof trigger === 'string' &&
+      trigger &&
+      !(await running.ctx.kv.setIfAbsent(
+        `slack:interaction:${trigger}`,
+        '1',
+        SLACK_INTERACTION_TTL_MS,
+      ))
+    ) {
+      running.log.info({ key: parsed.tap.key }, 'slack tap delivered again; already handled');
+      return;
+    }
     const { tap, channel } = parsed;
     const name = await running.names.name(tap.user.id, tap.user.name);
     tap.user = name ? { id: tap.user.id, name } : { id: tap.user.id };

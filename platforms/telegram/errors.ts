@@ -32,6 +32,8 @@ const NOT_FOUND =
 
 function codeFor(err: GrammyError): PlatformErrorCode {
   const status = err.error_code;
+  // The group became a supergroup: this chat id (and its messages) is gone for the bot.
+  if (migratedTo(err) !== undefined) return 'not_found';
   if (status === 429) return 'rate_limited';
   if (status === 400 && NOT_FOUND.test(err.description)) return 'not_found';
   if (status === 404) return 'not_found';
@@ -50,7 +52,9 @@ export function toPlatformError(err: unknown, call: string): PlatformError {
       PLATFORM,
       call,
       codeFor(err),
-      scrub(`${err.error_code} ${err.description}`),
+      scrub(
+        `${err.error_code} ${err.description}${migratedTo(err) !== undefined ? ` (the chat is now telegram:${migratedTo(err)})` : ''}`,
+      ),
       {
         status: err.error_code,
         cause: err,

@@ -23,6 +23,15 @@ export interface CardDeliveryHost {
   history(caseId: string, kind: string, detail: Record<string, unknown>): Promise<void>;
 }
 
+/**
+ * Errors that mean the message cannot be edited again: it was deleted, or the bot lost the chat
+ * (removed, archived, migrated). Retrying would fail forever; the message is marked 'gone'.
+ */
+function goneReason(err: unknown): string | null {
+  if (!(err instanceof PlatformError)) return null;
+  return err.code === 'not_found' || err.code === 'forbidden' ? err.code : null;
+}
+
 /** Delivers cards for the engine. */
 export class CardDelivery {
   /** Per-case chains so the cards of one case are edited in order. */
@@ -123,6 +132,12 @@ export class CardDelivery {
         posted_at: now(),
       });
       await this.engine.history(m.case_id, 'posted', { target: m.target });
+      // The platform followed the chat to a new address (a Telegram group became a supergroup).
+      if (ref.address !== m.address) {
+        const to = `${m.platform}:${ref.address}`;
+        await this.engine.history(m.case_id, 'target_moved', { target: m.target, to });
+        log.warn({ case: m.case_id, target: m.target, to }, 'the chat moved; update the target');
+      }
     } catch (err) {
       const retry = err instanceof PlatformError ? err.retryable : true;
       const error = err instanceof Error ? err.message : String(err);
@@ -177,6 +192,21 @@ export class CardDelivery {
           await store.updateMessage({ ...m, rendered_version: c.version, error: null });
         } catch (err) {
           const error = err instanceof Error ? err.message : String(err);
+          const gone = goneReason(err);
+          if (gone) {
+            // Deleted, or the bot lost the chat: stop editing it; the case and other targets go on.
+            await store.updateMessage({ ...m, state: 'gone', error });
+            await this.engine.history(id, 'message_gone', {
+              target: m.target,
+              reason: gone,
+              error,
+            });
+            log.warn(
+              { case: id, target: m.target, err: error },
+              'the card is gone from its chat; no more edits (POST /v1/cases/:id/repost posts it again)',
+            );
+            return;
+          }
           await store.updateMessage({ ...m, error });
           log.warn(
             { case: id, target: m.target, err: error },
@@ -185,6 +215,37 @@ export class CardDelivery {
         }
       }),
     );
+  }
+
+  /**
+   * Posts the case's card again on every target whose message is gone (or whose post failed for
+   * good), as it stands now. Returns the targets it posted to; the others are left alone.
+   */
+  async repost(id: string): Promise<string[]> {
+    const { store, now } = this.engine;
+    const c = await store.getCase(id);
+    if (!c) return [];
+    const lost = (await store.listMessages(id)).filter(
+      (m) => m.state === 'gone' || m.state === 'failed',
+    );
+    if (!lost.length) return [];
+    const card = await this.engine.cardOf(c);
+    const done: string[] = [];
+    for (const m of lost) {
+      const fresh: StoredMessage = {
+        ...m,
+        ref_id: null,
+        state: 'posting',
+        rendered_version: c.version,
+        error: null,
+        posted_at: now(),
+      };
+      await store.updateMessage(fresh);
+      await this.engine.history(id, 'repost', { target: m.target });
+      await this.post(fresh, card, await this.threadRoot(c, m.target));
+      done.push(m.target);
+    }
+    return done;
   }
 
   /** Retries unposted messages and brings every card up to its case's version (start-up and periodically). */

@@ -121,8 +121,11 @@ export interface StoredCase {
   updated_at: number;
 }
 
-/** Delivery state of one card on one target. */
-export type MessageState = 'posting' | 'posted' | 'failed';
+/**
+ * Delivery state of one card on one target. 'gone': the platform says the message (or the bot's
+ * access to its chat) no longer exists; the relay stops editing it until a repost.
+ */
+export type MessageState = 'posting' | 'posted' | 'failed' | 'gone';
 
 /** One card of a case on one target. */
 export interface StoredMessage {

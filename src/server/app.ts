@@ -158,6 +158,16 @@ export function createApp(o: {
     return c.json(await caseView(engine, found, { history: true }));
   });
 
+  // Posts the card again where its message is gone (deleted, bot removed, chat closed).
+  app.post('/v1/cases/:id/repost', async (c) => {
+    const id = c.req.param('id');
+    if (!(await engine.store.getCase(id)))
+      return c.json({ error: 'not_found', message: 'no case with this id' }, 404);
+    const reposted = await engine.cards.repost(id);
+    const found = await engine.store.getCase(id);
+    return c.json({ reposted, case: found ? await caseView(engine, found) : null });
+  });
+
   app.get('/v1/cases/:id/wait', async (c) => {
     const timeout = Number(c.req.query('timeout') ?? 30);
     if (!Number.isFinite(timeout) || timeout < 0 || timeout > 120)

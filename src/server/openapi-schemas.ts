@@ -258,7 +258,11 @@ export const SCHEMAS = {
           required: ['target', 'state', 'current', 'error', 'posted_at'],
           properties: {
             target: str,
-            state: { enum: ['posting', 'posted', 'failed'] },
+            state: {
+              enum: ['posting', 'posted', 'failed', 'gone'],
+              description:
+                'gone: the message was deleted, the bot removed or the chat closed; POST /v1/cases/{id}/repost posts it again.',
+            },
             current: { type: 'boolean' },
             error: strOrNull,
             posted_at: { type: ['string', 'null'], format: 'date-time' },
@@ -274,6 +278,14 @@ export const SCHEMAS = {
           properties: { at: dateTime, kind: str },
         },
       },
+    },
+  },
+  RepostResult: {
+    type: 'object',
+    required: ['reposted', 'case'],
+    properties: {
+      reposted: { type: 'array', items: { type: 'string' }, description: 'Targets posted to.' },
+      case: ref('CaseView'),
     },
   },
   CaseList: {

@@ -99,6 +99,21 @@ function relayPaths(config: RelayConfig): Record<string, PathItem> {
         },
       },
     },
+    '/v1/cases/{id}/repost': {
+      post: {
+        operationId: 'repostCase',
+        tags: ['cases'],
+        summary: 'Post the card again where its message is gone',
+        description: `For each target whose message is \`gone\` (deleted, bot removed, chat closed) or whose post failed for good, posts the card as it stands now. Other targets are left alone.${AUTH_NOTE}`,
+        security: secured,
+        parameters: [caseId],
+        responses: {
+          '200': json('RepostResult', 'The targets posted to (empty when none was gone).'),
+          '401': error('Missing or wrong API key.'),
+          '404': error('No such case.'),
+        },
+      },
+    },
     '/r/{key}/{sig}': {
       get: {
         operationId: 'openDetails',

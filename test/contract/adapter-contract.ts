@@ -182,6 +182,118 @@ export function runAdapterContract(name: string, makeHarness: MakeHarness): void
       expect((await h.read(b.ref)).text).toMatch(/cancelled/i);
     });
 
+    it('a slow service submit: the platform still gets its answer in its window', async () => {
+      const window = h.answerWindowMs;
+      if (window === undefined) return;
+      const { ref, id, hitl } = await sendCase('approval');
+      await demo.fault({ route: 'respond', kind: 'slow', count: 1, delay_ms: 3_500 });
+      const seen = await tapUntilSubmitted(ref, 'approve', false);
+      expect(seen.answerMs).toBeLessThan(window);
+      await relay.until(id, (c) => c.status === 'completed', 15_000);
+      expect((await demo.submissions()).filter((s) => s.case_id === hitl.case_id)).toHaveLength(1);
+      await eventually(
+        async () => (await h.read(ref)).actions.length === 0,
+        10_000,
+        'the final card',
+      );
+    });
+
+    /** POST /v1/cases/:id/repost, as an agent would call it. */
+    async function repost(id: string): Promise<{ reposted: string[] }> {
+      const res = await fetch(`${relay.url}/v1/cases/${id}/repost`, { method: 'POST' });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { reposted: string[] };
+    }
+
+    /** Cancels the case at the service, so the relay edits its card, and waits for the record. */
+    async function editAfterWorldChange(id: string, caseId: string) {
+      await demo.act(caseId, { step: 'cancel' });
+      return relay.until(
+        id,
+        (c) => c.status === 'cancelled' && c.messages[0]?.state === 'gone',
+        15_000,
+      );
+    }
+
+    it('a card deleted by a person: recorded on the case, which goes on; reposted on request', async () => {
+      const world = h.world;
+      if (!world) return;
+      const { ref, id, hitl } = await sendCase('approval');
+      world.deleteMessage(ref);
+      const before = (await h.messages(address())).length;
+      const c = await editAfterWorldChange(id, hitl.case_id);
+      expect(c.messages[0].error).toBeTruthy();
+      const gone = c.history.filter((e: any) => e.kind === 'message_gone');
+      expect(gone).toHaveLength(1);
+      expect(gone[0]).toMatchObject({ target: h.target, reason: 'not_found' });
+      const answer = await repost(id);
+      expect(answer.reposted).toEqual([h.target]);
+      const refs = await eventually(
+        async () => {
+          const all = await h.messages(address());
+          return all.length > before ? all : null;
+        },
+        10_000,
+        'the reposted card',
+      );
+      const seen = await h.read(refs.at(-1)!);
+      expect(seen.text).toMatch(/cancelled/i);
+      expect(seen.actions).toEqual([]);
+      const after = await relay.get(id);
+      expect(after.messages[0].state).toBe('posted');
+      expect(after.history.some((e: any) => e.kind === 'repost')).toBe(true);
+      // Nothing else to repost now.
+      expect((await repost(id)).reposted).toEqual([]);
+    });
+
+    it('the bot removed from the chat: recorded on the case, which goes on', async () => {
+      const world = h.world;
+      if (!world) return;
+      const { id, hitl } = await sendCase('approval');
+      world.removeBot();
+      const c = await editAfterWorldChange(id, hitl.case_id);
+      const gone = c.history.filter((e: any) => e.kind === 'message_gone');
+      expect(gone).toHaveLength(1);
+      expect(gone[0]).toMatchObject({ target: h.target, reason: 'forbidden' });
+      expect(c.messages[0].error).toBeTruthy();
+    });
+
+    it('the channel archived: recorded on the case, which goes on', async () => {
+      const world = h.world;
+      if (!world?.archive) return;
+      const { id, hitl } = await sendCase('approval');
+      world.archive();
+      const c = await editAfterWorldChange(id, hitl.case_id);
+      expect(c.history.filter((e: any) => e.kind === 'message_gone')).toHaveLength(1);
+      expect(c.messages[0].error).toMatch(/archived/);
+    });
+
+    it('the chat moved to a new id: recorded with the new target; a repost lands there', async () => {
+      const world = h.world;
+      if (!world?.migrate) return;
+      const { id, hitl } = await sendCase('approval');
+      const moved = world.migrate();
+      const c = await editAfterWorldChange(id, hitl.case_id);
+      const platform = h.target.slice(0, h.target.indexOf(':'));
+      expect(c.messages[0].error).toContain(`${platform}:${moved}`);
+      expect((await repost(id)).reposted).toEqual([h.target]);
+      const refs = await eventually(
+        async () => {
+          const all = await h.messages(moved);
+          return all.length ? all : null;
+        },
+        10_000,
+        'the card in the new chat',
+      );
+      expect((await h.read(refs[0]!)).text).toMatch(/cancelled/i);
+      const after = await relay.get(id);
+      expect(
+        after.history.some(
+          (e: any) => e.kind === 'target_moved' && e.to === `${platform}:${moved}`,
+        ),
+      ).toBe(true);
+    });
+
     it('no submit token or review token reaches the platform', async () => {
       const { ref, id, hitl } = await sendCase('approval');
       await tapUntilSubmitted(ref, 'approve', false);

@@ -11,6 +11,21 @@ export interface SeenMessage {
   link: string | null;
 }
 
+/**
+ * How the world can change under a card, each through the fake platform answering with the
+ * platform's own errors afterwards.
+ */
+export interface WorldControls {
+  /** A person deletes the message at `ref`. */
+  deleteMessage(ref: MessageRef): void;
+  /** The bot is removed from the harness target's chat (kicked, uninstalled). */
+  removeBot(): void;
+  /** The target's channel is archived (platforms that have archiving). */
+  archive?(): void;
+  /** The target's chat moves to a new id (Telegram: a group becomes a supergroup); returns it. */
+  migrate?(): string;
+}
+
 /** One platform, faked, with its real adapter pointed at the fake. */
 export interface AdapterHarness {
   /** The adapter under test, configured against the fake platform server. */
@@ -19,8 +34,15 @@ export interface AdapterHarness {
   target: string;
   /** A person on the target's allowlist and one who is not, in the platform's id format. */
   users: { allowed: TapUser; stranger: TapUser };
+  /**
+   * The platform's window for the first answer to a tap, in ms (Slack's ack and Discord's
+   * interaction response: 3 s); absent when the platform has none to assert.
+   */
+  answerWindowMs?: number;
   /** True when the platform shows a native confirm dialog, so one tap on an irreversible action arrives confirmed. */
   nativeConfirm: boolean;
+  /** Present when the fake can change the world under a card. */
+  world?: WorldControls;
   /** Reads back the message at `ref` from the fake platform. */
   read(ref: MessageRef): Promise<SeenMessage>;
   /** Every message (ref) the fake holds for `address`, in posting order. */
@@ -33,6 +55,11 @@ export interface AdapterHarness {
    */
   tap(args: { ref: MessageRef; action: string; user: TapUser; relayUrl: string }): Promise<{
     notice: string | null;
+    /**
+     * For platforms with an answer window (Slack's 3 s ack, Discord's 3 s interaction response):
+     * how long the platform waited for the relay's first answer, in ms.
+     */
+    answerMs?: number;
   }>;
   /**
    * Called once the relay listens, before any case is sent (a harness may install the bot here,

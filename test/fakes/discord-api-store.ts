@@ -37,6 +37,15 @@ export class FakeMessageStore {
     return [...(this.channels.get(channelId) ?? [])];
   }
 
+  /** A person deletes a message. */
+  delete(channelId: string, messageId: string): void {
+    const list = this.channels.get(channelId) ?? [];
+    this.channels.set(
+      channelId,
+      list.filter((m) => m.id !== messageId),
+    );
+  }
+
   find(channelId: string, messageId: string): FakeDiscordMessage | undefined {
     return this.channels.get(channelId)?.find((m) => m.id === messageId);
   }

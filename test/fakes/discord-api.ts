@@ -26,6 +26,9 @@ interface FakeInteraction {
   messageId: string | null;
   /** The callback type it was answered with, once answered. */
   answeredWith: number | null;
+  /** When the test registered it (Discord created it), and how long the first answer took. */
+  createdAt: number;
+  answeredAfterMs: number | null;
   followUps: string[];
 }
 
@@ -36,6 +39,14 @@ export interface RateLimitInjection {
   global?: boolean;
   /** Only requests whose method + path match, e.g. /^PATCH \/channels\//. Any when absent. */
   match?: RegExp;
+}
+
+/** What a rate limiter says about one request. */
+export interface DiscordLimitDecision {
+  headers: Record<string, string>;
+  /** Answer 429 with this retry_after (seconds). */
+  retryAfter?: number;
+  global?: boolean;
 }
 
 /** The running fake. */
@@ -61,8 +72,21 @@ export interface FakeDiscord {
   followUps(token: string): string[];
   /** The type an interaction was answered with, or null. */
   answeredWith(token: string): number | null;
+  /** Milliseconds from registering an interaction to its first answer, or null. */
+  answeredAfterMs(token: string): number | null;
+  /** Gateway mode: `GET /gateway/bot` hands out this gateway's URL. */
+  useGateway(gateway: { url: string }): void;
   /** The last registered command set, per application (or application/guild). */
   commands(key: string): unknown[] | undefined;
+  /** A person deletes a message: edits answer 404 Unknown Message (10008). */
+  deleteMessage(channelId: string, messageId: string): void;
+  /** The bot loses the channel (removed, or the channel made private): 403 Missing Access (50001). */
+  removeBot(channelId: string): void;
+  /**
+   * Enforces rate limits (the pacing benchmark): `decide` sees each request and returns the
+   * X-RateLimit headers to send, and `retryAfter` (seconds) to answer 429 instead.
+   */
+  setLimiter(decide: (method: string, route: string, body: string) => DiscordLimitDecision): void;
   /** Makes the next `count` matching requests answer 429. */
   rateLimitNext(count: number, injection: RateLimitInjection): void;
   requests(): FakeDiscordRequest[];
@@ -87,6 +111,10 @@ export async function startFakeDiscord(options: {
   const injections: Array<RateLimitInjection & { left: number }> = [];
 
   const store = new FakeMessageStore(options.applicationId);
+  let gateway: { url: string } | null = null;
+  const removed = new Set<string>();
+  let limiter: ((method: string, route: string, body: string) => DiscordLimitDecision) | null =
+    null;
 
   const applyInteractionResponse = (id: string, token: string, response: unknown) => {
     const interaction = interactions.get(token);
@@ -104,6 +132,7 @@ export async function startFakeDiscord(options: {
       return { status: 400, body: { message: 'Invalid Form Body', code: 50035 } };
     }
     interaction.answeredWith = r.type!;
+    interaction.answeredAfterMs = Date.now() - interaction.createdAt;
     if (r.type === 7 && interaction.messageId) {
       const message = store.find(interaction.channelId, interaction.messageId);
       if (message) {
@@ -124,10 +153,12 @@ export async function startFakeDiscord(options: {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const method = req.method ?? 'GET';
       log.push({ method, path: url.pathname, authorization: req.headers.authorization, body: raw });
+      let limitHeaders: Record<string, string> = {};
       const send = (status: number, body?: unknown, headers: Record<string, string> = {}) => {
         const text = body === undefined ? '' : JSON.stringify(body);
         res.writeHead(status, {
           ...BUCKET_HEADERS,
+          ...limitHeaders,
           ...(text ? { 'content-type': 'application/json' } : {}),
           ...headers,
         });
@@ -162,6 +193,25 @@ export async function startFakeDiscord(options: {
         );
       }
 
+      // Limits are counted only for requests the injected 429s let through.
+      if (limiter) {
+        const decision = limiter(method, route, raw);
+        limitHeaders = decision.headers;
+        if (decision.retryAfter !== undefined) {
+          return send(
+            429,
+            {
+              message: 'You are being rate limited.',
+              retry_after: decision.retryAfter,
+              global: Boolean(decision.global),
+            },
+            {
+              'retry-after': String(Math.ceil(decision.retryAfter)),
+              ...(decision.global ? { 'x-ratelimit-global': 'true' } : {}),
+            },
+          );
+        }
+      }
       let body: Record<string, unknown> = {};
       if (raw) {
         try {
@@ -177,6 +227,23 @@ export async function startFakeDiscord(options: {
         return true;
       };
 
+      if (route === '/gateway/bot' && method === 'GET') {
+        if (needsBot()) return;
+        if (!gateway) return send(404, { message: '404: Not Found', code: 0 });
+        return send(200, {
+          url: gateway.url,
+          shards: 1,
+          session_start_limit: {
+            total: 1000,
+            remaining: 999,
+            reset_after: 14_400_000,
+            max_concurrency: 1,
+          },
+        });
+      }
+      const channel = /^\/channels\/(\d+)\//.exec(route)?.[1];
+      if (channel && removed.has(channel))
+        return send(403, { message: 'Missing Access', code: 50001 });
       let m = /^\/channels\/(\d+)\/messages$/.exec(route);
       if (m && method === 'POST') {
         if (needsBot()) return;
@@ -239,12 +306,29 @@ export async function startFakeDiscord(options: {
     messages: (channelId) => store.messages(channelId),
     message: (channelId, messageId) => store.find(channelId, messageId),
     registerInteraction(i) {
-      interactions.set(i.token, { ...i, answeredWith: null, followUps: [] });
+      interactions.set(i.token, {
+        ...i,
+        answeredWith: null,
+        followUps: [],
+        createdAt: Date.now(),
+        answeredAfterMs: null,
+      });
     },
     applyInteractionResponse,
     followUps: (token) => [...(interactions.get(token)?.followUps ?? [])],
     answeredWith: (token) => interactions.get(token)?.answeredWith ?? null,
+    answeredAfterMs: (token) => interactions.get(token)?.answeredAfterMs ?? null,
+    useGateway(g) {
+      gateway = g;
+    },
     commands: (key) => commandSets.get(key),
+    deleteMessage: (channelId, messageId) => store.delete(channelId, messageId),
+    setLimiter(decide) {
+      limiter = decide;
+    },
+    removeBot(channelId) {
+      removed.add(channelId);
+    },
     rateLimitNext(count, injection) {
       injections.push({ ...injection, left: count });
     },

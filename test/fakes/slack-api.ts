@@ -48,6 +48,8 @@ export interface FakeSlackUser {
 
 export interface FakeSlackOptions {
   botToken: string;
+  /** The app-level token ("xapp-...") apps.connections.open accepts (Socket Mode). */
+  appToken?: string;
   teamId?: string;
   botId?: string;
   botUserId?: string;
@@ -72,6 +74,11 @@ export class FakeSlack {
   private readonly rateLimits = new Map<string, { times: number; retryAfterSec: number }>();
   private readonly failures = new Map<string, { times: number; error: string }>();
   private seq = 0;
+  private socket: { connectUrl(): string } | undefined;
+  private limiter: ((method: string, fields: Record<string, unknown>) => number | null) | undefined;
+  /** Channels the bot was removed from, and archived channels (Slack's errors for each). */
+  private readonly removed = new Set<string>();
+  private readonly archived = new Set<string>();
 
   private constructor(private readonly options: FakeSlackOptions) {
     this.teamId = options.teamId ?? 'T0FAKE';
@@ -94,6 +101,30 @@ export class FakeSlack {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  /** Socket Mode: apps.connections.open answers this server's connection URLs. */
+  useSocket(socket: { connectUrl(): string }): void {
+    this.socket = socket;
+  }
+
+  /** A person deletes a message: chat.update then answers message_not_found. */
+  deleteMessage(channel: string, ts: string): void {
+    const list = this.channels.get(channel) ?? [];
+    this.channels.set(
+      channel,
+      list.filter((m) => m.ts !== ts),
+    );
+  }
+
+  /** The bot is removed from a channel: posts and edits there answer not_in_channel. */
+  removeBot(channel: string): void {
+    this.removed.add(channel);
+  }
+
+  /** The channel is archived: posts and edits there answer is_archived. */
+  archiveChannel(channel: string): void {
+    this.archived.add(channel);
+  }
+
   addUser(user: FakeSlackUser): void {
     this.users.set(user.id, user);
   }
@@ -101,6 +132,14 @@ export class FakeSlack {
   /** The next `times` calls of `method` get HTTP 429 with `Retry-After: retryAfterSec`. */
   rateLimit(method: string, times: number, retryAfterSec: number): void {
     this.rateLimits.set(method, { times, retryAfterSec });
+  }
+
+  /**
+   * Enforces rate limits (the pacing benchmark): `decide` returns Retry-After seconds to answer
+   * 429 like Slack, or null to let the call through.
+   */
+  setLimiter(decide: (method: string, fields: Record<string, unknown>) => number | null): void {
+    this.limiter = decide;
   }
 
   /** The next `times` calls of `method` answer `{ok:false, error}`. */
@@ -147,14 +186,40 @@ export class FakeSlack {
         json: { ok: false, error: 'ratelimited' },
       };
     }
+    const retryAfter = this.limiter?.(method, f);
+    if (typeof retryAfter === 'number') {
+      return {
+        status: 429,
+        headers: { 'retry-after': String(retryAfter) },
+        json: { ok: false, error: 'ratelimited' },
+      };
+    }
     const token = authorization?.startsWith('Bearer ') ? authorization.slice(7) : f.token;
     if (!token) return { json: { ok: false, error: 'not_authed' } };
-    if (token !== this.options.botToken) return { json: { ok: false, error: 'invalid_auth' } };
+    // apps.connections.open takes the app-level token only; every other method the bot token.
+    const expected =
+      method === 'apps.connections.open' ? this.options.appToken : this.options.botToken;
+    if (token !== expected) {
+      const wrongKind =
+        token === this.options.appToken || token === this.options.botToken
+          ? 'not_allowed_token_type'
+          : 'invalid_auth';
+      return { json: { ok: false, error: wrongKind } };
+    }
     const failure = this.failures.get(method);
     if (failure && failure.times > 0) {
       failure.times -= 1;
       return { json: { ok: false, error: failure.error } };
     }
+    if (method === 'apps.connections.open') {
+      if (!this.socket) return { json: { ok: false, error: 'socket_mode_disabled' } };
+      return { json: { ok: true, url: this.socket.connectUrl() } };
+    }
+    const channel = typeof f.channel === 'string' ? f.channel : '';
+    if (method.startsWith('chat.') && this.archived.has(channel))
+      return { json: { ok: false, error: 'is_archived' } };
+    if (method.startsWith('chat.') && this.removed.has(channel))
+      return { json: { ok: false, error: 'not_in_channel' } };
     switch (method) {
       case 'auth.test':
         return {

@@ -6,6 +6,13 @@
 import { createHmac } from 'node:crypto';
 import type { FakeSlack, FakeSlackMessage } from './slack-api.ts';
 
+let triggers = 0;
+/** A trigger_id as Slack makes them: unique per interaction, the same in every retry of it. */
+function nextTriggerId(teamId: string): string {
+  triggers += 1;
+  return `${Math.floor(Date.now() / 1000)}.${teamId}.${triggers}${Math.random().toString(16).slice(2, 10)}`;
+}
+
 /** Headers of a signed Slack request. `timestampSec` defaults to now. */
 export function signSlackRequest(
   signingSecret: string,
@@ -72,7 +79,7 @@ export function blockActionsPayload(args: {
       channel_id: message.channel,
       is_ephemeral: false,
     },
-    trigger_id: `${Math.floor(now)}.${fake.teamId}.fake`,
+    trigger_id: nextTriggerId(fake.teamId),
     team: { id: fake.teamId, domain: 'fake' },
     enterprise: null,
     is_enterprise_install: false,
@@ -106,6 +113,6 @@ export function slashCommandForm(args: {
     api_app_id: 'A0FAKEAPP',
     is_enterprise_install: 'false',
     response_url: `${args.fake.apiUrl.replace(/api\/$/, '')}commands/T0FAKE/1/fake`,
-    trigger_id: `${Math.floor(Date.now() / 1000)}.fake`,
+    trigger_id: nextTriggerId(args.fake.teamId),
   }).toString();
 }

@@ -43,6 +43,8 @@ export class FakeTeamsConnector {
   private readonly activities = new Map<string, FakeActivity>();
   private readonly order: string[] = [];
   private readonly failures: Failure[] = [];
+  /** Conversations the bot was removed from. */
+  private readonly removed = new Set<string>();
 
   /** Starts a fake on 127.0.0.1 with a free port. */
   static async start(): Promise<FakeTeamsConnector> {
@@ -67,6 +69,16 @@ export class FakeTeamsConnector {
         ...(retryAfterSeconds !== undefined ? { retryAfter: String(retryAfterSeconds) } : {}),
       });
     }
+  }
+
+  /** A person deletes a message: edits of it answer 404 ActivityNotFoundInConversation. */
+  deleteActivity(id: string): void {
+    this.activities.delete(id);
+  }
+
+  /** The bot is removed from a conversation: every call there answers 403, as Teams does. */
+  removeBot(conversationId: string): void {
+    this.removed.add(conversationId);
   }
 
   /** Raw bodies of every request received. */
@@ -143,6 +155,14 @@ export class FakeTeamsConnector {
       return send(res, 400, { error: { code: 'BadArgument', message: 'body is not JSON' } });
     }
     const [conversationId = rawConversation, thread] = rawConversation.split(';messageid=');
+    if (this.removed.has(conversationId)) {
+      return send(res, 403, {
+        error: {
+          code: 'BotNotInConversationRoster',
+          message: 'The bot is not part of the conversation roster.',
+        },
+      });
+    }
     if (req.method === 'PUT' && pathId) {
       const existing = this.activities.get(pathId);
       if (!existing || existing.conversationId !== conversationId) {

@@ -166,9 +166,29 @@ export class FakeTelegramMethods extends FakeTelegramState {
     return Number.isSafeInteger(id) && id !== 0 ? id : null;
   }
 
+  /** 403 for a chat the bot was kicked from, 400 + migrate_to_chat_id for an upgraded group. */
+  private chatGone(chatId: number): MethodResult | null {
+    if (this.kicked.has(chatId)) {
+      return {
+        ok: false,
+        error_code: 403,
+        description: 'Forbidden: bot was kicked from the group chat',
+      };
+    }
+    const movedTo = this.migrated.get(chatId);
+    if (movedTo === undefined) return null;
+    return {
+      ok: false,
+      error_code: 400,
+      description: 'Bad Request: group chat was upgraded to a supergroup chat',
+      parameters: { migrate_to_chat_id: movedTo },
+    };
+  }
+
   private sendMessage(p: Params): MethodResult {
     const chatId = this.chatId(p);
     if (chatId === null) return bad('Bad Request: chat not found');
+    if (this.kicked.has(chatId)) return this.chatGone(chatId)!;
     const movedTo = this.migrated.get(chatId);
     if (movedTo !== undefined) {
       return {
@@ -217,6 +237,8 @@ export class FakeTelegramMethods extends FakeTelegramState {
 
   private edit(p: Params, withText: boolean): MethodResult {
     const chatId = this.chatId(p);
+    const gone = chatId === null ? null : this.chatGone(chatId);
+    if (gone) return gone;
     const stored = chatId === null ? undefined : this.message(chatId, Number(p.message_id));
     if (!stored) return bad('Bad Request: message to edit not found');
     const keyboardError = checkKeyboard(

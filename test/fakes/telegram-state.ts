@@ -102,6 +102,23 @@ export class FakeTelegramState {
     this.refusedUrls = pattern;
   }
 
+  /** Chats the bot was kicked from: every call there answers 403. */
+  protected readonly kicked = new Set<number>();
+
+  /** A person deletes a message: edits answer "message to edit not found". */
+  deleteMessage(chatId: number, messageId: number): void {
+    const list = this.chats.get(chatId) ?? [];
+    this.chats.set(
+      chatId,
+      list.filter((m) => m.message.message_id !== messageId),
+    );
+  }
+
+  /** The bot is removed from a group: Telegram answers 403 "bot was kicked from the group chat". */
+  kickBot(chatId: number): void {
+    this.kicked.add(chatId);
+  }
+
   /** Upgrades a group to a supergroup: sends to the old id then fail with migrate_to_chat_id. */
   migrateChat(fromChatId: number, toChatId: number): void {
     this.migrated.set(fromChatId, toChatId);

@@ -1,7 +1,7 @@
 /**
  * Gateway mode turns discord.js interaction objects back into the wire shape parse.ts reads.
  * The objects here are built by discord.js's own INTERACTION_CREATE handler from the documented
- * payloads; the WebSocket connection itself is not (and cannot be) exercised in tests.
+ * payloads; the WebSocket connection itself is exercised in gateway.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import { Client, Events, GatewayIntentBits, type Interaction } from 'discord.js';

@@ -175,6 +175,14 @@ export async function makeDiscordHarnessWith(
       allowed: { id: '2100000000000000001', name: 'Ann' },
       stranger: { id: '2100000000000000002', name: 'Sam' },
     },
+    answerWindowMs: 3_000,
+    world: {
+      deleteMessage: (ref) => {
+        const [channelId, messageId] = ref.id.split(':');
+        fake.deleteMessage(channelId ?? '', messageId ?? '');
+      },
+      removeBot: () => fake.removeBot(TEST_DISCORD_CHANNEL_ID),
+    },
     nativeConfirm: false,
     async read(ref) {
       return seen(messageOf(ref));
@@ -202,12 +210,14 @@ export async function makeDiscordHarnessWith(
       const token = interaction.token as string;
       fake.registerInteraction({ id, token, channelId: message.channel_id, messageId: message.id });
       const body = JSON.stringify(interaction);
+      const sentAt = Date.now();
       const res = await fetch(`${relayUrl}/discord/interactions`, {
         method: 'POST',
         headers: signInteraction(privateKey, body),
         body,
       });
       if (res.status !== 200) throw new Error(`relay answered the interaction with ${res.status}`);
+      const answerMs = Date.now() - sentAt;
       // Over HTTP the interaction response is our HTTP answer; Discord applies it to the message.
       const applied = fake.applyInteractionResponse(id, token, await res.json());
       if (applied.status >= 300)
@@ -215,7 +225,10 @@ export async function makeDiscordHarnessWith(
       // Follow-ups go out after the answer; wait for the adapter to finish this interaction.
       await adapter.drain();
       const notices = fake.followUps(token);
-      return { notice: notices.length ? visibleText(notices[notices.length - 1]!) : null };
+      return {
+        notice: notices.length ? visibleText(notices[notices.length - 1]!) : null,
+        answerMs,
+      };
     },
     requests: () => fake.requests().map((r) => r.body),
     close: () => fake.close(),

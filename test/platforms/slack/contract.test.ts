@@ -1,5 +1,6 @@
 import { runAdapterContract } from '../../contract/adapter-contract.ts';
 import { makeSlackHarness } from './harness.ts';
+import { makeSlackSocketHarness } from './socket-harness.ts';
 
-// HTTP mode only: Socket Mode needs a WebSocket to Slack, which is not faked here.
 runAdapterContract('slack (HTTP mode)', makeSlackHarness);
+runAdapterContract('slack (Socket Mode)', makeSlackSocketHarness);

@@ -20,6 +20,12 @@ export const SLACK_TEST_BOT_TOKEN = 'xoxb-1111-2222-fakeBotTokenForTests';
 export const SLACK_TEST_SIGNING_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 export const SLACK_TEST_CHANNEL = 'C0HITLTEST';
 
+/** A pace with Slack's shape and tiny windows, so that tests never wait for real limits. */
+export const SLACK_TEST_PACE = {
+  postMessagePerChannel: [{ limit: 1, windowMs: 5 }],
+  update: [{ limit: 50, windowMs: 100 }],
+};
+
 /** Slack's three entities back to characters: the text as a person sees it. */
 export function unescapeSlack(text: string): string {
   return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
@@ -57,7 +63,7 @@ export async function tapButton(args: {
   user: { id: string; name?: string };
   relayUrl: string;
   signingSecret?: string;
-}): Promise<{ status: number; notice: string | null }> {
+}): Promise<{ status: number; notice: string | null; answerMs: number }> {
   const { fake } = args;
   const message = messageAt(fake, args.ref);
   const found = findButton(
@@ -69,22 +75,23 @@ export async function tapButton(args: {
   if (!found) throw new Error(`message ${args.ref.id} has no button for "${args.action}"`);
   const body = interactionForm(blockActionsPayload({ fake, message, ...found, user: args.user }));
   const before = fake.requests.length;
+  const sentAt = Date.now();
   const res = await fetch(`${args.relayUrl}${SLACK_EVENTS_PATH}`, {
     method: 'POST',
     headers: signSlackRequest(args.signingSecret ?? SLACK_TEST_SIGNING_SECRET, body),
     body,
   });
   await res.arrayBuffer();
+  const answerMs = Date.now() - sentAt;
   // The HTTP answer is the ack; the tap's work (users.info, the engine, the ephemeral) follows it.
   await args.adapter.idle();
   const notices = fake.ephemerals.filter((e) => e.user === args.user.id && e.seq >= before);
   const last = notices.at(-1);
-  return { status: res.status, notice: last ? unescapeSlack(last.text) : null };
+  return { status: res.status, notice: last ? unescapeSlack(last.text) : null, answerMs };
 }
 
-/** Builds the Slack harness: a fresh fake and an HTTP-mode adapter, not started. */
-export const makeSlackHarness: MakeHarness = async () => {
-  const fake = await FakeSlack.start({ botToken: SLACK_TEST_BOT_TOKEN });
+/** The people every Slack harness knows, added to `fake`. */
+export function addSlackTestUsers(fake: FakeSlack) {
   const allowed = { id: 'U0ALLOWED1', name: 'Ann Allowed' };
   const stranger = { id: 'U0STRANGER', name: 'Sam Stranger' };
   fake.addUser({ id: allowed.id, name: 'ann', realName: allowed.name, displayName: allowed.name });
@@ -94,22 +101,31 @@ export const makeSlackHarness: MakeHarness = async () => {
     realName: stranger.name,
     displayName: stranger.name,
   });
-  const adapter = createSlackAdapter(
-    {
-      botToken: SLACK_TEST_BOT_TOKEN,
-      signingSecret: SLACK_TEST_SIGNING_SECRET,
-      apiUrl: fake.apiUrl,
-      mode: 'http',
-      botId: fake.botId,
-      botUserId: fake.botUserId,
-    },
-    { retryConfig: { retries: 0 } },
-  );
+  return { allowed, stranger };
+}
 
-  const harness: AdapterHarness = {
+/** The harness parts every receive mode shares: reading messages back from the fake. */
+export function slackHarness(args: {
+  fake: FakeSlack;
+  adapter: SlackAdapter;
+  users: AdapterHarness['users'];
+  tap: AdapterHarness['tap'];
+  close(): Promise<void>;
+}): AdapterHarness {
+  const { fake, adapter } = args;
+  return {
     adapter,
     target: `slack:${SLACK_TEST_CHANNEL}`,
-    users: { allowed, stranger },
+    users: args.users,
+    answerWindowMs: 3_000,
+    world: {
+      deleteMessage: (ref) => {
+        const [channel, ts] = ref.id.split(':');
+        fake.deleteMessage(channel ?? '', ts ?? '');
+      },
+      removeBot: () => fake.removeBot(SLACK_TEST_CHANNEL),
+      archive: () => fake.archiveChannel(SLACK_TEST_CHANNEL),
+    },
     // Irreversible actions carry Slack's `confirm` dialog: one tap arrives confirmed.
     nativeConfirm: true,
     async read(ref): Promise<SeenMessage> {
@@ -137,17 +153,40 @@ export const makeSlackHarness: MakeHarness = async () => {
           id: `${m.channel}:${m.ts}`,
         }));
     },
+    tap: args.tap,
+    requests: () => fake.requests.map((r) => r.body),
+    close: args.close,
+  };
+}
+
+/** Builds the Slack harness: a fresh fake and an HTTP-mode adapter, not started. */
+export const makeSlackHarness: MakeHarness = async () => {
+  const fake = await FakeSlack.start({ botToken: SLACK_TEST_BOT_TOKEN });
+  const users = addSlackTestUsers(fake);
+  const adapter = createSlackAdapter(
+    {
+      botToken: SLACK_TEST_BOT_TOKEN,
+      signingSecret: SLACK_TEST_SIGNING_SECRET,
+      apiUrl: fake.apiUrl,
+      mode: 'http',
+      botId: fake.botId,
+      botUserId: fake.botUserId,
+    },
+    { retryConfig: { retries: 0 }, pace: SLACK_TEST_PACE },
+  );
+  return slackHarness({
+    fake,
+    adapter,
+    users,
     async tap({ ref, action, user, relayUrl }) {
       const result = await tapButton({ fake, adapter, ref, action, user, relayUrl });
       if (result.status !== 200)
         throw new Error(`the relay answered the tap with ${result.status}`);
-      return { notice: result.notice };
+      return { notice: result.notice, answerMs: result.answerMs };
     },
-    requests: () => fake.requests.map((r) => r.body),
     async close() {
       await adapter.stop();
       await fake.close();
     },
-  };
-  return harness;
+  });
 };

@@ -9,7 +9,7 @@ import type { Tap, TapReply } from '../../../src/adapter.ts';
 import { MemoryKeyValue } from '../../../src/cases/memory-kv.ts';
 import { createLogger } from '../../../src/log.ts';
 import { FakeSlack } from '../../fakes/slack-api.ts';
-import { SLACK_TEST_BOT_TOKEN, SLACK_TEST_SIGNING_SECRET } from './harness.ts';
+import { SLACK_TEST_BOT_TOKEN, SLACK_TEST_PACE, SLACK_TEST_SIGNING_SECRET } from './harness.ts';
 import { serveRoutes } from './relay.ts';
 
 export interface SlackSetup {
@@ -45,6 +45,7 @@ export async function setupSlack(
     },
     {
       retryConfig: { retries: 0 },
+      pace: SLACK_TEST_PACE,
       rateLimit: {
         sleep: async (ms) => {
           waits.push(ms);

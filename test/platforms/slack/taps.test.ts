@@ -55,7 +55,7 @@ describe('slack adapter: taps', () => {
       user: ann,
       relayUrl: s.relayUrl,
     });
-    expect(result).toEqual({ status: 200, notice: null });
+    expect(result).toMatchObject({ status: 200, notice: null });
     expect(s.taps).toEqual([
       {
         platform: 'slack',
@@ -195,7 +195,7 @@ describe('slack adapter: taps', () => {
       user: ann,
       relayUrl: s.relayUrl,
     });
-    expect(result).toEqual({ status: 200, notice: null });
+    expect(result).toMatchObject({ status: 200, notice: null });
     expect(s.taps).toEqual([]);
     expect(s.fake.requests.map((r) => r.method)).toEqual(['chat.postMessage']);
   });

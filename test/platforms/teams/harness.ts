@@ -78,6 +78,10 @@ export const makeTeamsHarness: MakeHarness = async () => {
       stranger: { id: '29:1mallory-08q2j2o3jc09', name: 'Mallory' },
     },
     nativeConfirm: false,
+    world: {
+      deleteMessage: (ref) => fake.deleteActivity(activityOf(ref)),
+      removeBot: () => fake.removeBot(conversationId),
+    },
 
     async attach(relayUrl: string) {
       const res = await postActivity(

@@ -10,6 +10,8 @@ import { FakeTelegramApi, type StoredMessage } from '../../fakes/telegram-api.ts
 /** A supergroup, as most teams would use. */
 const CHAT_ID = -1001234567890;
 const WEBHOOK_PATH = '/telegram/webhook';
+/** Where the chat moves when the world test migrates it. */
+const MIGRATED_CHAT_ID = -1009876543210;
 
 function stored(fake: FakeTelegramApi, ref: MessageRef): StoredMessage {
   const parsed = parseMessageRef(ref);
@@ -52,6 +54,17 @@ async function makeHarness(mode: 'polling' | 'webhook'): Promise<AdapterHarness>
   return {
     adapter,
     target: `telegram:${CHAT_ID}`,
+    world: {
+      deleteMessage: (ref) => {
+        const parsed = parseMessageRef(ref);
+        if (parsed) fake.deleteMessage(Number(parsed.chatId), parsed.messageId);
+      },
+      removeBot: () => fake.kickBot(CHAT_ID),
+      migrate: () => {
+        fake.migrateChat(CHAT_ID, MIGRATED_CHAT_ID);
+        return String(MIGRATED_CHAT_ID);
+      },
+    },
     users: {
       allowed: { id: '111222333', name: 'Ann Example' },
       stranger: { id: '666777888', name: 'Mallory' },

@@ -1,0 +1,180 @@
+/**
+ * One send scheduler for every adapter whose platform limits how fast a bot may send: each send
+ * waits for its slot under per-lane windows (a chat, a channel, a conversation), optional windows
+ * for some lanes only (Telegram groups), and windows over all lanes together. Lanes do not block
+ * each other and each keeps its own order; while a shared window binds, the send that has waited
+ * longest goes first. A 429's Retry-After holds a lane (or everything) for that long. The pace is
+ * per process: replicas each keep their own, and the adapters' 429 handling covers the rest.
+ * Each platform configures it from its published limits (see /work/shared/PLATFORMS.md).
+ */
+
+/** At most `limit` sends within any `windowMs`. */
+export interface PaceWindow {
+  limit: number;
+  windowMs: number;
+}
+
+/** Which windows apply where. */
+export interface PaceRules {
+  /** Windows each lane keeps on its own. */
+  lane: readonly PaceWindow[];
+  /** More windows for the lanes `applies` picks (e.g. Telegram groups: 20 a minute). */
+  group?: { windows: readonly PaceWindow[]; applies: (lane: string) => boolean };
+  /** Windows over every lane together (e.g. Telegram's 30 a second per bot). */
+  global?: readonly PaceWindow[];
+}
+
+interface Lane {
+  /** Waiting sends, oldest first; `seq` orders them across lanes. */
+  waiters: Array<{ seq: number; resolve: () => void; reject: (err: Error) => void }>;
+  /** Recent send times, oldest first. */
+  sends: number[];
+  /** No send before this time (set after a 429). */
+  holdUntil: number;
+  windows: readonly PaceWindow[];
+}
+
+/** The earliest time one more send fits `windows`, given past `sends` (oldest first). */
+function fitsAt(sends: readonly number[], windows: readonly PaceWindow[]): number {
+  let at = Number.NEGATIVE_INFINITY;
+  for (const { limit, windowMs } of windows) {
+    if (sends.length < limit) continue;
+    const oldest = sends[sends.length - limit];
+    if (oldest !== undefined) at = Math.max(at, oldest + windowMs);
+  }
+  return at;
+}
+
+function longest(windows: readonly PaceWindow[]): number {
+  return Math.max(0, ...windows.map((w) => w.windowMs));
+}
+
+/** Hands out send slots; `acquire` resolves when the caller may send. */
+export class SendPace {
+  private readonly lanes = new Map<string, Lane>();
+  private readonly globalSends: number[] = [];
+  private readonly globalWindows: readonly PaceWindow[];
+  private globalHoldUntil = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Number.POSITIVE_INFINITY;
+  private closed = false;
+  private seq = 0;
+
+  constructor(
+    private readonly rules: PaceRules,
+    private readonly now: () => number = Date.now,
+    /** Names the pace in the error a closed pace rejects with. */
+    private readonly name = 'send pace',
+  ) {
+    this.globalWindows = rules.global ?? [];
+  }
+
+  /** Waits for the next slot of `lane`; rejects once the pace is closed. */
+  acquire(lane: string): Promise<void> {
+    if (this.closed) return Promise.reject(new Error(`${this.name} is closed`));
+    const state = this.lane(lane);
+    const seq = this.seq++;
+    const done = new Promise<void>((resolve, reject) =>
+      state.waiters.push({ seq, resolve, reject }),
+    );
+    this.dispatch();
+    return done;
+  }
+
+  /** Runs `send` in `lane`'s order once its slot comes. */
+  async run<T>(lane: string, send: () => Promise<T>): Promise<T> {
+    await this.acquire(lane);
+    return send();
+  }
+
+  /** Keeps `lane` quiet for `ms` (the platform answered 429 with Retry-After). */
+  hold(lane: string, ms: number): void {
+    const state = this.lane(lane);
+    state.holdUntil = Math.max(state.holdUntil, this.now() + ms);
+  }
+
+  /** Keeps every lane quiet for `ms` (a 429 that covers the whole bot or method). */
+  holdAll(ms: number): void {
+    this.globalHoldUntil = Math.max(this.globalHoldUntil, this.now() + ms);
+  }
+
+  /** Rejects every waiting send and stops the timer. */
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const lane of this.lanes.values()) {
+      for (const waiter of lane.waiters.splice(0)) {
+        waiter.reject(new Error(`${this.name} is closed`));
+      }
+    }
+    this.lanes.clear();
+  }
+
+  private lane(key: string): Lane {
+    let lane = this.lanes.get(key);
+    if (!lane) {
+      const group = this.rules.group?.applies(key) ? this.rules.group.windows : [];
+      lane = { waiters: [], sends: [], holdUntil: 0, windows: [...this.rules.lane, ...group] };
+      this.lanes.set(key, lane);
+    }
+    return lane;
+  }
+
+  /** The earliest time `lane` may send again, ignoring the global windows. */
+  private readyAt(lane: Lane): number {
+    return Math.max(lane.holdUntil, fitsAt(lane.sends, lane.windows));
+  }
+
+  private globalReadyAt(now: number): number {
+    const keep = longest(this.globalWindows);
+    while (this.globalSends.length > 0 && (this.globalSends[0] as number) + keep <= now) {
+      this.globalSends.shift();
+    }
+    return Math.max(now, this.globalHoldUntil, fitsAt(this.globalSends, this.globalWindows));
+  }
+
+  private dispatch(): void {
+    if (this.closed) return;
+    const now = this.now();
+    let next = Number.POSITIVE_INFINITY;
+    const waiting: Lane[] = [];
+    for (const [key, lane] of this.lanes) {
+      const keep = longest(lane.windows);
+      while (lane.sends.length > 0 && (lane.sends[0] as number) + keep <= now) lane.sends.shift();
+      if (lane.waiters.length > 0) waiting.push(lane);
+      else if (lane.sends.length === 0 && lane.holdUntil <= now) this.lanes.delete(key);
+    }
+    // While a global window binds, the lane whose oldest send has waited longest goes first;
+    // otherwise the first lanes in the map would take every freed slot and starve the rest.
+    waiting.sort((a, b) => (a.waiters[0]?.seq ?? 0) - (b.waiters[0]?.seq ?? 0));
+    for (const lane of waiting) {
+      const at = Math.max(this.readyAt(lane), this.globalReadyAt(now));
+      if (at > now) {
+        next = Math.min(next, at);
+        continue;
+      }
+      lane.sends.push(now);
+      this.globalSends.push(now);
+      lane.waiters.shift()?.resolve();
+      if (lane.waiters.length > 0) {
+        next = Math.min(next, Math.max(this.readyAt(lane), this.globalReadyAt(now)));
+      }
+    }
+    this.schedule(next);
+  }
+
+  private schedule(at: number): void {
+    if (at === Number.POSITIVE_INFINITY || at >= this.timerAt) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Number.POSITIVE_INFINITY;
+        this.dispatch();
+      },
+      Math.max(0, at - this.now()),
+    );
+  }
+}
