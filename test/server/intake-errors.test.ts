@@ -90,8 +90,9 @@ const CASES: Case[] = [
     'invalid_hitl',
   ],
   [
-    'hitl.type unknown',
-    () => ({ target: 'web:e', response: withHitl((h) => (h.type = 'banana')) }),
+    // An unknown type is read forward-compatibly (link-only card); a type that is no name is not.
+    'hitl.type not a name',
+    () => ({ target: 'web:e', response: withHitl((h) => (h.type = '')) }),
     'response.hitl.type',
     'invalid_hitl',
   ],
@@ -120,8 +121,9 @@ const CASES: Case[] = [
     'invalid_hitl',
   ],
   [
-    'hitl.spec_version odd',
-    () => ({ target: 'web:e', hitl: withHitl((h) => (h.spec_version = 'v1')).hitl }),
+    // Any version string is read (newer ones with a warning); a number is no version string.
+    'hitl.spec_version not a string',
+    () => ({ target: 'web:e', hitl: withHitl((h) => (h.spec_version = 0.8)).hitl }),
     'hitl.spec_version',
     'invalid_hitl',
   ],
@@ -138,8 +140,9 @@ const CASES: Case[] = [
     'invalid_hitl',
   ],
   [
-    'a short submit_token',
-    () => ({ target: 'web:e', response: withHitl((h) => (h.submit_token = 'short')) }),
+    // A short token makes the card link-only; a token that is no string is refused.
+    'a submit_token that is not a string',
+    () => ({ target: 'web:e', response: withHitl((h) => (h.submit_token = 42)) }),
     'response.hitl.submit_token',
     'invalid_hitl',
   ],
