@@ -11,7 +11,13 @@ export const NOTIFY_QUEUED_EVENT = 'notify:queued';
 
 /** Whether moving from `prev` to `next` is an event the case's notify_url asked for. */
 export function notifyEvent(next: StoredCase, prev: StoredCase): string | null {
-  if (!next.doc.notify_url || next.status === prev.status) return null;
+  if (!next.doc.notify_url) return null;
+  // The relay has gone blind on an open case (a refused, gone or invalid poll...): the agent hears
+  // of it at once, whatever notify_on says, since the case may otherwise never end for it.
+  const w = next.doc.watch?.state;
+  if (!isTerminal(next.status) && w && w !== 'ok' && w !== prev.doc.watch?.state)
+    return 'watch_failed';
+  if (next.status === prev.status) return null;
   if (next.doc.notify_on === 'all' || isTerminal(next.status)) return next.status;
   return null;
 }
