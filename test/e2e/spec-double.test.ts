@@ -203,6 +203,21 @@ describe('watch failure is not expiry', () => {
     }
   });
 
+  it('WATCH-8 a status that flips back is stale, not a change; a final case is polled no more', async () => {
+    const c = await send();
+    double.open(c.caseId);
+    await relay.until(c.id, (x) => x.status === 'opened');
+    double.setStatus(c.caseId, 'pending');
+    const seen = double.seen('poll', c.caseId).length;
+    await eventually(async () => double.seen('poll', c.caseId).length >= seen + 2, 10_000);
+    expect(await relay.get(c.id)).toMatchObject({ status: 'opened', watch: { state: 'ok' } });
+    double.complete(c.caseId, 'approve');
+    await relay.until(c.id, (x) => x.status === 'completed');
+    double.setStatus(c.caseId, 'pending');
+    const stored = await relay.relay.engine.store.getCase(c.id);
+    expect(stored?.next_check_at).toBeNull();
+  });
+
   it('WATCH-5 a service-confirmed expiry is confirmed', async () => {
     const c = await send();
     double.expire(c.caseId);
