@@ -11,6 +11,11 @@ export const NOTIFY_QUEUED_EVENT = 'notify:queued';
 /** Whether moving from `prev` to `next` is an event the case's notify_url asked for. */
 export function notifyEvent(next: StoredCase, prev: StoredCase): string | null {
   if (!next.doc.notify_url) return null;
+  // The relay has gone blind on an open case (a refused, gone or invalid poll...): the agent hears
+  // of it at once, whatever notify_on says, since the case may otherwise never end for it.
+  const w = next.doc.watch?.state;
+  if (!isTerminal(next.status) && w && w !== 'ok' && w !== prev.doc.watch?.state)
+    return 'watch_failed';
   // An escalation step taken is an event for agents that asked for all of them.
   const step = next.doc.escalation?.done ?? 0;
   if (next.doc.notify_on === 'all' && step > (prev.doc.escalation?.done ?? 0))

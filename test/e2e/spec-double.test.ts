@@ -6,6 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
+import { tinyServer } from '../client/helpers.ts';
 import { type SpecDouble, startSpecDouble } from '../fakes/spec-double.ts';
 import { eventually, logLines, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { cardOf, tapWeb } from '../reliability/web.ts';
@@ -183,6 +184,40 @@ describe('watch failure is not expiry', () => {
     expect((await card(c)).status).toContain('not confirmed');
   });
 
+  it('WATCH-7 the agent is notified at once when the relay cannot see the case', async () => {
+    const got: Array<{ event: string; body: any }> = [];
+    const hook = await tinyServer((req, body, res) => {
+      got.push({
+        event: String(req.headers['x-hitl-relay-event']),
+        body: JSON.parse(String(body)),
+      });
+      res.writeHead(200).end();
+    });
+    try {
+      double.requireAuth(AGENT_KEY);
+      const c = await send({}, { notify_url: `${hook.url}/hook` });
+      const n = await eventually(async () => got.find((g) => g.event === 'watch_failed'), 10_000);
+      expect(n.body).toMatchObject({ id: c.id, status: 'pending', watch: { state: 'refused' } });
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('WATCH-8 a status that flips back is stale, not a change; a final case is polled no more', async () => {
+    const c = await send();
+    double.open(c.caseId);
+    await relay.until(c.id, (x) => x.status === 'opened');
+    double.setStatus(c.caseId, 'pending');
+    const seen = double.seen('poll', c.caseId).length;
+    await eventually(async () => double.seen('poll', c.caseId).length >= seen + 2, 10_000);
+    expect(await relay.get(c.id)).toMatchObject({ status: 'opened', watch: { state: 'ok' } });
+    double.complete(c.caseId, 'approve');
+    await relay.until(c.id, (x) => x.status === 'completed');
+    double.setStatus(c.caseId, 'pending');
+    const stored = await relay.relay.engine.store.getCase(c.id);
+    expect(stored?.next_check_at).toBeNull();
+  });
+
   it('WATCH-5 a service-confirmed expiry is confirmed', async () => {
     const c = await send();
     double.expire(c.caseId);
@@ -334,7 +369,9 @@ describe('submit answers', () => {
     expect(r.text).toMatch(/wait (29|30) s/);
     expect(view.status).toBe('pending');
     expect(await buttons(c)).toEqual(['approve', 'reject']);
-    expect((await card(c)).status).toMatch(/asks to wait: try again after .* \((29|30) s\)/);
+    expect((await card(c)).status).toMatch(
+      /asks to wait; nothing was decided. Try again after .* \((29|30) s\)/,
+    );
     const again = (await tapWeb(relay.url, c.room, c.card.id, 'approve')).body;
     expect(again.outcome).toBe('rate_limited');
     expect(double.seen('submit', c.caseId)).toHaveLength(1);

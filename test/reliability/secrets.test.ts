@@ -37,6 +37,8 @@ const API_KEY = 'SCAN-api-key-7f3a9c2e1b4d';
 const SECRET_KEY = 'SCAN-secret-key-5d8e2f1a9c3b';
 const NOTIFY_SECRET = 'SCAN-notify-secret-2c6e8a0f4d';
 const CALLBACK_SECRET = 'SCAN-callback-secret-3b7c9d1e5f';
+/** The agent's credential for the service's poll_url, given as service_auth (sealed, never shown). */
+const SERVICE_KEY = 'SCAN-service-key-8e1d4c7a2b9f';
 
 /** Secrets by name; per-case tokens are added as cases are created. */
 const secrets = new Map<string, string>([
@@ -44,6 +46,7 @@ const secrets = new Map<string, string>([
   ['RELAY_SECRET_KEY', SECRET_KEY],
   ['RELAY_NOTIFY_SECRET', NOTIFY_SECRET],
   ['callback secret', CALLBACK_SECRET],
+  ['service_auth header', SERVICE_KEY],
   ['Slack bot token', SLACK_TEST_BOT_TOKEN],
   ['Slack signing secret', SLACK_TEST_SIGNING_SECRET],
   ['Discord bot token', TEST_DISCORD_TOKEN],
@@ -190,6 +193,7 @@ it('runs the whole flow on every platform and finds no secret anywhere', async (
   const viaPage = await createCase('confirmation', { hitl_callback_url: callbackUrl });
   const paged = await sendCase('web:contract', viaPage, {
     notify_url: `${notified.url}/notify`,
+    service_auth: { headers: { 'X-Api-Key': SERVICE_KEY } },
   });
   await demo.act(viaPage.hitl.case_id, { step: 'respond', action: 'confirm', data: {} });
   await relay.until(paged, (c) => c.status === 'completed');
