@@ -58,7 +58,9 @@ let first = true;
 async function tap(id, action) {
   const res = await fetch('/web/api/rooms/' + room + '/messages/' + id + '/actions/' + action, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: { id: uid.value, name: uname.value } }) });
   const body = await res.json().catch(() => ({}));
-  if (body.outcome === 'confirm_required') armed.set(id, { action, text: body.text, until: Date.now() + 55000 });
+  // The relay counts the confirming tap only once the warning has been up for a second (a
+  // double-click is one tap): the button stays disabled until then.
+  if (body.outcome === 'confirm_required') { armed.set(id, { action, text: body.text, until: Date.now() + 55000, ready: Date.now() + 1100 }); setTimeout(() => draw(latest), 1150); }
   else armed.delete(id);
   toast(body.text || body.message || body.error || ('HTTP ' + res.status));
   if (body.message && body.message.id) merge([body.message]); else draw(latest);
@@ -82,6 +84,7 @@ function build(m, arm) {
     const confirming = arm && arm.action === a.action;
     const b = el('button', a.style + (confirming ? ' confirming' : ''), confirming ? 'Tap again: ' + a.label : a.label);
     b.dataset.action = a.action;
+    if (confirming && arm.ready > Date.now()) b.disabled = true;
     b.onclick = () => tap(m.id, a.action);
     row.append(b);
   }
@@ -96,7 +99,7 @@ function draw(messages) {
   for (const m of messages) {
     let arm = armed.get(m.id);
     if (arm && (arm.until < now || m.final || !m.actions.some((a) => a.action === arm.action))) { armed.delete(m.id); arm = undefined; }
-    const sig = JSON.stringify(m) + (arm ? '|' + arm.action : '');
+    const sig = JSON.stringify(m) + (arm ? '|' + arm.action + (arm.ready > now ? '|wait' : '') : '');
     const had = shown.get(m.id);
     if (had && had.sig === sig) continue;
     const box = build(m, arm);
