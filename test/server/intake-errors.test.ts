@@ -158,6 +158,15 @@ const CASES: Case[] = [
     'hitl.review_url',
     'invalid_hitl',
   ],
+  [
+    'a form field type that is not a string',
+    () => ({
+      target: 'web:e',
+      response: withHitl((h) => (h.context = { form: { fields: [{ key: 'a', type: 5 }] } })),
+    }),
+    'response.hitl.context.form.fields[0].type',
+    'invalid_hitl',
+  ],
 ];
 
 it.each(CASES)('%s: names the field and says what to send', async (_name, body, path, code) => {
@@ -175,6 +184,8 @@ it.each(CASES)('%s: names the field and says what to send', async (_name, body, 
     expect(text, JSON.stringify(answer)).not.toMatch(JARGON);
   expect(detail.message, JSON.stringify(answer)).toMatch(FIX);
   expect(answer.message).toContain(path);
+  // Rules are the field's own: a form field's type is not a review type.
+  if (path.endsWith('fields[0].type')) expect(detail.message).toBe('must be a string');
   if (process.env.SHOW) console.log(JSON.stringify(answer));
 });
 
