@@ -190,3 +190,21 @@ it.each(CASES)('%s: names the field and says what to send', async (_name, body, 
 });
 
 it('lists at least 20 malformed intakes', () => expect(CASES.length).toBeGreaterThanOrEqual(20));
+
+it('says what to send for a body that is not JSON, and for a bad wait timeout', async () => {
+  const res = await fetch(`${relay.url}/v1/cases`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"target":',
+  });
+  expect(res.status).toBe(400);
+  const answer = await res.json();
+  expect(answer.error).toBe('invalid_json');
+  expect(answer.message).toMatch(/send \{"target"/);
+  const wait = await fetch(`${relay.url}/v1/cases/hc_x/wait?timeout=soon`);
+  expect(wait.status).toBe(400);
+  expect(await wait.json()).toMatchObject({
+    error: 'invalid_timeout',
+    details: [{ path: 'timeout', message: 'must be a number of seconds from 0 to 120' }],
+  });
+});
