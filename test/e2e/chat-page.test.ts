@@ -115,7 +115,7 @@ it('brings a new card into view', async () => {
       ).json(),
     );
   await page.goto(`${relay.url}/chat?room=scroll`);
-  await expect.poll(() => page.locator('.msg').count()).toBe(6);
+  await expect.poll(() => page.locator('.msg').count(), { timeout: 10_000 }).toBe(6);
   await page.evaluate(() => window.scrollTo(0, 0));
   // A person is reading the first card: its prompt is selected, and the element is marked.
   await page.evaluate(() => {
