@@ -141,7 +141,7 @@ it('brings a new card into view', async () => {
       const r = e.getBoundingClientRect();
       return r.top >= 0 && r.bottom <= window.innerHeight;
     });
-  await expect.poll(inView, { timeout: 5_000 }).toBe(true);
+  await expect.poll(inView, { timeout: 10_000 }).toBe(true);
   expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
   // The room changed and was drawn again, but the unchanged card is the same element, and the
   // selection in it survived.
