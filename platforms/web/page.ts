@@ -12,7 +12,7 @@ main{max-width:760px;margin:0 auto;padding:16px}
 .msg{background:#fff;border-radius:8px;padding:12px 14px;margin:10px 0;box-shadow:0 1px 2px #0002;border-left:4px solid #2563eb}
 .msg.reply{margin-left:32px}
 .msg.notice{border-left-color:#9ca3af}
-.msg.final{background:#f3f4f6;box-shadow:none;border-left-color:#6b7280}
+.msg.final{background:#e9ebef;box-shadow:inset 0 0 0 1px #d5d8de;border-left-color:#6b7280}
 .msg.final .prompt,.msg.final .title{color:#4b5563}
 .msg.state-completed{border-left-color:#059669}
 .msg.state-expired,.msg.state-cancelled{border-left-color:#9ca3af}

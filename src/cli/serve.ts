@@ -1,4 +1,5 @@
 /** `hitl-relay serve`: the relay with the platforms configured in the environment (and the demo service). */
+import { existsSync } from 'node:fs';
 import { openPostgresStore } from '../cases/postgres-store.ts';
 import { type RelayConfig, readConfig } from '../config/config.ts';
 import { createLogger } from '../log.ts';
@@ -56,6 +57,7 @@ export async function serveCommand(): Promise<void> {
     config,
     adapters.map((a) => a.platform),
     base,
+    existsSync('/.dockerenv') || existsSync('/run/.containerenv'),
   ))
     log.warn(w);
   if (config.webChat)

@@ -63,7 +63,8 @@ const FORMATS: Record<string, string> = {
 /** The message of one issue, in words. */
 function humanMessage(issue: z.core.$ZodIssue): string {
   if (!DEFAULT_MESSAGE.test(issue.message)) return issue.message;
-  const field = issue.path.at(-1);
+  // Only a top-level field of the object being parsed (hitl.type, not a form field's type).
+  const field = issue.path.length === 1 ? issue.path[0] : undefined;
   const rule = typeof field === 'string' ? FIELD_RULES[field] : undefined;
   switch (issue.code) {
     case 'invalid_type': {

@@ -88,7 +88,15 @@ export function createApp(o: {
     try {
       raw = JSON.parse(await c.req.text());
     } catch {
-      return c.json({ error: 'invalid_json', message: 'the body is not JSON' }, 400);
+      return c.json(
+        {
+          error: 'invalid_json',
+          message:
+            'the body is not JSON: send {"target": "<platform>:<address>", "response": <the service\'s 202 body>}',
+          details: [{ path: '(root)', message: 'must be a JSON object' }],
+        },
+        400,
+      );
     }
     try {
       // Before anything walks it: bounded depth and size, refused with the path where it broke.
@@ -171,7 +179,14 @@ export function createApp(o: {
   app.get('/v1/cases/:id/wait', async (c) => {
     const timeout = Number(c.req.query('timeout') ?? 30);
     if (!Number.isFinite(timeout) || timeout < 0 || timeout > 120)
-      return c.json({ error: 'invalid_timeout', message: 'timeout must be 0-120 seconds' }, 400);
+      return c.json(
+        {
+          error: 'invalid_timeout',
+          message: 'timeout must be a number of seconds from 0 to 120',
+          details: [{ path: 'timeout', message: 'must be a number of seconds from 0 to 120' }],
+        },
+        400,
+      );
     const found = await engine.waitFor(c.req.param('id'), timeout * 1000);
     if (!found) return c.json({ error: 'not_found', message: 'no case with this id' }, 404);
     return c.json(await caseView(engine, found, { history: true }));

@@ -27,4 +27,12 @@ describe('startupWarnings', () => {
     expect(startupWarnings(signed, ['web'], 'https://relay.example')).toEqual([]);
     expect(readConfig({ RELAY_API_KEY: KEY }).webChat).toBe(false);
   });
+
+  it('warns when a container would listen on its loopback only (docker run -p cannot reach it)', () => {
+    const [w] = startupWarnings(readConfig({}), ['web'], 'http://127.0.0.1:8787', true);
+    expect(w).toContain('inside a container');
+    expect(startupWarnings(readConfig({}), ['web'], 'http://127.0.0.1:8787', false)).toEqual([]);
+    const keyed = readConfig({ RELAY_API_KEY: KEY, PUBLIC_URL: 'https://relay.example' });
+    expect(startupWarnings(keyed, ['web'], 'https://relay.example', true)).toEqual([]);
+  });
 });

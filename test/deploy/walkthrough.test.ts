@@ -63,7 +63,8 @@ function substitute(value: string, env: Record<string, string>): string {
   });
 }
 
-async function start(args: string[], env: Record<string, string>, url: string) {
+/** Starts a process of the dist and waits until `url` answers (with 200 when `ok200`). */
+async function start(args: string[], env: Record<string, string>, url: string, ok200 = false) {
   const child = spawn(process.execPath, args, {
     cwd: out,
     env: { PATH: process.env.PATH ?? '', ...env },
@@ -76,7 +77,8 @@ async function start(args: string[], env: Record<string, string>, url: string) {
   await eventually(
     async () => {
       if (child.exitCode !== null) throw new Error(`exited: ${log}`);
-      return (await fetch(url).catch(() => null))?.status !== undefined;
+      const status = (await fetch(url).catch(() => null))?.status;
+      return ok200 ? status === 200 : status !== undefined;
     },
     30_000,
     `${args.join(' ')} to answer`,
@@ -163,12 +165,21 @@ it('runs the compose walkthrough as README shows it: send, sign in to the web ch
         DATA_DIR: join(work, `data${i}`),
       },
       `${url}/readyz`,
+      true,
     );
     relays.push({ url, ...r });
   }
   const [one, two] = relays as [(typeof relays)[0], (typeof relays)[0]];
-  expect(one.log()).toContain(
-    'web chat: http://localhost:8080/chat?room=lobby (people sign in with WEB_CHAT_TOKEN)',
+  // The start-up line comes right after the server listens: wait for it rather than race it.
+  await eventually(
+    async () =>
+      one
+        .log()
+        .includes(
+          'web chat: http://localhost:8080/chat?room=lobby (people sign in with WEB_CHAT_TOKEN)',
+        ),
+    10_000,
+    'the web chat line in the start-up log',
   );
 
   // Block 2 against replica one (the load balancer's first pick).
@@ -206,7 +217,7 @@ it('runs the compose walkthrough as README shows it: send, sign in to the web ch
   const card = await eventually(async () => {
     const res = await fetch(`${two.url}/web/api/rooms/lobby/messages`, { headers: { cookie } });
     return ((await res.json()) as any[]).find((m) => m.case === id);
-  });
+  }, 30_000);
   const tap = await fetch(`${two.url}/web/api/rooms/lobby/messages/${card.id}/actions/approve`, {
     method: 'POST',
     headers: { cookie, 'content-type': 'application/json' },

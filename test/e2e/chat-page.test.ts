@@ -115,8 +115,19 @@ it('brings a new card into view', async () => {
       ).json(),
     );
   await page.goto(`${relay.url}/chat?room=scroll`);
-  await expect.poll(() => page.locator('.msg').count()).toBe(6);
+  await expect.poll(() => page.locator('.msg').count(), { timeout: 10_000 }).toBe(6);
   await page.evaluate(() => window.scrollTo(0, 0));
+  // A person is reading the first card: its prompt is selected, and the element is marked.
+  await page.evaluate(() => {
+    const prompt = document.querySelector('.msg .prompt')!;
+    (prompt.closest('.msg') as HTMLElement & { mark?: number }).mark = 1;
+    const range = document.createRange();
+    range.selectNodeContents(prompt);
+    getSelection()!.removeAllRanges();
+    getSelection()!.addRange(range);
+  });
+  const selected = await page.evaluate(() => String(getSelection()));
+  expect(selected.length).toBeGreaterThan(10);
   const sent = await relay.send(
     'web:scroll',
     await (
@@ -130,8 +141,16 @@ it('brings a new card into view', async () => {
       const r = e.getBoundingClientRect();
       return r.top >= 0 && r.bottom <= window.innerHeight;
     });
-  await expect.poll(inView, { timeout: 5_000 }).toBe(true);
+  await expect.poll(inView, { timeout: 10_000 }).toBe(true);
   expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
+  // The room changed and was drawn again, but the unchanged card is the same element, and the
+  // selection in it survived.
+  expect(
+    await page.evaluate(
+      () => (document.querySelector('.msg') as HTMLElement & { mark?: number }).mark,
+    ),
+  ).toBe(1);
+  expect(await page.evaluate(() => String(getSelection()))).toBe(selected);
   await page.close();
 });
 

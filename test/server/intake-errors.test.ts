@@ -161,6 +161,15 @@ const CASES: Case[] = [
     'hitl.review_url',
     'invalid_hitl',
   ],
+  [
+    'a form field type that is not a string',
+    () => ({
+      target: 'web:e',
+      response: withHitl((h) => (h.context = { form: { fields: [{ key: 'a', type: 5 }] } })),
+    }),
+    'response.hitl.context.form.fields[0].type',
+    'invalid_hitl',
+  ],
 ];
 
 it.each(CASES)('%s: names the field and says what to send', async (_name, body, path, code) => {
@@ -178,7 +187,27 @@ it.each(CASES)('%s: names the field and says what to send', async (_name, body, 
     expect(text, JSON.stringify(answer)).not.toMatch(JARGON);
   expect(detail.message, JSON.stringify(answer)).toMatch(FIX);
   expect(answer.message).toContain(path);
+  // Rules are the field's own: a form field's type is not a review type.
+  if (path.endsWith('fields[0].type')) expect(detail.message).toBe('must be a string');
   if (process.env.SHOW) console.log(JSON.stringify(answer));
 });
 
 it('lists at least 20 malformed intakes', () => expect(CASES.length).toBeGreaterThanOrEqual(20));
+
+it('says what to send for a body that is not JSON, and for a bad wait timeout', async () => {
+  const res = await fetch(`${relay.url}/v1/cases`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"target":',
+  });
+  expect(res.status).toBe(400);
+  const answer = await res.json();
+  expect(answer.error).toBe('invalid_json');
+  expect(answer.message).toMatch(/send \{"target"/);
+  const wait = await fetch(`${relay.url}/v1/cases/hc_x/wait?timeout=soon`);
+  expect(wait.status).toBe(400);
+  expect(await wait.json()).toMatchObject({
+    error: 'invalid_timeout',
+    details: [{ path: 'timeout', message: 'must be a number of seconds from 0 to 120' }],
+  });
+});
