@@ -14,6 +14,7 @@ import { KINDS } from './fixtures.ts';
 
 let relay: RelayHandle;
 const validHitl = schemaValidator('hitl-object.schema.json');
+const validPoll = schemaValidator('poll-response.schema.json');
 
 beforeAll(async () => {
   relay = await startRelay({ adapters: [createWebAdapter()] });
@@ -94,6 +95,7 @@ describe.each(ALL_KINDS)('%s through the web chat', (kind) => {
       headers: { authorization: `Bearer ${hitl.submit_token}` },
     });
     const status = (await polled.body.json()) as any;
+    expect(validPoll(status), JSON.stringify(validPoll.errors)).toBe(true);
     expect(status).toMatchObject({
       status: 'completed',
       result: { action: fx.answer.action, data: fx.result },
@@ -115,7 +117,7 @@ describe('the asks service', () => {
       const hitl = created.body.hitl;
       const poll = await request(hitl.poll_url);
       const etag = poll.headers.etag as string;
-      await poll.body.text();
+      expect(validPoll(await poll.body.json()), kind).toBe(true);
       expect(poll.statusCode).toBe(200);
       expect(poll.headers['retry-after']).toBeDefined();
       const again = await request(hitl.poll_url, { headers: { 'if-none-match': etag } });
