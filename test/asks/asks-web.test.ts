@@ -133,6 +133,26 @@ describe('the asks service', () => {
     }
   });
 
+  it('streams the ask on events_url (SSE) until review.completed with the typed result', async () => {
+    const created = await call('POST', '/v1/asks', {
+      target: 'web:sse',
+      content: KINDS['decision.multi'].content,
+    });
+    const hitl = created.body.hitl;
+    const res = await fetch(hitl.events_url, { headers: { accept: 'text/event-stream' } });
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const m = await message('sse');
+    const ok = await answer('sse', m.id, 'select', { data: { selected: ['backend'] } });
+    expect(ok.body.outcome).toBe('submitted');
+    // The stream ends after the terminal event.
+    const text = await res.text();
+    const completed = /event: review\.completed\ndata: (.*)\n/.exec(text);
+    expect(completed, text).not.toBeNull();
+    expect(JSON.parse(completed![1]!)).toMatchObject({
+      result: { action: 'select', data: { selected: ['backend'] } },
+    });
+  });
+
   it('records a review page form post as the typed answer, and refuses a bad one', async () => {
     const created = await call('POST', '/v1/asks', {
       target: 'web:review-form',
