@@ -1,5 +1,7 @@
 /** Discord interaction JSON -> our types. Pure; the shapes are the documented wire format (API v10). */
+
 import type { MessageRef, Tap, TapUser } from '../../src/adapter.ts';
+import { askSelectTap } from './ask.ts';
 
 /** Interaction types we meet (Discord's numbers). */
 export const InteractionType = {
@@ -44,6 +46,8 @@ export interface RawInteraction {
   data?: {
     custom_id?: string;
     component_type?: number;
+    /** A select's chosen values. */
+    values?: string[];
     name?: string;
     type?: number;
     options?: RawCommandOption[];
@@ -87,11 +91,14 @@ export function splitMessageRefId(id: string): { channelId: string; messageId: s
 /** A MESSAGE_COMPONENT interaction on one of our buttons -> Tap; null for anything else. */
 export function parseTap(raw: RawInteraction): Tap | null {
   if (raw.type !== InteractionType.messageComponent) return null;
-  const match = PAYLOAD.exec(raw.data?.custom_id ?? '');
   const user = interactionUser(raw);
-  if (!match || !user) return null;
   const channelId = interactionChannelId(raw);
   const ref = channelId && raw.message?.id ? discordMessageRef(channelId, raw.message.id) : null;
+  // A choice in an ask's select is the answer itself.
+  const ask = askSelectTap(raw.data?.custom_id, raw.data?.values);
+  if (ask && user) return { platform: 'discord', ...ask, user, ref };
+  const match = PAYLOAD.exec(raw.data?.custom_id ?? '');
+  if (!match || !user) return null;
   // Discord has no native confirm dialog for buttons, so `confirmed` stays unset.
   return { platform: 'discord', key: match[1]!, action: match[2]!, user, ref };
 }

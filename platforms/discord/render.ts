@@ -2,6 +2,7 @@
 
 import { PlatformError } from '../../src/errors.ts';
 import type { ActionStyle, Card, CardLink } from '../../src/render/card.ts';
+import { askSelect, type DiscordStringSelect } from './ask.ts';
 import { escapeMarkdown, truncateEscaped, truncatePlain } from './markdown.ts';
 
 /** Discord refuses message content longer than 2000 characters. */
@@ -43,6 +44,12 @@ export interface DiscordActionRow {
   components: DiscordButton[];
 }
 
+/** An action row holding one select (an ask's). */
+export interface DiscordSelectRow {
+  type: 1;
+  components: [DiscordStringSelect];
+}
+
 /** Who a message may ping: nobody, ever. */
 export interface DiscordAllowedMentions {
   parse: [];
@@ -52,7 +59,7 @@ export interface DiscordAllowedMentions {
 /** The body of create / edit message and of an UPDATE_MESSAGE interaction response. */
 export interface DiscordMessagePayload {
   content: string;
-  components: DiscordActionRow[];
+  components: Array<DiscordActionRow | DiscordSelectRow>;
   allowed_mentions: DiscordAllowedMentions;
 }
 
@@ -155,7 +162,13 @@ export function renderComponents(card: Card): DiscordActionRow[] {
 
 /** Card -> the full message payload; the final card keeps at most the Details link (components: [] otherwise). */
 export function renderMessage(card: Card): DiscordMessagePayload {
-  const components = renderComponents(card);
+  const buttons = renderComponents(card);
+  // An ask Discord can draw gets its select in a row of its own above the buttons (5 rows at most).
+  const select = askSelect(card);
+  const components: DiscordMessagePayload['components'] =
+    select && buttons.length < DISCORD_ROWS_MAX
+      ? [{ type: 1, components: [select] }, ...buttons]
+      : buttons;
   // A Details URL Discord will not take as a button is shown as text instead (auto-linked, no embed).
   const extra =
     card.link && !isLinkButtonUrl(card.link.url) && /^https?:\/\//i.test(card.link.url)

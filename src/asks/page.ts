@@ -33,17 +33,17 @@ function input(name: string, type: FieldType, value: unknown, o: FieldOpts = {})
   const ro = o.readOnly ? ' disabled' : '';
   const label = `<label for="${id}">${e(o.label)}${o.required ? ' *' : ''}</label>`;
   if (type === 'BOOLEAN')
-    return `<label class="check"><input type="checkbox" id="${id}" name="${e(name)}" value="true"${
+    return `<label class="check"><input type="checkbox" id="${id}" name="${e(name)}" value="true" data-field${
       value === true ? ' checked' : ''
     }${ro}> ${e(o.label)}</label>`;
   if (type === 'DROPDOWN') {
     const opts = (o.options ?? []).map((v) => `<option value="${e(v)}">${e(v)}</option>`).join('');
-    return `${label}<select id="${id}" name="${e(name)}"${req}${ro}><option value="">Choose…</option>${opts}</select>`;
+    return `${label}<select id="${id}" name="${e(name)}" data-field${req}${ro}><option value="">Choose…</option>${opts}</select>`;
   }
   const html = type === 'NUMBER' ? 'number" step="any' : type === 'DATE' ? 'date' : 'text';
   const shown = value === undefined || value === null ? '' : ` value="${e(value)}"`;
   const ph = o.placeholder ? ` placeholder="${e(o.placeholder)}"` : '';
-  return `${label}<input type="${html}" id="${id}" name="${e(name)}"${shown}${ph}${req}${ro}>`;
+  return `${label}<input type="${html}" id="${id}" name="${e(name)}" data-field${shown}${ph}${req}${ro}>`;
 }
 
 interface FieldOpts {
@@ -116,14 +116,14 @@ export function askReviewHtml(c: AskContent, editable: boolean): string {
       const rows = c.options
         .map(
           (o) =>
-            `<label class="check"><input type="${type}" name="selected" value="${e(o.key)}"${o.irreversible ? ` data-confirm="${e(confirmText(o))}"` : ''}${editable ? '' : ' disabled'}> ${e(o.label)}${hint(o.description ?? undefined)}${hint(o.impact_hint ?? undefined, o.irreversible)}</label>`,
+            `<label class="check"><input type="${type}" name="selected" value="${e(o.key)}" data-field${o.irreversible ? ` data-confirm="${e(confirmText(o))}"` : ''}${editable ? '' : ' disabled'}> ${e(o.label)}${hint(o.description ?? undefined)}${hint(o.impact_hint ?? undefined, o.irreversible)}</label>`,
         )
         .join('');
       return `<div class="box">${bounds}${rows}</div>${editable ? submit('Submit') : ''}`;
     }
     case 'context': {
       if (c.sub_type === 'freetext')
-        return `<label for="f_value">${e(c.input.label)}</label><textarea id="f_value" name="value" rows="4"${
+        return `<label for="f_value">${e(c.input.label)}</label><textarea id="f_value" name="value" rows="4" data-field${
           c.input.placeholder ? ` placeholder="${e(c.input.placeholder)}"` : ''
         }${editable ? ' required' : ' disabled'}></textarea>${editable ? submit() : ''}`;
       if (c.sub_type === 'form')
@@ -136,7 +136,7 @@ export function askReviewHtml(c: AskContent, editable: boolean): string {
     }
     case 'edit': {
       if (c.sub_type === 'content')
-        return `<label for="f_content">Draft</label><textarea id="f_content" name="content" rows="12"${editable ? ' required' : ' disabled'}>${e(c.draft)}</textarea>${editable ? submit('Submit text') : ''}`;
+        return `<label for="f_content">Draft</label><textarea id="f_content" name="content" rows="12" data-field${editable ? ' required' : ' disabled'}>${e(c.draft)}</textarea>${editable ? submit('Submit text') : ''}`;
       const args = c.args
         .map((a) =>
           input(`a.${a.key}`, a.type, a.value, {

@@ -16,9 +16,17 @@ import { isTerminal } from '../protocol/types.ts';
 import { caseView } from '../server/case-view.ts';
 import type { AskAnswer } from './answer.ts';
 import { approvalDecisionOf } from './approval.ts';
-import { askContentOf, kindOf, parseAskContent } from './content.ts';
+import { type AskContent, askContentOf, kindOf, parseAskContent } from './content.ts';
 import { protocolOf } from './protocol.ts';
 import { ASKS_MOUNT_PATH } from './service.ts';
+
+/** The 202 `message` per family: what a person is asked for. */
+const MESSAGES: Record<AskContent['type'], string> = {
+  approval: 'An agent asks for your approval.',
+  decision: 'An agent asks you to choose.',
+  context: 'An agent asks for information only you can give.',
+  edit: 'An agent asks you to check and edit its work.',
+};
 
 /** Longest life of an ask. */
 export const MAX_ASK_SECONDS = 30 * 86_400;
@@ -132,7 +140,7 @@ async function ask(c: Context, engine: Engine, asks: DemoService, raw: unknown) 
       context: { ask: content },
       own_context: true,
       inline_actions: mapping.inline_actions,
-      message: `The agent asks: ${kindOf(content)}.`,
+      message: MESSAGES[content.type],
       default_action: body.default ?? mapping.default_action,
     },
     base,

@@ -14,6 +14,7 @@ import {
 import { FakeSlack, type FakeSlackMessage } from '../fakes/slack-api.ts';
 import {
   blockActionsPayload,
+  findButton,
   interactionForm,
   signSlackRequest,
 } from '../fakes/slack-interactions.ts';
@@ -278,4 +279,26 @@ describe('asks in Slack', () => {
       expect(await view_(id, true)).toMatchObject({ kind, status: 'completed', answer: result });
     },
   );
+});
+
+describe('asks answered by a plain button', () => {
+  it.each([
+    ['approval.binary', 'reject', { decision: 'reject' }],
+    ['context.confirm', 'confirm', { confirmed: true }],
+  ] as const)('%s: the %s button gives the typed answer', async (kind, action, result) => {
+    const before = cards().length;
+    const id = await ask(KINDS[kind].content);
+    await eventually(async () => cards().length > before);
+    const message = cards().at(-1)!;
+    const found = findButton(message, (b) => String(b.value ?? '').endsWith(`:${action}`));
+    expect(found, JSON.stringify(message.blocks)).not.toBeNull();
+    const body = interactionForm(blockActionsPayload({ fake, message, ...found!, user: ann }));
+    await fetch(`${relay.url}${SLACK_EVENTS_PATH}`, {
+      method: 'POST',
+      headers: signSlackRequest(SLACK_TEST_SIGNING_SECRET, body),
+      body,
+    }).then((r) => r.arrayBuffer());
+    await adapter.idle();
+    expect(await view_(id, true)).toMatchObject({ kind, status: 'completed', answer: result });
+  });
 });

@@ -14,6 +14,7 @@ import { KINDS } from './fixtures.ts';
 
 let relay: RelayHandle;
 const validHitl = schemaValidator('hitl-object.schema.json');
+const validPoll = schemaValidator('poll-response.schema.json');
 
 beforeAll(async () => {
   relay = await startRelay({ adapters: [createWebAdapter()] });
@@ -94,6 +95,7 @@ describe.each(ALL_KINDS)('%s through the web chat', (kind) => {
       headers: { authorization: `Bearer ${hitl.submit_token}` },
     });
     const status = (await polled.body.json()) as any;
+    expect(validPoll(status), JSON.stringify(validPoll.errors)).toBe(true);
     expect(status).toMatchObject({
       status: 'completed',
       result: { action: fx.answer.action, data: fx.result },
@@ -115,7 +117,7 @@ describe('the asks service', () => {
       const hitl = created.body.hitl;
       const poll = await request(hitl.poll_url);
       const etag = poll.headers.etag as string;
-      await poll.body.text();
+      expect(validPoll(await poll.body.json()), kind).toBe(true);
       expect(poll.statusCode).toBe(200);
       expect(poll.headers['retry-after']).toBeDefined();
       const again = await request(hitl.poll_url, { headers: { 'if-none-match': etag } });
@@ -129,6 +131,26 @@ describe('the asks service', () => {
       await noToken.body.text();
       expect(noToken.statusCode).toBe(401);
     }
+  });
+
+  it('streams the ask on events_url (SSE) until review.completed with the typed result', async () => {
+    const created = await call('POST', '/v1/asks', {
+      target: 'web:sse',
+      content: KINDS['decision.multi'].content,
+    });
+    const hitl = created.body.hitl;
+    const res = await fetch(hitl.events_url, { headers: { accept: 'text/event-stream' } });
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const m = await message('sse');
+    const ok = await answer('sse', m.id, 'select', { data: { selected: ['backend'] } });
+    expect(ok.body.outcome).toBe('submitted');
+    // The stream ends after the terminal event.
+    const text = await res.text();
+    const completed = /event: review\.completed\ndata: (.*)\n/.exec(text);
+    expect(completed, text).not.toBeNull();
+    expect(JSON.parse(completed![1]!)).toMatchObject({
+      result: { action: 'select', data: { selected: ['backend'] } },
+    });
   });
 
   it('records a review page form post as the typed answer, and refuses a bad one', async () => {

@@ -75,7 +75,9 @@ describe('renderMessage', () => {
     }));
     const msg = renderMessage(makeCard({ actions }));
     expect(msg.components.map((row) => row.components.length)).toEqual([5, 3]);
-    expect(msg.components[0]!.components.map((b) => b.style)).toEqual([1, 4, 2, 1, 4]);
+    expect(msg.components[0]!.components.map((b) => ('style' in b ? b.style : null))).toEqual([
+      1, 4, 2, 1, 4,
+    ]);
   });
 
   it('keeps the content within 2000 characters and cuts the prompt, not the title or status', () => {
@@ -137,7 +139,8 @@ describe('renderMessage', () => {
         ],
       }),
     );
-    const label = msg.components[0]!.components[0]!.label;
+    const first = msg.components[0]!.components[0]!;
+    const label = 'label' in first ? first.label : '';
     expect(label.length).toBe(DISCORD_BUTTON_LABEL_MAX_CHARS);
     expect(label.endsWith('…')).toBe(true);
   });
@@ -158,7 +161,7 @@ describe('renderMessage', () => {
   it('shows a Details URL over 512 characters as text instead of a button', () => {
     const url = `https://service.example/${'a'.repeat(600)}`;
     const msg = renderMessage(makeCard({ link: { label: 'Details', url } }));
-    expect(msg.components[0]!.components.every((b) => b.style !== 5)).toBe(true);
+    expect(msg.components[0]!.components.every((b) => !('style' in b) || b.style !== 5)).toBe(true);
     expect(msg.content).toContain(`<${url}>`);
   });
 
