@@ -62,6 +62,7 @@ export function enforceDiscordLimits(
     while (global.length && global[0]! <= t - DISCORD_GLOBAL.windowMs) global.shift();
     if (global.length >= DISCORD_GLOBAL.limit) {
       stats.limited++;
+      if (process.env.PACE_DEBUG) console.log(`discord global 429 at ${t % 100_000}`);
       return {
         headers: { 'x-ratelimit-scope': 'global' },
         retryAfter: (global[0]! + DISCORD_GLOBAL.windowMs - t) / 1000,
@@ -88,6 +89,10 @@ export function enforceDiscordLimits(
     };
     if (bucket.count >= DISCORD_BUCKET.limit) {
       stats.limited++;
+      if (process.env.PACE_DEBUG)
+        console.log(
+          `discord bucket 429 ${channel.slice(-4)} at ${t % 100_000}, window from ${bucket.start % 100_000}`,
+        );
       return { headers: { ...headers, 'x-ratelimit-remaining': '0' }, retryAfter: resetAfter };
     }
     bucket.count++;

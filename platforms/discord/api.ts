@@ -1,6 +1,7 @@
 /** The Discord REST calls the adapter makes, through @discordjs/rest (per-bucket queues, 429 waits). */
 import { REST } from '@discordjs/rest';
 import { PlatformError } from '../../src/errors.ts';
+import { type PaceWindow, SendPace } from '../../src/pace.ts';
 import { DISCORD_SNOWFLAKE_PATTERN } from './config.ts';
 import { toPlatformError } from './errors.ts';
 import type { DiscordMessagePayload } from './render.ts';
@@ -12,9 +13,20 @@ import type { DiscordMessagePayload } from './render.ts';
  */
 export const DISCORD_MAX_RATE_LIMIT_WAIT_MS = 10_000;
 
+/**
+ * Discord's global limit: 50 requests a second per bot token. @discordjs/rest queues per route
+ * bucket (and those buckets it learns from X-RateLimit-* headers), but counts the global limit in
+ * fixed one-second windows; measured against a sliding window (bench/pace.ts, 10 channels at once)
+ * that let 86 requests over the limit. Bot-token calls wait in this sliding window first.
+ * Interaction callbacks and follow-ups do not count against the global limit and never wait here.
+ */
+export const DISCORD_GLOBAL_PACE: PaceWindow[] = [{ limit: 50, windowMs: 1000 }];
+
 /** What the REST client needs. */
 export interface DiscordApiOptions {
   token: string;
+  /** The global pace for bot-token calls (default DISCORD_GLOBAL_PACE). */
+  globalPace?: PaceWindow[];
   /** REST base without the version; Discord's own when absent. */
   apiUrl?: string;
   maxRateLimitWaitMs?: number;
@@ -47,8 +59,14 @@ export function assertSnowflake(call: string, what: string, id: string): void {
 /** Thin, typed wrapper over REST; every failure comes out as PlatformError. */
 export class DiscordApi {
   readonly rest: REST;
+  private readonly pace: SendPace;
 
   constructor(options: DiscordApiOptions) {
+    this.pace = new SendPace(
+      { lane: [], global: options.globalPace ?? DISCORD_GLOBAL_PACE },
+      Date.now,
+      'discord send pace',
+    );
     const maxWait = options.maxRateLimitWaitMs ?? DISCORD_MAX_RATE_LIMIT_WAIT_MS;
     this.rest = new REST({
       version: '10',
@@ -58,8 +76,9 @@ export class DiscordApi {
     }).setToken(options.token);
   }
 
-  private async call<T>(call: string, run: () => Promise<unknown>): Promise<T> {
+  private async call<T>(call: string, run: () => Promise<unknown>, paced = true): Promise<T> {
     try {
+      if (paced) await this.pace.acquire('bot');
       return (await run()) as T;
     } catch (error) {
       throw toPlatformError(call, error);
@@ -95,11 +114,14 @@ export class DiscordApi {
   ): Promise<void> {
     const call = 'POST /interactions/:id/:token/callback';
     assertSnowflake(call, 'interaction id', interactionId);
-    await this.call(call, () =>
-      this.rest.post(`/interactions/${interactionId}/${encodeURIComponent(token)}/callback`, {
-        body,
-        auth: false,
-      }),
+    await this.call(
+      call,
+      () =>
+        this.rest.post(`/interactions/${interactionId}/${encodeURIComponent(token)}/callback`, {
+          body,
+          auth: false,
+        }),
+      false,
     );
   }
 
@@ -111,11 +133,14 @@ export class DiscordApi {
   ): Promise<void> {
     const call = 'POST /webhooks/:application_id/:token';
     assertSnowflake(call, 'application id', applicationId);
-    await this.call(call, () =>
-      this.rest.post(`/webhooks/${applicationId}/${encodeURIComponent(token)}`, {
-        body,
-        auth: false,
-      }),
+    await this.call(
+      call,
+      () =>
+        this.rest.post(`/webhooks/${applicationId}/${encodeURIComponent(token)}`, {
+          body,
+          auth: false,
+        }),
+      false,
     );
   }
 

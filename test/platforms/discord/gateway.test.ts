@@ -127,6 +127,16 @@ describe('discord gateway mode', () => {
     await relay.until(a.id, (c) => c.status === 'completed' && c.result.action === 'reject');
   });
 
+  it('a non-resumable op 9 makes the client IDENTIFY again; taps still land', async () => {
+    h.gateway.invalidateSession(false);
+    // discord.js waits out its 5 s identify throttle before the second IDENTIFY.
+    await eventually(async () => h.gateway.identifies === 2 && h.gateway.live, 15_000, 'identify');
+    expect(h.gateway.resumes).toBe(0);
+    const a = await sendCase();
+    await h.tap({ ref: a.ref, action: 'approve', user: h.users.allowed, relayUrl: relay.url });
+    await relay.until(a.id, (c) => c.status === 'completed');
+  }, 30_000);
+
   it('the connection dropped mid-run 5 times: every tap handled exactly once, no card lost', async () => {
     const cases = [];
     for (let i = 0; i < 6; i++) cases.push(await sendCase(i % 2 ? 'approval' : 'escalation'));
