@@ -151,6 +151,20 @@ export class Engine {
       if (why) issues.push({ path: 'notify_url', message: why });
     }
     if (issues.length) throw new ValidationError('invalid_hitl', 'refused service URL', issues);
+    // A service is identified by all of its URLs. Its API (poll, submit, events) is one origin; a
+    // 202 with a submit or events URL elsewhere could pass for another service's case. The review
+    // page may live elsewhere (the spec's examples do), and is part of the identity below.
+    const pollOrigin = new URL(input.hitl.poll_url).origin;
+    for (const f of ['submit_url', 'events_url'] as const) {
+      const v = input.hitl[f];
+      if (v && new URL(v).origin !== pollOrigin)
+        issues.push({
+          path: `hitl.${f}`,
+          message: `must be on the same origin as poll_url (${pollOrigin}): a service is identified by all of its URLs`,
+        });
+    }
+    if (issues.length)
+      throw new ValidationError('invalid_hitl', 'service URLs on different origins', issues);
 
     const { submit_token, review_url, ...hitl } = input.hitl;
     const now = this.now();
@@ -160,9 +174,16 @@ export class Engine {
     if (input.notify_url) doc.notify_url = input.notify_url;
     if (input.notify_on) doc.notify_on = input.notify_on;
     if (input.labels) doc.labels = input.labels;
-    const previous = hitl.previous_case_id
+    // Rounds link only within one service: same API origin and same review origin.
+    const found = hitl.previous_case_id
       ? await this.store.findCase(origin, hitl.previous_case_id)
       : undefined;
+    const previous = found && this.sameService(found, review_url) ? found : undefined;
+    if (found && !previous)
+      this.log.warn(
+        { previous: found.id },
+        'previous_case_id names a case of another service (review URL origin differs); not linked',
+      );
     if (previous) doc.previous_id = previous.id;
     const secrets: CaseSecrets = { submit_token: submit_token ?? null, review_url };
     const record: StoredCase = {
@@ -354,8 +375,18 @@ export class Engine {
     return changed;
   }
 
+  /** Whether `c` belongs to the service whose review page is at `reviewUrl` (poll origin aside). */
+  private sameService(c: StoredCase, reviewUrl: string): boolean {
+    try {
+      return new URL(this.secretsOf(c).review_url).origin === new URL(reviewUrl).origin;
+    } catch {
+      return false;
+    }
+  }
+
   private async linkNext(c: StoredCase, nextCaseId: string): Promise<void> {
-    const next = await this.store.findCase(c.origin, nextCaseId);
+    const found = await this.store.findCase(c.origin, nextCaseId);
+    const next = found && this.sameService(found, this.secretsOf(c).review_url) ? found : undefined;
     if (next && !c.doc.next_id) {
       await this.patchDoc(c.id, { next_id: next.id });
       if (!next.doc.previous_id) await this.patchDoc(next.id, { previous_id: c.id });

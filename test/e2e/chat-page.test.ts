@@ -2,6 +2,7 @@
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
+import { CONFIRM_MIN_MS } from '../../src/cases/tap.ts';
 import { mountDemo } from '../../src/demo/mount.ts';
 import { type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 
@@ -41,6 +42,8 @@ it('creates a demo case, asks to confirm an irreversible action, and shows the f
 
   await card.locator('button[data-action="confirm"]').click();
   await page.locator('#toast', { hasText: 'again to confirm' }).waitFor();
+  // A confirming click counts once the warning has been up for CONFIRM_MIN_MS (finding 4).
+  await page.waitForTimeout(CONFIRM_MIN_MS);
   await card.locator('button[data-action="confirm"]').click();
   await card.locator('.status', { hasText: /Confirmed by Web user/ }).waitFor({ timeout: 10_000 });
   expect(await card.locator('button[data-action]').count()).toBe(0);
