@@ -204,7 +204,12 @@ function loopbackHostOnly(publicUrl: string | undefined) {
   return async (c: Context, next: () => Promise<void>) => {
     const raw = (c.req.header('host') ?? '').toLowerCase();
     const name = raw.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-    const ok = name === extra || isLoopbackName(name) || (isIP(name) !== 0 && isLoopback(name));
+    // No Host at all is an in-process call (an embedder's app.fetch), never a browser.
+    const ok =
+      raw === '' ||
+      name === extra ||
+      isLoopbackName(name) ||
+      (isIP(name) !== 0 && isLoopback(name));
     if (ok) return next();
     return c.json(
       {
