@@ -197,6 +197,17 @@ export class CardDelivery {
           );
       }
       await Promise.all([...cases].map((id) => this.refresh(id)));
+      // Cases an older version stored without their messages (a crash between two writes).
+      for (const c of await store.orphanCases(now() - options.retryPostingOlderThanMs, 100)) {
+        let targets: string[];
+        try {
+          targets = this.engine.resolveTargets(c.target);
+        } catch {
+          continue; // its platform or route is no longer configured
+        }
+        this.engine.log.warn({ case: c.id }, 'a stored case had no message; posting it now');
+        await this.deliver(c, targets);
+      }
     } finally {
       this.reconciling = false;
     }

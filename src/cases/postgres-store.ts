@@ -407,6 +407,14 @@ export async function openPostgresStore(
         [limit],
       );
     },
+    async orphanCases(before, limit) {
+      const r = await pool.query<Row>(
+        `SELECT ${CASE_COLS} FROM cases c WHERE c.status NOT IN ${TERMINAL} AND c.created_at < $1
+         AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.case_id = c.id) LIMIT $2`,
+        [before, limit],
+      );
+      return r.rows.map(toCase);
+    },
     async appendHistory(caseId, e: HistoryEntry) {
       await pool.query(
         `INSERT INTO history (case_id, at, kind, detail)

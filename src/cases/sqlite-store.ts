@@ -211,6 +211,11 @@ export function openSqliteStore(
       StoredMessage
     >(`SELECT m.* FROM messages m JOIN cases c ON c.id = m.case_id
       WHERE m.state = 'posting' OR (m.state = 'posted' AND m.rendered_version < c.version) LIMIT ?`),
+    orphans: db.prepare<
+      [number, number],
+      CaseRow
+    >(`SELECT * FROM cases c WHERE c.status NOT IN ${TERMINAL}
+      AND c.created_at < ? AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.case_id = c.id) LIMIT ?`),
     addHistory: db.prepare('INSERT INTO history (case_id, at, kind, detail) VALUES (?, ?, ?, ?)'),
     addHistoryCapped: db.prepare(`INSERT INTO history (case_id, at, kind, detail)
       SELECT @case_id, @at, CASE WHEN n >= @cap - 1 AND @kind <> 'status' THEN 'history_capped' ELSE @kind END,
@@ -353,6 +358,9 @@ export function openSqliteStore(
     },
     async staleMessages(limit) {
       return q.stale.all(limit);
+    },
+    async orphanCases(before, limit) {
+      return q.orphans.all(before, limit).map(toCase);
     },
     async appendHistory(caseId, e: HistoryEntry) {
       q.addHistoryCapped.run({
