@@ -186,17 +186,21 @@ export class Engine {
       );
     if (previous) doc.previous_id = previous.id;
     const secrets: CaseSecrets = { submit_token: submit_token ?? null, review_url };
+    // Already past expires_at on arrival: posted as expired, without live buttons (the service
+    // would refuse a submit anyway), and not polled.
+    const expiredOnArrival = Date.parse(hitl.expires_at) <= now;
+    if (expiredOnArrival) doc.status_at = hitl.expires_at;
     const record: StoredCase = {
       id: `hc_${randomId(12)}`,
       key: randomId(6),
       origin,
       case_id: hitl.case_id,
       target: input.target,
-      status: 'pending',
+      status: expiredOnArrival ? 'expired' : 'pending',
       version: 1,
       doc,
       secrets: this.sealer.seal(secrets),
-      next_check_at: now + this.config.pollMinMs,
+      next_check_at: expiredOnArrival ? null : now + this.config.pollMinMs,
       etag: null,
       poll_failures: 0,
       claim: null,
@@ -210,7 +214,12 @@ export class Engine {
       history: {
         at: now,
         kind: 'ingested',
-        detail: { target: input.target, case_id: hitl.case_id, warnings: doc.warnings },
+        detail: {
+          target: input.target,
+          case_id: hitl.case_id,
+          warnings: doc.warnings,
+          ...(expiredOnArrival ? { expired_on_arrival: true } : {}),
+        },
       },
     });
     if (!result.created) {
