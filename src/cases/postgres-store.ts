@@ -460,9 +460,17 @@ export async function openPostgresStore(
         );
       else
         await pool.query(
-          `UPDATE notify_outbox SET state = $3, next_attempt_at = $4, last_error = $5, lease_owner = NULL, lease_until = NULL
-           WHERE id = $1 AND state = 'pending' AND lease_owner = $2`,
-          [id, owner, o.state, o.state === 'pending' ? o.next_attempt_at : null, o.error],
+          `UPDATE notify_outbox SET state = $3, next_attempt_at = $4,
+           last_error = CASE WHEN $6 = 1 THEN last_error ELSE $5 END, lease_owner = NULL, lease_until = NULL,
+           attempts = attempts - $6 WHERE id = $1 AND state = 'pending' AND lease_owner = $2`,
+          [
+            id,
+            owner,
+            o.state,
+            o.state === 'pending' ? o.next_attempt_at : null,
+            o.error,
+            o.state === 'pending' && o.notAttempted ? 1 : 0,
+          ],
         );
     },
     async listDeliveries(caseId) {

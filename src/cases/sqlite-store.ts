@@ -248,7 +248,8 @@ export function openSqliteStore(
       next_attempt_at = NULL, last_error = NULL, lease_owner = NULL, lease_until = NULL
       WHERE id = ? AND state = 'pending'`),
     attemptFailed: db.prepare(`UPDATE notify_outbox SET state = @state, next_attempt_at = @next,
-      last_error = @error, lease_owner = NULL, lease_until = NULL
+      last_error = CASE WHEN @uncount = 1 THEN last_error ELSE @error END, lease_owner = NULL,
+      lease_until = NULL, attempts = attempts - @uncount
       WHERE id = @id AND state = 'pending' AND lease_owner = @owner`),
     listDeliveries: db.prepare<[string], NotifyDelivery>(
       `SELECT ${DELIVERY_COLS} FROM notify_outbox WHERE case_id = ? ORDER BY created_at, rowid`,
@@ -389,6 +390,7 @@ export function openSqliteStore(
         q.attemptFailed.run({
           id,
           owner,
+          uncount: o.state === 'pending' && o.notAttempted ? 1 : 0,
           state: o.state,
           next: o.state === 'pending' ? o.next_attempt_at : null,
           error: o.error,

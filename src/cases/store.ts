@@ -122,5 +122,6 @@ export interface NotifyDelivery {
 /** How one delivery attempt ended. */
 export type DeliveryOutcome =
   | { state: 'delivered'; at: number }
-  | { state: 'pending'; next_attempt_at: number; error: string }
+  /** `notAttempted`: the lease is given back without trying (its count is taken back too). */
+  | { state: 'pending'; next_attempt_at: number; error: string; notAttempted?: boolean }
   | { state: 'failed'; error: string };
