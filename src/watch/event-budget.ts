@@ -43,9 +43,15 @@ export class EventBudgets {
   /** Counts one event of `caseId` from `origin`; false when either budget is spent. */
   take(caseId: string, origin: string, now: number): boolean {
     let c = this.cases.get(caseId);
-    if (!c) this.cases.set(caseId, (c = new Bucket(this.perCasePerMinute, now)));
+    if (!c) {
+      c = new Bucket(this.perCasePerMinute, now);
+      this.cases.set(caseId, c);
+    }
     let o = this.origins.get(origin);
-    if (!o) this.origins.set(origin, (o = new Bucket(this.perOriginPerMinute, now)));
+    if (!o) {
+      o = new Bucket(this.perOriginPerMinute, now);
+      this.origins.set(origin, o);
+    }
     return c.take(now) && o.take(now);
   }
 
