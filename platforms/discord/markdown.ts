@@ -14,8 +14,15 @@ const INLINE = /[\\*_~`|[\]<]/g;
 // Markup that only counts at the start of a line: quotes `>`/`>>>`, headers `#`, subtext `-#`, lists `-`.
 const LINE_START = /^(\s*)([>#-])/gm;
 
+// Ordered-list markers `1. ` at the start of a line (the dot is what makes the list).
+const ORDERED = /^(\s*\d+)\.(?=\s)/gm;
+
 function escapePlain(text: string): string {
-  return text.replace(INLINE, '\\$&').replace(LINE_START, '$1\\$2').replace(/@/g, `@${ZWSP}`);
+  return text
+    .replace(INLINE, '\\$&')
+    .replace(LINE_START, '$1\\$2')
+    .replace(ORDERED, '$1\\.')
+    .replace(/@/g, `@${ZWSP}`);
 }
 
 /** Escapes plain text from a service so Discord shows it literally and it mentions nobody. */

@@ -21,6 +21,7 @@ export interface CardDeliveryHost {
   readonly now: () => number;
   cardOf(c: StoredCase): Promise<Card>;
   history(caseId: string, kind: string, detail: Record<string, unknown>): Promise<void>;
+  resolveTargets(target: string): string[];
 }
 
 /**
@@ -270,6 +271,17 @@ export class CardDelivery {
           );
       }
       await Promise.all([...cases].map((id) => this.refresh(id)));
+      // Cases an older version stored without their messages (a crash between two writes).
+      for (const c of await store.orphanCases(now() - options.retryPostingOlderThanMs, 100)) {
+        let targets: string[];
+        try {
+          targets = this.engine.resolveTargets(c.target);
+        } catch {
+          continue; // its platform or route is no longer configured
+        }
+        this.engine.log.warn({ case: c.id }, 'a stored case had no message; posting it now');
+        await this.deliver(c, targets);
+      }
     } finally {
       this.reconciling = false;
     }

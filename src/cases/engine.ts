@@ -179,6 +179,20 @@ export class Engine {
     if (serviceIssues) throw new ValidationError('invalid_hitl', 'refused service URL', issues);
     if (issues.length)
       throw new ValidationError('invalid_notify_url', 'refused notify_url', issues);
+    // A service is identified by all of its URLs. Its API (poll, submit, events) is one origin; a
+    // 202 with a submit or events URL elsewhere could pass for another service's case. The review
+    // page may live elsewhere (the spec's examples do), and is part of the identity below.
+    const pollOrigin = new URL(input.hitl.poll_url).origin;
+    for (const f of ['submit_url', 'events_url'] as const) {
+      const v = input.hitl[f];
+      if (v && new URL(v).origin !== pollOrigin)
+        issues.push({
+          path: `hitl.${f}`,
+          message: `must be on the same origin as poll_url (${pollOrigin}): a service is identified by all of its URLs`,
+        });
+    }
+    if (issues.length)
+      throw new ValidationError('invalid_hitl', 'service URLs on different origins', issues);
 
     const { submit_token, review_url, ...hitl } = input.hitl;
     const now = this.now();
@@ -200,23 +214,34 @@ export class Engine {
       : undefined;
     if (ladder) doc.escalation = caseEscalation(ladder, now);
     if (input.requested_by) doc.requested_by = this.identityOfAccount(input.requested_by);
-    const previous = hitl.previous_case_id
+    // Rounds link only within one service: same API origin and same review origin.
+    const found = hitl.previous_case_id
       ? await this.store.findCase(origin, hitl.previous_case_id)
       : undefined;
+    const previous = found && this.sameService(found, review_url) ? found : undefined;
+    if (found && !previous)
+      this.log.warn(
+        { previous: found.id },
+        'previous_case_id names a case of another service (review URL origin differs); not linked',
+      );
     if (previous) doc.previous_id = previous.id;
     const secrets: CaseSecrets = { submit_token: submit_token ?? null, review_url };
     if (input.service_headers) secrets.service_headers = input.service_headers;
+    // Already past expires_at on arrival: posted as expired, without live buttons (the service
+    // would refuse a submit anyway), and not polled.
+    const expiredOnArrival = Date.parse(hitl.expires_at) <= now;
+    if (expiredOnArrival) doc.status_at = hitl.expires_at;
     const record: StoredCase = {
       id: `hc_${randomId(12)}`,
       key: randomId(6),
       origin,
       case_id: hitl.case_id,
       target: input.target,
-      status: 'pending',
+      status: expiredOnArrival ? 'expired' : 'pending',
       version: 1,
       doc,
       secrets: this.sealer.seal(secrets),
-      next_check_at: now + this.config.pollMinMs,
+      next_check_at: expiredOnArrival ? null : now + this.config.pollMinMs,
       etag: null,
       poll_failures: 0,
       claim: null,
@@ -230,7 +255,12 @@ export class Engine {
       history: {
         at: now,
         kind: 'ingested',
-        detail: { target: input.target, case_id: hitl.case_id, warnings: doc.warnings },
+        detail: {
+          target: input.target,
+          case_id: hitl.case_id,
+          warnings: doc.warnings,
+          ...(expiredOnArrival ? { expired_on_arrival: true } : {}),
+        },
       },
     });
     if (!result.created) {
@@ -405,8 +435,18 @@ export class Engine {
     return changed;
   }
 
+  /** Whether `c` belongs to the service whose review page is at `reviewUrl` (poll origin aside). */
+  private sameService(c: StoredCase, reviewUrl: string): boolean {
+    try {
+      return new URL(this.secretsOf(c).review_url).origin === new URL(reviewUrl).origin;
+    } catch {
+      return false;
+    }
+  }
+
   private async linkNext(c: StoredCase, nextCaseId: string): Promise<void> {
-    const next = await this.store.findCase(c.origin, nextCaseId);
+    const found = await this.store.findCase(c.origin, nextCaseId);
+    const next = found && this.sameService(found, this.secretsOf(c).review_url) ? found : undefined;
     if (next && !c.doc.next_id) {
       await this.patchDoc(c.id, { next_id: next.id });
       if (!next.doc.previous_id) await this.patchDoc(next.id, { previous_id: c.id });

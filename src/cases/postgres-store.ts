@@ -407,6 +407,14 @@ export async function openPostgresStore(
         [limit],
       );
     },
+    async orphanCases(before, limit) {
+      const r = await pool.query<Row>(
+        `SELECT ${CASE_COLS} FROM cases c WHERE c.status NOT IN ${TERMINAL} AND c.created_at < $1
+         AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.case_id = c.id) LIMIT $2`,
+        [before, limit],
+      );
+      return r.rows.map(toCase);
+    },
     async appendHistory(caseId, e: HistoryEntry) {
       await pool.query(
         `INSERT INTO history (case_id, at, kind, detail)
@@ -452,9 +460,17 @@ export async function openPostgresStore(
         );
       else
         await pool.query(
-          `UPDATE notify_outbox SET state = $3, next_attempt_at = $4, last_error = $5, lease_owner = NULL, lease_until = NULL
-           WHERE id = $1 AND state = 'pending' AND lease_owner = $2`,
-          [id, owner, o.state, o.state === 'pending' ? o.next_attempt_at : null, o.error],
+          `UPDATE notify_outbox SET state = $3, next_attempt_at = $4,
+           last_error = CASE WHEN $6 = 1 THEN last_error ELSE $5 END, lease_owner = NULL, lease_until = NULL,
+           attempts = attempts - $6 WHERE id = $1 AND state = 'pending' AND lease_owner = $2`,
+          [
+            id,
+            owner,
+            o.state,
+            o.state === 'pending' ? o.next_attempt_at : null,
+            o.error,
+            o.state === 'pending' && o.notAttempted ? 1 : 0,
+          ],
         );
     },
     async listDeliveries(caseId) {

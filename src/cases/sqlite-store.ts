@@ -211,6 +211,11 @@ export function openSqliteStore(
       StoredMessage
     >(`SELECT m.* FROM messages m JOIN cases c ON c.id = m.case_id
       WHERE m.state = 'posting' OR (m.state = 'posted' AND m.rendered_version < c.version) LIMIT ?`),
+    orphans: db.prepare<
+      [number, number],
+      CaseRow
+    >(`SELECT * FROM cases c WHERE c.status NOT IN ${TERMINAL}
+      AND c.created_at < ? AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.case_id = c.id) LIMIT ?`),
     addHistory: db.prepare('INSERT INTO history (case_id, at, kind, detail) VALUES (?, ?, ?, ?)'),
     addHistoryCapped: db.prepare(`INSERT INTO history (case_id, at, kind, detail)
       SELECT @case_id, @at, CASE WHEN n >= @cap - 1 AND @kind <> 'status' THEN 'history_capped' ELSE @kind END,
@@ -243,7 +248,8 @@ export function openSqliteStore(
       next_attempt_at = NULL, last_error = NULL, lease_owner = NULL, lease_until = NULL
       WHERE id = ? AND state = 'pending'`),
     attemptFailed: db.prepare(`UPDATE notify_outbox SET state = @state, next_attempt_at = @next,
-      last_error = @error, lease_owner = NULL, lease_until = NULL
+      last_error = CASE WHEN @uncount = 1 THEN last_error ELSE @error END, lease_owner = NULL,
+      lease_until = NULL, attempts = attempts - @uncount
       WHERE id = @id AND state = 'pending' AND lease_owner = @owner`),
     listDeliveries: db.prepare<[string], NotifyDelivery>(
       `SELECT ${DELIVERY_COLS} FROM notify_outbox WHERE case_id = ? ORDER BY created_at, rowid`,
@@ -364,6 +370,9 @@ export function openSqliteStore(
     async staleMessages(limit) {
       return q.stale.all(limit);
     },
+    async orphanCases(before, limit) {
+      return q.orphans.all(before, limit).map(toCase);
+    },
     async appendHistory(caseId, e: HistoryEntry) {
       q.addHistoryCapped.run({
         case_id: caseId,
@@ -391,6 +400,7 @@ export function openSqliteStore(
         q.attemptFailed.run({
           id,
           owner,
+          uncount: o.state === 'pending' && o.notAttempted ? 1 : 0,
           state: o.state,
           next: o.state === 'pending' ? o.next_attempt_at : null,
           error: o.error,

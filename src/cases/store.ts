@@ -60,6 +60,11 @@ export interface Store {
   /** Messages whose card is behind their case's version or not yet posted (reconciled at start-up). */
   staleMessages(limit: number): Promise<StoredMessage[]>;
   /**
+   * Open cases created before `before` that have no message at all: left by a version that stored
+   * the case and its messages in two writes (a crash between them). Reconcile posts their cards.
+   */
+  orphanCases(before: number, limit: number): Promise<StoredCase[]>;
+  /**
    * Appends to a case's history, at most HISTORY_CAP rows per case: the last row kept is a
    * "history_capped" summary and later rows are dropped, except status changes (few by nature).
    */
@@ -124,5 +129,6 @@ export interface NotifyDelivery {
 /** How one delivery attempt ended. */
 export type DeliveryOutcome =
   | { state: 'delivered'; at: number }
-  | { state: 'pending'; next_attempt_at: number; error: string }
+  /** `notAttempted`: the lease is given back without trying (its count is taken back too). */
+  | { state: 'pending'; next_attempt_at: number; error: string; notAttempted?: boolean }
   | { state: 'failed'; error: string };

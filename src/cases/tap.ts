@@ -72,6 +72,11 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
     await engine.history(c.id, 'tap_refused', { ...who, reason: `the case is ${c.status}` });
     return reply('closed', { status: c.status });
   }
+  if (c.doc.next_id) {
+    // A revised case: its card shows no buttons any more, and a tap from an old render is refused.
+    await engine.history(c.id, 'tap_refused', { ...who, reason: 'the case was revised' });
+    return reply('closed', { status: 'revised' });
+  }
   const secrets = engine.secretsOf(c);
   // An ask (context.ask) is answered with data from native widgets, so all its actions are inline.
   const ask = askContentOf(c.doc.hitl.context);

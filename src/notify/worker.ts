@@ -132,6 +132,7 @@ export class NotifyWorker {
           state: 'pending',
           next_attempt_at: e.now() + 2000 * (0.5 + Math.random()),
           error: 'deferred: too many deliveries to this receiver in flight',
+          notAttempted: true,
         });
       }
       return due.length;

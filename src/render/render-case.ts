@@ -295,14 +295,24 @@ export function renderCase(
     ...(ask ? { ask: { kind: kindOf(ask), content: ask } } : {}),
     caseId: c.id,
     key: c.key,
-    title,
-    prompt: hitl.prompt,
-    lines: [...policyLines(c, s), ...contextLines(hitl, s)],
-    hint: final ? null : hint,
+    title: neutral(title),
+    prompt: neutral(hitl.prompt),
+    lines: [...policyLines(c, s), ...contextLines(hitl, s)].map(neutral),
+    hint: final || hint === null ? null : neutral(hint),
     actions,
     link: { label: t(s, 'link'), url: options.detailsUrl ?? secrets.review_url },
-    status,
+    status: neutral(status),
     final,
     state: c.status,
   };
+}
+
+/**
+ * Bidirectional controls (U+202A-U+202E, U+2066-U+2069, LRM/RLM/ALM) let service text reorder
+ * what a person reads ("txt.exe" shown as "exe.txt"): they are removed from every card, so no
+ * platform shows them.
+ */
+const BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
+export function neutral(text: string): string {
+  return text.replace(BIDI, '');
 }

@@ -1,5 +1,6 @@
 /** The HTTP API (intake, case status, health, metrics) plus every adapter's routes, on Hono. */
 import { timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
@@ -7,6 +8,7 @@ import type { HttpRoute, InboundResponse, PlatformAdapter } from '../adapter.ts'
 import type { Engine } from '../cases/engine.ts';
 import { storageFailure } from '../cases/store-errors.ts';
 import { ValidationError } from '../errors.ts';
+import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
 import { parse202Body, parseHitl } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { caseView } from './case-view.ts';
@@ -57,6 +59,11 @@ export function createApp(o: {
         ),
     }),
   );
+  // The local default has no key: a web page the person visits could reach it through a name that
+  // resolves to 127.0.0.1 (DNS rebinding). Only loopback names (and PUBLIC_URL's host) are served.
+  const h = engine.config.host;
+  if (!apiKey && (isIP(h) ? isLoopback(h) : isLoopbackName(h)))
+    app.use('*', loopbackHostOnly(engine.config.publicUrl));
   app.use('/v1/cases/*', auth);
   app.use('/v1/cases', auth);
   app.use('/v1/asks/*', auth);
@@ -223,6 +230,29 @@ export function createApp(o: {
     return c.json({ error: 'internal', message: 'internal error' }, 500);
   });
   return app;
+}
+
+/** Refuses requests whose Host header is not a loopback name, a loopback address or PUBLIC_URL's host. */
+function loopbackHostOnly(publicUrl: string | undefined) {
+  const extra = publicUrl ? new URL(publicUrl).hostname.toLowerCase() : undefined;
+  return async (c: Context, next: () => Promise<void>) => {
+    const raw = (c.req.header('host') ?? '').toLowerCase();
+    const name = raw.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+    // No Host at all is an in-process call (an embedder's app.fetch), never a browser.
+    const ok =
+      raw === '' ||
+      name === extra ||
+      isLoopbackName(name) ||
+      (isIP(name) !== 0 && isLoopback(name));
+    if (ok) return next();
+    return c.json(
+      {
+        error: 'forbidden_host',
+        message: `Host "${raw.slice(0, 80)}" is not served: without RELAY_API_KEY the relay answers only to loopback names (set PUBLIC_URL for another)`,
+      },
+      403,
+    );
+  };
 }
 
 /** Serves an adapter's route: the raw body is read once (size-limited above) and handed over. */

@@ -285,7 +285,7 @@ export class EventStreams {
   /** Applies a status change now; holds a progress-only update until its interval is up. */
   private async coalesce(l: Live, c: StoredCase, u: StatusUpdate): Promise<void> {
     const e = this.engine;
-    l.flow ??= { status: c.status, lastApplied: Number.NEGATIVE_INFINITY };
+    if (!l.flow) l.flow = { status: c.status, lastApplied: Number.NEGATIVE_INFINITY };
     const flow = l.flow;
     const apply = async (x: StatusUpdate) => {
       flow.lastApplied = e.now();

@@ -92,6 +92,32 @@ export function outboxContract(ctx: {
     expect(back.map((d) => d.next_attempt_at)).toEqual(due.map((d) => d.next_attempt_at));
   });
 
+  it('finding 5 (slow service starves others): a lease given back untried does not count as an attempt', async () => {
+    const store = ctx.store();
+    const a = ctx.sampleCase();
+    await store.createCase(a);
+    const d = sampleDelivery(a.id, 'completed', ctx.now() - 10);
+    await store.enqueueDelivery(d);
+    const [first] = await store.leaseDeliveries(ctx.now(), 1, 'r1', 1000);
+    expect(first!.attempts).toBe(1);
+    await store.settleDelivery(d.id, 'r1', {
+      state: 'pending',
+      next_attempt_at: ctx.now() + 5,
+      error: 'HTTP 503',
+    });
+    ctx.setNow(ctx.now() + 10);
+    const [second] = await store.leaseDeliveries(ctx.now(), 1, 'r1', 1000);
+    expect(second!.attempts).toBe(2);
+    await store.settleDelivery(d.id, 'r1', {
+      state: 'pending',
+      next_attempt_at: ctx.now() + 5,
+      error: 'deferred: busy receiver',
+      notAttempted: true,
+    });
+    const [row] = await store.listDeliveries(a.id);
+    expect(row).toMatchObject({ attempts: 1, last_error: 'HTTP 503', state: 'pending' });
+  });
+
   it('outbox: settles attempts: retry later, deliver, give up; a stale owner cannot undo', async () => {
     const store = ctx.store();
     const a = ctx.sampleCase();

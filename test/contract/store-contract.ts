@@ -225,6 +225,19 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       expect((await store.listHistory(a.id)).map((h) => h.kind)).toEqual(['one', 'two']);
     });
 
+    it('finding 1 (orphaned case): lists open cases stored without any message, for reconcile', async () => {
+      const orphan = sampleCase({ created_at: 100 });
+      const posted = sampleCase({ created_at: 100 });
+      const done = sampleCase({ created_at: 100, status: 'completed', next_check_at: null });
+      const fresh = sampleCase({ created_at: 5000 });
+      for (const c of [orphan, posted, done, fresh]) await store.createCase(c);
+      await store.reserveMessage(message(posted.id));
+      expect((await store.orphanCases(1000, 10)).map((c) => c.id)).toEqual([orphan.id]);
+      expect((await store.orphanCases(6000, 10)).map((c) => c.id).sort()).toEqual(
+        [orphan.id, fresh.id].sort(),
+      );
+    });
+
     it('finding 2 (unbounded hostile stream): history is capped per case with a summary row; status changes are kept', async () => {
       const a = sampleCase();
       await store.createCase(a);

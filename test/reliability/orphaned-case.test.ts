@@ -130,6 +130,42 @@ it('finding 1 (orphaned case): a retried intake of a case stored without its mes
   }
 });
 
+it('finding 1 (orphaned case): reconcile posts a case an older version left without its message', async () => {
+  const dir = dataDir();
+  const body = await demo.create('approval', true, { prompt: `Orphan-reconcile ${Date.now()}` });
+  const hitl = body.hitl as Record<string, any>;
+  const store = openSqliteStore(join(dir, 'hitl-relay.sqlite'));
+  const { submit_token, review_url, ...stored } = hitl;
+  await store.createCase({
+    id: 'hc_orphan000002',
+    key: 'orphan2',
+    origin: new URL(hitl.poll_url).origin,
+    case_id: hitl.case_id,
+    target,
+    status: 'pending',
+    version: 1,
+    doc: { hitl: stored as StoredCase['doc']['hitl'], warnings: [], reminders_sent: [] },
+    secrets: `plain:${JSON.stringify({ submit_token, review_url })}`,
+    next_check_at: Date.now() + 300_000,
+    etag: null,
+    poll_failures: 0,
+    claim: null,
+    created_at: Date.now() - 3_600_000,
+    updated_at: Date.now() - 3_600_000,
+  });
+  await store.close();
+  const relay = await startRelay(dir);
+  try {
+    // No retry from the agent: the start-up reconcile finds the case and posts its card.
+    const deadline = Date.now() + 10_000;
+    while (cardsFor(hitl.prompt) === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(cardsFor(hitl.prompt)).toBe(1);
+  } finally {
+    await relay.stop();
+  }
+});
+
 it('finding 1 (orphaned case): a full disk answers 507 with nothing half-written, and the retry posts once', async () => {
   const dir = dataDir();
   const file = join(dir, 'hitl-relay.sqlite');

@@ -160,7 +160,8 @@ it('runs the whole flow on every platform and finds no secret anywhere', async (
     responses.push(JSON.stringify(await h.read(ref)));
   }
 
-  // 2. A failed submit (the service is down for every attempt), then a later tap that works.
+  // 2. A failed submit (the service answers 500; a POST that reached it is not repeated), then a
+  // later tap that works.
   const tg = harnesses[1]!;
   const before = (await tg.messages(address(tg))).length;
   const failing = await sendCase(tg.target, await createCase('escalation'));

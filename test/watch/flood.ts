@@ -93,7 +93,10 @@ export async function measureFlood(o: {
       return performance.now() - t;
     };
     await tap(others.shift()!); // warm-up, not counted
+    // The flooding service's own case: every URL on its origin (a service is all of its URLs).
     const body = svc.body202();
+    for (const f of ['poll_url', 'submit_url', 'review_url'])
+      body.hitl[f] = body.hitl[f].replace(svc.url, floodUrl);
     body.hitl.events_url = `${floodUrl}/events/${body.hitl.case_id}`;
     global.gc?.();
     const rss0 = process.memoryUsage().rss;
@@ -153,6 +156,11 @@ const perSecond = Number(process.argv[1]);
 let sent = 0;
 const server = http.createServer((req, res) => {
   if (req.url === '/sent') return res.end(String(sent));
+  const status = /^\\/cases\\/([^/]+)\\/status/.exec(req.url);
+  if (status) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return res.end(JSON.stringify({ status: 'pending', case_id: status[1] }));
+  }
   const caseId = req.url.split('/').pop();
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
   const one = () => {

@@ -32,6 +32,12 @@ describe('discord markdown escaping', () => {
     expect(out).toBe('\\> quote\n\\# head\n\\-# sub\n\\- item\n  \\>>> deep\na - b > c # d');
   });
 
+  it('finding 10 (Discord list markers): escapes "1." ordered-list markers at line start only', () => {
+    const out = escapeMarkdown('1. first\n  12. second\nversion 2.5 is out\n3.no space');
+    expect(out).toBe('1\\. first\n  12\\. second\nversion 2.5 is out\n3.no space');
+    expect(visibleText(out)).toBe('1. first\n  12. second\nversion 2.5 is out\n3.no space');
+  });
+
   it('keeps URLs intact so they still link', () => {
     const out = escapeMarkdown('see https://x.example/a_b*c?q=1_2 now_ok');
     expect(out).toContain('https://x.example/a_b*c?q=1_2');
