@@ -109,6 +109,12 @@ export interface PlatformAdapter {
   readonly platform: string;
   /** Inbound HTTP endpoints (webhooks, interactions, pages) the relay's server mounts. */
   readonly routes: HttpRoute[];
+  /** The variable a person fixes when the platform refuses the credentials (named in the log and /readyz). */
+  readonly credentialEnv?: string;
+  /**
+   * Connects and checks the credentials. Throws a PlatformError: a retryable one (network, 5xx, 429)
+   * is retried with backoff by the relay; any other (401/403) is reported as needing a fix.
+   */
   start(ctx: AdapterContext): Promise<void>;
   stop(): Promise<void>;
   /** Posts a card to `address` (the part of the target after "<platform>:"). */

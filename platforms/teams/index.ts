@@ -82,6 +82,7 @@ function inThreadOf(
 
 class TeamsAdapter implements PlatformAdapter {
   readonly platform = 'teams';
+  readonly credentialEnv = 'TEAMS_APP_PASSWORD';
   readonly routes: HttpRoute[];
   private readonly cloud: CloudAdapter;
   private readonly tuning: TeamsTuning;

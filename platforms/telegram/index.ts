@@ -50,6 +50,7 @@ export interface TelegramAdapterOptions extends TelegramConfig {
 /** Telegram as a PlatformAdapter. */
 export class TelegramAdapter implements PlatformAdapter {
   readonly platform = 'telegram';
+  readonly credentialEnv = 'TELEGRAM_BOT_TOKEN';
   readonly routes: HttpRoute[];
   private readonly bot: Bot;
   private readonly options: TelegramAdapterOptions;

@@ -34,6 +34,8 @@ export const CORE_ENV_VARS = [
   'NOTIFY_MAX_ATTEMPTS',
   'NOTIFY_TIMEOUT_SECONDS',
   'SSE_MAX_STREAMS',
+  'EXIT_ON_FATAL',
+  'LOG_FORMAT',
 ] as const;
 
 const TARGET = /^(route|[a-z][a-z0-9_-]*):.+$/;
@@ -80,6 +82,8 @@ const envSchema = z.object({
   NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(20),
   NOTIFY_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(300).default(10),
   SSE_MAX_STREAMS: z.coerce.number().int().min(0).max(100_000).default(1000),
+  EXIT_ON_FATAL: z.enum(['0', '1']).default('0'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
 });
 
 /** A route: a named list of targets (fan-out) with an optional allowlist. */
@@ -99,6 +103,10 @@ export interface RelayConfig {
   apiKey: string | undefined;
   secretKey: string | undefined;
   logLevel: string;
+  /** json or pretty; absent: pretty when stdout is a terminal. */
+  logFormat: 'json' | 'pretty' | undefined;
+  /** Exit non-zero when a platform refuses its credentials (default: keep running, /readyz 503). */
+  exitOnFatal: boolean;
   pollMinMs: number;
   pollMaxMs: number;
   demo: boolean;
@@ -151,6 +159,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     apiKey: e.RELAY_API_KEY,
     secretKey: e.RELAY_SECRET_KEY,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
+    exitOnFatal: e.EXIT_ON_FATAL === '1',
     pollMinMs: e.POLL_INTERVAL_MIN_SECONDS * 1000,
     pollMaxMs: e.POLL_INTERVAL_MAX_SECONDS * 1000,
     demo: e.DEMO === '1',

@@ -5,7 +5,9 @@ import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import type { HttpRoute, InboundResponse, PlatformAdapter } from '../adapter.ts';
 import type { Engine } from '../cases/engine.ts';
+import { isStoreOutage } from '../cases/store-errors.ts';
 import { ValidationError } from '../errors.ts';
+import type { Readiness } from '../health.ts';
 import { parse202Body, parseHitl } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { caseView } from './case-view.ts';
@@ -31,7 +33,12 @@ export function createApp(o: {
   engine: Engine;
   adapters: PlatformAdapter[];
   metrics: Metrics;
-  ready: () => boolean;
+  /** What /readyz answers (checks the store for real). */
+  readiness: () => Promise<Readiness>;
+  /** True once shutdown began: new cases and adapter requests are refused with 503. */
+  closing?: () => boolean;
+  /** Aborted at shutdown: open /wait requests answer at once with the case as it stands. */
+  closed?: AbortSignal;
   mount?: (app: Hono) => void;
 }): Hono {
   const { engine, metrics } = o;
@@ -51,6 +58,19 @@ export function createApp(o: {
         ),
     }),
   );
+  // Shutting down: nothing new starts (intake, taps, webhooks); reads and open waits still answer.
+  app.use('*', async (c, next) => {
+    if (c.req.method === 'POST' && o.closing?.())
+      return c.json(
+        { error: 'shutting_down', message: 'the relay is shutting down; retry shortly' },
+        503,
+        {
+          'retry-after': '5',
+          connection: 'close',
+        },
+      );
+    return next();
+  });
   app.use('/v1/cases/*', auth);
   app.use('/v1/cases', auth);
   async function auth(c: Context, next: () => Promise<void>) {
@@ -133,7 +153,7 @@ export function createApp(o: {
     const timeout = Number(c.req.query('timeout') ?? 30);
     if (!Number.isFinite(timeout) || timeout < 0 || timeout > 120)
       return c.json({ error: 'invalid_timeout', message: 'timeout must be 0-120 seconds' }, 400);
-    const found = await engine.waitFor(c.req.param('id'), timeout * 1000);
+    const found = await engine.waitFor(c.req.param('id'), timeout * 1000, o.closed);
     if (!found) return c.json({ error: 'not_found', message: 'no case with this id' }, 404);
     return c.json(await caseView(engine, found, { history: true }));
   });
@@ -150,7 +170,11 @@ export function createApp(o: {
   });
 
   app.get('/healthz', (c) => c.json({ ok: true }));
-  app.get('/readyz', (c) => (o.ready() ? c.json({ ready: true }) : c.json({ ready: false }, 503)));
+  // Per part {state, reason, since}; 503 until every configured platform and the store are up.
+  app.get('/readyz', async (c) => {
+    const r = await o.readiness();
+    return c.json(r, r.ready ? 200 : 503);
+  });
   app.get('/metrics', async (c) =>
     c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }),
   );
@@ -165,6 +189,17 @@ export function createApp(o: {
     c.json({ error: 'not_found', message: `no route ${c.req.method} ${c.req.path}` }, 404),
   );
   app.onError((err, c) => {
+    if (isStoreOutage(err)) {
+      engine.log.warn({ err: err.message, path: c.req.path }, 'store unavailable; answered 503');
+      return c.json(
+        {
+          error: 'store_unavailable',
+          message: 'the database is unavailable; retry shortly (see /readyz)',
+        },
+        503,
+        { 'retry-after': '5' },
+      );
+    }
     engine.log.error({ err: err.message, path: c.req.path }, 'request failed');
     return c.json({ error: 'internal', message: 'internal error' }, 500);
   });

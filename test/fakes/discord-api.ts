@@ -177,6 +177,10 @@ export async function startFakeDiscord(options: {
         return true;
       };
 
+      if (route === '/users/@me' && method === 'GET') {
+        if (needsBot()) return;
+        return send(200, { id: options.applicationId, username: 'hitl-fake-bot', bot: true });
+      }
       let m = /^\/channels\/(\d+)\/messages$/.exec(route);
       if (m && method === 'POST') {
         if (needsBot()) return;

@@ -100,6 +100,8 @@ export async function startRelay(options: {
   env?: Record<string, string>;
   dataDir?: string;
   watcher?: WatcherOptions;
+  /** Backoff of platform start-up retries (tests pass a few ms). */
+  startRetry?: { minMs?: number; maxMs?: number };
   /** Mounts more routes (e.g. the demo service) on the relay's server. */
   mount?: (app: Hono, log: Logger, dataDir: string) => { close(): void } | undefined;
 }): Promise<RelayHandle> {
@@ -129,6 +131,7 @@ export async function startRelay(options: {
     log,
     repostAfterMs: 2000,
     ...(options.watcher ? { watcher: options.watcher } : {}),
+    ...(options.startRetry ? { startRetry: options.startRetry } : {}),
     ...(mount ? { mount: (app: Hono) => mount(app, log, dataDir) } : {}),
   });
   await relay.start();

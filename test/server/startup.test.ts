@@ -1,0 +1,144 @@
+/**
+ * Start-up checks: a refused token is one clear line and a 503 /readyz naming the platform and the
+ * variable to fix; a platform that is unreachable at start is retried with backoff until it answers,
+ * and the relay becomes ready without a restart.
+ */
+import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDiscordAdapter } from '../../platforms/discord/index.ts';
+import { createTelegramAdapter } from '../../platforms/telegram/index.ts';
+import { startFakeDiscord } from '../fakes/discord-api.ts';
+import { FakeTelegramApi } from '../fakes/telegram-api.ts';
+import { eventually, logLines, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
+import { TEST_DISCORD_APPLICATION_ID } from '../platforms/discord/harness.ts';
+
+const cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+async function readyz(relay: RelayHandle): Promise<{ status: number; body: any }> {
+  const res = await request(`${relay.url}/readyz`);
+  return { status: res.statusCode, body: await res.body.json() };
+}
+
+/** A TCP gate in front of a server: while closed, every connection is reset (the network is down). */
+async function gate(
+  target: string,
+): Promise<{ url: string; open(): void; close(): Promise<void> }> {
+  const to = new URL(target);
+  let open = false;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    if (!open) return void client.destroy();
+    const upstream = connect(Number(to.port), to.hostname);
+    sockets.add(upstream);
+    client.pipe(upstream).pipe(client);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end);
+    upstream.on('error', end);
+    upstream.on('close', end);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    open: () => {
+      open = true;
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+describe('start-up checks', () => {
+  it('a refused Telegram token: /readyz 503 names the platform, the reason and TELEGRAM_BOT_TOKEN', async () => {
+    const fake = await FakeTelegramApi.start();
+    cleanup.push(() => fake.close());
+    const adapter = createTelegramAdapter({ botToken: '1:wrong-token', apiRoot: fake.apiRoot });
+    const from = logLines.length;
+    const relay = await startRelay({ adapters: [adapter], startRetry: { minMs: 5, maxMs: 20 } });
+    cleanup.push(() => relay.stop());
+    const r = await readyz(relay);
+    expect(r.status).toBe(503);
+    expect(r.body.ready).toBe(false);
+    expect(r.body.parts['platform:telegram']).toMatchObject({ state: 'failed' });
+    expect(r.body.parts['platform:telegram'].reason).toMatch(/401.*TELEGRAM_BOT_TOKEN/s);
+    expect(Date.parse(r.body.parts['platform:telegram'].since)).not.toBeNaN();
+    expect(r.body.parts.store).toMatchObject({ state: 'up', reason: null });
+    // One clear line, no retries: a refused token does not get better by asking again.
+    const lines = logLines.slice(from).filter((l) => l.includes('platform:telegram'));
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 50, env: 'TELEGRAM_BOT_TOKEN' });
+    expect(fake.calls('getMe')).toHaveLength(1);
+    // /healthz still says the process lives; only /readyz says it cannot work.
+    expect((await request(`${relay.url}/healthz`)).statusCode).toBe(200);
+  });
+
+  it('a refused Discord token is caught at start in HTTP interactions mode', async () => {
+    const fake = await startFakeDiscord({
+      token: 'right-token',
+      applicationId: TEST_DISCORD_APPLICATION_ID,
+    });
+    cleanup.push(() => fake.close());
+    const adapter = createDiscordAdapter({
+      token: 'wrong-token',
+      applicationId: TEST_DISCORD_APPLICATION_ID,
+      publicKey: 'a'.repeat(64),
+      apiUrl: fake.apiUrl,
+      mode: 'http',
+    });
+    const relay = await startRelay({ adapters: [adapter] });
+    cleanup.push(() => relay.stop());
+    const r = await readyz(relay);
+    expect(r.status).toBe(503);
+    expect(r.body.parts['platform:discord'].state).toBe('failed');
+    expect(r.body.parts['platform:discord'].reason).toMatch(/401.*DISCORD_TOKEN/s);
+  });
+
+  it('a platform unreachable at start is retried with backoff and the relay becomes ready without a restart', async () => {
+    const fake = await FakeTelegramApi.start();
+    const network = await gate(fake.apiRoot);
+    cleanup.push(async () => {
+      await network.close();
+      await fake.close();
+    });
+    const adapter = createTelegramAdapter({
+      botToken: fake.token,
+      apiRoot: network.url,
+      pollingTimeoutSeconds: 1,
+    });
+    const from = logLines.length;
+    const relay = await startRelay({ adapters: [adapter], startRetry: { minMs: 10, maxMs: 40 } });
+    cleanup.push(() => relay.stop());
+    const down = await readyz(relay);
+    expect(down.status).toBe(503);
+    expect(down.body.parts['platform:telegram']).toMatchObject({ state: 'down' });
+    expect(down.body.parts['platform:telegram'].reason).toMatch(/network|getMe/);
+    // Each attempt is logged; wait for a few before the network comes back.
+    const attempts = () =>
+      logLines.slice(from).filter((l) => /telegram start failed \(attempt \d+\)/.test(l)).length;
+    await eventually(async () => attempts() >= 3, 10_000, 'three logged attempts');
+    network.open();
+    const up = await eventually(
+      async () => {
+        const r = await readyz(relay);
+        return r.status === 200 ? r : undefined;
+      },
+      10_000,
+      'ready',
+    );
+    expect(up.body.parts['platform:telegram']).toMatchObject({ state: 'up', reason: null });
+    expect(fake.calls('getMe').length).toBeGreaterThanOrEqual(1);
+    expect(logLines.slice(from).some((l) => /telegram is up after \d+ attempts/.test(l))).toBe(
+      true,
+    );
+  });
+});
