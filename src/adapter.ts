@@ -117,6 +117,11 @@ export interface PlatformAdapter {
    */
   start(ctx: AdapterContext): Promise<void>;
   stop(): Promise<void>;
+  /**
+   * Why a card can never be posted to `address` (a malformed id, a Teams conversation the bot was
+   * never added to), or null when it may work. Checked at intake, before anything is stored.
+   */
+  checkAddress?(address: string): Promise<string | null>;
   /** Posts a card to `address` (the part of the target after "<platform>:"). */
   post(address: string, card: Card, options?: PostOptions): Promise<MessageRef>;
   /** Replaces the card at `ref` (buttons included); "not modified" is success. */

@@ -16,7 +16,9 @@ import { Health, isNetworkError, type Readiness } from './health.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createGuardedAgent } from './net/http.ts';
 import { NotifyWorker, type NotifyWorkerOptions } from './notify/worker.ts';
+import { isTerminal } from './protocol/types.ts';
 import { createApp, mountRoute } from './server/app.ts';
+import { giveUpDelivery } from './server/intake-delivery.ts';
 import { detailsLinkKey } from './server/link-key.ts';
 import { createMetrics } from './server/metrics.ts';
 import type { EventStreamOptions } from './watch/sse.ts';
@@ -42,6 +44,8 @@ export interface RelayOptions {
   repostAfterMs?: number;
   /** Backoff of a platform's start-up check after a network error, 5xx or 429 (retried forever). */
   startRetry?: { minMs?: number; maxMs?: number };
+  /** How often unposted and outdated cards are retried, and undelivered cases looked at (default 5 s). */
+  reconcileEveryMs?: number;
   /** How long stop() lets taps in flight finish (default 3 s). */
   drainMs?: number;
   /** Called once when a part needs a person's fix (a refused token); the CLI exits on it with EXIT_ON_FATAL=1. */
@@ -138,6 +142,7 @@ export function createRelay(o: RelayOptions): Relay {
     engine,
     adapters: o.adapters,
     metrics,
+    health,
     readiness: () => relay.readiness(),
     closing: () => closing,
     closed: closed.signal,
@@ -226,6 +231,37 @@ export function createRelay(o: RelayOptions): Relay {
     });
   }
 
+  /** Cases that no target has shown within the delivery timeout end their waiters (delivery_failed). */
+  async function giveUpUndelivered(): Promise<void> {
+    const cutoff = engine.now() - o.config.deliveryTimeoutMs;
+    const ids = new Set(
+      (await store.staleMessages(500)).filter((m) => m.state === 'posting').map((m) => m.case_id),
+    );
+    for (const id of ids) {
+      const c = await store.getCase(id);
+      if (!c || isTerminal(c.status) || c.doc.delivery_failed || c.created_at > cutoff) continue;
+      const messages = await store.listMessages(id);
+      if (messages.some((m) => m.state === 'posted')) continue;
+      const errors = messages.map((m) => `${m.target}: ${m.error ?? 'not posted yet'}`).join('; ');
+      await giveUpDelivery(
+        engine,
+        id,
+        `not shown within ${Math.round(o.config.deliveryTimeoutMs / 1000)} s (${errors})`,
+      );
+    }
+  }
+  // A card that arrives after all (the platform came back) takes the given-up mark away again.
+  engine.events.on('history', (id: string, kind: string) => {
+    if (kind !== 'posted') return;
+    void engine
+      .mutate(id, (c) => {
+        if (!c.doc.delivery_failed) return false;
+        delete c.doc.delivery_failed;
+        return true;
+      })
+      .catch(() => {});
+  });
+
   const relay: Relay = {
     engine,
     app,
@@ -255,8 +291,11 @@ export function createRelay(o: RelayOptions): Relay {
       watching.start();
       reconcileTimer = setInterval(
         () =>
-          void engine.cards.reconcile({ retryPostingOlderThanMs: repostAfterMs }).catch(() => {}),
-        5000,
+          void engine.cards
+            .reconcile({ retryPostingOlderThanMs: repostAfterMs })
+            .then(giveUpUndelivered)
+            .catch((err) => log.warn({ err: String(err) }, 'reconcile failed')),
+        o.reconcileEveryMs ?? 5000,
       );
       reconcileTimer.unref();
       notifier.start();

@@ -11,7 +11,7 @@ import type {
 import { PlatformError } from '../../src/errors.ts';
 import type { Card, CardLink } from '../../src/render/card.ts';
 import { DiscordApi, type DiscordCreateMessageBody } from './api.ts';
-import type { DiscordConfig } from './config.ts';
+import { DISCORD_SNOWFLAKE_PATTERN, type DiscordConfig } from './config.ts';
 import type { DiscordGateway } from './gateway.ts';
 import { InteractionFlow, logDeliveryFailure, type Respond } from './interactions.ts';
 import {
@@ -93,6 +93,10 @@ export class DiscordAdapter implements PlatformAdapter {
       log: ctx.log,
       onInteraction: (raw) => this.dispatch(raw, ctx),
     });
+  }
+
+  async checkAddress(address: string): Promise<string | null> {
+    return DISCORD_SNOWFLAKE_PATTERN.test(address) ? null : 'a Discord channel id is a number';
   }
 
   async stop(): Promise<void> {

@@ -148,6 +148,14 @@ class TeamsAdapter implements PlatformAdapter {
     this.ctx = null;
   }
 
+  /** A conversation the bot never saw cannot be posted to (Teams has no way to open one by id). */
+  async checkAddress(address: string): Promise<string | null> {
+    if (!this.store) return null;
+    return (await this.store.loadReference(address))
+      ? null
+      : new TeamsUnknownConversationError(address).message;
+  }
+
   private async receive(req: InboundRequest): Promise<InboundResponse> {
     const bot = this.bot;
     if (!this.ctx || !bot) return { status: 503, body: { error: 'not_started' } };

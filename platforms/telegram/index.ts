@@ -207,6 +207,10 @@ export class TelegramAdapter implements PlatformAdapter {
     this.ctx = null;
   }
 
+  async checkAddress(address: string): Promise<string | null> {
+    return CHAT_ADDRESS.test(address) ? null : 'the address is not a Telegram chat id';
+  }
+
   async post(address: string, card: Card, options: PostOptions = {}): Promise<MessageRef> {
     if (!CHAT_ADDRESS.test(address)) {
       throw new PlatformError(

@@ -44,6 +44,8 @@ export interface CaseDoc {
   next_id?: string;
   /** Reminder times already sent (ISO strings). */
   reminders_sent: string[];
+  /** The relay gave up delivering the card (every target refused it, or none took it in time). */
+  delivery_failed?: { at: string; reason: string };
 }
 
 /** A claim on a case while a tap is being submitted: the exactly-once guard. */

@@ -35,6 +35,7 @@ export const CORE_ENV_VARS = [
   'NOTIFY_TIMEOUT_SECONDS',
   'SSE_MAX_STREAMS',
   'EXIT_ON_FATAL',
+  'DELIVERY_TIMEOUT_SECONDS',
   'LOG_FORMAT',
 ] as const;
 
@@ -83,6 +84,7 @@ const envSchema = z.object({
   NOTIFY_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(300).default(10),
   SSE_MAX_STREAMS: z.coerce.number().int().min(0).max(100_000).default(1000),
   EXIT_ON_FATAL: z.enum(['0', '1']).default('0'),
+  DELIVERY_TIMEOUT_SECONDS: z.coerce.number().min(0.1).default(600),
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
 });
 
@@ -107,6 +109,8 @@ export interface RelayConfig {
   logFormat: 'json' | 'pretty' | undefined;
   /** Exit non-zero when a platform refuses its credentials (default: keep running, /readyz 503). */
   exitOnFatal: boolean;
+  /** A case no target has shown after this long ends its waiters with delivery_failed. */
+  deliveryTimeoutMs: number;
   pollMinMs: number;
   pollMaxMs: number;
   demo: boolean;
@@ -161,6 +165,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     exitOnFatal: e.EXIT_ON_FATAL === '1',
+    deliveryTimeoutMs: e.DELIVERY_TIMEOUT_SECONDS * 1000,
     pollMinMs: e.POLL_INTERVAL_MIN_SECONDS * 1000,
     pollMaxMs: e.POLL_INTERVAL_MAX_SECONDS * 1000,
     demo: e.DEMO === '1',

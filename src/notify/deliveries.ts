@@ -11,6 +11,8 @@ export const NOTIFY_QUEUED_EVENT = 'notify:queued';
 
 /** Whether moving from `prev` to `next` is an event the case's notify_url asked for. */
 export function notifyEvent(next: StoredCase, prev: StoredCase): string | null {
+  if (next.doc.notify_url && next.doc.delivery_failed && !prev.doc.delivery_failed)
+    return 'delivery_failed';
   if (!next.doc.notify_url || next.status === prev.status) return null;
   if (next.doc.notify_on === 'all' || isTerminal(next.status)) return next.status;
   return null;

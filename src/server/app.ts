@@ -7,11 +7,18 @@ import type { HttpRoute, InboundResponse, PlatformAdapter } from '../adapter.ts'
 import type { Engine } from '../cases/engine.ts';
 import { isStoreOutage } from '../cases/store-errors.ts';
 import { ValidationError } from '../errors.ts';
-import type { Readiness } from '../health.ts';
+import type { Health, Readiness } from '../health.ts';
 import { parse202Body, parseHitl } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { caseView } from './case-view.ts';
 import { requireBodyType } from './inbound.ts';
+import {
+  allRefused,
+  fanOut,
+  giveUpDelivery,
+  notDelivered,
+  targetProblems,
+} from './intake-delivery.ts';
 import type { Metrics } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { intakeRateLimit } from './rate-limit.ts';
@@ -33,6 +40,8 @@ export function createApp(o: {
   engine: Engine;
   adapters: PlatformAdapter[];
   metrics: Metrics;
+  /** Each part's state: a platform that refused its credentials refuses cases at intake. */
+  health?: Health;
   /** What /readyz answers (checks the store for real). */
   readiness: () => Promise<Readiness>;
   /** True once shutdown began: new cases and adapter requests are refused with 503. */
@@ -117,6 +126,13 @@ export function createApp(o: {
         body.response !== undefined
           ? parse202Body(body.response, 'response')
           : parseHitl(body.hitl, 'hitl');
+      // Targets that can never work are refused here, before anything is stored.
+      const targets = engine.resolveTargets(body.target);
+      const problems = await targetProblems(engine, o.health, targets);
+      if (problems.length === targets.length) {
+        engine.log.warn({ target: body.target, problems }, 'case refused: no target can show it');
+        return c.json(notDelivered(problems), 422);
+      }
       const result = await engine.ingest({
         target: body.target,
         hitl: parsed.hitl,
@@ -127,7 +143,24 @@ export function createApp(o: {
         labels: body.labels,
       });
       metrics.ingested.inc({ created: String(result.created) });
-      return c.json(await caseView(engine, result.case), result.created ? 201 : 200);
+      let stored = result.case;
+      if (!result.created && stored.target !== body.target) {
+        const usable = targets.filter((t) => !problems.some((p) => p.target === t));
+        if (await fanOut(engine, stored, usable))
+          stored = (await engine.store.getCase(stored.id)) ?? stored;
+      }
+      // Every post refused for good (bad room, 401/403, bot not in the channel, chat not found):
+      // nobody will see the case, so nothing should wait for it.
+      const refused = result.created ? await allRefused(engine, stored) : null;
+      if (refused) {
+        await giveUpDelivery(
+          engine,
+          stored.id,
+          refused.map((p) => `${p.target}: ${p.reason}`).join('; '),
+        );
+        return c.json(notDelivered(refused, stored.id), 422);
+      }
+      return c.json(await caseView(engine, stored), result.created ? 201 : 200);
     } catch (err) {
       if (err instanceof ValidationError)
         return c.json({ error: err.code, message: err.message, details: err.details }, 400);

@@ -102,6 +102,8 @@ export async function startRelay(options: {
   watcher?: WatcherOptions;
   /** Backoff of platform start-up retries (tests pass a few ms). */
   startRetry?: { minMs?: number; maxMs?: number };
+  /** How often the relay retries unposted cards and looks for undelivered cases. */
+  reconcileEveryMs?: number;
   /** Mounts more routes (e.g. the demo service) on the relay's server. */
   mount?: (app: Hono, log: Logger, dataDir: string) => { close(): void } | undefined;
 }): Promise<RelayHandle> {
@@ -132,6 +134,7 @@ export async function startRelay(options: {
     repostAfterMs: 2000,
     ...(options.watcher ? { watcher: options.watcher } : {}),
     ...(options.startRetry ? { startRetry: options.startRetry } : {}),
+    ...(options.reconcileEveryMs ? { reconcileEveryMs: options.reconcileEveryMs } : {}),
     ...(mount ? { mount: (app: Hono) => mount(app, log, dataDir) } : {}),
   });
   await relay.start();

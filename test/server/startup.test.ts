@@ -3,13 +3,13 @@
  * variable to fix; a platform that is unreachable at start is retried with backoff until it answers,
  * and the relay becomes ready without a restart.
  */
-import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDiscordAdapter } from '../../platforms/discord/index.ts';
 import { createTelegramAdapter } from '../../platforms/telegram/index.ts';
 import { startFakeDiscord } from '../fakes/discord-api.ts';
 import { FakeTelegramApi } from '../fakes/telegram-api.ts';
+import { gate } from '../helpers/gate.ts';
 import { eventually, logLines, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { TEST_DISCORD_APPLICATION_ID } from '../platforms/discord/harness.ts';
 
@@ -21,41 +21,6 @@ afterEach(async () => {
 async function readyz(relay: RelayHandle): Promise<{ status: number; body: any }> {
   const res = await request(`${relay.url}/readyz`);
   return { status: res.statusCode, body: await res.body.json() };
-}
-
-/** A TCP gate in front of a server: while closed, every connection is reset (the network is down). */
-async function gate(
-  target: string,
-): Promise<{ url: string; open(): void; close(): Promise<void> }> {
-  const to = new URL(target);
-  let open = false;
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    sockets.add(client);
-    client.on('close', () => sockets.delete(client));
-    if (!open) return void client.destroy();
-    const upstream = connect(Number(to.port), to.hostname);
-    sockets.add(upstream);
-    client.pipe(upstream).pipe(client);
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('error', end);
-    upstream.on('error', end);
-    upstream.on('close', end);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    open: () => {
-      open = true;
-    },
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
 }
 
 describe('start-up checks', () => {
