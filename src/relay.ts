@@ -16,6 +16,7 @@ import { Health, isNetworkError, type Readiness } from './health.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createGuardedAgent } from './net/http.ts';
 import { NotifyWorker, type NotifyWorkerOptions } from './notify/worker.ts';
+import { observe } from './observe.ts';
 import { isTerminal } from './protocol/types.ts';
 import { createApp, mountRoute } from './server/app.ts';
 import { giveUpDelivery } from './server/intake-delivery.ts';
@@ -97,10 +98,11 @@ export function createRelay(o: RelayOptions): Relay {
   const health = new Health();
   health.set('store', 'starting', 'not checked yet');
   for (const a of o.adapters) health.set(`platform:${a.platform}`, 'starting', 'not started yet');
-  const metrics = createMetrics(store);
   const notifier = new NotifyWorker(engine, {}, o.notify);
   // SSE streams, the callback receiver and reminders; the poll loop consults them after each look.
   const watching = createWatching(engine, o.streams);
+  const metrics = createMetrics(store, () => watching.streams.count);
+  observe(engine, metrics);
   const watcher = new Watcher(engine, o.watcher, watching.hooks);
   let started = false;
   let closing = false;

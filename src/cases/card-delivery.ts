@@ -136,11 +136,13 @@ export class CardDelivery {
         if (!adapter || !m.ref_id) return;
         try {
           await adapter.update({ platform: m.platform, address: m.address, id: m.ref_id }, card);
+          this.engine.events.emit('edit', m.platform, 'ok'); // metrics
           // Written unconditionally: if another replica's newer edit landed first, the row then says
           // it is behind again and the next reconcile edits it once more, so cards converge.
           await store.updateMessage({ ...m, rendered_version: c.version, error: null });
         } catch (err) {
           const error = err instanceof Error ? err.message : String(err);
+          this.engine.events.emit('edit', m.platform, 'failed', error); // metrics
           await store.updateMessage({ ...m, error });
           log.warn(
             { case: id, target: m.target, err: error },

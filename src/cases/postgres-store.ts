@@ -442,6 +442,23 @@ export async function openPostgresStore(
       );
       return Object.fromEntries(r.rows.map((x) => [x.status, x.n]));
     },
+    async openStats() {
+      const r = await pool.query<{
+        open: number;
+        oldest: string | null;
+        undelivered: number | null;
+      }>(
+        `SELECT count(*)::int AS open, min(created_at) AS oldest,
+        sum(CASE WHEN EXISTS (SELECT 1 FROM messages m WHERE m.case_id = c.id AND m.state = 'posted') THEN 0 ELSE 1 END)::int AS undelivered
+        FROM cases c WHERE status NOT IN ${TERMINAL}`,
+      );
+      const row = r.rows[0];
+      return {
+        open: row?.open ?? 0,
+        oldestCreatedAt: row?.oldest == null ? null : Number(row.oldest),
+        undelivered: row?.undelivered ?? 0,
+      };
+    },
     async close() {
       await pool.end();
     },

@@ -82,6 +82,8 @@ export function createApp(o: {
   });
   app.use('/v1/cases/*', auth);
   app.use('/v1/cases', auth);
+  // Metrics name platforms, targets' counts and error rates: with an API key they need it too.
+  app.use('/metrics', auth);
   async function auth(c: Context, next: () => Promise<void>) {
     if (!apiKey) return next();
     const given = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
@@ -130,6 +132,7 @@ export function createApp(o: {
       const targets = engine.resolveTargets(body.target);
       const problems = await targetProblems(engine, o.health, targets);
       if (problems.length === targets.length) {
+        metrics.notDelivered.inc({ when: 'intake' });
         engine.log.warn({ target: body.target, problems }, 'case refused: no target can show it');
         return c.json(notDelivered(problems), 422);
       }
@@ -209,7 +212,7 @@ export function createApp(o: {
     return c.json(r, r.ready ? 200 : 503);
   });
   app.get('/metrics', async (c) =>
-    c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }),
+    c.body(await metrics.scrape(), 200, { 'content-type': metrics.registry.contentType }),
   );
   app.get('/openapi.json', (c) =>
     c.json(openApiDocument({ config: engine.config, adapters: o.adapters })),

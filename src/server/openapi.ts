@@ -162,7 +162,12 @@ function relayPaths(config: RelayConfig): Record<string, PathItem> {
         operationId: 'metrics',
         tags: ['operations'],
         summary: 'Prometheus metrics',
-        responses: { '200': text('Prometheus text format.') },
+        description: `Posts, edits, 429s, submits, polls, notify deliveries, takeovers, SSE connections, open and undelivered cases.${AUTH_NOTE}`,
+        security: secured,
+        responses: {
+          '200': text('Prometheus text format.'),
+          '401': error('Missing or wrong API key.'),
+        },
       },
     },
     '/openapi.json': {

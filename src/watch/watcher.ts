@@ -112,6 +112,7 @@ export class Watcher {
         now,
         expectedCaseId: c.case_id,
       });
+      e.events.emit('poll', r.kind); // counted in /metrics
       let failures = 0;
       let etag = c.etag;
       if (r.kind === 'status') {
