@@ -15,6 +15,8 @@ const POSTING_LEASE_MS = 15 * 60_000;
 export class CardDelivery {
   /** Per-case chains so the cards of one case are edited in order. */
   private readonly refreshing = new Map<string, Promise<void>>();
+  /** Posting leases held by a post under way in this process. */
+  private readonly posting = new Set<string>();
   /** Whether a reconcile pass is running (passes never overlap). */
   private reconciling = false;
 
@@ -70,7 +72,16 @@ export class CardDelivery {
     const adapter = this.engine.adapters.get(m.platform);
     if (!adapter) return;
     const lease = `posting:${m.case_id}:${m.target}`;
-    if (!(await store.kv.setIfAbsent(lease, this.engine.instanceId, POSTING_LEASE_MS))) return;
+    if (this.posting.has(lease)) return;
+    // Our own lease with no post of ours under way: its release was lost (the store was down), so
+    // it is ours to reuse rather than to wait out.
+    const own = async () => (await store.kv.get(lease)) === this.engine.instanceId;
+    if (
+      !(await store.kv.setIfAbsent(lease, this.engine.instanceId, POSTING_LEASE_MS)) &&
+      !(await own())
+    )
+      return;
+    this.posting.add(lease);
     // A long send-pace queue can outlast the lease: renew it while this post is still pending.
     const renew = setInterval(
       () => void store.kv.set(lease, this.engine.instanceId, POSTING_LEASE_MS).catch(() => {}),
@@ -104,6 +115,7 @@ export class CardDelivery {
       log.warn({ case: m.case_id, target: m.target, err: error }, 'posting a card failed');
     } finally {
       clearInterval(renew);
+      this.posting.delete(lease);
       await store.kv.set(lease, '', 1);
     }
   }

@@ -195,11 +195,26 @@ function updateValues(c: StoredCase, expected: number): unknown[] {
 export async function openPostgresStore(
   url: string,
   now: () => number = Date.now,
-  options: { max?: number } = {},
+  options: {
+    max?: number;
+    /** Hears errors of idle pooled connections (the server restarted, the network dropped). */
+    onError?: (err: Error) => void;
+  } = {},
 ): Promise<Store> {
   const pool = withWholeNumberParams(
-    new pg.Pool({ connectionString: url, max: options.max ?? 10, types }),
+    new pg.Pool({
+      connectionString: url,
+      max: options.max ?? 10,
+      types,
+      // A query waits at most this long for a connection while the server is down: requests then
+      // fail (503) instead of hanging.
+      connectionTimeoutMillis: 5000,
+    }),
   );
+  // Without a listener, an idle connection that the server ends (57P01 on `pg_ctl stop -m fast`, a
+  // restart, a dropped network) is an unhandled 'error' event that kills the process. The pool
+  // drops that connection by itself and opens a fresh one on the next query once the server is back.
+  pool.on('error', (err) => options.onError?.(err));
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock(7243001)');

@@ -19,7 +19,14 @@ export async function serveCommand(): Promise<void> {
   const { loadAdapters } = await import('../../platforms/registry.ts');
   const adapters = await loadAdapters(process.env, config);
   const demo = config.demo ? await import('../demo/mount.ts') : undefined;
-  const store = config.databaseUrl ? await openDatabase(config.databaseUrl) : undefined;
+  const store = config.databaseUrl
+    ? await openDatabase(config.databaseUrl, (err) =>
+        log.warn(
+          { err: err.message, code: (err as { code?: string }).code },
+          'PostgreSQL connection lost; requests answer 503 until it is back (see /readyz)',
+        ),
+      )
+    : undefined;
   let relay: Relay;
   try {
     relay = createRelay({
@@ -85,7 +92,7 @@ export async function serveCommand(): Promise<void> {
 }
 
 /** Opens PostgreSQL, turning a refusal into one line that names DATABASE_URL (never its password). */
-async function openDatabase(url: string): Promise<Store> {
+async function openDatabase(url: string, onError: (err: Error) => void): Promise<Store> {
   let where = 'DATABASE_URL';
   try {
     const u = new URL(url);
@@ -98,7 +105,7 @@ async function openDatabase(url: string): Promise<Store> {
   }
   const { openPostgresStore } = await import('../cases/postgres-store.ts');
   try {
-    return await openPostgresStore(url);
+    return await openPostgresStore(url, Date.now, { onError });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     const why =

@@ -147,7 +147,8 @@ export function createApp(o: {
       });
       metrics.ingested.inc({ created: String(result.created) });
       let stored = result.case;
-      if (!result.created && stored.target !== body.target) {
+      // Sent again: a target without a card yet (a new one, or one an outage cut off) gets it now.
+      if (!result.created) {
         const usable = targets.filter((t) => !problems.some((p) => p.target === t));
         if (await fanOut(engine, stored, usable))
           stored = (await engine.store.getCase(stored.id)) ?? stored;

@@ -72,8 +72,9 @@ export async function giveUpDelivery(
 }
 
 /**
- * A tracked case sent again with a target it does not have yet: the card is posted there too (the
- * message slot per case and target keeps this once), and a given-up delivery gets another chance.
+ * A tracked case sent again with a target it has no card for yet (a new target, or one whose post
+ * an outage cut off before it was reserved): the card is posted there too (the message slot per
+ * case and target keeps this once), and a given-up delivery gets another chance.
  */
 export async function fanOut(engine: Engine, c: StoredCase, targets: string[]): Promise<boolean> {
   const have = new Set((await engine.store.listMessages(c.id)).map((m) => m.target));
@@ -82,7 +83,7 @@ export async function fanOut(engine: Engine, c: StoredCase, targets: string[]): 
   await engine.history(c.id, 'fanout', { targets: fresh });
   engine.log.info(
     { case: c.id, targets: fresh },
-    'case sent again with new targets: posting there too',
+    'case sent again: posting to targets without a card',
   );
   if (c.doc.delivery_failed)
     await engine.mutate(c.id, (x) => {
