@@ -47,7 +47,7 @@ export interface RelayOptions {
   startRetry?: { minMs?: number; maxMs?: number };
   /** How often unposted and outdated cards are retried, and undelivered cases looked at (default 5 s). */
   reconcileEveryMs?: number;
-  /** How long stop() lets taps in flight finish (default 3 s). */
+  /** How long stop() lets taps in flight finish (default 2.5 s). */
   drainMs?: number;
   /** Called once when a part needs a person's fix (a refused token); the CLI exits on it with EXIT_ON_FATAL=1. */
   onFatal?: (part: string, reason: string) => void;
@@ -77,6 +77,20 @@ export interface Relay {
 }
 
 const STORE_CHECK_TIMEOUT_MS = 2000;
+
+/** Resolves true when `work` settles within `ms`, false when it does not (it goes on unawaited). */
+function bounded(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    work.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
 
 /** Creates a relay. */
 export function createRelay(o: RelayOptions): Relay {
@@ -320,23 +334,18 @@ export function createRelay(o: RelayOptions): Relay {
       clearInterval(reconcileTimer);
       // Mounted services first: their open streams (SSE) would otherwise hold the server open.
       for (const m of mounted) m.close();
-      await notifier.stop();
-      await watching.stop();
-      step('watchers stopped');
-      if (taps.size) {
-        step(`waiting for ${taps.size} tap(s) in flight`);
-        const drainMs = o.drainMs ?? 3000;
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          Promise.allSettled([...taps]),
-          new Promise((r) => {
-            timer = setTimeout(r, drainMs);
-          }),
-        ]);
-        clearTimeout(timer);
-        if (taps.size)
-          log.warn(`shutdown: ${taps.size} tap(s) still in flight after ${drainMs} ms`);
-      }
+      // Each step is bounded, so the whole stop fits in 5 s (docker stop sends SIGKILL at 10 s).
+      const drainMs = o.drainMs ?? 2500;
+      if (taps.size) step(`waiting for ${taps.size} tap(s) in flight`);
+      await Promise.all([
+        bounded(notifier.stop(), 1500).then((ok) => ok || log.warn('shutdown: notify attempt cut')),
+        bounded(watching.stop(), 1500).then((ok) => ok || log.warn('shutdown: event streams cut')),
+        bounded(Promise.allSettled([...taps]), drainMs).then(
+          (ok) =>
+            ok || log.warn(`shutdown: ${taps.size} tap(s) still in flight after ${drainMs} ms`),
+        ),
+      ]);
+      step('watchers stopped, taps done');
       await new Promise<void>((resolve) => {
         if (!server) return resolve();
         server.close(() => resolve());
@@ -344,7 +353,7 @@ export function createRelay(o: RelayOptions): Relay {
         (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
         const force = setTimeout(
           () => (server as { closeAllConnections?: () => void }).closeAllConnections?.(),
-          1000,
+          500,
         );
         force.unref();
       });
@@ -356,7 +365,8 @@ export function createRelay(o: RelayOptions): Relay {
             log.warn({ platform: a.platform, err: String(err) }, 'shutdown: adapter stop failed'),
           );
       step('adapters stopped');
-      await dispatcher.close();
+      // Polls or submits still under way are cut rather than waited for.
+      if (!(await bounded(dispatcher.close(), 300))) await dispatcher.destroy().catch(() => {});
       await store.kv.set(`readyz:${instanceId}`, '', 1).catch(() => {});
       await store.close();
       step('store closed; done');
