@@ -96,6 +96,8 @@ export interface AdapterContext {
   onTap(tap: Tap): Promise<TapReply>;
   kv: KeyValue;
   log: Logger;
+  /** Reports that the platform stopped working after start (shown on /readyz; null reason = up again). */
+  reportDown?(reason: string | null): void;
 }
 
 /** Options for posting a card. */

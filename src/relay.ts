@@ -202,7 +202,13 @@ export function createRelay(o: RelayOptions): Relay {
         let delay = minMs;
         for (let attempt = 1; !closing; attempt++) {
           try {
-            await a.start({ kv: store.kv, log: plog, onTap });
+            await a.start({
+              kv: store.kv,
+              log: plog,
+              onTap,
+              reportDown: (reason) =>
+                reason === null ? health.set(part, 'up') : health.set(part, 'failed', reason),
+            });
             health.set(part, 'up');
             if (attempt > 1)
               plog.info({ attempt }, `${a.platform} is up after ${attempt} attempts`);

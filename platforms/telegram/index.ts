@@ -188,6 +188,7 @@ export class TelegramAdapter implements PlatformAdapter {
           if (!started) return reject(error);
           // 409: another process polls with this token, or a webhook is set.
           ctx.log.error({ err: error }, 'telegram long polling stopped');
+          ctx.reportDown?.(`long polling stopped: ${error.message}; restart after fixing it`);
         });
     });
     ctx.log.info({ bot: this.bot.botInfo.username, mode: 'polling' }, 'telegram adapter started');

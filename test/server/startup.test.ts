@@ -106,4 +106,30 @@ describe('start-up checks', () => {
       true,
     );
   });
+
+  it('a platform that stops working after start shows on /readyz (Telegram polling ended by a 409)', async () => {
+    const fake = await FakeTelegramApi.start();
+    cleanup.push(() => fake.close());
+    const adapter = createTelegramAdapter({
+      botToken: fake.token,
+      apiRoot: fake.apiRoot,
+      botInfo: fake.botInfo,
+      pollingTimeoutSeconds: 1,
+    });
+    const relay = await startRelay({ adapters: [adapter] });
+    cleanup.push(() => relay.stop());
+    expect((await readyz(relay)).status).toBe(200);
+    // Someone sets a webhook for the same bot: Telegram then answers getUpdates with 409.
+    await fetch(`${fake.apiRoot}/bot${fake.token}/setWebhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://127.0.0.1:9/telegram/webhook' }),
+    });
+    const down = await eventually(async () => {
+      const r = await readyz(relay);
+      return r.status === 503 ? r : undefined;
+    });
+    expect(down.body.parts['platform:telegram'].state).toBe('failed');
+    expect(down.body.parts['platform:telegram'].reason).toMatch(/long polling stopped.*409/);
+  });
 });
