@@ -6,12 +6,15 @@
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDiscordAdapter } from '../../platforms/discord/index.ts';
+import { createSlackAdapter } from '../../platforms/slack/index.ts';
 import { createTelegramAdapter } from '../../platforms/telegram/index.ts';
 import { startFakeDiscord } from '../fakes/discord-api.ts';
+import { FakeSlack } from '../fakes/slack-api.ts';
 import { FakeTelegramApi } from '../fakes/telegram-api.ts';
 import { gate } from '../helpers/gate.ts';
 import { eventually, logLines, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { TEST_DISCORD_APPLICATION_ID } from '../platforms/discord/harness.ts';
+import { SLACK_TEST_BOT_TOKEN, SLACK_TEST_SIGNING_SECRET } from '../platforms/slack/harness.ts';
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -66,6 +69,26 @@ describe('start-up checks', () => {
     expect(r.status).toBe(503);
     expect(r.body.parts['platform:discord'].state).toBe('failed');
     expect(r.body.parts['platform:discord'].reason).toMatch(/401.*DISCORD_TOKEN/s);
+  });
+
+  it('a refused Slack token: /readyz names SLACK_BOT_TOKEN', async () => {
+    const fake = await FakeSlack.start({ botToken: SLACK_TEST_BOT_TOKEN });
+    cleanup.push(() => fake.close());
+    const adapter = createSlackAdapter(
+      {
+        botToken: 'xoxb-0000-0000-wrongTokenForTests',
+        signingSecret: SLACK_TEST_SIGNING_SECRET,
+        apiUrl: fake.apiUrl,
+        mode: 'http',
+      },
+      { retryConfig: { retries: 0 } },
+    );
+    const relay = await startRelay({ adapters: [adapter] });
+    cleanup.push(() => relay.stop());
+    const r = await readyz(relay);
+    expect(r.status).toBe(503);
+    expect(r.body.parts['platform:slack']).toMatchObject({ state: 'failed' });
+    expect(r.body.parts['platform:slack'].reason).toMatch(/invalid_auth.*SLACK_BOT_TOKEN/);
   });
 
   it('a platform unreachable at start is retried with backoff and the relay becomes ready without a restart', async () => {
