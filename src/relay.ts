@@ -268,7 +268,7 @@ export function createRelay(o: RelayOptions): Relay {
       await giveUpDelivery(
         engine,
         id,
-        `not shown within ${Math.round(o.config.deliveryTimeoutMs / 1000)} s (${errors})`,
+        `not shown within ${Math.round(o.config.deliveryTimeoutMs / 100) / 10} s (${errors})`,
       );
     }
   }
