@@ -24,6 +24,8 @@ export interface Readiness {
 /** The parts of one relay. */
 export class Health {
   private readonly parts = new Map<string, PartHealth>();
+  /** Parts that refused their credentials at start: cases for them are refused at intake. */
+  private readonly refusals = new Map<string, string>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -37,6 +39,17 @@ export class Health {
 
   get(name: string): PartHealth | undefined {
     return this.parts.get(name);
+  }
+
+  /** Marks a part failed for good (a refused token): nothing sent to it can be delivered. */
+  refuse(name: string, reason: string): void {
+    this.set(name, 'failed', reason);
+    this.refusals.set(name, reason);
+  }
+
+  /** Why a part refuses all work (set by refuse), else undefined. */
+  refusal(name: string): string | undefined {
+    return this.refusals.get(name);
   }
 
   /** Every part by name. */

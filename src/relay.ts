@@ -219,7 +219,7 @@ export function createRelay(o: RelayOptions): Relay {
             if (!passing) {
               const fix = a.credentialEnv ? `check ${a.credentialEnv}` : 'check its configuration';
               const reason = `${why}; ${fix} and restart`;
-              health.set(part, 'failed', reason);
+              health.refuse(part, reason);
               plog.error(
                 { part, env: a.credentialEnv },
                 `${a.platform} refused to start: ${reason}`,

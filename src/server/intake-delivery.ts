@@ -22,9 +22,9 @@ export async function targetProblems(
   const problems: TargetProblem[] = [];
   for (const target of targets) {
     const platform = target.slice(0, target.indexOf(':'));
-    const part = health?.get(`platform:${platform}`);
-    if (part?.state === 'failed') {
-      problems.push({ target, reason: `${platform} is not working: ${part.reason}` });
+    const refused = health?.refusal(`platform:${platform}`);
+    if (refused) {
+      problems.push({ target, reason: `${platform} is not working: ${refused}` });
       continue;
     }
     const why = await engine.adapters
