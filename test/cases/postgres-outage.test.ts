@@ -55,13 +55,21 @@ it('survives PostgreSQL stopped for 10 s under intakes and taps: 503 meanwhile, 
     onError: (err) => void lost.push(err),
   });
   demo = await startDemo();
-  relay = await startRelay({ adapters: [createWebAdapter()], store, reconcileEveryMs: 200 });
+  relay = await startRelay({
+    adapters: [createWebAdapter()],
+    store,
+    reconcileEveryMs: 200,
+    env: { INTAKE_RATE_LIMIT_PER_MINUTE: '0' },
+  });
   const r = relay;
   const intakes: Array<{ status: number; retryAfter: unknown; id?: string; body: unknown }> = [];
   const taps: Array<{ id: string; status: number; outcome?: string }> = [];
   let running = true;
 
-  const worker = async () => {
+  const pause = (ms: number) => new Promise((res) => setTimeout(res, ms));
+  const accepted = new Set<string>();
+  /** Agents: a new case every few ms; a 503 is logged and the agent moves on. */
+  const agent = async () => {
     while (running) {
       const body = await demo!.create('approval', true);
       const sent = await call('POST', `${r.url}/v1/cases`, {
@@ -69,25 +77,43 @@ it('survives PostgreSQL stopped for 10 s under intakes and taps: 503 meanwhile, 
         response: body,
       });
       intakes.push({ status: sent.status, retryAfter: sent.retryAfter, id: sent.body?.id, body });
-      if (sent.status !== 201) {
-        await new Promise((res) => setTimeout(res, 100));
-        continue;
-      }
-      const room = await call('GET', `${r.url}/web/api/rooms/${ROOM}/messages`);
-      const card = Array.isArray(room.body)
-        ? room.body.find((m: any) => m.case === sent.body.id)
-        : undefined;
-      if (!card) continue;
-      const tap = await call(
-        'POST',
-        `${r.url}/web/api/rooms/${ROOM}/messages/${card.id}/actions/approve`,
-        { user: { id: 'ann', name: 'Ann' } },
-      );
-      taps.push({ id: sent.body.id, status: tap.status, outcome: tap.body?.outcome });
+      if (sent.status === 201) accepted.add(sent.body.id);
+      await pause(sent.status === 201 ? 20 : 200);
     }
   };
-  const workers = Array.from({ length: 4 }, worker);
-  await eventually(async () => taps.length >= 8, 15_000, 'taps before the outage');
+  /** A reviewer: taps the open cards one after another, through the outage too (from the page as last seen). */
+  const reviewer = async () => {
+    let seen: any[] = [];
+    const done = new Set<string>();
+    while (running) {
+      const room = await call('GET', `${r.url}/web/api/rooms/${ROOM}/messages`);
+      if (Array.isArray(room.body)) seen = room.body;
+      const card = seen.find(
+        (m: any) =>
+          !m.final &&
+          !done.has(m.case) &&
+          m.actions.some((a: any) => a.action === 'approve') &&
+          taps.filter((t) => t.id === m.case).length < 3,
+      );
+      if (card) {
+        const tap = await call(
+          'POST',
+          `${r.url}/web/api/rooms/${ROOM}/messages/${card.id}/actions/approve`,
+          { user: { id: 'ann', name: 'Ann' } },
+        );
+        taps.push({ id: card.case, status: tap.status, outcome: tap.body?.outcome });
+        if (tap.status === 200) done.add(card.case);
+      }
+      await pause(card ? 50 : 100);
+    }
+  };
+  const workers = [agent(), agent(), reviewer()];
+  await eventually(
+    async () => taps.filter((t) => t.outcome === 'submitted').length >= 5 && accepted.size >= 15,
+    15_000,
+    'cases and taps before the outage',
+  );
+  const tapsBefore = taps.length;
 
   cluster.stop();
   const stoppedAt = intakes.length;
@@ -123,6 +149,8 @@ it('survives PostgreSQL stopped for 10 s under intakes and taps: 503 meanwhile, 
   for (const i of intakes) expect([201, 503]).toContain(i.status);
   for (const i of intakes.filter((x) => x.status === 503)) expect(i.retryAfter).toBe('5');
   for (const t of taps) expect([200, 503]).toContain(t.status);
+  // Taps went on during the outage (answered 503: nothing decided, the person taps again).
+  expect(taps.slice(tapsBefore).some((t) => t.status === 503)).toBe(true);
   expect(lost.length).toBeGreaterThan(0); // the pool's idle connections were ended (57P01)
   expect(logLines.some((l) => l.includes('store unavailable; answered 503'))).toBe(true);
 
@@ -159,4 +187,25 @@ it('survives PostgreSQL stopped for 10 s under intakes and taps: 503 meanwhile, 
   // Every submitted case ends completed in the relay (confirmed by a poll if the write was cut).
   for (const [id, caseId] of byRelayId)
     if (perCase.has(caseId)) await r.until(id, (x) => x.status === 'completed', 30_000);
+  // The reviewer taps what is still open; then every case is completed, each submitted exactly once.
+  await eventually(
+    async () => {
+      const room = await call('GET', `${r.url}/web/api/rooms/${ROOM}/messages`);
+      const open = room.body.filter(
+        (m: any) => !m.final && m.actions.some((a: any) => a.action === 'approve'),
+      );
+      for (const m of open)
+        await call('POST', `${r.url}/web/api/rooms/${ROOM}/messages/${m.id}/actions/approve`, {
+          user: { id: 'ann', name: 'Ann' },
+        });
+      const views = await Promise.all(ids.map((id) => call('GET', `${r.url}/v1/cases/${id}`)));
+      return views.every((v) => v.body.status === 'completed');
+    },
+    30_000,
+    'every case completed',
+  );
+  const finalCounts = new Map<string, number>();
+  for (const x of await demo.submissions())
+    finalCounts.set(x.case_id, (finalCounts.get(x.case_id) ?? 0) + 1);
+  for (const caseId of byRelayId.values()) expect(finalCounts.get(caseId)).toBe(1);
 }, 120_000);
