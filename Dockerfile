@@ -35,7 +35,8 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 8787
-# No curl in the slim image: Node's own fetch asks /healthz.
+# No curl in the slim image: Node's own fetch asks /readyz, so a relay whose platform refused its
+# token, or whose store is not writable, shows as unhealthy (/healthz would only say it runs).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8787)+'/healthz').then((r)=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8787)+'/readyz').then((r)=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "bin/hitl-relay.js", "serve"]

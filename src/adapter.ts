@@ -112,6 +112,8 @@ export interface AdapterContext {
   onTap(tap: Tap): Promise<TapReply>;
   kv: KeyValue;
   log: Logger;
+  /** Reports that the platform stopped working after start (shown on /readyz; null reason = up again). */
+  reportDown?(reason: string | null): void;
 }
 
 /** Options for posting a card. */
@@ -125,8 +127,19 @@ export interface PlatformAdapter {
   readonly platform: string;
   /** Inbound HTTP endpoints (webhooks, interactions, pages) the relay's server mounts. */
   readonly routes: HttpRoute[];
+  /** The variable a person fixes when the platform refuses the credentials (named in the log and /readyz). */
+  readonly credentialEnv?: string;
+  /**
+   * Connects and checks the credentials. Throws a PlatformError: a retryable one (network, 5xx, 429)
+   * is retried with backoff by the relay; any other (401/403) is reported as needing a fix.
+   */
   start(ctx: AdapterContext): Promise<void>;
   stop(): Promise<void>;
+  /**
+   * Why a card can never be posted to `address` (a malformed id, a Teams conversation the bot was
+   * never added to), or null when it may work. Checked at intake, before anything is stored.
+   */
+  checkAddress?(address: string): Promise<string | null>;
   /** Posts a card to `address` (the part of the target after "<platform>:"). */
   post(address: string, card: Card, options?: PostOptions): Promise<MessageRef>;
   /** Replaces the card at `ref` (buttons included); "not modified" is success. */

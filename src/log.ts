@@ -5,6 +5,7 @@
  * error message is still caught.
  */
 import { pino } from 'pino';
+import { prettyFactory } from 'pino-pretty';
 
 export type Logger = pino.Logger;
 
@@ -44,7 +45,12 @@ export function scrub(text: string): string {
 
 /** Creates the process logger. `destination` is for tests that read every line. */
 export function createLogger(
-  options: { level?: string; destination?: { write(line: string): void } } = {},
+  options: {
+    level?: string;
+    destination?: { write(line: string): void };
+    /** json, or pretty (one readable line per event); default: pretty when stdout is a terminal. */
+    format?: 'json' | 'pretty' | undefined;
+  } = {},
 ): Logger {
   const level = options.level ?? process.env.LOG_LEVEL ?? 'info';
   const config: pino.LoggerOptions = {
@@ -55,5 +61,19 @@ export function createLogger(
     },
   };
   const dest = options.destination;
+  const format =
+    options.format ??
+    (process.env.LOG_FORMAT === 'pretty' || (!dest && process.stdout.isTTY) ? 'pretty' : 'json');
+  if (format === 'pretty') {
+    // The scrubbed JSON line is turned into a readable one, so redaction is the same in both formats.
+    const prettify = prettyFactory({
+      colorize: !dest && Boolean(process.stdout.isTTY),
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname',
+      singleLine: true,
+    });
+    const out = dest ?? process.stdout;
+    return pino(config, { write: (line: string) => void out.write(prettify(line)) });
+  }
   return dest ? pino(config, { write: (line: string) => dest.write(line) }) : pino(config);
 }

@@ -85,6 +85,11 @@ export class DiscordApi {
     }
   }
 
+  /** GET /users/@me: the bot itself; checks the token at start-up. */
+  currentUser(): Promise<{ id: string; username?: string }> {
+    return this.call('GET /users/@me', () => this.rest.get('/users/@me'));
+  }
+
   /** POST /channels/:id/messages */
   createMessage(channelId: string, body: DiscordCreateMessageBody): Promise<CreatedMessage> {
     const call = 'POST /channels/:id/messages';

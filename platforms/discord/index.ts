@@ -11,7 +11,7 @@ import type {
 import { PlatformError } from '../../src/errors.ts';
 import type { Card, CardLink } from '../../src/render/card.ts';
 import { DiscordApi, type DiscordCreateMessageBody } from './api.ts';
-import type { DiscordConfig } from './config.ts';
+import { DISCORD_SNOWFLAKE_PATTERN, type DiscordConfig } from './config.ts';
 import type { DiscordGateway } from './gateway.ts';
 import { InteractionFlow, logDeliveryFailure, type Respond } from './interactions.ts';
 import {
@@ -42,6 +42,7 @@ export interface DiscordAdapterOptions {
 /** The Discord PlatformAdapter. */
 export class DiscordAdapter implements PlatformAdapter {
   readonly platform = 'discord';
+  readonly credentialEnv = 'DISCORD_TOKEN';
   readonly routes: HttpRoute[];
   private readonly api: DiscordApi;
   private readonly flow: InteractionFlow;
@@ -76,7 +77,12 @@ export class DiscordAdapter implements PlatformAdapter {
   async start(ctx: AdapterContext): Promise<void> {
     this.ctx = ctx;
     if (this.config.mode === 'http') {
-      ctx.log.info({ path: DISCORD_INTERACTIONS_PATH }, 'discord: HTTP interactions mode');
+      // Nothing else talks to Discord at start in this mode: ask who we are, so a bad token shows now.
+      const me = await this.api.currentUser();
+      ctx.log.info(
+        { path: DISCORD_INTERACTIONS_PATH, bot: me.username ?? me.id },
+        'discord: HTTP interactions mode',
+      );
       return;
     }
     // Loaded only in gateway mode: discord.js is large and HTTP mode never needs it.
@@ -87,6 +93,10 @@ export class DiscordAdapter implements PlatformAdapter {
       log: ctx.log,
       onInteraction: (raw) => this.dispatch(raw, ctx),
     });
+  }
+
+  async checkAddress(address: string): Promise<string | null> {
+    return DISCORD_SNOWFLAKE_PATTERN.test(address) ? null : 'a Discord channel id is a number';
   }
 
   async stop(): Promise<void> {

@@ -69,6 +69,7 @@ interface Running {
 /** The Slack PlatformAdapter. `idle()` (beyond the contract) lets tests wait for tap work. */
 export class SlackAdapter implements PlatformAdapter {
   readonly platform = 'slack';
+  readonly credentialEnv = 'SLACK_BOT_TOKEN';
   readonly routes: HttpRoute[];
   private running: Running | undefined;
   private readonly now: () => number;

@@ -82,6 +82,7 @@ function inThreadOf(
 
 class TeamsAdapter implements PlatformAdapter {
   readonly platform = 'teams';
+  readonly credentialEnv = 'TEAMS_APP_PASSWORD';
   readonly routes: HttpRoute[];
   private readonly cloud: CloudAdapter;
   private readonly tuning: TeamsTuning;
@@ -145,6 +146,14 @@ class TeamsAdapter implements PlatformAdapter {
 
   async stop(): Promise<void> {
     this.ctx = null;
+  }
+
+  /** A conversation the bot never saw cannot be posted to (Teams has no way to open one by id). */
+  async checkAddress(address: string): Promise<string | null> {
+    if (!this.store) return null;
+    return (await this.store.loadReference(address))
+      ? null
+      : new TeamsUnknownConversationError(address).message;
   }
 
   private async receive(req: InboundRequest): Promise<InboundResponse> {

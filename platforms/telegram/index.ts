@@ -50,6 +50,7 @@ export interface TelegramAdapterOptions extends TelegramConfig {
 /** Telegram as a PlatformAdapter. */
 export class TelegramAdapter implements PlatformAdapter {
   readonly platform = 'telegram';
+  readonly credentialEnv = 'TELEGRAM_BOT_TOKEN';
   readonly routes: HttpRoute[];
   private readonly bot: Bot;
   private readonly options: TelegramAdapterOptions;
@@ -187,6 +188,7 @@ export class TelegramAdapter implements PlatformAdapter {
           if (!started) return reject(error);
           // 409: another process polls with this token, or a webhook is set.
           ctx.log.error({ err: error }, 'telegram long polling stopped');
+          ctx.reportDown?.(`long polling stopped: ${error.message}; restart after fixing it`);
         });
     });
     ctx.log.info({ bot: this.bot.botInfo.username, mode: 'polling' }, 'telegram adapter started');
@@ -204,6 +206,10 @@ export class TelegramAdapter implements PlatformAdapter {
     this.polling = null;
     this.pace.close();
     this.ctx = null;
+  }
+
+  async checkAddress(address: string): Promise<string | null> {
+    return CHAT_ADDRESS.test(address) ? null : 'the address is not a Telegram chat id';
   }
 
   async post(address: string, card: Card, options: PostOptions = {}): Promise<MessageRef> {

@@ -241,6 +241,9 @@ export function createWebAdapter(options: WebChatOptions = {}): PlatformAdapter 
     async stop() {
       ctx = undefined;
     },
+    async checkAddress(room) {
+      return WEB_ROOM.test(room) ? null : 'a web room name is 1-64 of A-Z a-z 0-9 _ -';
+    },
     async post(room: string, card: Card, options): Promise<MessageRef> {
       if (!WEB_ROOM.test(room))
         throw new PlatformError(

@@ -22,6 +22,8 @@ export interface CardDeliveryHost {
   cardOf(c: StoredCase): Promise<Card>;
   history(caseId: string, kind: string, detail: Record<string, unknown>): Promise<void>;
   resolveTargets(target: string): string[];
+  /** Edit outcomes are announced here (metrics). */
+  readonly events: { emit(event: string, ...args: unknown[]): boolean };
 }
 
 /**
@@ -37,6 +39,8 @@ function goneReason(err: unknown): string | null {
 export class CardDelivery {
   /** Per-case chains so the cards of one case are edited in order. */
   private readonly refreshing = new Map<string, Promise<void>>();
+  /** Posting leases held by a post under way in this process. */
+  private readonly posting = new Set<string>();
   /** Whether a reconcile pass is running (passes never overlap). */
   private reconciling = false;
 
@@ -113,7 +117,16 @@ export class CardDelivery {
     const adapter = this.engine.adapters.get(m.platform);
     if (!adapter) return;
     const lease = `posting:${m.case_id}:${m.target}`;
-    if (!(await store.kv.setIfAbsent(lease, this.engine.instanceId, POSTING_LEASE_MS))) return;
+    if (this.posting.has(lease)) return;
+    // Our own lease with no post of ours under way: its release was lost (the store was down), so
+    // it is ours to reuse rather than to wait out.
+    const own = async () => (await store.kv.get(lease)) === this.engine.instanceId;
+    if (
+      !(await store.kv.setIfAbsent(lease, this.engine.instanceId, POSTING_LEASE_MS)) &&
+      !(await own())
+    )
+      return;
+    this.posting.add(lease);
     // A long send-pace queue can outlast the lease: renew it while this post is still pending.
     const renew = setInterval(
       () => void store.kv.set(lease, this.engine.instanceId, POSTING_LEASE_MS).catch(() => {}),
@@ -156,6 +169,7 @@ export class CardDelivery {
       log.warn({ case: m.case_id, target: m.target, err: error }, 'posting a card failed');
     } finally {
       clearInterval(renew);
+      this.posting.delete(lease);
       await store.kv.set(lease, '', 1);
     }
   }
@@ -188,11 +202,13 @@ export class CardDelivery {
         if (!adapter || !m.ref_id) return;
         try {
           await adapter.update({ platform: m.platform, address: m.address, id: m.ref_id }, card);
+          this.engine.events.emit('edit', m.platform, 'ok'); // metrics
           // Written unconditionally: if another replica's newer edit landed first, the row then says
           // it is behind again and the next reconcile edits it once more, so cards converge.
           await store.updateMessage({ ...m, rendered_version: c.version, error: null });
         } catch (err) {
           const error = err instanceof Error ? err.message : String(err);
+          this.engine.events.emit('edit', m.platform, 'failed', error); // metrics
           const gone = goneReason(err);
           if (gone) {
             // Deleted, or the bot lost the chat: stop editing it; the case and other targets go on.

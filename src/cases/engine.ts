@@ -456,25 +456,33 @@ export class Engine {
   /** Appends to a case's history. */
   async history(caseId: string, kind: string, detail: Record<string, unknown>): Promise<void> {
     await this.store.appendHistory(caseId, { at: this.now(), kind, detail });
+    // The lifecycle log and metrics listen here (relay.ts), so each event is recorded in one place.
+    this.events.emit('history', caseId, kind, detail);
   }
 
-  /** Waits until `id` is terminal or `timeoutMs` passes; returns the case as it then is. */
-  async waitFor(id: string, timeoutMs: number): Promise<StoredCase | undefined> {
+  /** Waits until `id` is terminal, `timeoutMs` passes or `signal` aborts (shutdown); returns the case as it then is. */
+  async waitFor(
+    id: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<StoredCase | undefined> {
     const deadline = this.now() + timeoutMs;
     for (;;) {
       const c = await this.store.getCase(id);
-      if (!c || isTerminal(c.status)) return c;
+      if (!c || isTerminal(c.status) || c.doc.delivery_failed) return c;
       const left = deadline - this.now();
-      if (left <= 0) return c;
+      if (left <= 0 || signal?.aborted) return c;
       // The event wakes us at once in this process; the 1 s re-read covers changes made by other replicas.
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
           this.events.off(`change:${id}`, done);
+          signal?.removeEventListener('abort', done);
           resolve();
         };
         const timer = setTimeout(done, Math.min(left, 1000));
         this.events.on(`change:${id}`, done);
+        signal?.addEventListener('abort', done);
       });
     }
   }

@@ -214,11 +214,26 @@ function messageValues(m: StoredMessage): unknown[] {
 export async function openPostgresStore(
   url: string,
   now: () => number = Date.now,
-  options: { max?: number } = {},
+  options: {
+    max?: number;
+    /** Hears errors of idle pooled connections (the server restarted, the network dropped). */
+    onError?: (err: Error) => void;
+  } = {},
 ): Promise<Store> {
   const pool = withWholeNumberParams(
-    new pg.Pool({ connectionString: url, max: options.max ?? 10, types }),
+    new pg.Pool({
+      connectionString: url,
+      max: options.max ?? 10,
+      types,
+      // A query waits at most this long for a connection while the server is down: requests then
+      // fail (503) instead of hanging.
+      connectionTimeoutMillis: 5000,
+    }),
   );
+  // Without a listener, an idle connection that the server ends (57P01 on `pg_ctl stop -m fast`, a
+  // restart, a dropped network) is an unhandled 'error' event that kills the process. The pool
+  // drops that connection by itself and opens a fresh one on the next query once the server is back.
+  pool.on('error', (err) => options.onError?.(err));
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock(7243001)');
@@ -506,6 +521,23 @@ export async function openPostgresStore(
         'SELECT status, count(*)::int AS n FROM cases GROUP BY status',
       );
       return Object.fromEntries(r.rows.map((x) => [x.status, x.n]));
+    },
+    async openStats() {
+      const r = await pool.query<{
+        open: number;
+        oldest: string | null;
+        undelivered: number | null;
+      }>(
+        `SELECT count(*)::int AS open, min(created_at) AS oldest,
+        sum(CASE WHEN EXISTS (SELECT 1 FROM messages m WHERE m.case_id = c.id AND m.state = 'posted') THEN 0 ELSE 1 END)::int AS undelivered
+        FROM cases c WHERE status NOT IN ${TERMINAL}`,
+      );
+      const row = r.rows[0];
+      return {
+        open: row?.open ?? 0,
+        oldestCreatedAt: row?.oldest == null ? null : Number(row.oldest),
+        undelivered: row?.undelivered ?? 0,
+      };
     },
     async close() {
       await pool.end();

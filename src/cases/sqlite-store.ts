@@ -422,6 +422,20 @@ export function openSqliteStore(
     async countByStatus() {
       return Object.fromEntries(q.counts.all().map((r) => [r.status, r.n]));
     },
+    async openStats() {
+      const r = db
+        .prepare<[], { open: number; oldest: number | null; undelivered: number | null }>(
+          `SELECT count(*) AS open, min(created_at) AS oldest,
+        sum(CASE WHEN EXISTS (SELECT 1 FROM messages m WHERE m.case_id = c.id AND m.state = 'posted') THEN 0 ELSE 1 END) AS undelivered
+        FROM cases c WHERE status NOT IN ${TERMINAL}`,
+        )
+        .get();
+      return {
+        open: r?.open ?? 0,
+        oldestCreatedAt: r?.oldest ?? null,
+        undelivered: r?.undelivered ?? 0,
+      };
+    },
     async close() {
       db.close();
     },

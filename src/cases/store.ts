@@ -99,7 +99,18 @@ export interface Store {
   purgeExpiredKv(now: number): Promise<number>;
   /** A consistent count of cases by status (for /metrics). */
   countByStatus(): Promise<Record<string, number>>;
+  /** Open cases: how many, when the oldest was taken in, and how many no target shows yet (for /metrics). */
+  openStats(): Promise<OpenStats>;
   close(): Promise<void>;
+}
+
+/** What Store.openStats answers. */
+export interface OpenStats {
+  open: number;
+  /** created_at of the oldest open case (ms), null when none is open. */
+  oldestCreatedAt: number | null;
+  /** Open cases without a posted message. */
+  undelivered: number;
 }
 
 /** State of a notify delivery in the outbox. */

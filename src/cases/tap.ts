@@ -372,7 +372,9 @@ async function claim(engine: Engine, c: StoredCase, holder: string): Promise<boo
   await engine.applyStatus(c.id, read.update, 'poll');
   const latest = await engine.store.getCase(c.id);
   if (!latest || isTerminal(latest.status)) return false;
-  return engine.store.takeOverClaim(c.id, current.claim.holder, holder, until);
+  const took = await engine.store.takeOverClaim(c.id, current.claim.holder, holder, until);
+  if (took) engine.events.emit('takeover', 'claim', c.id); // counted in /metrics
+  return took;
 }
 
 /** Reads the case's real state from poll_url and applies it; returns the case when it changed. */

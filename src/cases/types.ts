@@ -73,6 +73,8 @@ export interface CaseDoc {
   requested_by?: string;
   /** The route's escalation ladder, copied at intake, and how far it went. */
   escalation?: CaseEscalation;
+  /** The relay gave up delivering the card (every target refused it, or none took it in time). */
+  delivery_failed?: { at: string; reason: string };
 }
 
 /** The state of a case's watch: `ok`, or the class of the failure that keeps it blind since `since`. */

@@ -66,6 +66,12 @@ export async function relayHitl(
       ...(typeof wait === 'object' ? { timeoutMs: wait.timeoutMs } : {}),
       ...(signal ? { signal } : {}),
     });
+  if (view.delivery?.state === 'failed')
+    throw new RelayError(
+      'delivery_failed',
+      `the relay could not deliver case ${view.id} to ${view.target}: ${view.delivery.reason ?? 'no target took it'}`,
+      { details: view.messages.map((m) => ({ path: m.target, message: m.error ?? m.state })) },
+    );
   return outcomeOf(view);
 }
 

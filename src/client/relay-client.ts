@@ -83,6 +83,7 @@ export class RelayClient {
   /**
    * Waits until the case is final (completed, expired, cancelled) or `timeoutMs` passes, with /wait
    * long-polls; returns the case as it then is (check `final`). Without `timeoutMs` it waits for the end.
+   * It also returns when the relay gave up delivering the card (`delivery.state` "failed").
    */
   async wait(id: string, o: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<CaseView> {
     const deadline =
@@ -97,7 +98,7 @@ export class RelayClient {
         undefined,
         o.signal,
       );
-      if (view.final || Date.now() >= deadline) return view;
+      if (view.final || view.delivery?.state === 'failed' || Date.now() >= deadline) return view;
     }
   }
 

@@ -64,6 +64,11 @@ export interface CaseView {
   created_at: string;
   updated_at: string;
   messages: CaseMessageView[];
+  /**
+   * Whether a card reached anyone: delivered (at least one target shows it), pending (not yet:
+   * the platform is slow or failing for now), failed (the relay gave up: nobody will see it).
+   */
+  delivery?: { state: 'delivered' | 'pending' | 'failed'; reason: string | null };
   /** The audit trail (GET /v1/cases/:id and /wait only). */
   history?: Array<{ at: string; kind: string; [detail: string]: unknown }>;
 }

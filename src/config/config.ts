@@ -40,6 +40,9 @@ export const CORE_ENV_VARS = [
   'RECEIPT_SIGNING_KEY',
   'RETENTION_DAYS',
   'RECEIPT_RETENTION_DAYS',
+  'EXIT_ON_FATAL',
+  'DELIVERY_TIMEOUT_SECONDS',
+  'LOG_FORMAT',
 ] as const;
 
 const TARGET = /^(route|[a-z][a-z0-9_-]*):.+$/;
@@ -108,6 +111,9 @@ const envSchema = z.object({
   NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(20),
   NOTIFY_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(300).default(10),
   SSE_MAX_STREAMS: z.coerce.number().int().min(0).max(100_000).default(1000),
+  EXIT_ON_FATAL: z.enum(['0', '1']).default('0'),
+  DELIVERY_TIMEOUT_SECONDS: z.coerce.number().min(0.1).default(600),
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
 });
 
 /** A route: a named list of targets (fan-out) with an optional allowlist. */
@@ -135,6 +141,12 @@ export interface RelayConfig {
   /** How long receipts are kept (0: for ever). */
   receiptRetentionMs: number;
   logLevel: string;
+  /** json or pretty; absent: pretty when stdout is a terminal. */
+  logFormat: 'json' | 'pretty' | undefined;
+  /** Exit non-zero when a platform refuses its credentials (default: keep running, /readyz 503). */
+  exitOnFatal: boolean;
+  /** A case no target has shown after this long ends its waiters with delivery_failed. */
+  deliveryTimeoutMs: number;
   pollMinMs: number;
   pollMaxMs: number;
   demo: boolean;
@@ -199,6 +211,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     retentionMs: e.RETENTION_DAYS * 86_400_000,
     receiptRetentionMs: e.RECEIPT_RETENTION_DAYS * 86_400_000,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
+    exitOnFatal: e.EXIT_ON_FATAL === '1',
+    deliveryTimeoutMs: e.DELIVERY_TIMEOUT_SECONDS * 1000,
     pollMinMs: e.POLL_INTERVAL_MIN_SECONDS * 1000,
     pollMaxMs: e.POLL_INTERVAL_MAX_SECONDS * 1000,
     // The demo service takes unauthenticated writes: on by default only in the local default.

@@ -11,6 +11,8 @@ export const NOTIFY_QUEUED_EVENT = 'notify:queued';
 /** Whether moving from `prev` to `next` is an event the case's notify_url asked for. */
 export function notifyEvent(next: StoredCase, prev: StoredCase): string | null {
   if (!next.doc.notify_url) return null;
+  // Delivery of the card was given up: the agent hears of it at once.
+  if (next.doc.delivery_failed && !prev.doc.delivery_failed) return 'delivery_failed';
   // The relay has gone blind on an open case (a refused, gone or invalid poll...): the agent hears
   // of it at once, whatever notify_on says, since the case may otherwise never end for it.
   const w = next.doc.watch?.state;

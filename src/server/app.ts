@@ -6,13 +6,21 @@ import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import type { HttpRoute, InboundResponse, PlatformAdapter } from '../adapter.ts';
 import type { Engine } from '../cases/engine.ts';
-import { storageFailure } from '../cases/store-errors.ts';
+import { isStoreOutage, storageFailure } from '../cases/store-errors.ts';
 import { ValidationError } from '../errors.ts';
+import type { Health, Readiness } from '../health.ts';
 import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
 import { parse202Body, parseHitl } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { caseView } from './case-view.ts';
 import { requireBodyType } from './inbound.ts';
+import {
+  allRefused,
+  fanOut,
+  giveUpDelivery,
+  notDelivered,
+  targetProblems,
+} from './intake-delivery.ts';
 import { jsonLimitIssue } from './json-limits.ts';
 import type { Metrics } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
@@ -39,7 +47,14 @@ export function createApp(o: {
   engine: Engine;
   adapters: PlatformAdapter[];
   metrics: Metrics;
-  ready: () => boolean;
+  /** Each part's state: a platform that refused its credentials refuses cases at intake. */
+  health?: Health;
+  /** What /readyz answers (checks the store for real). */
+  readiness: () => Promise<Readiness>;
+  /** True once shutdown began: new cases and adapter requests are refused with 503. */
+  closing?: () => boolean;
+  /** Aborted at shutdown: open /wait requests answer at once with the case as it stands. */
+  closed?: AbortSignal;
   mount?: (app: Hono) => void;
 }): Hono {
   const { engine, metrics } = o;
@@ -59,6 +74,19 @@ export function createApp(o: {
         ),
     }),
   );
+  // Shutting down: nothing new starts (intake, taps, webhooks); reads and open waits still answer.
+  app.use('*', async (c, next) => {
+    if (c.req.method === 'POST' && o.closing?.())
+      return c.json(
+        { error: 'shutting_down', message: 'the relay is shutting down; retry shortly' },
+        503,
+        {
+          'retry-after': '5',
+          connection: 'close',
+        },
+      );
+    return next();
+  });
   // The local default has no key: a web page the person visits could reach it through a name that
   // resolves to 127.0.0.1 (DNS rebinding). Only loopback names (and PUBLIC_URL's host) are served.
   const h = engine.config.host;
@@ -68,6 +96,8 @@ export function createApp(o: {
   app.use('/v1/cases', auth);
   app.use('/v1/asks/*', auth);
   app.use('/v1/asks', auth);
+  // Metrics name platforms, targets' counts and error rates: with an API key they need it too.
+  app.use('/metrics', auth);
   async function auth(c: Context, next: () => Promise<void>) {
     if (!apiKey) return next();
     const given = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
@@ -127,6 +157,14 @@ export function createApp(o: {
         body.response !== undefined
           ? parse202Body(body.response, 'response')
           : parseHitl(body.hitl, 'hitl');
+      // Targets that can never work are refused here, before anything is stored.
+      const targets = engine.resolveTargets(body.target);
+      const problems = await targetProblems(engine, o.health, targets);
+      if (problems.length === targets.length) {
+        metrics.notDelivered.inc({ when: 'intake' });
+        engine.log.warn({ target: body.target, problems }, 'case refused: no target can show it');
+        return c.json(notDelivered(problems), 422);
+      }
       const result = await engine.ingest({
         target: body.target,
         hitl: parsed.hitl,
@@ -139,7 +177,25 @@ export function createApp(o: {
         ...(body.requested_by ? { requested_by: body.requested_by } : {}),
       });
       metrics.ingested.inc({ created: String(result.created) });
-      return c.json(await caseView(engine, result.case), result.created ? 201 : 200);
+      let stored = result.case;
+      // Sent again: a target without a card yet (a new one, or one an outage cut off) gets it now.
+      if (!result.created) {
+        const usable = targets.filter((t) => !problems.some((p) => p.target === t));
+        if (await fanOut(engine, stored, usable))
+          stored = (await engine.store.getCase(stored.id)) ?? stored;
+      }
+      // Every post refused for good (bad room, 401/403, bot not in the channel, chat not found):
+      // nobody will see the case, so nothing should wait for it.
+      const refused = result.created ? await allRefused(engine, stored) : null;
+      if (refused) {
+        await giveUpDelivery(
+          engine,
+          stored.id,
+          refused.map((p) => `${p.target}: ${p.reason}`).join('; '),
+        );
+        return c.json(notDelivered(refused, stored.id), 422);
+      }
+      return c.json(await caseView(engine, stored), result.created ? 201 : 200);
     } catch (err) {
       if (err instanceof ValidationError)
         return c.json({ error: err.code, message: err.message, details: err.details }, 400);
@@ -194,7 +250,7 @@ export function createApp(o: {
         },
         400,
       );
-    const found = await engine.waitFor(c.req.param('id'), timeout * 1000);
+    const found = await engine.waitFor(c.req.param('id'), timeout * 1000, o.closed);
     if (!found) return c.json({ error: 'not_found', message: 'no case with this id' }, 404);
     return c.json(await caseView(engine, found, { history: true }));
   });
@@ -211,9 +267,13 @@ export function createApp(o: {
   });
 
   app.get('/healthz', (c) => c.json({ ok: true }));
-  app.get('/readyz', (c) => (o.ready() ? c.json({ ready: true }) : c.json({ ready: false }, 503)));
+  // Per part {state, reason, since}; 503 until every configured platform and the store are up.
+  app.get('/readyz', async (c) => {
+    const r = await o.readiness();
+    return c.json(r, r.ready ? 200 : 503);
+  });
   app.get('/metrics', async (c) =>
-    c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }),
+    c.body(await metrics.scrape(), 200, { 'content-type': metrics.registry.contentType }),
   );
   app.get('/openapi.json', (c) =>
     c.json(openApiDocument({ config: engine.config, adapters: o.adapters })),
@@ -226,6 +286,17 @@ export function createApp(o: {
     c.json({ error: 'not_found', message: `no route ${c.req.method} ${c.req.path}` }, 404),
   );
   app.onError((err, c) => {
+    if (isStoreOutage(err)) {
+      engine.log.warn({ err: err.message, path: c.req.path }, 'store unavailable; answered 503');
+      return c.json(
+        {
+          error: 'store_unavailable',
+          message: 'the database is unavailable; retry shortly (see /readyz)',
+        },
+        503,
+        { 'retry-after': '5' },
+      );
+    }
     engine.log.error({ err: err.message, path: c.req.path }, 'request failed');
     return c.json({ error: 'internal', message: 'internal error' }, 500);
   });

@@ -73,6 +73,11 @@ export async function caseView(
     warnings: d.warnings,
     created_at: new Date(c.created_at).toISOString(),
     updated_at: new Date(c.updated_at).toISOString(),
+    delivery: d.delivery_failed
+      ? { state: 'failed', reason: d.delivery_failed.reason }
+      : messages.some((m) => m.state === 'posted')
+        ? { state: 'delivered', reason: null }
+        : { state: 'pending', reason: messages.find((m) => m.error)?.error ?? null },
     messages: messages.map((m) => ({
       target: m.target,
       state: m.state,

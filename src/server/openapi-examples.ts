@@ -47,6 +47,7 @@ const CASE_EXAMPLE = {
   warnings: [],
   created_at: '2026-03-01T10:00:01.120Z',
   updated_at: '2026-03-01T10:04:12.480Z',
+  delivery: { state: 'delivered', reason: null },
   messages: [
     {
       target: 'web:lobby',

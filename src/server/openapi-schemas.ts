@@ -157,6 +157,7 @@ export const SCHEMAS = {
       'warnings',
       'created_at',
       'updated_at',
+      'delivery',
       'messages',
     ],
     additionalProperties: false,
@@ -251,6 +252,13 @@ export const SCHEMAS = {
       warnings: { type: 'array', items: str },
       created_at: dateTime,
       updated_at: dateTime,
+      delivery: {
+        type: 'object',
+        description:
+          'Whether a card reached anyone: delivered (at least one target shows it), pending (not yet: the platform is slow or failing for now; retried), failed (the relay gave up; /wait returns at once).',
+        required: ['state', 'reason'],
+        properties: { state: { enum: ['delivered', 'pending', 'failed'] }, reason: strOrNull },
+      },
       messages: {
         type: 'array',
         items: {

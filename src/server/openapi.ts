@@ -25,14 +25,21 @@ function relayPaths(config: RelayConfig): Record<string, PathItem> {
         requestBody: { required: true, ...json('IntakeRequest', 'The case to relay.') },
         responses: {
           '201': json('CaseView', 'Created.'),
-          '200': json('CaseView', 'Already tracked: the same case as before.'),
+          '200': json(
+            'CaseView',
+            'Already tracked: the same case as before (a target it did not have yet is added: the card is posted there too).',
+          ),
           '400': error(
             'Invalid request: `details` names each failing field (its JSON path) and what to send. `error` is `invalid_json`, `invalid_request` (the envelope: target, response/hitl, notify_on, labels), `unknown_target`, `invalid_hitl` (the 202 body or hitl object, including a refused service URL) or `invalid_notify_url`.',
           ),
           '401': error('Missing or wrong API key.'),
           '413': error('Body too large.'),
           '415': error('Not application/json.'),
+          '422': error(
+            '`not_delivered`: no target can show the case (bad room, refused token, bot not in the channel, chat not found); `targets` and `details` give each target and why. `id` is set when the case was stored (its posts were refused).',
+          ),
           '429': error('Intake rate limit reached; see Retry-After.'),
+          '503': error('Shutting down, or the database is unavailable; see Retry-After.'),
         },
       },
       get: {
@@ -162,10 +169,12 @@ function relayPaths(config: RelayConfig): Record<string, PathItem> {
       get: {
         operationId: 'ready',
         tags: ['operations'],
-        summary: 'Readiness: adapters started, cards reconciled, watcher running',
+        summary: 'Readiness: every configured platform and the store are up',
+        description:
+          '`{ready, parts}`: one entry per part (`platform:<name>`, `store`) with `{state, reason, since}`; state is starting, up, down (retried by itself) or failed (needs a fix). The store is checked by a real write.',
         responses: {
-          '200': { description: '`{"ready":true}`' },
-          '503': { description: '`{"ready":false}`' },
+          '200': { description: 'Every part is up.' },
+          '503': { description: 'A part is not up: `parts` says which and why.' },
         },
       },
     },
@@ -174,7 +183,12 @@ function relayPaths(config: RelayConfig): Record<string, PathItem> {
         operationId: 'metrics',
         tags: ['operations'],
         summary: 'Prometheus metrics',
-        responses: { '200': text('Prometheus text format.') },
+        description: `Posts, edits, 429s, submits, polls, notify deliveries, takeovers, SSE connections, open and undelivered cases.${AUTH_NOTE}`,
+        security: secured,
+        responses: {
+          '200': text('Prometheus text format.'),
+          '401': error('Missing or wrong API key.'),
+        },
       },
     },
     '/openapi.json': {

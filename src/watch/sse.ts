@@ -88,7 +88,10 @@ export class EventStreams {
     this.lastIds.delete(c.id);
     this.live.get(c.id)?.abort.abort();
   };
-  private readonly onIngested = (c: StoredCase) => void this.consider(c);
+  private readonly onIngested = (c: StoredCase) =>
+    void this.consider(c).catch((err) =>
+      this.engine.log.warn({ case: c.id, err: String(err) }, 'opening an event stream failed'),
+    );
 
   constructor(
     private readonly engine: Engine,

@@ -148,6 +148,7 @@ export class Watcher {
     const e = this.engine;
     const now = e.now();
     const r = await pollCase(e, c, c.etag);
+    e.events.emit('poll', r.kind); // counted in /metrics
     let failures = 0;
     let etag = c.etag;
     await noteWatch(e, c, r);

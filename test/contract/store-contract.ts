@@ -103,6 +103,21 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       expect(await store.countByStatus()).toEqual({ pending: 1, completed: 1 });
     });
 
+    it('reports open cases, the oldest, and how many no target shows yet', async () => {
+      expect(await store.openStats()).toEqual({ open: 0, oldestCreatedAt: null, undelivered: 0 });
+      const a = sampleCase({ created_at: 1000 });
+      const b = sampleCase({ created_at: 2000 });
+      await store.createCase(a);
+      await store.createCase(b);
+      await store.createCase(
+        sampleCase({ status: 'completed', next_check_at: null, created_at: 5 }),
+      );
+      await store.reserveMessage(message(a.id));
+      await store.updateMessage({ ...message(a.id), state: 'posted', ref_id: 'r1' });
+      await store.reserveMessage(message(b.id));
+      expect(await store.openStats()).toEqual({ open: 2, oldestCreatedAt: 1000, undelivered: 1 });
+    });
+
     it('lets exactly one of many claimants claim a case', async () => {
       const a = sampleCase();
       await store.createCase(a);

@@ -58,6 +58,10 @@ describe('docker-compose.yml', () => {
     expect(lb.image).toMatch(/^caddy:2/);
   });
 
+  it('health-checks each replica on /readyz (ready: every platform and the database answer)', () => {
+    for (const [, s] of replicas) expect(s.healthcheck.test.join(' ')).toContain('/readyz');
+  });
+
   it('gives every replica the same settings: PostgreSQL, keys from the environment, PUBLIC_URL', () => {
     const [first, ...rest] = replicas.map(([, s]) => s);
     for (const s of rest) expect(s).toEqual(first);
@@ -153,7 +157,7 @@ describe('Dockerfile', () => {
     for (const image of from) expect(image).toBe(`node:${major}-bookworm-slim`);
   });
 
-  it('runs as a non-root user with a health check on /healthz, port 8787 and a DATA_DIR volume', () => {
+  it('runs as a non-root user with a health check on /readyz, port 8787 and a DATA_DIR volume', () => {
     const user = final
       .filter((l) => l.startsWith('USER '))
       .at(-1)
@@ -161,7 +165,7 @@ describe('Dockerfile', () => {
     expect(user).toBeDefined();
     expect(['root', '0', '0:0']).not.toContain(user);
     const health = final.find((l) => l.startsWith('HEALTHCHECK '));
-    expect(health).toContain('/healthz');
+    expect(health).toContain('/readyz');
     expect(final).toContain('EXPOSE 8787');
     expect(final.join('\n')).toMatch(/DATA_DIR=\/data/);
     expect(final).toContain('VOLUME ["/data"]');

@@ -227,6 +227,10 @@ export async function startFakeDiscord(options: {
         return true;
       };
 
+      if (route === '/users/@me' && method === 'GET') {
+        if (needsBot()) return;
+        return send(200, { id: options.applicationId, username: 'hitl-fake-bot', bot: true });
+      }
       if (route === '/gateway/bot' && method === 'GET') {
         if (needsBot()) return;
         if (!gateway) return send(404, { message: '404: Not Found', code: 0 });

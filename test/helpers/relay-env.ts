@@ -10,6 +10,7 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { request } from 'undici';
 import type { PlatformAdapter } from '../../src/adapter.ts';
+import type { Store } from '../../src/cases/store.ts';
 import { readConfig } from '../../src/config/config.ts';
 import { createDemoService } from '../../src/demo/index.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
@@ -107,6 +108,12 @@ export async function startRelay(options: {
   env?: Record<string, string>;
   dataDir?: string;
   watcher?: WatcherOptions;
+  /** Backoff of platform start-up retries (tests pass a few ms). */
+  startRetry?: { minMs?: number; maxMs?: number };
+  /** How often the relay retries unposted cards and looks for undelivered cases. */
+  reconcileEveryMs?: number;
+  /** The store (default: SQLite in dataDir). */
+  store?: Store;
   /** Mounts more routes (e.g. the demo service) on the relay's server. */
   mount?: (app: Hono, log: Logger, dataDir: string) => { close(): void } | undefined;
 }): Promise<RelayHandle> {
@@ -141,6 +148,9 @@ export async function startRelay(options: {
     repostAfterMs: 2000,
     ...(options.now ? { now: options.now } : {}),
     ...(options.watcher ? { watcher: options.watcher } : {}),
+    ...(options.startRetry ? { startRetry: options.startRetry } : {}),
+    ...(options.reconcileEveryMs ? { reconcileEveryMs: options.reconcileEveryMs } : {}),
+    ...(options.store ? { store: options.store } : {}),
     ...(mount ? { mount: (app: Hono) => mount(app, log, dataDir) } : {}),
   });
   await relay.start();

@@ -225,7 +225,10 @@ it('runs the whole flow on every platform and finds no secret anywhere', async (
   const list = await api('/v1/cases?limit=500');
   for (const c of list.cases) await api(`/v1/cases/${c.id}`);
   await api(`/v1/cases/${paged}/wait?timeout=0`);
-  const metrics = await request(`${relay.url}/metrics`);
+  const metrics = await request(`${relay.url}/metrics`, {
+    headers: { authorization: `Bearer ${API_KEY}` },
+  });
+  expect(metrics.statusCode).toBe(200);
   responses.push(await metrics.body.text());
 
   await relay.stop();

@@ -1,0 +1,96 @@
+/**
+ * Intake's delivery rules: a case no target can ever show is refused before anything is stored; a
+ * case whose every post was refused ends its waiters at once; re-sending a tracked case with a new
+ * target adds that target (fan-out).
+ */
+import type { Engine } from '../cases/engine.ts';
+import type { StoredCase } from '../cases/types.ts';
+import type { Health } from '../health.ts';
+
+/** One target and why a card cannot reach it. */
+export interface TargetProblem {
+  target: string;
+  reason: string;
+}
+
+/** Why each concrete target of `target` cannot work (empty when all may); throws ValidationError for unknown ones. */
+export async function targetProblems(
+  engine: Engine,
+  health: Health | undefined,
+  targets: string[],
+): Promise<TargetProblem[]> {
+  const problems: TargetProblem[] = [];
+  for (const target of targets) {
+    const platform = target.slice(0, target.indexOf(':'));
+    const refused = health?.refusal(`platform:${platform}`);
+    if (refused) {
+      problems.push({ target, reason: `${platform} is not working: ${refused}` });
+      continue;
+    }
+    const why = await engine.adapters
+      .get(platform)
+      ?.checkAddress?.(target.slice(platform.length + 1));
+    if (why) problems.push({ target, reason: why });
+  }
+  return problems;
+}
+
+/** The 422 body for a case nobody will see. */
+export function notDelivered(problems: TargetProblem[], caseId?: string) {
+  return {
+    error: 'not_delivered',
+    message: `no target can show this case: ${problems.map((p) => `${p.target}: ${p.reason}`).join('; ')}`,
+    ...(caseId ? { id: caseId } : {}),
+    targets: problems,
+    details: problems.map((p) => ({ path: p.target, message: p.reason })),
+  };
+}
+
+/** The targets whose post was refused for good, when every message of the case was (else null). */
+export async function allRefused(engine: Engine, c: StoredCase): Promise<TargetProblem[] | null> {
+  const messages = await engine.store.listMessages(c.id);
+  if (!messages.length || messages.some((m) => m.state !== 'failed')) return null;
+  return messages.map((m) => ({ target: m.target, reason: m.error ?? 'refused' }));
+}
+
+/** Marks a case undeliverable: its waiters end at once with `delivery.state` "failed" (and notify_url hears it). */
+export async function giveUpDelivery(
+  engine: Engine,
+  id: string,
+  reason: string,
+): Promise<StoredCase | undefined> {
+  const changed = await engine.mutate(id, (c) => {
+    if (c.doc.delivery_failed) return false;
+    c.doc.delivery_failed = { at: new Date(engine.now()).toISOString(), reason };
+    return true;
+  });
+  if (changed) {
+    await engine.history(id, 'delivery_failed', { reason });
+    engine.log.warn({ case: id, target: changed.target, reason }, 'case not delivered: gave up');
+  }
+  return changed;
+}
+
+/**
+ * A tracked case sent again with a target it has no card for yet (a new target, or one whose post
+ * an outage cut off before it was reserved): the card is posted there too (the message slot per
+ * case and target keeps this once), and a given-up delivery gets another chance.
+ */
+export async function fanOut(engine: Engine, c: StoredCase, targets: string[]): Promise<boolean> {
+  const have = new Set((await engine.store.listMessages(c.id)).map((m) => m.target));
+  const fresh = targets.filter((t) => !have.has(t));
+  if (!fresh.length) return false;
+  await engine.history(c.id, 'fanout', { targets: fresh });
+  engine.log.info(
+    { case: c.id, targets: fresh },
+    'case sent again: posting to targets without a card',
+  );
+  if (c.doc.delivery_failed)
+    await engine.mutate(c.id, (x) => {
+      delete x.doc.delivery_failed;
+      return true;
+    });
+  const current = (await engine.store.getCase(c.id)) ?? c;
+  await engine.cards.deliver(current, fresh);
+  return true;
+}
