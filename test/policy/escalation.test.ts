@@ -1,6 +1,6 @@
 /**
  * Escalation ladders with a fake clock: a route's case goes to the owner, then the team after
- * 15 min, then on-call after 1 h; each step posts once, survives a restart, and shows in the case
+ * 15 min, on-call after 1 h and management after 2 h; each step posts once, survives a restart, and shows in the case
  * view and the history. Earlier cards stay live.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -30,6 +30,7 @@ const routes = {
       steps: [
         { after_seconds: 900, targets: ['web:team'] },
         { after_seconds: 3600, targets: ['web:oncall'] },
+        { after_seconds: 7200, targets: ['web:management'] },
       ],
     },
   },
@@ -60,23 +61,27 @@ describe('escalation ladder', () => {
     const id = sent.body.id;
     await eventually(async () => (await cards('owner', id)).length === 1);
     expect(await cards('team', id)).toEqual([]);
-    expect((await relay.get(id)).escalation).toMatchObject({ step: 0, of: 2 });
+    expect((await relay.get(id)).escalation).toMatchObject({ step: 0, of: 3 });
 
     clock += 901_000;
     await eventually(async () => (await cards('team', id)).length === 1, 10_000, 'step 1');
     expect(await cards('oncall', id)).toEqual([]);
-    expect((await relay.get(id)).escalation).toMatchObject({ step: 1, of: 2 });
+    expect((await relay.get(id)).escalation).toMatchObject({ step: 1, of: 3 });
 
     await relay.stop();
     clock += 3600_000;
     relay = await start();
     await eventually(async () => (await cards('oncall', id)).length === 1, 10_000, 'step 2');
+    expect(await cards('management', id)).toEqual([]);
+    clock += 3600_000;
+    await eventually(async () => (await cards('management', id)).length === 1, 10_000, 'step 3');
     const view = await relay.get(id);
-    expect(view.escalation).toMatchObject({ step: 2, of: 2, next_at: null });
+    expect(view.escalation).toMatchObject({ step: 3, of: 3, next_at: null });
     expect(view.history.filter((h: any) => h.kind === 'escalated').map((h: any) => h.step)).toEqual(
-      [1, 2],
+      [1, 2, 3],
     );
-    for (const room of ['owner', 'team', 'oncall']) expect(await cards(room, id)).toHaveLength(1);
+    for (const room of ['owner', 'team', 'oncall', 'management'])
+      expect(await cards(room, id)).toHaveLength(1);
 
     // A tap on the first card still decides, and every card ends.
     const [first] = await cards('owner', id);
@@ -85,7 +90,7 @@ describe('escalation ladder', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ user: { id: 'ann', name: 'Ann' } }),
     });
-    for (const room of ['owner', 'team', 'oncall'])
+    for (const room of ['owner', 'team', 'oncall', 'management'])
       await eventually(
         async () => (await cards(room, id))[0]?.final,
         10_000,

@@ -6,6 +6,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
+import { receiptProblem } from '../../src/receipts/receipt.ts';
 import {
   type DemoHandle,
   eventually,
@@ -119,6 +120,13 @@ describe('approval policy: two of three', () => {
     const subs = await submissionsFor(response.hitl.case_id);
     expect(subs.map((s) => s.body.action)).toEqual(['reject']);
     expect((await relay.until(id, (c) => c.final)).result.action).toBe('reject');
+    // The veto's receipt names the policy and both votes, and verifies.
+    const r = (await (await request(`${relay.url}/v1/cases/${id}/receipt`)).body.json()) as any;
+    expect(r.receipt.decision.votes.map((v: any) => [v.identity, v.action])).toEqual([
+      ['ann@example.com', 'approve'],
+      ['bob@example.com', 'reject'],
+    ]);
+    expect(receiptProblem(r)).toBeNull();
   });
 
   it('parallel approvals from three people submit exactly once', async () => {
