@@ -3,7 +3,6 @@ import { mkdirSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { CONFIRM_MIN_MS } from '../../src/cases/tap.ts';
 import { mountDemo } from '../../src/demo/mount.ts';
 import { type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 
