@@ -78,6 +78,7 @@ export function askPaths(): Record<string, Record<string, Record<string, unknown
           '202': jsonBody('The 202 body: status, message, hitl, relay.'),
           '400': error('Invalid ask: `details` names each failing field.'),
           '401': error('Missing or wrong API key.'),
+          '413': error('Body too large.'),
           '415': error('Not application/json.'),
           '429': error('Intake rate limit reached; see Retry-After.'),
         },
@@ -90,7 +91,11 @@ export function askPaths(): Record<string, Record<string, Record<string, unknown
         summary: 'An ask, typed: kind, status, answer (result.data), approval view',
         security: secured,
         parameters: [id],
-        responses: { '200': jsonBody('The ask.', ASK_VIEW), '404': error('No such ask.') },
+        responses: {
+          '200': jsonBody('The ask.', ASK_VIEW),
+          '401': error('Missing or wrong API key.'),
+          '404': error('No such ask.'),
+        },
       },
     },
     '/v1/asks/{id}/wait': {
@@ -106,6 +111,7 @@ export function askPaths(): Record<string, Record<string, Record<string, unknown
         responses: {
           '200': jsonBody('The ask as it stands.', ASK_VIEW),
           '400': error('Invalid timeout.'),
+          '401': error('Missing or wrong API key.'),
           '404': error('No such ask.'),
         },
       },
@@ -119,6 +125,7 @@ export function askPaths(): Record<string, Record<string, Record<string, unknown
         responses: {
           '200': jsonBody('Poll response (spec 8).'),
           '304': { description: 'Unchanged.' },
+          '404': error('No such case.'),
         },
       },
     },
@@ -128,7 +135,10 @@ export function askPaths(): Record<string, Record<string, Record<string, unknown
         tags: ['asks service'],
         summary: 'HITL events_url of an ask (SSE, Last-Event-ID)',
         parameters: [caseId],
-        responses: { '200': text('Server-sent events.', 'text/event-stream') },
+        responses: {
+          '200': text('Server-sent events.', 'text/event-stream'),
+          '404': error('No such case.'),
+        },
       },
     },
     [`${base}/api/reviews/{id}/respond`]: {
@@ -145,7 +155,10 @@ export function askPaths(): Record<string, Record<string, Record<string, unknown
           '401': error('Bad token.'),
           '403': error('Action not inline.'),
           '409': error('Already answered or cancelled.'),
+          '404': error('No such case.'),
           '410': error('Expired.'),
+          '413': error('Body too large.'),
+          '415': error('Not JSON or a form.'),
           '429': error('Too many requests.'),
         },
       },
@@ -156,7 +169,13 @@ export function askPaths(): Record<string, Record<string, Record<string, unknown
         tags: ['asks service'],
         summary: 'The reviewer declines the whole ask (review token)',
         parameters: [caseId],
-        responses: { '200': jsonBody('Cancelled.'), '401': error('Bad token.') },
+        responses: {
+          '200': jsonBody('Cancelled.'),
+          '401': error('Bad token.'),
+          '404': error('No such case.'),
+          '413': error('Body too large.'),
+          '415': error('Not JSON or a form.'),
+        },
       },
     },
     [`${base}/api/reviews/{id}/progress`]: {
@@ -165,7 +184,13 @@ export function askPaths(): Record<string, Record<string, Record<string, unknown
         tags: ['asks service'],
         summary: 'Review page progress report (review token)',
         parameters: [caseId],
-        responses: { '200': jsonBody('Recorded.'), '401': error('Bad token.') },
+        responses: {
+          '200': jsonBody('Recorded.'),
+          '401': error('Bad token.'),
+          '404': error('No such case.'),
+          '413': error('Body too large.'),
+          '415': error('Not JSON or a form.'),
+        },
       },
     },
     [`${base}/review/{id}`]: {
@@ -175,7 +200,11 @@ export function askPaths(): Record<string, Record<string, Record<string, unknown
         summary:
           'HITL review_url of an ask: native HTML controls for every kind (signed by its token)',
         parameters: [caseId],
-        responses: { '200': text('HTML.', 'text/html'), '401': text('Wrong token.', 'text/html') },
+        responses: {
+          '200': text('HTML.', 'text/html'),
+          '401': text('Wrong token.', 'text/html'),
+          '404': text('No such case.', 'text/html'),
+        },
       },
     },
   };

@@ -268,6 +268,12 @@ export class Engine {
       await this.settleDelivery(result.case, targets);
       return { case: (await this.store.getCase(result.case.id)) ?? result.case, created: false };
     }
+    // The first history row went in with the case; the log and metrics hear of it as of any other.
+    this.events.emit('history', record.id, 'ingested', {
+      target: input.target,
+      case_id: hitl.case_id,
+      warnings: doc.warnings,
+    });
     for (const w of doc.warnings) this.log.warn({ case: record.id }, w);
     if (previous) await this.patchDoc(previous.id, { next_id: record.id });
     await this.settleDelivery(result.case, targets);

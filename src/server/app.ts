@@ -208,7 +208,8 @@ export function createApp(o: {
             message: full.message,
           },
           full.status,
-          { 'retry-after': '30' },
+          // Out of room takes an operator; a store that is down comes back by itself.
+          { 'retry-after': full.status === 507 ? '30' : '5' },
         );
       }
       throw err;

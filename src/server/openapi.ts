@@ -118,6 +118,8 @@ function relayPaths(config: RelayConfig): Record<string, PathItem> {
           '200': json('RepostResult', 'The targets posted to (empty when none was gone).'),
           '401': error('Missing or wrong API key.'),
           '404': error('No such case.'),
+          '413': error('Body too large.'),
+          '415': error('A body that is not application/json.'),
         },
       },
     },

@@ -82,7 +82,8 @@ describe('content validation', () => {
         prompt: 'p',
         choices: [{ key: 'a', label: 'A', colour: 'red' }],
       },
-      'content.choices[0]',
+      // An unknown key is named itself (the error texts of issue 17).
+      'content.choices[0].colour',
     ],
     [
       {

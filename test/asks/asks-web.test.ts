@@ -228,7 +228,7 @@ describe('the asks service', () => {
         'default',
       ],
       [{ target: 'nowhere:x', content: KINDS['approval.binary'].content }, 'target'],
-      [{ target: 'web:x', content: KINDS['approval.binary'].content, extra: 1 }, ''],
+      [{ target: 'web:x', content: KINDS['approval.binary'].content, extra: 1 }, 'extra'],
     ] as const;
     const before = (await call('GET', '/v1/cases?limit=500')).body.cases.length;
     for (const [body, path] of cases) {

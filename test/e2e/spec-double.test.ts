@@ -75,20 +75,27 @@ describe('service credentials', () => {
     expect(logLines.join('\n')).not.toContain('agent-key');
   });
 
-  it('AUTH-2 credentials go to the case origin only: a submit carries the submit token, an events_url elsewhere gets nothing', async () => {
+  it('AUTH-2 credentials go to the case origin only: a submit carries the submit token, an events_url elsewhere is refused', async () => {
     const other = await startSpecDouble();
     try {
+      // events_url on another origin: the case is refused (issue 15: a service is identified by
+      // its API origin), so the other origin is never asked anything with the agent's key.
+      const elsewhere = double.create({ hitl: {} });
+      elsewhere.hitl.events_url = `${other.url}/cases/${elsewhere.hitl.case_id}/events`;
+      const refused = await relay.send('web:auth2', elsewhere, {
+        service_auth: { headers: { Authorization: AGENT_KEY } },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.details.map((d: any) => d.path)).toContain('hitl.events_url');
+      expect(other.requests).toEqual([]);
+
       const body = double.create({ hitl: {} });
-      // events_url on another origin (the other double serves the same paths).
-      body.hitl.events_url = `${other.url}/cases/${body.hitl.case_id}/events`;
       const res = await relay.send('web:auth2', body, {
         service_auth: { headers: { Authorization: AGENT_KEY } },
       });
       expect(res.status).toBe(201);
       await eventually(async () => double.seen('poll', body.hitl.case_id).length > 0);
       expect(double.seen('poll', body.hitl.case_id)[0]!.headers.authorization).toBe(AGENT_KEY);
-      // The other origin is asked for nothing with the agent's key.
-      for (const r of other.requests) expect(r.headers.authorization).toBeUndefined();
       const msg = await eventually(() => cardOf(relay.url, 'auth2', res.body.id));
       expect((await tapWeb(relay.url, 'auth2', msg.id, 'approve')).body.outcome).toBe('submitted');
       const submits = double.seen('submit', body.hitl.case_id);
@@ -405,10 +412,12 @@ describe('submit answers', () => {
   });
 
   it('SUBMIT-10 unreachable: "could not reach the service"', async () => {
-    const body = double.create();
-    body.hitl.submit_url = 'http://127.0.0.1:9/respond'; // the discard port: nothing listens
+    // The service goes away after its case was posted: nothing listens on its origin any more.
+    const gone = await startSpecDouble();
+    const body = gone.create();
     const res = await relay.send('web:unreach', body);
     const msg = await eventually(() => cardOf(relay.url, 'unreach', res.body.id));
+    await gone.close();
     const r = (await tapWeb(relay.url, 'unreach', msg.id, 'approve')).body;
     expect(r.outcome).toBe('failed');
     expect(r.text).toContain('Could not reach the service');
