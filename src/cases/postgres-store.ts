@@ -234,6 +234,10 @@ export async function openPostgresStore(
   // restart, a dropped network) is an unhandled 'error' event that kills the process. The pool
   // drops that connection by itself and opens a fresh one on the next query once the server is back.
   pool.on('error', (err) => options.onError?.(err));
+  // A connection checked out for a transaction can be ended by the server between two of its
+  // queries: that is an 'error' event on the client itself, not on the pool. The query in flight
+  // (or the next one) fails and the client is released with the error, so here it is only heard.
+  pool.on('connect', (client) => client.on('error', (err) => options.onError?.(err)));
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock(7243001)');

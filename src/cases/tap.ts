@@ -217,18 +217,18 @@ async function settleSubmit(
     case 'accepted': {
       // The service took the answer. Its result is the result: read the case (poll_url is the
       // source of truth) and fall back to what the 200 body said when the poll cannot tell.
-      // The service took this person's answer (a second answer gets 409): they submitted it, even
-      // when a concurrent poll applies the completion first.
-      await engine.mutate(c.id, (x) => {
-        if (x.doc.submitted_by || (isTerminal(x.status) && x.doc.result?.action !== tap.action))
-          return false;
-        x.doc.submitted_by = body.submitted_by;
-        return true;
-      });
+      // The service took this person's answer (a second answer gets 409): they submitted it. It is
+      // recorded in the same write as the completion (one version, one card edit), or on its own
+      // when a concurrent poll applied the completion first.
+      const ours = (x: StoredCase) =>
+        !x.doc.submitted_by && !(isTerminal(x.status) && x.doc.result?.action !== tap.action);
+      const record = (x: StoredCase) => {
+        if (ours(x)) x.doc.submitted_by = body.submitted_by;
+      };
       const polled = await pollCase(engine, c, null);
       let updated: StoredCase | undefined;
       if (polled.kind === 'status' && isTerminal(polled.update.status))
-        updated = await engine.applyStatus(c.id, polled.update, 'submit_confirmed');
+        updated = await engine.applyStatus(c.id, polled.update, 'submit_confirmed', record);
       else {
         const a = outcome.answer;
         const u: StatusUpdate =
@@ -241,8 +241,14 @@ async function settleSubmit(
                 result: { action: tap.action },
                 ...(outcome.completed_at ? { at: outcome.completed_at } : {}),
               };
-        updated = await engine.applyStatus(c.id, u, 'submit');
+        updated = await engine.applyStatus(c.id, u, 'submit', record);
       }
+      if (!updated)
+        updated = await engine.mutate(c.id, (x) => {
+          if (!ours(x)) return false;
+          x.doc.submitted_by = body.submitted_by;
+          return true;
+        });
       const current = updated ?? (await engine.store.getCase(c.id));
       if (current?.status === 'completed' && current.doc.result?.action !== tap.action)
         return reply('closed', { status: current.status }, current);
