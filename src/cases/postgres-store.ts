@@ -5,75 +5,9 @@
  */
 import pg from 'pg';
 import type { KeyValue } from '../adapter.ts';
+import { migratePostgres } from './migrate-postgres.ts';
 import { HISTORY_CAP, HISTORY_CAPPED_DETAIL, type NotifyDelivery, type Store } from './store.ts';
 import type { HistoryEntry, StoredCase, StoredMessage } from './types.ts';
-
-const MIGRATIONS = [
-  `CREATE TABLE IF NOT EXISTS cases (
-    id TEXT PRIMARY KEY,
-    key TEXT NOT NULL UNIQUE,
-    origin TEXT NOT NULL,
-    case_id TEXT NOT NULL,
-    target TEXT NOT NULL,
-    status TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    doc JSONB NOT NULL,
-    secrets TEXT NOT NULL,
-    next_check_at BIGINT,
-    etag TEXT,
-    poll_failures INTEGER NOT NULL DEFAULT 0,
-    lease_owner TEXT,
-    lease_until BIGINT,
-    claim_holder TEXT,
-    claim_until BIGINT,
-    created_at BIGINT NOT NULL,
-    updated_at BIGINT NOT NULL,
-    UNIQUE (origin, case_id)
-  );
-  CREATE INDEX IF NOT EXISTS cases_due ON cases (next_check_at) WHERE next_check_at IS NOT NULL;
-  CREATE INDEX IF NOT EXISTS cases_created ON cases (created_at);
-  CREATE TABLE IF NOT EXISTS messages (
-    case_id TEXT NOT NULL,
-    target TEXT NOT NULL,
-    platform TEXT NOT NULL,
-    address TEXT NOT NULL,
-    ref_id TEXT,
-    state TEXT NOT NULL,
-    rendered_version INTEGER NOT NULL,
-    error TEXT,
-    posted_at BIGINT,
-    seq BIGSERIAL,
-    PRIMARY KEY (case_id, target)
-  );
-  CREATE INDEX IF NOT EXISTS messages_ref ON messages (platform, ref_id);
-  CREATE TABLE IF NOT EXISTS history (
-    seq BIGSERIAL PRIMARY KEY,
-    case_id TEXT NOT NULL,
-    at BIGINT NOT NULL,
-    kind TEXT NOT NULL,
-    detail JSONB NOT NULL
-  );
-  CREATE INDEX IF NOT EXISTS history_case ON history (case_id, seq);
-  CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL, until BIGINT);`,
-  `CREATE TABLE IF NOT EXISTS notify_outbox (
-    id TEXT PRIMARY KEY,
-    case_id TEXT NOT NULL,
-    event TEXT NOT NULL,
-    url TEXT NOT NULL,
-    body TEXT NOT NULL,
-    state TEXT NOT NULL,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    next_attempt_at BIGINT,
-    last_error TEXT,
-    lease_owner TEXT,
-    lease_until BIGINT,
-    created_at BIGINT NOT NULL,
-    delivered_at BIGINT,
-    seq BIGSERIAL,
-    UNIQUE (case_id, event)
-  );
-  CREATE INDEX IF NOT EXISTS notify_due ON notify_outbox (next_attempt_at) WHERE state = 'pending';`,
-];
 
 /** Numbers as numbers: BIGINT columns hold millisecond times well inside 2^53. */
 const types = {
@@ -238,13 +172,11 @@ export async function openPostgresStore(
   // queries: that is an 'error' event on the client itself, not on the pool. The query in flight
   // (or the next one) fails and the client is released with the error, so here it is only heard.
   pool.on('connect', (client) => client.on('error', (err) => options.onError?.(err)));
-  const client = await pool.connect();
   try {
-    await client.query('SELECT pg_advisory_lock(7243001)');
-    for (const m of MIGRATIONS) await client.query(m);
-  } finally {
-    await client.query('SELECT pg_advisory_unlock(7243001)').catch(() => {});
-    client.release();
+    await migratePostgres(pool, now);
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw err;
   }
   const one = async (sql: string, params: unknown[]) =>
     (await pool.query<Row>(sql, params)).rows[0];

@@ -3,77 +3,9 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { KeyValue } from '../adapter.ts';
+import { migrateSqlite } from './migrate-sqlite.ts';
 import { HISTORY_CAP, HISTORY_CAPPED_DETAIL, type NotifyDelivery, type Store } from './store.ts';
 import type { HistoryEntry, StoredCase, StoredMessage } from './types.ts';
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS cases (
-  id TEXT PRIMARY KEY,
-  key TEXT NOT NULL UNIQUE,
-  origin TEXT NOT NULL,
-  case_id TEXT NOT NULL,
-  target TEXT NOT NULL,
-  status TEXT NOT NULL,
-  version INTEGER NOT NULL,
-  doc TEXT NOT NULL,
-  secrets TEXT NOT NULL,
-  next_check_at INTEGER,
-  etag TEXT,
-  poll_failures INTEGER NOT NULL DEFAULT 0,
-  lease_owner TEXT,
-  lease_until INTEGER,
-  claim_holder TEXT,
-  claim_until INTEGER,
-  created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL,
-  UNIQUE (origin, case_id)
-);
-CREATE INDEX IF NOT EXISTS cases_due ON cases (next_check_at) WHERE next_check_at IS NOT NULL;
-CREATE INDEX IF NOT EXISTS cases_created ON cases (created_at);
-CREATE TABLE IF NOT EXISTS messages (
-  case_id TEXT NOT NULL,
-  target TEXT NOT NULL,
-  platform TEXT NOT NULL,
-  address TEXT NOT NULL,
-  ref_id TEXT,
-  state TEXT NOT NULL,
-  rendered_version INTEGER NOT NULL,
-  error TEXT,
-  posted_at INTEGER,
-  PRIMARY KEY (case_id, target)
-);
-CREATE INDEX IF NOT EXISTS messages_ref ON messages (platform, ref_id);
-CREATE TABLE IF NOT EXISTS history (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  case_id TEXT NOT NULL,
-  at INTEGER NOT NULL,
-  kind TEXT NOT NULL,
-  detail TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS history_case ON history (case_id, seq);
-CREATE TABLE IF NOT EXISTS kv (
-  k TEXT PRIMARY KEY,
-  v TEXT NOT NULL,
-  until INTEGER
-);
-CREATE TABLE IF NOT EXISTS notify_outbox (
-  id TEXT PRIMARY KEY,
-  case_id TEXT NOT NULL,
-  event TEXT NOT NULL,
-  url TEXT NOT NULL,
-  body TEXT NOT NULL,
-  state TEXT NOT NULL,
-  attempts INTEGER NOT NULL DEFAULT 0,
-  next_attempt_at INTEGER,
-  last_error TEXT,
-  lease_owner TEXT,
-  lease_until INTEGER,
-  created_at INTEGER NOT NULL,
-  delivered_at INTEGER,
-  UNIQUE (case_id, event)
-);
-CREATE INDEX IF NOT EXISTS notify_due ON notify_outbox (next_attempt_at) WHERE state = 'pending';
-`;
 
 interface CaseRow {
   id: string;
@@ -150,7 +82,7 @@ export function openSqliteStore(
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
-  db.exec(SCHEMA);
+  migrateSqlite(db, now);
   // A size ceiling (pages of the page size); tests use it to make a real "disk full".
   if (options.maxPageCount) db.pragma(`max_page_count = ${Math.floor(options.maxPageCount)}`);
 

@@ -1,5 +1,6 @@
 /** `hitl-relay serve`: the relay with the platforms configured in the environment (and the demo service). */
 import { existsSync } from 'node:fs';
+import { SchemaTooNewError } from '../cases/migrations.ts';
 import type { Store } from '../cases/store.ts';
 import { type RelayConfig, readConfig } from '../config/config.ts';
 import { createLogger, registerSecret } from '../log.ts';
@@ -147,13 +148,16 @@ async function openDatabase(url: string, onError: (err: Error) => void): Promise
             ? 'connection refused (is PostgreSQL running there?)'
             : e.code === 'ENOTFOUND'
               ? 'unknown host'
-              : (e.message ?? String(err));
+              : err instanceof SchemaTooNewError
+                ? `the database's schema is version ${err.found}, newer than this hitl-relay knows (${err.known}); run the newer hitl-relay or use another database`
+                : (e.message ?? String(err));
     throw new CliError(`cannot open DATABASE_URL (${where}): ${why}; check DATABASE_URL`);
   }
 }
 
 /** Turns the common start-up failures into one actionable line. */
 function explainStartError(err: unknown, config: RelayConfig): unknown {
+  if (err instanceof SchemaTooNewError) return new CliError(err.message);
   const e = err as NodeJS.ErrnoException & { syscall?: string };
   if (e?.code === 'EADDRINUSE')
     return new CliError(

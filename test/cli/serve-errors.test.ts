@@ -8,7 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../../src/cases/migrations.ts';
+import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
 import { FakeTelegramApi } from '../fakes/telegram-api.ts';
 import { freePort } from '../helpers/process.ts';
 
@@ -57,6 +60,23 @@ describe('serve start-up errors', () => {
     expect(r.stderr).toMatch(
       /^hitl-relay: DATA_DIR .*a-file\/data is not writable \(ENOTDIR\): fix its permissions or set DATA_DIR/,
     );
+  }, 30_000);
+
+  it('a DATA_DIR written by a newer hitl-relay: one line saying so, nothing changed', async () => {
+    const data = join(dir, 'newer');
+    openSqliteStore(join(data, 'hitl-relay.sqlite')).close();
+    const db = new Database(join(data, 'hitl-relay.sqlite'));
+    db.prepare('INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)').run(
+      SCHEMA_VERSION + 1,
+      'from_the_future',
+      1,
+    );
+    db.close();
+    const r = await serve({ PORT: String(await freePort()), DATA_DIR: data });
+    expect(r.code).toBe(1);
+    expect(lines(r.stderr)).toEqual([
+      `hitl-relay: the database's schema is version ${SCHEMA_VERSION + 1}, newer than this hitl-relay knows (${SCHEMA_VERSION}): run the newer hitl-relay, or point DATA_DIR / DATABASE_URL at another database`,
+    ]);
   }, 30_000);
 
   it('a DATABASE_URL nobody answers: one line naming host, port and DATABASE_URL, never the password', async () => {

@@ -1,0 +1,191 @@
+/**
+ * The store's schema as numbered migrations, both dialects side by side so they cannot drift apart
+ * unnoticed (test/cases/migrations.test.ts compares the tables and columns each one produces).
+ * A database records the migrations applied to it in `schema_version`; the stores apply the missing
+ * ones at start-up, each in its own transaction, and refuse a database written by a newer
+ * hitl-relay. Append new migrations; never edit an applied one.
+ */
+
+export interface Migration {
+  version: number;
+  name: string;
+  sqlite: string;
+  postgres: string;
+}
+
+/** Where each database records its applied migrations. */
+export const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS schema_version (
+  version INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  applied_at BIGINT NOT NULL
+)`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    // The schema as it stood before migrations were numbered; IF NOT EXISTS lets a database created
+    // then adopt it as version 1 unchanged.
+    version: 1,
+    name: 'baseline',
+    sqlite: `
+    CREATE TABLE IF NOT EXISTS cases (
+      id TEXT PRIMARY KEY,
+      key TEXT NOT NULL UNIQUE,
+      origin TEXT NOT NULL,
+      case_id TEXT NOT NULL,
+      target TEXT NOT NULL,
+      status TEXT NOT NULL,
+      version INTEGER NOT NULL,
+      doc TEXT NOT NULL,
+      secrets TEXT NOT NULL,
+      next_check_at INTEGER,
+      etag TEXT,
+      poll_failures INTEGER NOT NULL DEFAULT 0,
+      lease_owner TEXT,
+      lease_until INTEGER,
+      claim_holder TEXT,
+      claim_until INTEGER,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL,
+      UNIQUE (origin, case_id)
+    );
+    CREATE INDEX IF NOT EXISTS cases_due ON cases (next_check_at) WHERE next_check_at IS NOT NULL;
+    CREATE INDEX IF NOT EXISTS cases_created ON cases (created_at);
+    CREATE TABLE IF NOT EXISTS messages (
+      case_id TEXT NOT NULL,
+      target TEXT NOT NULL,
+      platform TEXT NOT NULL,
+      address TEXT NOT NULL,
+      ref_id TEXT,
+      state TEXT NOT NULL,
+      rendered_version INTEGER NOT NULL,
+      error TEXT,
+      posted_at INTEGER,
+      PRIMARY KEY (case_id, target)
+    );
+    CREATE INDEX IF NOT EXISTS messages_ref ON messages (platform, ref_id);
+    CREATE TABLE IF NOT EXISTS history (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      case_id TEXT NOT NULL,
+      at INTEGER NOT NULL,
+      kind TEXT NOT NULL,
+      detail TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS history_case ON history (case_id, seq);
+    CREATE TABLE IF NOT EXISTS kv (
+      k TEXT PRIMARY KEY,
+      v TEXT NOT NULL,
+      until INTEGER
+    );
+    CREATE TABLE IF NOT EXISTS notify_outbox (
+      id TEXT PRIMARY KEY,
+      case_id TEXT NOT NULL,
+      event TEXT NOT NULL,
+      url TEXT NOT NULL,
+      body TEXT NOT NULL,
+      state TEXT NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      next_attempt_at INTEGER,
+      last_error TEXT,
+      lease_owner TEXT,
+      lease_until INTEGER,
+      created_at INTEGER NOT NULL,
+      delivered_at INTEGER,
+      UNIQUE (case_id, event)
+    );
+    CREATE INDEX IF NOT EXISTS notify_due ON notify_outbox (next_attempt_at) WHERE state = 'pending';`,
+    postgres: `
+    CREATE TABLE IF NOT EXISTS cases (
+      id TEXT PRIMARY KEY,
+      key TEXT NOT NULL UNIQUE,
+      origin TEXT NOT NULL,
+      case_id TEXT NOT NULL,
+      target TEXT NOT NULL,
+      status TEXT NOT NULL,
+      version INTEGER NOT NULL,
+      doc JSONB NOT NULL,
+      secrets TEXT NOT NULL,
+      next_check_at BIGINT,
+      etag TEXT,
+      poll_failures INTEGER NOT NULL DEFAULT 0,
+      lease_owner TEXT,
+      lease_until BIGINT,
+      claim_holder TEXT,
+      claim_until BIGINT,
+      created_at BIGINT NOT NULL,
+      updated_at BIGINT NOT NULL,
+      UNIQUE (origin, case_id)
+    );
+    CREATE INDEX IF NOT EXISTS cases_due ON cases (next_check_at) WHERE next_check_at IS NOT NULL;
+    CREATE INDEX IF NOT EXISTS cases_created ON cases (created_at);
+    CREATE TABLE IF NOT EXISTS messages (
+      case_id TEXT NOT NULL,
+      target TEXT NOT NULL,
+      platform TEXT NOT NULL,
+      address TEXT NOT NULL,
+      ref_id TEXT,
+      state TEXT NOT NULL,
+      rendered_version INTEGER NOT NULL,
+      error TEXT,
+      posted_at BIGINT,
+      seq BIGSERIAL,
+      PRIMARY KEY (case_id, target)
+    );
+    CREATE INDEX IF NOT EXISTS messages_ref ON messages (platform, ref_id);
+    CREATE TABLE IF NOT EXISTS history (
+      seq BIGSERIAL PRIMARY KEY,
+      case_id TEXT NOT NULL,
+      at BIGINT NOT NULL,
+      kind TEXT NOT NULL,
+      detail JSONB NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS history_case ON history (case_id, seq);
+    CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL, until BIGINT);
+    CREATE TABLE IF NOT EXISTS notify_outbox (
+      id TEXT PRIMARY KEY,
+      case_id TEXT NOT NULL,
+      event TEXT NOT NULL,
+      url TEXT NOT NULL,
+      body TEXT NOT NULL,
+      state TEXT NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      next_attempt_at BIGINT,
+      last_error TEXT,
+      lease_owner TEXT,
+      lease_until BIGINT,
+      created_at BIGINT NOT NULL,
+      delivered_at BIGINT,
+      seq BIGSERIAL,
+      UNIQUE (case_id, event)
+    );
+    CREATE INDEX IF NOT EXISTS notify_due ON notify_outbox (next_attempt_at) WHERE state = 'pending';`,
+  },
+  {
+    // purgeExpiredKv and setIfAbsent's expiry test look rows up by expiry.
+    version: 2,
+    name: 'kv_until',
+    sqlite: 'CREATE INDEX IF NOT EXISTS kv_until ON kv (until) WHERE until IS NOT NULL',
+    postgres: 'CREATE INDEX IF NOT EXISTS kv_until ON kv (until) WHERE until IS NOT NULL',
+  },
+];
+
+/** The newest schema version this build knows. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/** A database written by a newer hitl-relay: starting on it could corrupt what that version wrote. */
+export class SchemaTooNewError extends Error {
+  constructor(
+    readonly found: number,
+    readonly known: number,
+  ) {
+    super(
+      `the database's schema is version ${found}, newer than this hitl-relay knows (${known}): run the newer hitl-relay, or point DATA_DIR / DATABASE_URL at another database`,
+    );
+    this.name = 'SchemaTooNewError';
+  }
+}
+
+/** The migrations a database at `current` still needs, in order (throws when it is newer than us). */
+export function pendingMigrations(current: number): Migration[] {
+  if (current > SCHEMA_VERSION) throw new SchemaTooNewError(current, SCHEMA_VERSION);
+  return MIGRATIONS.filter((m) => m.version > current);
+}
