@@ -78,6 +78,13 @@ export interface KeyValue {
   set(key: string, value: string, ttlMs?: number): Promise<void>;
   /** Sets the key only when absent (or expired); true when this call set it. Works across replicas. */
   setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean>;
+  /** Sets the key only while it holds `expected` (renewing a lease that is still ours); true when set. */
+  compareAndSet(key: string, expected: string, value: string, ttlMs?: number): Promise<boolean>;
+  delete(key: string): Promise<void>;
+  /** Deletes the key only while it holds `expected` (releasing a lease that is still ours). */
+  compareAndDelete(key: string, expected: string): Promise<boolean>;
+  /** Live entries whose key starts with `prefix`, in key order, at most `limit`. */
+  list(prefix: string, limit: number): Promise<Array<{ key: string; value: string }>>;
 }
 
 /** An inbound HTTP request, already read into memory by the server (size-limited). */

@@ -402,6 +402,11 @@ export function createRelay(o: RelayOptions): Relay {
         ),
       ]);
       step('watchers stopped, taps done');
+      // Our poll leases go back now, rather than lapsing: the next process polls these cases at once.
+      await bounded(
+        store.releaseWatchLeases(instanceId).catch(() => 0),
+        500,
+      );
       await new Promise<void>((resolve) => {
         if (!server) return resolve();
         server.close(() => resolve());
@@ -425,7 +430,7 @@ export function createRelay(o: RelayOptions): Relay {
       if (!(await bounded(dispatcher.close(), 300))) await dispatcher.destroy().catch(() => {});
       if (!(await bounded(submitDispatcher.close(), 300)))
         await submitDispatcher.destroy().catch(() => {});
-      await store.kv.set(`readyz:${instanceId}`, '', 1).catch(() => {});
+      await store.kv.delete(`readyz:${instanceId}`).catch(() => {});
       await store.close();
       step('store closed; done');
     },

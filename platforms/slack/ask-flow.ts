@@ -43,7 +43,7 @@ export async function rememberAsk(running: Running | undefined, card: Card): Pro
   if (!running) return;
   if (card.ask && modalView(card, fitText))
     await running.ctx.kv.set(askKey(card.key), JSON.stringify(card.ask), ASK_TTL_MS);
-  else if (card.final) await running.ctx.kv.set(askKey(card.key), '', 1);
+  else if (card.final) await running.ctx.kv.delete(askKey(card.key));
 }
 
 async function tell(running: Running, channel: string | null, user: string, text: string) {

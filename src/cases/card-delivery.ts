@@ -10,7 +10,6 @@ import type { StoredCase, StoredMessage } from './types.ts';
  * How long a post may take before another replica may post the message again: longer than any
  * send-pace queue we expect (a burst of a few hundred cases into one chat at 1/s).
  */
-const POSTING_LEASE_MS = 15 * 60_000;
 
 /** What card delivery needs of the engine. */
 export interface CardDeliveryHost {
@@ -19,6 +18,7 @@ export interface CardDeliveryHost {
   readonly log: Logger;
   readonly instanceId: string;
   readonly now: () => number;
+  readonly config: { readonly leaseMs: number };
   cardOf(c: StoredCase): Promise<Card>;
   history(caseId: string, kind: string, detail: Record<string, unknown>): Promise<void>;
   resolveTargets(target: string): string[];
@@ -45,6 +45,10 @@ export class CardDelivery {
   private reconciling = false;
 
   constructor(private readonly engine: CardDeliveryHost) {}
+
+  private get leaseMs(): number {
+    return this.engine.config.leaseMs;
+  }
 
   /** The message slot of a case on one target, as reserved before its first post. */
   reservation(c: StoredCase, target: string): StoredMessage {
@@ -122,15 +126,18 @@ export class CardDelivery {
     // it is ours to reuse rather than to wait out.
     const own = async () => (await store.kv.get(lease)) === this.engine.instanceId;
     if (
-      !(await store.kv.setIfAbsent(lease, this.engine.instanceId, POSTING_LEASE_MS)) &&
+      !(await store.kv.setIfAbsent(lease, this.engine.instanceId, this.leaseMs)) &&
       !(await own())
     )
       return;
     this.posting.add(lease);
     // A long send-pace queue can outlast the lease: renew it while this post is still pending.
     const renew = setInterval(
-      () => void store.kv.set(lease, this.engine.instanceId, POSTING_LEASE_MS).catch(() => {}),
-      POSTING_LEASE_MS / 3,
+      () =>
+        void store.kv
+          .compareAndSet(lease, this.engine.instanceId, this.engine.instanceId, this.leaseMs)
+          .catch(() => {}),
+      this.leaseMs / 3,
     );
     renew.unref();
     try {
@@ -170,7 +177,7 @@ export class CardDelivery {
     } finally {
       clearInterval(renew);
       this.posting.delete(lease);
-      await store.kv.set(lease, '', 1);
+      await store.kv.compareAndDelete(lease, this.engine.instanceId);
     }
   }
 

@@ -5,7 +5,8 @@ export class MemoryKeyValue implements KeyValue {
   private readonly map = new Map<string, { value: string; until: number }>();
   constructor(private readonly now: () => number = Date.now) {}
 
-  async get(key: string): Promise<string | undefined> {
+  /** Synchronous, so that each operation is atomic like a single statement in a store. */
+  private live(key: string): string | undefined {
     const hit = this.map.get(key);
     if (!hit) return undefined;
     if (hit.until <= this.now()) {
@@ -15,13 +16,47 @@ export class MemoryKeyValue implements KeyValue {
     return hit.value;
   }
 
-  async set(key: string, value: string, ttlMs?: number): Promise<void> {
+  private put(key: string, value: string, ttlMs?: number): void {
     this.map.set(key, { value, until: ttlMs ? this.now() + ttlMs : Number.POSITIVE_INFINITY });
   }
 
+  async get(key: string): Promise<string | undefined> {
+    return this.live(key);
+  }
+
+  async set(key: string, value: string, ttlMs?: number): Promise<void> {
+    this.put(key, value, ttlMs);
+  }
+
   async setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean> {
-    if ((await this.get(key)) !== undefined) return false;
-    await this.set(key, value, ttlMs);
+    if (this.live(key) !== undefined) return false;
+    this.put(key, value, ttlMs);
     return true;
+  }
+
+  async compareAndSet(key: string, expected: string, value: string, ttlMs?: number) {
+    if (this.live(key) !== expected) return false;
+    this.put(key, value, ttlMs);
+    return true;
+  }
+
+  async delete(key: string): Promise<void> {
+    this.map.delete(key);
+  }
+
+  async compareAndDelete(key: string, expected: string): Promise<boolean> {
+    if (this.live(key) !== expected) return false;
+    this.map.delete(key);
+    return true;
+  }
+
+  async list(prefix: string, limit: number): Promise<Array<{ key: string; value: string }>> {
+    const out: Array<{ key: string; value: string }> = [];
+    for (const key of [...this.map.keys()].filter((k) => k.startsWith(prefix)).sort()) {
+      const value = this.live(key);
+      if (value !== undefined) out.push({ key, value });
+      if (out.length >= limit) break;
+    }
+    return out;
   }
 }

@@ -209,6 +209,33 @@ export async function openPostgresStore(
       );
       return r.rowCount === 1;
     },
+    async compareAndSet(k, expected, v, ttlMs) {
+      const t = now();
+      const r = await pool.query(
+        'UPDATE kv SET v = $1, until = $2 WHERE k = $3 AND v = $4 AND (until IS NULL OR until > $5)',
+        [v, ttlMs ? t + ttlMs : null, k, expected, t],
+      );
+      return r.rowCount === 1;
+    },
+    async delete(k) {
+      await pool.query('DELETE FROM kv WHERE k = $1', [k]);
+    },
+    async compareAndDelete(k, expected) {
+      const r = await pool.query(
+        'DELETE FROM kv WHERE k = $1 AND v = $2 AND (until IS NULL OR until > $3)',
+        [k, expected, now()],
+      );
+      return r.rowCount === 1;
+    },
+    async list(prefix, limit) {
+      return (
+        await pool.query<{ key: string; value: string }>(
+          `SELECT k AS key, v AS value FROM kv WHERE starts_with(k, $1)
+           AND (until IS NULL OR until > $2) ORDER BY k COLLATE "C" LIMIT $3`,
+          [prefix, now(), limit],
+        )
+      ).rows;
+    },
   };
 
   return {
@@ -325,6 +352,13 @@ export async function openPostgresStore(
         [owner, at + leaseMs, at, limit],
       );
       return r.rows.map(toCase).sort((a, b) => (a.next_check_at ?? 0) - (b.next_check_at ?? 0));
+    },
+    async releaseWatchLeases(owner) {
+      const r = await pool.query(
+        'UPDATE cases SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1',
+        [owner],
+      );
+      return r.rowCount ?? 0;
     },
     async rescheduleOpen(at, spreadMs) {
       const r = await pool.query(

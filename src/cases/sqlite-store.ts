@@ -123,6 +123,9 @@ export function openSqliteStore(
     >(`SELECT * FROM cases WHERE next_check_at IS NOT NULL
       AND next_check_at <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY next_check_at LIMIT ?`),
     lease: db.prepare('UPDATE cases SET lease_owner = ?, lease_until = ? WHERE id = ?'),
+    releaseLeases: db.prepare(
+      'UPDATE cases SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?',
+    ),
     reschedule: db.prepare(`UPDATE cases SET next_check_at = @now + abs(random() % @spread)
       WHERE next_check_at IS NOT NULL AND next_check_at > @now`),
     reserve:
@@ -163,6 +166,15 @@ export function openSqliteStore(
     ),
     kvSet: db.prepare(
       'INSERT INTO kv (k, v, until) VALUES (?, ?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v, until = excluded.until',
+    ),
+    kvCas: db.prepare(
+      'UPDATE kv SET v = ?, until = ? WHERE k = ? AND v = ? AND (until IS NULL OR until > ?)',
+    ),
+    kvDelete: db.prepare('DELETE FROM kv WHERE k = ?'),
+    kvCad: db.prepare('DELETE FROM kv WHERE k = ? AND v = ? AND (until IS NULL OR until > ?)'),
+    kvList: db.prepare<[string, string, number, number], { key: string; value: string }>(
+      `SELECT k AS key, v AS value FROM kv WHERE substr(k, 1, length(?)) = ?
+       AND (until IS NULL OR until > ?) ORDER BY k LIMIT ?`,
     ),
     kvSetIfAbsent:
       db.prepare(`INSERT INTO kv (k, v, until) VALUES (?, ?, ?) ON CONFLICT (k) DO UPDATE
@@ -242,6 +254,19 @@ export function openSqliteStore(
       const t = now();
       return q.kvSetIfAbsent.run(k, v, ttlMs ? t + ttlMs : null, t).changes === 1;
     },
+    async compareAndSet(k, expected, v, ttlMs) {
+      const t = now();
+      return q.kvCas.run(v, ttlMs ? t + ttlMs : null, k, expected, t).changes === 1;
+    },
+    async delete(k) {
+      q.kvDelete.run(k);
+    },
+    async compareAndDelete(k, expected) {
+      return q.kvCad.run(k, expected, now()).changes === 1;
+    },
+    async list(prefix, limit) {
+      return q.kvList.all(prefix, prefix, now(), limit);
+    },
   };
 
   return {
@@ -283,6 +308,9 @@ export function openSqliteStore(
     },
     async leaseDue(at, limit, owner, leaseMs) {
       return leaseTx(at, limit, owner, leaseMs);
+    },
+    async releaseWatchLeases(owner) {
+      return q.releaseLeases.run(owner).changes;
     },
     async rescheduleOpen(at, spreadMs) {
       return q.reschedule.run({ now: at, spread: Math.max(1, Math.floor(spreadMs)) }).changes;

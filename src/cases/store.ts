@@ -52,6 +52,8 @@ export interface Store {
   leaseDue(now: number, limit: number, owner: string, leaseMs: number): Promise<StoredCase[]>;
   /** Brings every open case's next check forward to within [now, now + spreadMs) (start-up re-poll, spread out). */
   rescheduleOpen(now: number, spreadMs: number): Promise<number>;
+  /** Gives back every watch lease `owner` holds (a process stopping), so others poll at once. */
+  releaseWatchLeases(owner: string): Promise<number>;
   /** Reserves the (case, target) message slot; false when another process already did (post once). */
   reserveMessage(m: StoredMessage): Promise<boolean>;
   updateMessage(m: StoredMessage): Promise<void>;

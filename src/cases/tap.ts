@@ -129,7 +129,7 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
       await engine.history(c.id, 'tap_refused', { ...who, reason: 'confirmed too soon' });
       return reply('confirm_required', { label });
     }
-    await engine.store.kv.set(key, '', 1);
+    await engine.store.kv.delete(key);
   }
 
   // The service asked to wait (429 Retry-After): no submit before then.

@@ -22,6 +22,7 @@ export const CORE_ENV_VARS = [
   'RELAY_CONFIG',
   'LOG_LEVEL',
   'POLL_INTERVAL_MIN_SECONDS',
+  'LEASE_SECONDS',
   'POLL_INTERVAL_MAX_SECONDS',
   'DEMO',
   'WEB_CHAT',
@@ -96,6 +97,7 @@ const envSchema = z.object({
   RELAY_CONFIG: z.string().optional(),
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   POLL_INTERVAL_MIN_SECONDS: z.coerce.number().min(0.01).default(30),
+  LEASE_SECONDS: z.coerce.number().min(1).max(3600).default(30),
   POLL_INTERVAL_MAX_SECONDS: z.coerce.number().min(0.01).default(300),
   DEMO: z.enum(['0', '1']).optional(),
   WEB_CHAT: z.enum(['0', '1']).optional(),
@@ -148,6 +150,11 @@ export interface RelayConfig {
   /** A case no target has shown after this long ends its waiters with delivery_failed. */
   deliveryTimeoutMs: number;
   pollMinMs: number;
+  /**
+   * How long a lease on shared work (a due poll, an event stream, a post under way) outlives the
+   * process holding it: the time another replica, or this one restarted, waits before taking over.
+   */
+  leaseMs: number;
   pollMaxMs: number;
   demo: boolean;
   webChat: boolean;
@@ -215,6 +222,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     exitOnFatal: e.EXIT_ON_FATAL === '1',
     deliveryTimeoutMs: e.DELIVERY_TIMEOUT_SECONDS * 1000,
     pollMinMs: e.POLL_INTERVAL_MIN_SECONDS * 1000,
+    leaseMs: e.LEASE_SECONDS * 1000,
     pollMaxMs: e.POLL_INTERVAL_MAX_SECONDS * 1000,
     // The demo service takes unauthenticated writes: on by default only in the local default.
     demo: e.DEMO ? e.DEMO === '1' : local,

@@ -100,7 +100,7 @@ export class EventStreams {
   ) {
     this.o = {
       maxStreams: options.maxStreams ?? engine.config.sseMaxStreams,
-      leaseMs: options.leaseMs ?? 60_000,
+      leaseMs: options.leaseMs ?? engine.config.leaseMs,
       maxFailures: options.maxFailures ?? 5,
       backoffBaseMs: options.backoffBaseMs ?? 1_000,
       backoffMaxMs: options.backoffMaxMs ?? 60_000,
@@ -342,8 +342,10 @@ export class EventStreams {
   }
 
   private async release(id: string): Promise<void> {
-    // The key-value store has no delete: an entry that expires at once frees the lease.
-    await this.engine.store.kv.set(leaseKey(id), '', 1);
+    const kv = this.engine.store.kv;
+    const v = await kv.get(leaseKey(id));
+    // Only our own lease: another replica may hold it by now.
+    if (v?.startsWith(`${this.owner}|`)) await kv.compareAndDelete(leaseKey(id), v);
   }
 
   /** Renews every lease held here; a stream whose lease another replica now holds is ended. */
@@ -356,7 +358,12 @@ export class EventStreams {
           l.abort.abort('lease_lost');
           continue;
         }
-        await kv.set(leaseKey(l.id), this.leaseValue(l.healthy), this.o.leaseMs);
+        // Renewed only while still ours: a lease that lapsed and was taken meanwhile is lost.
+        if (
+          !v ||
+          !(await kv.compareAndSet(leaseKey(l.id), v, this.leaseValue(l.healthy), this.o.leaseMs))
+        )
+          l.abort.abort('lease_lost');
       } catch (err) {
         this.engine.log.warn({ case: l.id, err: String(err) }, 'renewing a stream lease failed');
       }

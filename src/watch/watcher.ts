@@ -58,7 +58,7 @@ export class Watcher {
       batch: options.batch ?? 500,
       concurrency: options.concurrency ?? 64,
       perOrigin: options.perOrigin ?? 16,
-      leaseMs: options.leaseMs ?? 60_000,
+      leaseMs: options.leaseMs ?? engine.config.leaseMs,
       expiryGraceMs: options.expiryGraceMs ?? 60_000,
     };
     this.pool = new OriginPool(this.o.concurrency, this.o.perOrigin);

@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HISTORY_CAP, type Store } from '../../src/cases/store.ts';
 import type { StoredCase, StoredMessage } from '../../src/cases/types.ts';
+import { kvContract } from './kv-contract.ts';
 import { outboxContract } from './outbox-contract.ts';
 
 /** Makes a fresh, empty store; `now` is the store's clock. */
@@ -161,6 +162,19 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       );
     });
 
+    it('a stopping process gives its watch leases back, and only its own', async () => {
+      const mine = sampleCase({ next_check_at: 5_000 });
+      await store.createCase(mine);
+      expect(await store.leaseDue(now, 10, 'r1', 60_000)).toHaveLength(1);
+      const theirs = sampleCase({ next_check_at: 5_000 });
+      await store.createCase(theirs);
+      expect(await store.leaseDue(now, 10, 'r2', 60_000)).toHaveLength(1);
+      expect(await store.releaseWatchLeases('r1')).toBe(1);
+      // Due again at once for anyone else; r2's lease still holds.
+      expect((await store.leaseDue(now, 10, 'r3', 60_000)).map((c) => c.id)).toEqual([mine.id]);
+      expect(await store.releaseWatchLeases('nobody')).toBe(0);
+    });
+
     it('takes millisecond times with a fraction (jitter, fractional seconds) as whole milliseconds', async () => {
       const c = sampleCase({ next_check_at: 5_000.4 });
       await store.createCase(c);
@@ -273,20 +287,6 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       expect(await store.listHistory(b.id)).toHaveLength(1);
     });
 
-    it('key-values expire and setIfAbsent wins once', async () => {
-      await store.kv.set('a', '1', 100);
-      expect(await store.kv.get('a')).toBe('1');
-      const wins = await Promise.all(
-        Array.from({ length: 10 }, () => store.kv.setIfAbsent('b', 'x', 100)),
-      );
-      expect(wins.filter(Boolean)).toHaveLength(1);
-      now += 200;
-      expect(await store.kv.get('a')).toBeUndefined();
-      expect(await store.kv.setIfAbsent('b', 'y')).toBe(true);
-      expect(await store.kv.get('b')).toBe('y');
-      expect(await store.kv.setIfAbsent('b', 'z')).toBe(false);
-    });
-
     it('retention: purges final cases older than the cutoff with their rows, nothing else', async () => {
       const old = sampleCase({ status: 'completed', next_check_at: null, updated_at: 100 });
       const recent = sampleCase({ status: 'expired', next_check_at: null, updated_at: 5_000 });
@@ -322,5 +322,6 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     });
 
     outboxContract({ store: () => store, now: () => now, setNow: (t) => (now = t), sampleCase });
+    kvContract({ kv: () => store.kv, advance: (ms) => (now += ms) });
   });
 }

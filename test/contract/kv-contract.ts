@@ -1,0 +1,58 @@
+/** The KeyValue contract: the SQLite and PostgreSQL stores' kv and MemoryKeyValue all pass it. */
+import { expect, it } from 'vitest';
+import type { KeyValue } from '../../src/adapter.ts';
+
+export function kvContract(o: { kv: () => KeyValue; advance: (ms: number) => void }): void {
+  const { kv, advance } = o;
+  it('key-values expire and setIfAbsent wins once', async () => {
+    await kv().set('a', '1', 100);
+    expect(await kv().get('a')).toBe('1');
+    const wins = await Promise.all(
+      Array.from({ length: 10 }, () => kv().setIfAbsent('b', 'x', 100)),
+    );
+    expect(wins.filter(Boolean)).toHaveLength(1);
+    advance(200);
+    expect(await kv().get('a')).toBeUndefined();
+    expect(await kv().setIfAbsent('b', 'y')).toBe(true);
+    expect(await kv().get('b')).toBe('y');
+    expect(await kv().setIfAbsent('b', 'z')).toBe(false);
+  });
+
+  it('key-values: compare-and-set renews only a lease still held, delete and compare-and-delete release', async () => {
+    await kv().set('lease', 'me', 100);
+    expect(await kv().compareAndSet('lease', 'me', 'me', 1_000)).toBe(true);
+    advance(500); // past the first ttl, inside the renewed one
+    expect(await kv().get('lease')).toBe('me');
+    expect(await kv().compareAndSet('lease', 'other', 'other', 1_000)).toBe(false);
+    expect(await kv().compareAndDelete('lease', 'other')).toBe(false);
+    expect(await kv().get('lease')).toBe('me');
+    advance(2_000); // lapsed: a renewal no longer counts, and someone else may take it
+    expect(await kv().compareAndSet('lease', 'me', 'me', 1_000)).toBe(false);
+    expect(await kv().setIfAbsent('lease', 'other', 1_000)).toBe(true);
+    expect(await kv().compareAndDelete('lease', 'me')).toBe(false);
+    expect(await kv().compareAndDelete('lease', 'other')).toBe(true);
+    expect(await kv().get('lease')).toBeUndefined();
+    await kv().set('gone', 'x');
+    await kv().delete('gone');
+    await kv().delete('never-there');
+    expect(await kv().get('gone')).toBeUndefined();
+  });
+
+  it('key-values: list by prefix, live only, in key order, limited; % and _ are literal', async () => {
+    await kv().set('room:a:2', 'two');
+    await kv().set('room:a:1', 'one');
+    await kv().set('room:a:3', 'three', 100);
+    await kv().set('room:b:1', 'other room');
+    await kv().set('room%a', 'not a prefix match');
+    await kv().set('room_a', 'not a prefix match');
+    expect(await kv().list('room:a:', 10)).toEqual([
+      { key: 'room:a:1', value: 'one' },
+      { key: 'room:a:2', value: 'two' },
+      { key: 'room:a:3', value: 'three' },
+    ]);
+    expect(await kv().list('room:a:', 2)).toHaveLength(2);
+    advance(200);
+    expect((await kv().list('room:a:', 10)).map((e) => e.key)).toEqual(['room:a:1', 'room:a:2']);
+    expect(await kv().list('room%', 10)).toEqual([{ key: 'room%a', value: 'not a prefix match' }]);
+  });
+}
