@@ -29,6 +29,8 @@ it('keeps cases across a SIGKILL, posts no message twice, and resumes watching',
     PORT: String(await freePort()),
     POLL_INTERVAL_MIN_SECONDS: '0.2',
     POLL_INTERVAL_MAX_SECONDS: '1',
+    // The killed process's poll leases lapse after this; the 15 s windows below outlast it on a busy machine.
+    LEASE_SECONDS: '2',
   };
   proc = await spawnRelay(env);
   const created: any[] = [];

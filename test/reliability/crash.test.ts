@@ -32,6 +32,8 @@ beforeAll(async () => {
     DEMO: '0',
     POLL_INTERVAL_MIN_SECONDS: '0.2',
     POLL_INTERVAL_MAX_SECONDS: '1',
+    // The killed process's poll leases lapse after this; the 15 s windows below outlast it on a busy machine.
+    LEASE_SECONDS: '2',
   };
 });
 afterAll(async () => {
