@@ -31,6 +31,16 @@ export interface WebChatOptions {
   demo?: boolean;
 }
 
+/**
+ * How long the web chat keeps a message after its last post or edit. The web chat is a window on
+ * cases, not their record (that is the case store with its own retention), so old rooms fade.
+ */
+export const WEB_MESSAGE_TTL_MS = 30 * 86_400_000;
+/** Most messages a room shows (the newest); older ones stay reachable through the case API. */
+export const WEB_ROOM_MAX_MESSAGES = 500;
+/** Slots read per room listing (keys sort as text, so all live slots are read, then the newest kept). */
+const ROOM_LIST_LIMIT = 10_000;
+
 /** Creates the web chat adapter. */
 export function createWebAdapter(options: WebChatOptions = {}): PlatformAdapter {
   let ctx: AdapterContext | undefined;
@@ -45,14 +55,17 @@ export function createWebAdapter(options: WebChatOptions = {}): PlatformAdapter 
     const raw = await kv().get(`web:msg:${id}`);
     return raw ? JSON.parse(raw) : undefined;
   };
-  const save = (m: WebMessage) => kv().set(`web:msg:${m.id}`, JSON.stringify(m));
+  /** Each write keeps a message (and its room's entries) for WEB_MESSAGE_TTL_MS from then. */
+  const save = (m: WebMessage) =>
+    kv().set(`web:msg:${m.id}`, JSON.stringify(m), WEB_MESSAGE_TTL_MS);
   /**
    * A room's version changes with every post, edit and notice in it (on any replica: it lives in
    * the shared key-value store), so a page that already has the room's messages is answered 304
    * after one read instead of reading every message again each second.
    */
   const versionKey = (room: string) => `web:room:${room}:v`;
-  const bump = (room: string) => kv().set(versionKey(room), randomBytes(6).toString('base64url'));
+  const bump = (room: string) =>
+    kv().set(versionKey(room), randomBytes(6).toString('base64url'), WEB_MESSAGE_TTL_MS);
   const slot = (room: string, i: number) => `web:room:${room}:${i}`;
   const countKey = (room: string) => `web:room:${room}:n`;
   /**
@@ -62,22 +75,23 @@ export function createWebAdapter(options: WebChatOptions = {}): PlatformAdapter 
   const append = async (room: string, m: WebMessage) => {
     await save(m);
     let i = Number((await kv().get(countKey(room))) ?? 0);
-    while (!(await kv().setIfAbsent(slot(room, i), m.id))) i++;
-    await kv().set(countKey(room), String(i + 1));
+    while (!(await kv().setIfAbsent(slot(room, i), m.id, WEB_MESSAGE_TTL_MS))) i++;
+    await kv().set(countKey(room), String(i + 1), WEB_MESSAGE_TTL_MS);
   };
-  /** The room's message ids in posting order. */
-  const roomIds = async (room: string): Promise<string[]> => {
-    const ids: string[] = [];
-    const hint = Number((await kv().get(countKey(room))) ?? 0);
-    for (let i = 0; ; i++) {
-      const id = await kv().get(slot(room, i));
-      if (id === undefined) {
-        if (i >= hint) break;
-        continue;
-      }
-      ids.push(id);
-    }
-    return ids;
+  /** The room's live slots in posting order: one listing (expired ones are gone). */
+  const roomSlots = async (room: string) => {
+    const prefix = `web:room:${room}:`;
+    return (await kv().list(prefix, ROOM_LIST_LIMIT))
+      .map((e) => ({ key: e.key, i: Number(e.key.slice(prefix.length)), id: e.value }))
+      .filter((e) => Number.isInteger(e.i)) // not the :n and :v entries
+      .sort((a, b) => a.i - b.i);
+  };
+  const roomIds = async (room: string): Promise<string[]> =>
+    (await roomSlots(room)).slice(-WEB_ROOM_MAX_MESSAGES).map((e) => e.id);
+  /** An edit keeps the message's place in its room as long as the message itself. */
+  const keepSlot = async (room: string, id: string) => {
+    const s = (await roomSlots(room)).find((e) => e.id === id);
+    if (s) await kv().compareAndSet(s.key, id, id, WEB_MESSAGE_TTL_MS);
   };
 
   const json = (status: number, body: object): InboundResponse => ({ status, body });
@@ -261,6 +275,7 @@ export function createWebAdapter(options: WebChatOptions = {}): PlatformAdapter 
       const m = await load(ref.id);
       if (!m) throw new PlatformError('web', 'update', 'not_found', 'message not found');
       await save({ ...renderWebMessage(ref.id, card, m.reply_to), room: ref.address });
+      await keepSlot(ref.address, ref.id);
       await bump(ref.address);
     },
     async notify(ref, text, link) {

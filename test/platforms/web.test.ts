@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createWebAdapter } from '../../platforms/web/index.ts';
+import { createWebAdapter, WEB_MESSAGE_TTL_MS } from '../../platforms/web/index.ts';
 import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
 import { createLogger } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
@@ -20,6 +20,42 @@ const card = (n: number): Card => ({
 });
 
 describe('web chat adapter', () => {
+  it('lists a room in posting order past ten messages, and forgets it WEB_MESSAGE_TTL_MS after its last write', async () => {
+    let now = 1_000_000;
+    const store = openSqliteStore(':memory:', () => now);
+    const web = createWebAdapter();
+    await web.start({
+      kv: store.kv,
+      log: createLogger({ level: 'silent' }),
+      onTap: async () => ({ outcome: 'submitted', text: 'ok', card: null }),
+    });
+    const list = web.routes.find((r) => r.path === '/web/api/rooms/:room/messages')!;
+    const room = async (name: string) =>
+      (
+        await list.handle({
+          method: 'GET',
+          path: '',
+          query: new URLSearchParams(),
+          headers: {},
+          rawBody: Buffer.alloc(0),
+          params: { room: name },
+        })
+      ).body as Array<{ id: string; case: string }>;
+    const refs = [];
+    // One after another: posting order is the order of the slots (2 sorts after 10 as text).
+    for (let i = 0; i < 12; i++) refs.push(await web.post('long', card(i)));
+    expect((await room('long')).map((m) => m.id)).toEqual(refs.map((r) => r.id));
+    now += WEB_MESSAGE_TTL_MS - 1000;
+    // An edit keeps the edited message longer; the others lapse.
+    await web.update(refs[3]!, { ...card(3), final: true, actions: [] });
+    now += 2000;
+    expect((await room('long')).map((m) => m.id)).toEqual([refs[3]!.id]);
+    now += WEB_MESSAGE_TTL_MS;
+    expect(await room('long')).toEqual([]);
+    // Purged by the hourly retention pass like any expired key-value.
+    expect(await store.purgeExpiredKv(now)).toBeGreaterThan(0);
+  });
+
   it('keeps every message of concurrent posts, and a message belongs to one room', async () => {
     const store = openSqliteStore(':memory:');
     const web = createWebAdapter();
