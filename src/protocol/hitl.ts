@@ -12,7 +12,8 @@ const url = z
   .refine(
     (s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol),
     'must be an absolute http(s) URL',
-  );
+  )
+  .meta({ format: 'uri' });
 const dateTime = z.iso.datetime({ offset: true });
 const caseId = z.string().min(1).max(255).regex(CASE_ID, 'must be URL-safe (A-Z a-z 0-9 _ -)');
 
@@ -29,36 +30,60 @@ const form = z.looseObject({
   steps: z.array(z.looseObject({ title: z.string(), fields: z.array(formField) })).optional(),
 });
 
-const hitlSchema = z
-  .looseObject({
-    // Any version string is read (forward compatibility); parseHitl warns about the ones we do not know.
-    spec_version: z.string().min(1).max(32),
-    case_id: caseId,
-    review_url: url,
-    poll_url: url,
-    callback_url: url.nullable().optional(),
-    events_url: url.optional(),
-    // A type or default_action of a newer version is read too: link-only, with a warning.
-    type: z.string().min(1).max(64),
-    // Bounded, but longer than the spec's 500: a longer prompt is cut on the card with a warning.
-    prompt: z.string().min(1).max(20_000),
-    timeout: z.string().max(64).optional(),
-    default_action: z.string().min(1).max(64).optional(),
-    created_at: dateTime,
-    expires_at: dateTime,
-    context: z.looseObject({ form: form.optional() }).optional(),
-    reminder_at: z.union([dateTime, z.array(dateTime).max(50)]).optional(),
-    previous_case_id: caseId.optional(),
-    surface: z.looseObject({}).optional(),
-    submit_url: url.optional(),
-    submit_token: z.string().min(1).max(4096).optional(),
-    inline_actions: z.array(z.string().min(1).max(64)).max(25).optional(),
-    verification_policy: z
-      .looseObject({
-        mode: z.string().optional(),
-        required_for: z.array(z.string()).optional(),
-      })
-      .optional(),
+/**
+ * The one definition of a `hitl` object as the relay reads it: parseHitl validates with it, the
+ * HitlObject type is inferred from it, and /openapi.json's HitlObject is generated from it (the
+ * `.meta` descriptions are the documentation).
+ */
+const hitlShape = {
+  // Any version string is read (forward compatibility); parseHitl warns about the ones we do not know.
+  spec_version: z
+    .string()
+    .min(1)
+    .max(32)
+    .meta({ description: 'Any version is read; one newer than 0.8 (or unknown) adds a warning.' }),
+  case_id: caseId,
+  review_url: url,
+  poll_url: url,
+  callback_url: url.nullable().optional(),
+  events_url: url.optional(),
+  // A type or default_action of a newer version is read too: link-only, with a warning.
+  type: z.string().min(1).max(64).meta({
+    description:
+      'approval, selection, input, confirmation, escalation or x-<custom>; any other type gives a link-only card with a warning',
+  }),
+  // Bounded, but longer than the spec's 500: a longer prompt is cut on the card with a warning.
+  prompt: z.string().min(1).max(20_000).meta({
+    description: 'Over 500 characters (the spec limit) it is cut on the card, with a warning.',
+  }),
+  timeout: z.string().max(64).optional(),
+  default_action: z.string().min(1).max(64).optional().meta({
+    description: 'skip, approve, reject or abort; another value is kept with a warning',
+  }),
+  created_at: dateTime,
+  expires_at: dateTime,
+  context: z.looseObject({ form: form.optional() }).optional(),
+  reminder_at: z.union([dateTime, z.array(dateTime).max(50)]).optional(),
+  previous_case_id: caseId.optional(),
+  surface: z.looseObject({}).optional(),
+  submit_url: url.optional(),
+  submit_token: z.string().min(1).max(4096).optional().meta({
+    description: 'Under 32 characters (the spec minimum) the card is link-only, with a warning.',
+  }),
+  inline_actions: z.array(z.string().min(1).max(64)).max(25).optional(),
+  verification_policy: z
+    .looseObject({
+      mode: z.string().optional(),
+      required_for: z.array(z.string()).optional(),
+    })
+    .optional(),
+};
+
+export const hitlObjectSchema = z
+  .looseObject(hitlShape)
+  .meta({
+    description:
+      "A HITL Protocol `hitl` object (spec section 6); unknown fields are kept. See the protocol's hitl-object.schema.json.",
   })
   .superRefine((h, ctx) => {
     if (h.submit_url && !h.submit_token)
@@ -82,30 +107,8 @@ const hitlSchema = z
   });
 
 /** A validated `hitl` object (spec section 6 fields; unknown extra fields are kept). */
-export interface HitlObject {
-  spec_version: string;
-  case_id: string;
-  review_url: string;
-  poll_url: string;
-  callback_url?: string | null | undefined;
-  events_url?: string | undefined;
-  type: string;
-  prompt: string;
-  timeout?: string | undefined;
-  default_action?: string | undefined;
-  created_at: string;
-  expires_at: string;
-  context?: Record<string, unknown> | undefined;
-  reminder_at?: string | string[] | undefined;
-  previous_case_id?: string | undefined;
-  surface?: Record<string, unknown> | undefined;
-  submit_url?: string | undefined;
-  submit_token?: string | undefined;
-  inline_actions?: string[] | undefined;
-  verification_policy?:
-    | { mode?: string | undefined; required_for?: string[] | undefined; [k: string]: unknown }
-    | undefined;
-}
+// Inferred from the declared fields (the extra fields a loose object keeps are not part of the type).
+export type HitlObject = z.output<z.ZodObject<typeof hitlShape>>;
 
 /** The result of parsing: the object plus warnings (e.g. a newer spec version). */
 export interface ParsedHitl {
@@ -142,7 +145,7 @@ export function parse202Body(body: unknown, path = ''): ParsedHitl {
 
 /** Parses a bare `hitl` object. */
 export function parseHitl(value: unknown, path = 'hitl'): ParsedHitl {
-  const result = hitlSchema.safeParse(value);
+  const result = hitlObjectSchema.safeParse(value);
   if (!result.success)
     throw new ValidationError('invalid_hitl', 'invalid hitl object', toIssues(result.error, path));
   const hitl: HitlObject = result.data;

@@ -3,7 +3,6 @@ import { timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { z } from 'zod';
 import type { HttpRoute, InboundResponse, PlatformAdapter } from '../adapter.ts';
 import type { Engine } from '../cases/engine.ts';
 import { isStoreOutage, storageFailure } from '../cases/store-errors.ts';
@@ -21,26 +20,15 @@ import {
   notDelivered,
   targetProblems,
 } from './intake-delivery.ts';
+import { intakeSchema } from './intake-schema.ts';
 import { jsonLimitIssue } from './json-limits.ts';
 import type { Metrics } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { intakeRateLimit } from './rate-limit.ts';
-import { serviceAuthSchema, serviceHeaders } from './service-auth.ts';
+import { serviceHeaders } from './service-auth.ts';
 
 /** Largest request body any endpoint takes. */
 export const MAX_BODY_BYTES = 1_000_000;
-
-const intakeSchema = z.strictObject({
-  target: z.string().min(3).max(300),
-  response: z.unknown().optional(),
-  hitl: z.unknown().optional(),
-  notify_url: z.string().max(2048).optional(),
-  notify_on: z.enum(['final', 'all']).optional(),
-  labels: z.record(z.string().max(64), z.string().max(256)).optional(),
-  service_auth: serviceAuthSchema.optional(),
-  /** Who asked (an identity or `platform:user`): an approval policy keeps them from approving it. */
-  requested_by: z.string().min(1).max(200).optional(),
-});
 
 /** Builds the app. `extra` mounts more routes (the demo service, the callback receiver). */
 export function createApp(o: {

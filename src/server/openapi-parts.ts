@@ -1,4 +1,5 @@
 /** Building blocks of the OpenAPI document, and the platforms' inbound routes. */
+import { z } from 'zod';
 import type { HttpRoute, PlatformAdapter } from '../adapter.ts';
 import { EXAMPLES } from './openapi-examples.ts';
 
@@ -6,6 +7,19 @@ import { EXAMPLES } from './openapi-examples.ts';
 export type Operation = Record<string, unknown>;
 /** One path item. */
 export type PathItem = Record<string, Operation>;
+
+/**
+ * The JSON Schema (2020-12, as OpenAPI 3.1 uses it) of a zod schema: the documentation of a body
+ * comes from the schema that validates it. Refinements cannot be expressed and are left out.
+ */
+export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io: 'input',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
+  return rest;
+}
 
 /** A reference to a component schema. */
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });

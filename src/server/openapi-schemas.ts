@@ -1,69 +1,20 @@
-/** JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of the relay's API bodies. */
+/**
+ * JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of the relay's API bodies. Bodies the relay
+ * validates with zod (HitlObject, IntakeRequest) are generated from those schemas.
+ */
+import { hitlObjectSchema } from '../protocol/hitl.ts';
+import { intakeSchema } from './intake-schema.ts';
+import { jsonSchemaOf } from './openapi-parts.ts';
 
 const str = { type: 'string' } as const;
 const strOrNull = { type: ['string', 'null'] } as const;
 const dateTime = { type: 'string', format: 'date-time' } as const;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const intake = jsonSchemaOf(intakeSchema);
 
 /** The components.schemas of the document. */
 export const SCHEMAS = {
-  HitlObject: {
-    type: 'object',
-    description:
-      "A HITL Protocol `hitl` object (spec section 6); unknown fields are kept. See the protocol's hitl-object.schema.json.",
-    required: [
-      'spec_version',
-      'case_id',
-      'review_url',
-      'poll_url',
-      'type',
-      'prompt',
-      'created_at',
-      'expires_at',
-    ],
-    properties: {
-      spec_version: {
-        type: 'string',
-        maxLength: 32,
-        description: 'Any version is read; one newer than 0.8 (or unknown) adds a warning.',
-      },
-      case_id: { type: 'string', pattern: '^[A-Za-z0-9_-]+$', maxLength: 255 },
-      review_url: { type: 'string', format: 'uri' },
-      poll_url: { type: 'string', format: 'uri' },
-      events_url: { type: 'string', format: 'uri' },
-      callback_url: { type: ['string', 'null'], format: 'uri' },
-      type: {
-        type: 'string',
-        maxLength: 64,
-        description:
-          'approval, selection, input, confirmation, escalation or x-<custom>; any other type gives a link-only card with a warning',
-      },
-      prompt: {
-        type: 'string',
-        minLength: 1,
-        maxLength: 20000,
-        description: 'Over 500 characters (the spec limit) it is cut on the card, with a warning.',
-      },
-      timeout: str,
-      default_action: {
-        type: 'string',
-        description: 'skip, approve, reject or abort; another value is kept with a warning',
-      },
-      created_at: dateTime,
-      expires_at: dateTime,
-      context: { type: 'object' },
-      reminder_at: { oneOf: [dateTime, { type: 'array', items: dateTime }] },
-      previous_case_id: str,
-      submit_url: { type: 'string', format: 'uri' },
-      submit_token: {
-        type: 'string',
-        description:
-          'Under 32 characters (the spec minimum) the card is link-only, with a warning.',
-      },
-      inline_actions: { type: 'array', items: str },
-      verification_policy: { type: 'object' },
-    },
-  },
+  HitlObject: jsonSchemaOf(hitlObjectSchema),
   Response202: {
     type: 'object',
     description: "The whole body of a service's HTTP 202 answer.",
@@ -75,48 +26,12 @@ export const SCHEMAS = {
     },
   },
   IntakeRequest: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['target'],
+    ...intake,
     oneOf: [{ required: ['response'] }, { required: ['hitl'] }],
     properties: {
-      target: {
-        type: 'string',
-        minLength: 3,
-        maxLength: 300,
-        description: 'platform:address or route:name',
-      },
+      ...(intake.properties as Record<string, unknown>),
       response: ref('Response202'),
       hitl: ref('HitlObject'),
-      notify_url: {
-        type: 'string',
-        format: 'uri',
-        maxLength: 2048,
-        description: 'Receives the signed case view when the case ends (see webhooks).',
-      },
-      notify_on: { enum: ['final', 'all'], default: 'final' },
-      labels: { type: 'object', additionalProperties: { type: 'string', maxLength: 256 } },
-      service_auth: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['headers'],
-        description:
-          "Credentials the service wants on its watch endpoints (spec 8: poll_url accepts the original call's auth), e.g. {headers: {Authorization: 'Bearer ...'}}. Stored sealed like submit_token; sent only to poll_url and events_url of the case's origin, never on a redirect, never shown or logged.",
-        properties: {
-          headers: {
-            type: 'object',
-            minProperties: 1,
-            maxProperties: 8,
-            additionalProperties: { type: 'string', maxLength: 4096 },
-          },
-        },
-      },
-      requested_by: {
-        type: 'string',
-        maxLength: 200,
-        description:
-          'Who asked: an identity from RELAY_CONFIG `identities` or `platform:user`. An approval policy keeps them from approving their own request.',
-      },
     },
   },
   SubmittedBy: {

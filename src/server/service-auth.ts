@@ -38,7 +38,8 @@ const headerValue = z
 export const serviceAuthSchema = z.strictObject({
   headers: z
     .record(headerName, headerValue)
-    .refine((h) => Object.keys(h).length >= 1 && Object.keys(h).length <= 8, '1 to 8 headers'),
+    .refine((h) => Object.keys(h).length >= 1 && Object.keys(h).length <= 8, '1 to 8 headers')
+    .meta({ minProperties: 1, maxProperties: 8 }),
 });
 
 /** The headers, names in lower case. */

@@ -13,7 +13,10 @@ import { loadAdapters } from '../../platforms/registry.ts';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import { readConfig } from '../../src/config/config.ts';
 import { createLogger } from '../../src/log.ts';
+import { hitlObjectSchema } from '../../src/protocol/hitl.ts';
 import { createRelay } from '../../src/relay.ts';
+import { intakeSchema } from '../../src/server/intake-schema.ts';
+import { openApiDocument } from '../../src/server/openapi.ts';
 import { toOpenApiPath } from '../../src/server/openapi-parts.ts';
 import { tapWhenPosted } from '../client/helpers.ts';
 import { startDemo, startRelay } from '../helpers/relay-env.ts';
@@ -78,6 +81,54 @@ function validatorFor(doc: any) {
 }
 
 describe('/openapi.json', () => {
+  it('documents intake bodies with the schemas that validate them: the document and the relay agree, body by body', async () => {
+    const doc = openApiDocument({ config: readConfig({}), adapters: [] }) as any;
+    const check = validatorFor(doc);
+    const hitl = {
+      spec_version: '0.8',
+      case_id: 'rev_1',
+      review_url: 'https://svc.example/r/rev_1?token=t',
+      poll_url: 'https://svc.example/api/rev_1/status',
+      type: 'approval',
+      prompt: 'Deploy?',
+      created_at: '2026-11-30T10:00:00Z',
+      expires_at: '2026-12-01T10:00:00Z',
+    };
+    const bodies: Array<[string, unknown]> = [
+      ['a bare hitl object', { target: 'web:lobby', hitl }],
+      ['a 202 body', { target: 'web:lobby', response: { status: 'human_input_required', hitl } }],
+      ['an unknown field', { target: 'web:lobby', hitl, colour: 'red' }],
+      ['a short target', { target: 'w', hitl }],
+      ['a bad notify_on', { target: 'web:lobby', hitl, notify_on: 'sometimes' }],
+      ['a long label', { target: 'web:lobby', hitl, labels: { k: 'v'.repeat(257) } }],
+      [
+        'nine service headers',
+        {
+          target: 'web:lobby',
+          hitl,
+          service_auth: {
+            headers: Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`x-h${i}`, 'v'])),
+          },
+        },
+      ],
+      [
+        'a header with a newline',
+        { target: 'web:lobby', hitl, service_auth: { headers: { 'x-h': 'a\nb' } } },
+      ],
+      ['an extra hitl field (kept)', { target: 'web:lobby', hitl: { ...hitl, x_vendor: 1 } }],
+      ['a hitl without poll_url', { target: 'web:lobby', hitl: { ...hitl, poll_url: undefined } }],
+      ['a hitl with a numeric prompt', { target: 'web:lobby', hitl: { ...hitl, prompt: 7 } }],
+    ];
+    for (const [what, body] of bodies) {
+      const parsed = JSON.parse(JSON.stringify(body));
+      const relaySays =
+        intakeSchema.safeParse(parsed).success &&
+        hitlObjectSchema.safeParse(parsed.hitl ?? parsed.response.hitl).success;
+      const docSays = check(doc.components.schemas.IntakeRequest, parsed).length === 0;
+      expect(docSays, what).toBe(relaySays);
+    }
+  });
+
   it('documents every route of the app, and only routes that exist', async () => {
     const relay = await everyPlatform();
     try {
