@@ -147,6 +147,17 @@ export class Watcher {
   async check(c: StoredCase): Promise<void> {
     const e = this.engine;
     const now = e.now();
+    // A tap's submit is in flight (its claim is live): the tap's own confirming poll settles the
+    // case with who submitted it, in one write. Look again when the claim ends (the same rule as
+    // for a push, src/watch/confirm.ts), rather than applying a completion without its submitter.
+    if (c.claim && c.claim.until > now && !isTerminal(c.status)) {
+      await e.store.updateWatch(c.id, {
+        next_check_at: c.claim.until,
+        etag: c.etag,
+        poll_failures: c.poll_failures,
+      });
+      return;
+    }
     const r = await pollCase(e, c, c.etag);
     e.events.emit('poll', r.kind); // counted in /metrics
     let failures = 0;

@@ -64,6 +64,11 @@ export interface DoubleCase {
   keepStreamsOpen: boolean;
   /** Terminal events carry no data (an empty `data:` line). */
   bareTerminalEvents: boolean;
+  /**
+   * The next honest submit is recorded at once (the case completes, polls and events show it) but
+   * its HTTP answer waits for this promise: a service slow to answer what it already stored.
+   */
+  holdSubmitAnswer?: Promise<void>;
 }
 
 /** A request the double received. */
@@ -271,6 +276,9 @@ export async function startSpecDouble(): Promise<SpecDouble> {
         verification_result: { status: 'not_required' },
       };
       emit(c.case_id, statusEvent(c));
+      const held = c.holdSubmitAnswer;
+      c.holdSubmitAnswer = undefined;
+      if (held) await held;
       return send(res, {
         status: 200,
         body: {
