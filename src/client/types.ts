@@ -12,7 +12,8 @@ export type { CaseResult, CaseStatus, Progress, RespondedBy, SubmittedBy };
 /** One card of a case on one chat. */
 export interface CaseMessageView {
   target: string;
-  state: 'posting' | 'posted' | 'failed';
+  /** gone: the message was deleted or the bot lost the chat; POST /v1/cases/:id/repost posts it again. */
+  state: 'posting' | 'posted' | 'failed' | 'gone';
   /** Whether the chat shows the case as it now stands. */
   current: boolean;
   error: string | null;
@@ -51,6 +52,14 @@ export interface CaseView {
     since: string;
   };
   progress: Progress | null;
+  /** The approval policy in force and the votes counted so far (README: Approval policies). */
+  policy: {
+    name: string;
+    required: number;
+    votes: Array<{ identity: string; action: string; at: string }>;
+  } | null;
+  /** The escalation ladder: steps taken, steps in all, when the next is due. */
+  escalation: { step: number; of: number; next_at: string | null } | null;
   /** The action the service applies on expiry, when the case expired. */
   default_action: string | null;
   reason: string | null;

@@ -1,6 +1,7 @@
 /** The agent-facing view of a case: never a secret (no submit_token, no review_url token). */
 import type { Store } from '../cases/store.ts';
 import type { StoredCase } from '../cases/types.ts';
+import type { CaseView } from '../client/types.ts';
 import { isTerminal } from '../protocol/types.ts';
 
 /** What the case view reads besides the case (the engine has it). */
@@ -13,10 +14,11 @@ export async function caseView(
   engine: CaseViewSource,
   c: StoredCase,
   options: { history?: boolean } = {},
-) {
+): Promise<CaseView> {
   const d = c.doc;
   const messages = await engine.store.listMessages(c.id);
-  const view: Record<string, unknown> = {
+  // Typed as the client's CaseView: the server cannot add, drop or change a field the client does not know.
+  const view: CaseView = {
     id: c.id,
     case_id: c.case_id,
     service: c.origin,
