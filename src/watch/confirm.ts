@@ -8,12 +8,29 @@ import { settleByPoll } from '../cases/tap.ts';
 import type { StoredCase } from '../cases/types.ts';
 import { isTerminal } from '../protocol/types.ts';
 
+/**
+ * Whether a tap of this process is submitting the case now (its claim is ours and live). Its own
+ * confirming poll then settles the case with who submitted it, in one write, so a poll or a push
+ * waits for the claim's end instead of applying the completion first (a waiting agent would see it
+ * without submitted_by). A claim of another process is not waited for: that process may be dead
+ * (its claim outlives it), and the tap adds submitted_by after a completion it did not write.
+ */
+export function tapInFlightHere(
+  engine: Pick<Engine, 'instanceId' | 'now'>,
+  c: StoredCase,
+): boolean {
+  return (
+    !!c.claim &&
+    c.claim.until > engine.now() &&
+    c.claim.holder.startsWith(`${engine.instanceId}:`) &&
+    !isTerminal(c.status)
+  );
+}
+
 /** Polls the case once and applies what the service says; returns the case as it then stands. */
 export async function confirmByPoll(engine: Engine, id: string): Promise<StoredCase | undefined> {
   const before = await engine.store.getCase(id);
-  // A tap's submit is in flight (its claim is live): its own confirming poll settles the case, with
-  // who submitted it, in one write. Should its process die, the case is looked at when the claim lapses.
-  if (before?.claim && before.claim.until > engine.now() && !isTerminal(before.status)) {
+  if (before?.claim && tapInFlightHere(engine, before)) {
     await pollSoon(engine, before, before.claim.until);
     return before;
   }

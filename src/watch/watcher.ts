@@ -6,6 +6,7 @@
 import type { Engine } from '../cases/engine.ts';
 import type { StoredCase, WatchState } from '../cases/types.ts';
 import { isTerminal } from '../protocol/types.ts';
+import { tapInFlightHere } from './confirm.ts';
 import { OriginPool, originOf } from './origin-pool.ts';
 import { type PollResult, pollCase, pollDelay } from './poll.ts';
 
@@ -147,10 +148,8 @@ export class Watcher {
   async check(c: StoredCase): Promise<void> {
     const e = this.engine;
     const now = e.now();
-    // A tap's submit is in flight (its claim is live): the tap's own confirming poll settles the
-    // case with who submitted it, in one write. Look again when the claim ends (the same rule as
-    // for a push, src/watch/confirm.ts), rather than applying a completion without its submitter.
-    if (c.claim && c.claim.until > now && !isTerminal(c.status)) {
+    // A tap of ours is submitting (see tapInFlightHere): look again when its claim ends.
+    if (c.claim && tapInFlightHere(e, c)) {
       await e.store.updateWatch(c.id, {
         next_check_at: c.claim.until,
         etag: c.etag,
