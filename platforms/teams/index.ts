@@ -50,6 +50,9 @@ const ACTIVITY_SHAPE = z.looseObject({
 /** Teams answers an invoke within about 5 s; leave room for the network. */
 const TEAMS_INVOKE_DEADLINE_MS = 3000;
 
+/** Sends of one refresh at most (each a card newer than the last; edits of a case are few). */
+const REFRESH_ROUNDS = 3;
+
 const DEFAULT_TUNING: TeamsTuning = {
   pace: [...TEAMS_CONVERSATION_PACE],
   retry: TEAMS_DEFAULT_RETRY,
@@ -261,6 +264,14 @@ class TeamsAdapter implements PlatformAdapter {
     const activityId = activityIdOf(ref);
     if (!activityId)
       throw new PlatformError('teams', 'updateActivity', 'bad_request', 'not a Teams message ref');
+    // Stored before it is sent: a refresh under way (after a late invoke answer), here or on
+    // another replica, then re-reads this card instead of sending an older one after it.
+    await store.saveCard(ref.address, activityId, card);
+    await this.put(ref, activityId, card);
+  }
+
+  /** Replaces the message's card on Teams (updateActivity), leaving the stored card alone. */
+  private async put(ref: MessageRef, activityId: string, card: Card): Promise<void> {
     const reference = await this.reference(ref.address, 'updateActivity');
     const attachments = [CardFactory.adaptiveCard(renderTeamsCard(card))];
     await this.proactive(reference, 'updateActivity', async (context) => {
@@ -270,7 +281,6 @@ class TeamsAdapter implements PlatformAdapter {
       );
       await context.adapter.updateActivity(context, activity);
     });
-    await store.saveCard(ref.address, activityId, card);
   }
 
   async notify(
@@ -302,13 +312,23 @@ class TeamsAdapter implements PlatformAdapter {
     );
   }
 
-  /** Sends the stored card of `ref` again (after a late invoke answer showed "Submitting…"). */
+  /**
+   * Sends the stored card of `ref` again (after a late invoke answer showed "Submitting…"). An
+   * edit of the case may be stored while this one is on its way: the card is read again after
+   * each send and sent again when it changed, so the last send is the newest card.
+   */
   private async refresh(ref: MessageRef): Promise<void> {
     const activityId = activityIdOf(ref);
-    const card = activityId
-      ? await this.requireStore('updateActivity').loadCard(ref.address, activityId)
-      : null;
-    if (card) await this.update(ref, card);
+    if (!activityId) return;
+    const store = this.requireStore('updateActivity');
+    let sent: string | null = null;
+    for (let round = 0; round < REFRESH_ROUNDS; round++) {
+      const card = await store.loadCard(ref.address, activityId);
+      const json = card ? JSON.stringify(card) : null;
+      if (!card || json === sent) return;
+      await this.put(ref, activityId, card);
+      sent = json;
+    }
   }
 }
 
