@@ -7,6 +7,7 @@
 
 import {
   type Activity,
+  CallerIdConstants,
   CardFactory,
   CloudAdapter,
   ConfigurationBotFrameworkAuthentication,
@@ -24,11 +25,12 @@ import type {
   PostOptions,
 } from '../../src/adapter.ts';
 import { PlatformError, ValidationError } from '../../src/errors.ts';
+import { scrub } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
 import { TeamsBot } from './bot.ts';
 import type { TeamsConfig, TeamsTuning } from './config.ts';
 import { TeamsUnknownConversationError, toPlatformError } from './errors.ts';
-import { ResponseShim, toBotRequest } from './http.ts';
+import { classifyAuthFailure, testModeServiceUrlRefusal } from './http.ts';
 import { ConversationPace, type PaceClock, TEAMS_CONVERSATION_PACE } from './pace.ts';
 import { activityIdOf, teamsMessageRef } from './parse.ts';
 import { escapeTeamsText, renderTeamsCard, truncateText } from './render.ts';
@@ -66,6 +68,40 @@ const realClock: PaceClock = {
 
 type Reference = Partial<ConversationReference>;
 
+/**
+ * The public cloud's settings with the JWT signing keys read from `metadataUrl` (tests: a loopback
+ * issuer). botbuilder takes all of them once any one is set, so the rest are its own defaults.
+ */
+function publicCloudWithKeysAt(metadataUrl: string): Record<string, string | boolean> {
+  return {
+    ToBotFromChannelOpenIdMetadataUrl: metadataUrl,
+    ToBotFromEmulatorOpenIdMetadataUrl: metadataUrl,
+    ToBotFromChannelTokenIssuer: 'https://api.botframework.com',
+    ToChannelFromBotLoginUrl: 'https://login.microsoftonline.com/botframework.com',
+    ToChannelFromBotOAuthScope: 'https://api.botframework.com',
+    OAuthUrl: 'https://api.botframework.com',
+    ValidateAuthority: true,
+    CallerId: CallerIdConstants.PublicAzureChannel,
+  };
+}
+type AuthResult = Awaited<
+  ReturnType<ConfigurationBotFrameworkAuthentication['authenticateRequest']>
+>;
+
+/**
+ * CloudAdapter with its turn run after our own authentication step: CloudAdapter.process answers a
+ * failed authentication with 500 and the error text (a forged token's "invalid signature").
+ */
+class RelayCloudAdapter extends CloudAdapter {
+  runAuthenticated(
+    auth: AuthResult,
+    activity: Activity,
+    logic: (context: TurnContext) => Promise<void>,
+  ) {
+    return this.processActivity(auth, activity, logic);
+  }
+}
+
 /** The thread of message `activityId`: channels thread by conversation id, chats by replyToId. */
 function inThreadOf(
   reference: Reference,
@@ -87,7 +123,8 @@ class TeamsAdapter implements PlatformAdapter {
   readonly platform = 'teams';
   readonly credentialEnv = 'TEAMS_APP_PASSWORD';
   readonly routes: HttpRoute[];
-  private readonly cloud: CloudAdapter;
+  private readonly cloud: RelayCloudAdapter;
+  private readonly auth: ConfigurationBotFrameworkAuthentication;
   private readonly tuning: TeamsTuning;
   private ctx: AdapterContext | null = null;
   private store: TeamsStore | null = null;
@@ -112,19 +149,21 @@ class TeamsAdapter implements PlatformAdapter {
       this.tuning.retry,
       clock,
     );
-    const auth = new ConfigurationBotFrameworkAuthentication(
+    const metadata = this.tuning.openIdMetadataUrl;
+    this.auth = new ConfigurationBotFrameworkAuthentication(
       {
         MicrosoftAppId: config.appId,
         MicrosoftAppPassword: config.appPassword,
         MicrosoftAppType: config.appType,
         MicrosoftAppTenantId: config.tenantId,
+        ...(metadata ? publicCloudWithKeysAt(metadata) : {}),
       },
       undefined,
       undefined,
       undefined,
       { httpClient: transport },
     );
-    this.cloud = new CloudAdapter(auth);
+    this.cloud = new RelayCloudAdapter(this.auth);
     this.routes = [
       { method: 'POST', path: TEAMS_MESSAGES_PATH, handle: (req) => this.receive(req) },
     ];
@@ -137,6 +176,7 @@ class TeamsAdapter implements PlatformAdapter {
       ctx,
       store: this.store,
       invokeDeadlineMs: this.tuning.invokeDeadlineMs,
+      authenticated: !!this.config.appId,
       refresh: (ref) => this.refresh(ref),
     });
     if (!this.config.appId) {
@@ -180,11 +220,46 @@ class TeamsAdapter implements PlatformAdapter {
         },
       };
     }
-    const res = new ResponseShim();
-    await this.cloud.process(toBotRequest(req, body as Record<string, unknown>), res, (context) =>
-      bot.turn(context),
-    );
-    return res.toInbound();
+    const activity = body as Activity;
+    const log = this.ctx.log;
+    if (!this.config.appId) {
+      // Nobody vouches for this activity, and the relay would send to its serviceUrl.
+      const refusal = testModeServiceUrlRefusal(activity.serviceUrl);
+      if (refusal) {
+        log.warn({ platform: 'teams', reason: refusal }, 'teams activity refused');
+        return { status: 403, body: { error: 'service_url_refused', message: refusal } };
+      }
+    }
+    const authorization = req.headers.authorization ?? '';
+    let auth: AuthResult;
+    try {
+      auth = await this.auth.authenticateRequest(activity, authorization);
+    } catch (err) {
+      const failure = classifyAuthFailure(err, authorization);
+      if (failure.kind === 'unavailable') {
+        log.error(
+          { platform: 'teams', reason: failure.reason },
+          'teams request not checked: the Bot Framework signing keys could not be read',
+        );
+        return { status: 503, headers: { 'retry-after': '5' }, body: { error: 'unavailable' } };
+      }
+      log.warn(
+        { platform: 'teams', reason: failure.reason },
+        'teams request refused: not authenticated',
+      );
+      return { status: 401, body: { error: 'unauthorized' } };
+    }
+    try {
+      const answer = await this.cloud.runAuthenticated(auth, activity, (context) =>
+        bot.turn(context),
+      );
+      return answer?.body === undefined
+        ? { status: answer?.status ?? 200 }
+        : { status: answer.status, body: answer.body as InboundResponse['body'] };
+    } catch (err) {
+      log.error({ platform: 'teams', err: scrub(String(err)) }, 'teams activity failed');
+      return { status: 500, body: { error: 'internal_error' } };
+    }
   }
 
   private requireStore(call: string): TeamsStore {
