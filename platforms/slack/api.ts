@@ -142,8 +142,10 @@ export class SlackApi {
           text: args.text,
           ...(args.blocks ? { blocks: args.blocks } : {}),
           ...(args.threadTs ? { thread_ts: args.threadTs } : {}),
-          // Nothing a service wrote may turn into a mention, a channel link or a preview.
+          // Nothing a service wrote may turn into a mention, a channel link or a preview, and the
+          // message's own text (the notification) is not mrkdwn: `*bold*` stays as written.
           link_names: false,
+          mrkdwn: false,
           unfurl_links: false,
           unfurl_media: false,
         }),
