@@ -84,6 +84,7 @@ function publicCloudWithKeysAt(metadataUrl: string): Record<string, string | boo
     CallerId: CallerIdConstants.PublicAzureChannel,
   };
 }
+
 type AuthResult = Awaited<
   ReturnType<ConfigurationBotFrameworkAuthentication['authenticateRequest']>
 >;
