@@ -20,6 +20,8 @@ const CORE_SURFACE = [
   '^src/pace\\.ts$',
   // The ask content model (pure data + zod): what Card.ask carries, for native widgets.
   '^src/asks/content\\.ts$',
+  // Which addresses are this machine (Teams' unauthenticated test mode accepts only those).
+  '^src/net/url-policy\\.ts$',
 ];
 
 module.exports = {

@@ -6,6 +6,12 @@
  * longest goes first. A 429's Retry-After holds a lane (or everything) for that long. The pace is
  * per process: replicas each keep their own, and the adapters' 429 handling covers the rest.
  * Each platform configures it from its published limits (see /work/shared/PLATFORMS.md).
+ *
+ * A platform counts a send when it arrives, somewhere between our grant and its answer. Counted from
+ * the grant, two sends spaced exactly one window apart can arrive closer than that when the first
+ * one is delayed on the way (a busy event loop, a slow connection), and the platform answers 429.
+ * With `fromAnswer`, a lane's send holds its slot until the platform answered and counts from then,
+ * so the platform never sees a lane's sends closer than its windows, whatever the delays.
  */
 
 /** At most `limit` sends within any `windowMs`. */
@@ -22,12 +28,25 @@ export interface PaceRules {
   group?: { windows: readonly PaceWindow[]; applies: (lane: string) => boolean };
   /** Windows over every lane together (e.g. Telegram's 30 a second per bot). */
   global?: readonly PaceWindow[];
+  /**
+   * Count each lane's send from the platform's answer instead of the grant (see above). The sender
+   * must then call the release `acquire` resolves to once the platform answered or the send failed.
+   */
+  fromAnswer?: boolean;
 }
+
+/** Called once the platform answered a send (or the send failed); frees its slot in `fromAnswer` paces. */
+export type PaceRelease = () => void;
+
+const NOTHING_TO_RELEASE: PaceRelease = () => {};
+
+/** A lane's send still out in a `fromAnswer` pace: its slot is taken until the answer. */
+const OUT = Number.POSITIVE_INFINITY;
 
 interface Lane {
   /** Waiting sends, oldest first; `seq` orders them across lanes. */
   waiters: Array<{ seq: number; resolve: () => void; reject: (err: Error) => void }>;
-  /** Recent send times, oldest first. */
+  /** Recent send times, oldest first (OUT for sends not answered yet, always last). */
   sends: number[];
   /** No send before this time (set after a 429). */
   holdUntil: number;
@@ -69,8 +88,11 @@ export class SendPace {
     this.globalWindows = rules.global ?? [];
   }
 
-  /** Waits for the next slot of `lane`; rejects once the pace is closed. */
-  acquire(lane: string): Promise<void> {
+  /**
+   * Waits for the next slot of `lane`; rejects once the pace is closed. Resolves to the release to
+   * call when the platform answered (a no-op unless the pace counts `fromAnswer`).
+   */
+  acquire(lane: string): Promise<PaceRelease> {
     if (this.closed) return Promise.reject(new Error(`${this.name} is closed`));
     const state = this.lane(lane);
     const seq = this.seq++;
@@ -78,13 +100,25 @@ export class SendPace {
       state.waiters.push({ seq, resolve, reject }),
     );
     this.dispatch();
-    return done;
+    if (!this.rules.fromAnswer) return done.then(() => NOTHING_TO_RELEASE);
+    return done.then(() => {
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        this.answered(lane);
+      };
+    });
   }
 
-  /** Runs `send` in `lane`'s order once its slot comes. */
+  /** Runs `send` in `lane`'s order once its slot comes (and releases the slot when it settles). */
   async run<T>(lane: string, send: () => Promise<T>): Promise<T> {
-    await this.acquire(lane);
-    return send();
+    const release = await this.acquire(lane);
+    try {
+      return await send();
+    } finally {
+      release();
+    }
   }
 
   /** Keeps `lane` quiet for `ms` (the platform answered 429 with Retry-After). */
@@ -109,6 +143,19 @@ export class SendPace {
       }
     }
     this.lanes.clear();
+  }
+
+  /** A send of `key` was answered: its slot counts from now, and the lane may move on. */
+  private answered(key: string): void {
+    const lane = this.lanes.get(key);
+    const out = lane ? lane.sends.indexOf(OUT) : -1;
+    if (!lane || out < 0) return;
+    lane.sends.splice(out, 1);
+    // Every other time is a grant or an answer before now: now goes right before the sends still out.
+    const now = this.now();
+    const at = lane.sends.indexOf(OUT);
+    lane.sends.splice(at < 0 ? lane.sends.length : at, 0, now);
+    this.dispatch();
   }
 
   private lane(key: string): Lane {
@@ -154,7 +201,7 @@ export class SendPace {
         next = Math.min(next, at);
         continue;
       }
-      lane.sends.push(now);
+      lane.sends.push(this.rules.fromAnswer ? OUT : now);
       this.globalSends.push(now);
       lane.waiters.shift()?.resolve();
       if (lane.waiters.length > 0) {

@@ -79,4 +79,39 @@ describe('SendPace', () => {
     expect(done).toEqual(['a1', 'a2:rejected']);
     await expect(pace.acquire('a')).rejects.toThrow(/closed/);
   });
+
+  it('fromAnswer: a send holds its slot until answered and counts from the answer', async () => {
+    const pace = new SendPace({ lane: [{ limit: 2, windowMs: 1000 }], fromAnswer: true });
+    const granted: string[] = [];
+    const releases = new Map<string, () => void>();
+    const send = (lane: string, label: string) =>
+      void pace.acquire(lane).then((release) => {
+        granted.push(label);
+        releases.set(label, release);
+      });
+    for (const label of ['a1', 'a2', 'a3']) send('a', label);
+    send('b', 'b1');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(granted).toEqual(['a1', 'a2', 'b1']);
+    // a1 and a2 are still on their way a full window later: a3 waits (counted from the grant it
+    // would have gone now, and could reach the platform inside the window of a1's arrival).
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(granted).toEqual(['a1', 'a2', 'b1']);
+    releases.get('a1')!();
+    releases.get('a1')!(); // a second release changes nothing
+    await vi.advanceTimersByTimeAsync(999);
+    expect(granted).toEqual(['a1', 'a2', 'b1']);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(granted).toEqual(['a1', 'a2', 'b1', 'a3']);
+    pace.close();
+  });
+
+  it('fromAnswer: run() releases the slot when the send fails too', async () => {
+    const pace = new SendPace({ lane: [{ limit: 1, windowMs: 100 }], fromAnswer: true });
+    await expect(pace.run('a', async () => Promise.reject(new Error('429')))).rejects.toThrow();
+    const second = pace.run('a', async () => 'sent');
+    await vi.advanceTimersByTimeAsync(100);
+    await expect(second).resolves.toBe('sent');
+    pace.close();
+  });
 });

@@ -1,8 +1,9 @@
 /**
  * The Slack and Discord part of benchmark 4: a burst of cases into one channel and into several,
  * with each fake enforcing the platform's limits (chat-limits.ts) and 3 injected 429s. The relay
- * runs its production pace: Slack's SendPace (src/pace.ts) and, for Discord, @discordjs/rest's own
- * per-bucket queue with nothing added. Baseline: a bare undici sender on the ideal schedule.
+ * runs its production pace: the shared SendPace (src/pace.ts) with Slack's limits, and for Discord
+ * its per-channel and global windows in front of @discordjs/rest's own per-bucket queue. Baseline:
+ * a bare undici sender on the ideal schedule.
  */
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';

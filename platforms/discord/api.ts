@@ -1,7 +1,7 @@
 /** The Discord REST calls the adapter makes, through @discordjs/rest (per-bucket queues, 429 waits). */
 import { REST } from '@discordjs/rest';
 import { PlatformError } from '../../src/errors.ts';
-import { type PaceWindow, SendPace } from '../../src/pace.ts';
+import { type PaceRelease, type PaceWindow, SendPace } from '../../src/pace.ts';
 import { DISCORD_SNOWFLAKE_PATTERN } from './config.ts';
 import { toPlatformError } from './errors.ts';
 import type { DiscordMessagePayload } from './render.ts';
@@ -22,11 +22,22 @@ export const DISCORD_MAX_RATE_LIMIT_WAIT_MS = 10_000;
  */
 export const DISCORD_GLOBAL_PACE: PaceWindow[] = [{ limit: 50, windowMs: 1000 }];
 
+/**
+ * Message create, per channel: Discord announces a 5-per-5-s bucket in X-RateLimit-* headers.
+ * @discordjs/rest learns a bucket only from a response, and requests queued under the route before
+ * that keep their own queue beside the bucket's: a burst into a channel went over it (bench/pace.ts,
+ * 10 channels: about one 429 per channel per window). This pace holds each channel to the bucket
+ * from the first send on, counting each send from Discord's answer (src/pace.ts, `fromAnswer`).
+ */
+export const DISCORD_CHANNEL_PACE: PaceWindow[] = [{ limit: 5, windowMs: 5000 }];
+
 /** What the REST client needs. */
 export interface DiscordApiOptions {
   token: string;
   /** The global pace for bot-token calls (default DISCORD_GLOBAL_PACE). */
   globalPace?: PaceWindow[];
+  /** The per-channel pace of message create (default DISCORD_CHANNEL_PACE). */
+  channelPace?: PaceWindow[];
   /** REST base without the version; Discord's own when absent. */
   apiUrl?: string;
   maxRateLimitWaitMs?: number;
@@ -60,8 +71,14 @@ export function assertSnowflake(call: string, what: string, id: string): void {
 export class DiscordApi {
   readonly rest: REST;
   private readonly pace: SendPace;
+  private readonly channelPace: SendPace;
 
   constructor(options: DiscordApiOptions) {
+    this.channelPace = new SendPace(
+      { lane: options.channelPace ?? DISCORD_CHANNEL_PACE, fromAnswer: true },
+      Date.now,
+      'discord channel pace',
+    );
     this.pace = new SendPace(
       { lane: [], global: options.globalPace ?? DISCORD_GLOBAL_PACE },
       Date.now,
@@ -76,12 +93,22 @@ export class DiscordApi {
     }).setToken(options.token);
   }
 
-  private async call<T>(call: string, run: () => Promise<unknown>, paced = true): Promise<T> {
+  /** One REST call: bot-token calls wait in the global pace, message creates also in their channel's. */
+  private async call<T>(
+    call: string,
+    run: () => Promise<unknown>,
+    paced = true,
+    channel?: string,
+  ): Promise<T> {
+    let release: PaceRelease | undefined;
     try {
+      if (channel) release = await this.channelPace.acquire(channel);
       if (paced) await this.pace.acquire('bot');
       return (await run()) as T;
     } catch (error) {
       throw toPlatformError(call, error);
+    } finally {
+      release?.();
     }
   }
 
@@ -94,7 +121,12 @@ export class DiscordApi {
   createMessage(channelId: string, body: DiscordCreateMessageBody): Promise<CreatedMessage> {
     const call = 'POST /channels/:id/messages';
     assertSnowflake(call, 'channel id', channelId);
-    return this.call(call, () => this.rest.post(`/channels/${channelId}/messages`, { body }));
+    return this.call(
+      call,
+      () => this.rest.post(`/channels/${channelId}/messages`, { body }),
+      true,
+      channelId,
+    );
   }
 
   /** PATCH /channels/:id/messages/:id (content, components and allowed_mentions replaced). */

@@ -3,7 +3,7 @@ import type { types } from '@slack/bolt';
 import { type RetryOptions, WebClient } from '@slack/web-api';
 import { PlatformError } from '../../src/errors.ts';
 import type { Logger } from '../../src/log.ts';
-import { type PaceWindow, SendPace } from '../../src/pace.ts';
+import { type PaceRelease, type PaceWindow, SendPace } from '../../src/pace.ts';
 import { toPlatformError } from './errors.ts';
 import { slackLogger } from './slack-logger.ts';
 
@@ -73,7 +73,12 @@ export class SlackApi {
     this.log = settings.log;
     this.rateLimit = settings.rateLimit;
     const pace = settings.pace ?? SLACK_DEFAULT_PACE;
-    this.postPace = new SendPace({ lane: pace.postMessagePerChannel }, Date.now, 'slack post pace');
+    // Counted from Slack's answer: a post delayed on its way cannot land within a second of the next.
+    this.postPace = new SendPace(
+      { lane: pace.postMessagePerChannel, fromAnswer: true },
+      Date.now,
+      'slack post pace',
+    );
     this.updatePace = new SendPace({ lane: [], global: pace.update }, Date.now, 'slack edit pace');
     // The token is sent only as "Authorization: Bearer" (set by the constructor), never in a body.
     this.client = new WebClient(settings.botToken, {
@@ -96,10 +101,13 @@ export class SlackApi {
   /** Runs one Web API call, waiting out 429 Retry-After up to the policy's bounds. */
   async call<T>(method: string, run: () => Promise<T>, paced?: Paced): Promise<T> {
     for (let attempt = 0; ; attempt++) {
+      let release: PaceRelease | undefined;
       try {
-        if (paced) await paced.pace.acquire(paced.lane);
+        if (paced) release = await paced.pace.acquire(paced.lane);
         return await run();
       } catch (err) {
+        // The 429 was an answer: the slot counts from now, and the hold below keeps the lane quiet.
+        release?.();
         const failure = toPlatformError(err, method);
         if (failure.code !== 'rate_limited') throw failure;
         const waitMs = failure.retryAfterMs ?? 1000;
@@ -113,6 +121,8 @@ export class SlackApi {
         if (paced?.wholePace) paced.pace.holdAll(waitMs);
         else if (paced) paced.pace.hold(paced.lane, waitMs);
         await this.rateLimit.sleep(waitMs);
+      } finally {
+        release?.();
       }
     }
   }
@@ -132,8 +142,10 @@ export class SlackApi {
           text: args.text,
           ...(args.blocks ? { blocks: args.blocks } : {}),
           ...(args.threadTs ? { thread_ts: args.threadTs } : {}),
-          // Nothing a service wrote may turn into a mention, a channel link or a preview.
+          // Nothing a service wrote may turn into a mention, a channel link or a preview, and the
+          // message's own text (the notification) is not mrkdwn: `*bold*` stays as written.
           link_names: false,
+          mrkdwn: false,
           unfurl_links: false,
           unfurl_media: false,
         }),

@@ -239,7 +239,8 @@ export class SlackAdapter implements PlatformAdapter {
   ): Promise<void> {
     const { api } = this.ready('chat.postMessage');
     const at = refOrThrow(ref, 'chat.postMessage');
-    await api.postMessage({ channel: at.channel, threadTs: at.ts, text: renderNotice(text, link) });
+    const notice = renderNotice(text, link);
+    await api.postMessage({ channel: at.channel, threadTs: at.ts, ...notice });
   }
 
   private ready(call: string): Running {

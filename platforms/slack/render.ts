@@ -160,12 +160,33 @@ export function renderCard(card: Card): SlackMessage {
   return { text, blocks };
 }
 
-/** The text of a reminder in a card's thread: escaped, with the link as Slack's `<url|label>`. */
-export function renderNotice(text: string, link: { label: string; url: string } | null): string {
-  const body = fitText(text, SLACK_SECTION_TEXT_MAX_CHARS);
-  if (!link) return body;
-  // Inside `<url|label>` a `|` or `>` would end the link early; the URL keeps its own escaping.
-  const url = escapeSlack(link.url).replace(/\|/g, '%7C');
-  const label = fitText(link.label || 'Details', SLACK_BUTTON_TEXT_MAX_CHARS).replace(/\|/g, '¦');
-  return `${body}\n<${url}|${label}>`;
+/**
+ * A reminder in a card's thread, drawn like the cards: the text as plain_text (the message's own
+ * `text` is mrkdwn, which cannot escape `*`, `_` or `~`: a service's `*bold*` turned bold) and the
+ * link as a URL button; a URL longer than a button takes is shown as text instead.
+ */
+export function renderNotice(
+  text: string,
+  link: { label: string; url: string } | null,
+): SlackMessage {
+  const button = link && link.url.length <= SLACK_BUTTON_URL_MAX_CHARS ? link : null;
+  const shown = link && !button ? `${text}\n${link.label || 'Details'}: ${link.url}` : text;
+  const blocks: types.KnownBlock[] = [
+    { type: 'section', text: plain(shown, SLACK_SECTION_TEXT_MAX_CHARS) },
+  ];
+  if (button) {
+    blocks.push({
+      type: 'actions',
+      elements: [
+        {
+          type: 'button',
+          text: plain(button.label || 'Details', SLACK_BUTTON_TEXT_MAX_CHARS, true),
+          action_id: `${SLACK_LINK_ACTION_PREFIX}notice`,
+          url: button.url,
+        },
+      ],
+    });
+  }
+  // The notification's text; Slack shows the blocks in the channel.
+  return { text: fitText(text, SLACK_FALLBACK_TEXT_MAX_CHARS), blocks };
 }

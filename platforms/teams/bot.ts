@@ -23,6 +23,8 @@ export interface TeamsBotDeps {
   ctx: AdapterContext;
   store: TeamsStore;
   invokeDeadlineMs: number;
+  /** False in the unauthenticated test mode: its activities never replace a stored reference. */
+  authenticated: boolean;
   /** Re-sends the stored card of `ref` to everyone (after a late tap answer). */
   refresh(ref: MessageRef): Promise<void>;
 }
@@ -112,7 +114,10 @@ export class TeamsBot {
 
   private async capture(activity: Activity): Promise<string> {
     const key = conversationKey(activity.conversation.id);
-    await this.deps.store.saveReference(key, storableReference(activity));
+    const reference = storableReference(activity);
+    // An activity nobody vouched for may add a conversation, never redirect one already known.
+    if (this.deps.authenticated) await this.deps.store.saveReference(key, reference);
+    else await this.deps.store.addReference(key, reference);
     return key;
   }
 

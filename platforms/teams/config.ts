@@ -25,6 +25,8 @@ export interface TeamsTuning {
   retry: RetryOptions;
   /** How long an Action.Execute invoke waits for the engine before answering "Submitting…". */
   invokeDeadlineMs: number;
+  /** Where the JWT signing keys' OpenID document is (tests: a loopback fake); botbuilder's default when absent. */
+  openIdMetadataUrl?: string;
 }
 
 /** How the adapter signs in to the Bot Connector. */

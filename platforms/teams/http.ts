@@ -1,49 +1,60 @@
-/** Shims between the relay's InboundRequest/InboundResponse and botbuilder's minimal Request/Response. */
-import type { Request, Response } from 'botbuilder';
-import type { InboundRequest, InboundResponse } from '../../src/adapter.ts';
+/**
+ * Who may send an activity to POST /api/messages, and how a refusal is answered: a Bot Framework
+ * JWT (botbuilder checks it), or, in the unauthenticated test mode, a serviceUrl on this machine.
+ * A refusal says only "unauthorized" (or "cannot check now"): nothing internal, never the token.
+ */
+import { isIP } from 'node:net';
+import { scrub } from '../../src/log.ts';
+import { isLoopback, isLoopbackName } from '../../src/net/url-policy.ts';
 
-/** botbuilder's Request from an already-parsed JSON body. */
-export function toBotRequest(req: InboundRequest, body: Record<string, unknown>): Request {
-  return { method: req.method, headers: { ...req.headers }, body };
+/**
+ * Why the unauthenticated test mode refuses an activity's serviceUrl, or null. Nobody vouches for
+ * such an activity, and the relay sends to its serviceUrl (the welcome, the `hitl id` answer, and
+ * every post of a stored reference): only this machine is accepted, where the fake connector or
+ * the Bot Framework Emulator runs. Stricter than the service URL policy on purpose: a public URL
+ * would make the relay an open sender for whoever reaches /api/messages.
+ */
+export function testModeServiceUrlRefusal(serviceUrl: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(serviceUrl);
+  } catch {
+    return 'serviceUrl is not a URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'serviceUrl must be http(s)';
+  if (url.username || url.password) return 'serviceUrl must not carry credentials';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const local = isIP(host) ? isLoopback(host) : isLoopbackName(host);
+  return local
+    ? null
+    : 'serviceUrl must be a loopback address in the unauthenticated test mode (TEAMS_ALLOW_UNAUTHENTICATED=1)';
 }
 
-/** Collects what CloudAdapter.process writes (status, headers, body) into an InboundResponse. */
-export class ResponseShim implements Response {
-  readonly socket: unknown = null;
-  private code = 200;
-  private readonly headers: Record<string, string> = {};
-  private body: unknown;
+/** Why an inbound request failed authentication: refused (401) or not checkable now (503). */
+export interface AuthFailure {
+  kind: 'refused' | 'unavailable';
+  /** For the log: short, scrubbed, without the token. */
+  reason: string;
+}
 
-  status(code: number): this {
-    this.code = code;
-    return this;
-  }
-
-  header(name: string, value: unknown): this {
-    this.headers[name.toLowerCase()] = String(value);
-    return this;
-  }
-
-  send(...args: unknown[]): this {
-    this.body = args[0];
-    return this;
-  }
-
-  end(): this {
-    return this;
-  }
-
-  /** The collected answer; objects go out as JSON. */
-  toInbound(): InboundResponse {
-    const out: InboundResponse = { status: this.code, headers: { ...this.headers } };
-    if (this.body === undefined || this.body === null) return out;
-    if (typeof this.body === 'string' || Buffer.isBuffer(this.body)) {
-      out.body = this.body;
-    } else if (typeof this.body === 'object') {
-      out.body = this.body;
-    } else {
-      out.body = String(this.body);
-    }
-    return out;
-  }
+/**
+ * Sorts what botbuilder's authenticateRequest threw. The signing keys not being readable (their
+ * download failed) is ours to fix and answered 503, so Teams tries again. Anything else means the
+ * request is not authenticated and is refused: botbuilder's AuthenticationError 401/403, and
+ * jsonwebtoken's own errors for a forged or broken token ("invalid signature", "jwt malformed"),
+ * which botbuilder lets through and CloudAdapter answered with 500 and the error text.
+ */
+export function classifyAuthFailure(err: unknown, authorization: string): AuthFailure {
+  const e = err as { name?: unknown; message?: unknown; statusCode?: unknown };
+  const name = typeof e?.name === 'string' ? e.name : 'Error';
+  let message = typeof e?.message === 'string' ? e.message : String(err);
+  const token = authorization.replace(/^Bearer\s+/i, '').trim();
+  if (token) message = message.split(token).join('[token]');
+  const reason = `${name}: ${scrub(message)}`.slice(0, 200);
+  // botbuilder's AuthenticationError carries a statusCode (its name stays "Error"): 500 when the
+  // keys' download was answered with an error; node-fetch's FetchError when it got no answer.
+  const keysUnreadable =
+    name === 'FetchError' || (typeof e.statusCode === 'number' && e.statusCode >= 500);
+  if (keysUnreadable) return { kind: 'unavailable', reason };
+  return { kind: 'refused', reason };
 }

@@ -7,6 +7,7 @@
 
 import {
   type Activity,
+  CallerIdConstants,
   CardFactory,
   CloudAdapter,
   ConfigurationBotFrameworkAuthentication,
@@ -24,11 +25,12 @@ import type {
   PostOptions,
 } from '../../src/adapter.ts';
 import { PlatformError, ValidationError } from '../../src/errors.ts';
+import { scrub } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
 import { TeamsBot } from './bot.ts';
 import type { TeamsConfig, TeamsTuning } from './config.ts';
 import { TeamsUnknownConversationError, toPlatformError } from './errors.ts';
-import { ResponseShim, toBotRequest } from './http.ts';
+import { classifyAuthFailure, testModeServiceUrlRefusal } from './http.ts';
 import { ConversationPace, type PaceClock, TEAMS_CONVERSATION_PACE } from './pace.ts';
 import { activityIdOf, teamsMessageRef } from './parse.ts';
 import { escapeTeamsText, renderTeamsCard, truncateText } from './render.ts';
@@ -50,6 +52,9 @@ const ACTIVITY_SHAPE = z.looseObject({
 /** Teams answers an invoke within about 5 s; leave room for the network. */
 const TEAMS_INVOKE_DEADLINE_MS = 3000;
 
+/** Sends of one refresh at most (each a card newer than the last; edits of a case are few). */
+const REFRESH_ROUNDS = 3;
+
 const DEFAULT_TUNING: TeamsTuning = {
   pace: [...TEAMS_CONVERSATION_PACE],
   retry: TEAMS_DEFAULT_RETRY,
@@ -62,6 +67,41 @@ const realClock: PaceClock = {
 };
 
 type Reference = Partial<ConversationReference>;
+
+/**
+ * The public cloud's settings with the JWT signing keys read from `metadataUrl` (tests: a loopback
+ * issuer). botbuilder takes all of them once any one is set, so the rest are its own defaults.
+ */
+function publicCloudWithKeysAt(metadataUrl: string): Record<string, string | boolean> {
+  return {
+    ToBotFromChannelOpenIdMetadataUrl: metadataUrl,
+    ToBotFromEmulatorOpenIdMetadataUrl: metadataUrl,
+    ToBotFromChannelTokenIssuer: 'https://api.botframework.com',
+    ToChannelFromBotLoginUrl: 'https://login.microsoftonline.com/botframework.com',
+    ToChannelFromBotOAuthScope: 'https://api.botframework.com',
+    OAuthUrl: 'https://api.botframework.com',
+    ValidateAuthority: true,
+    CallerId: CallerIdConstants.PublicAzureChannel,
+  };
+}
+
+type AuthResult = Awaited<
+  ReturnType<ConfigurationBotFrameworkAuthentication['authenticateRequest']>
+>;
+
+/**
+ * CloudAdapter with its turn run after our own authentication step: CloudAdapter.process answers a
+ * failed authentication with 500 and the error text (a forged token's "invalid signature").
+ */
+class RelayCloudAdapter extends CloudAdapter {
+  runAuthenticated(
+    auth: AuthResult,
+    activity: Activity,
+    logic: (context: TurnContext) => Promise<void>,
+  ) {
+    return this.processActivity(auth, activity, logic);
+  }
+}
 
 /** The thread of message `activityId`: channels thread by conversation id, chats by replyToId. */
 function inThreadOf(
@@ -84,7 +124,8 @@ class TeamsAdapter implements PlatformAdapter {
   readonly platform = 'teams';
   readonly credentialEnv = 'TEAMS_APP_PASSWORD';
   readonly routes: HttpRoute[];
-  private readonly cloud: CloudAdapter;
+  private readonly cloud: RelayCloudAdapter;
+  private readonly auth: ConfigurationBotFrameworkAuthentication;
   private readonly tuning: TeamsTuning;
   private ctx: AdapterContext | null = null;
   private store: TeamsStore | null = null;
@@ -109,19 +150,21 @@ class TeamsAdapter implements PlatformAdapter {
       this.tuning.retry,
       clock,
     );
-    const auth = new ConfigurationBotFrameworkAuthentication(
+    const metadata = this.tuning.openIdMetadataUrl;
+    this.auth = new ConfigurationBotFrameworkAuthentication(
       {
         MicrosoftAppId: config.appId,
         MicrosoftAppPassword: config.appPassword,
         MicrosoftAppType: config.appType,
         MicrosoftAppTenantId: config.tenantId,
+        ...(metadata ? publicCloudWithKeysAt(metadata) : {}),
       },
       undefined,
       undefined,
       undefined,
       { httpClient: transport },
     );
-    this.cloud = new CloudAdapter(auth);
+    this.cloud = new RelayCloudAdapter(this.auth);
     this.routes = [
       { method: 'POST', path: TEAMS_MESSAGES_PATH, handle: (req) => this.receive(req) },
     ];
@@ -134,6 +177,7 @@ class TeamsAdapter implements PlatformAdapter {
       ctx,
       store: this.store,
       invokeDeadlineMs: this.tuning.invokeDeadlineMs,
+      authenticated: !!this.config.appId,
       refresh: (ref) => this.refresh(ref),
     });
     if (!this.config.appId) {
@@ -177,11 +221,46 @@ class TeamsAdapter implements PlatformAdapter {
         },
       };
     }
-    const res = new ResponseShim();
-    await this.cloud.process(toBotRequest(req, body as Record<string, unknown>), res, (context) =>
-      bot.turn(context),
-    );
-    return res.toInbound();
+    const activity = body as Activity;
+    const log = this.ctx.log;
+    if (!this.config.appId) {
+      // Nobody vouches for this activity, and the relay would send to its serviceUrl.
+      const refusal = testModeServiceUrlRefusal(activity.serviceUrl);
+      if (refusal) {
+        log.warn({ platform: 'teams', reason: refusal }, 'teams activity refused');
+        return { status: 403, body: { error: 'service_url_refused', message: refusal } };
+      }
+    }
+    const authorization = req.headers.authorization ?? '';
+    let auth: AuthResult;
+    try {
+      auth = await this.auth.authenticateRequest(activity, authorization);
+    } catch (err) {
+      const failure = classifyAuthFailure(err, authorization);
+      if (failure.kind === 'unavailable') {
+        log.error(
+          { platform: 'teams', reason: failure.reason },
+          'teams request not checked: the Bot Framework signing keys could not be read',
+        );
+        return { status: 503, headers: { 'retry-after': '5' }, body: { error: 'unavailable' } };
+      }
+      log.warn(
+        { platform: 'teams', reason: failure.reason },
+        'teams request refused: not authenticated',
+      );
+      return { status: 401, body: { error: 'unauthorized' } };
+    }
+    try {
+      const answer = await this.cloud.runAuthenticated(auth, activity, (context) =>
+        bot.turn(context),
+      );
+      return answer?.body === undefined
+        ? { status: answer?.status ?? 200 }
+        : { status: answer.status, body: answer.body as InboundResponse['body'] };
+    } catch (err) {
+      log.error({ platform: 'teams', err: scrub(String(err)) }, 'teams activity failed');
+      return { status: 500, body: { error: 'internal_error' } };
+    }
   }
 
   private requireStore(call: string): TeamsStore {
@@ -261,6 +340,14 @@ class TeamsAdapter implements PlatformAdapter {
     const activityId = activityIdOf(ref);
     if (!activityId)
       throw new PlatformError('teams', 'updateActivity', 'bad_request', 'not a Teams message ref');
+    // Stored before it is sent: a refresh under way (after a late invoke answer), here or on
+    // another replica, then re-reads this card instead of sending an older one after it.
+    await store.saveCard(ref.address, activityId, card);
+    await this.put(ref, activityId, card);
+  }
+
+  /** Replaces the message's card on Teams (updateActivity), leaving the stored card alone. */
+  private async put(ref: MessageRef, activityId: string, card: Card): Promise<void> {
     const reference = await this.reference(ref.address, 'updateActivity');
     const attachments = [CardFactory.adaptiveCard(renderTeamsCard(card))];
     await this.proactive(reference, 'updateActivity', async (context) => {
@@ -270,7 +357,6 @@ class TeamsAdapter implements PlatformAdapter {
       );
       await context.adapter.updateActivity(context, activity);
     });
-    await store.saveCard(ref.address, activityId, card);
   }
 
   async notify(
@@ -302,13 +388,23 @@ class TeamsAdapter implements PlatformAdapter {
     );
   }
 
-  /** Sends the stored card of `ref` again (after a late invoke answer showed "Submitting…"). */
+  /**
+   * Sends the stored card of `ref` again (after a late invoke answer showed "Submitting…"). An
+   * edit of the case may be stored while this one is on its way: the card is read again after
+   * each send and sent again when it changed, so the last send is the newest card.
+   */
   private async refresh(ref: MessageRef): Promise<void> {
     const activityId = activityIdOf(ref);
-    const card = activityId
-      ? await this.requireStore('updateActivity').loadCard(ref.address, activityId)
-      : null;
-    if (card) await this.update(ref, card);
+    if (!activityId) return;
+    const store = this.requireStore('updateActivity');
+    let sent: string | null = null;
+    for (let round = 0; round < REFRESH_ROUNDS; round++) {
+      const card = await store.loadCard(ref.address, activityId);
+      const json = card ? JSON.stringify(card) : null;
+      if (!card || json === sent) return;
+      await this.put(ref, activityId, card);
+      sent = json;
+    }
   }
 }
 

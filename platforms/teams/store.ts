@@ -22,6 +22,11 @@ export class TeamsStore {
     await this.kv.set(`teams:conv:${key}`, JSON.stringify(reference));
   }
 
+  /** Stores the reference only when `key` has none yet; false when one was kept. */
+  addReference(key: string, reference: Partial<ConversationReference>): Promise<boolean> {
+    return this.kv.setIfAbsent(`teams:conv:${key}`, JSON.stringify(reference));
+  }
+
   async loadReference(key: string): Promise<Partial<ConversationReference> | null> {
     const raw = await this.kv.get(`teams:conv:${key}`);
     return raw ? (JSON.parse(raw) as Partial<ConversationReference>) : null;

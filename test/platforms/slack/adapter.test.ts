@@ -81,19 +81,43 @@ describe('slack adapter: Web API', () => {
     });
   });
 
-  it("notifies in the card's thread with an escaped text, a link and no unfurl", async () => {
+  it("notifies in the card's thread as plain text, with a Details button and no unfurl", async () => {
     s = await setupSlack();
     const ref = await s.adapter.post(SLACK_TEST_CHANNEL, approvalCard());
-    await s.adapter.notify(ref, 'Reminder <!here>: still waiting', {
+    // mrkdwn cannot escape * _ ~: a reminder quoting the prompt must still arrive as written.
+    await s.adapter.notify(ref, 'Reminder: *bold* _it_ ~no~ <!channel> still waiting', {
       label: 'Details',
       url: 'https://service.example/review/42',
     });
     const [card, notice] = s.fake.messages(SLACK_TEST_CHANNEL);
     expect(notice!.threadTs).toBe(card!.ts);
-    expect(notice!.text).toBe(
-      'Reminder &lt;!here&gt;: still waiting\n<https://service.example/review/42|Details>',
-    );
-    expect(s.fake.calls('chat.postMessage')[1]!.fields).toMatchObject({ unfurl_links: 'false' });
+    // The fake, like Slack, gives each block a block_id.
+    expect(notice!.blocks).toMatchObject([
+      {
+        type: 'section',
+        text: {
+          type: 'plain_text',
+          text: 'Reminder: *bold* _it_ ~no~ &lt;!channel&gt; still waiting',
+          emoji: false,
+        },
+      },
+      {
+        type: 'actions',
+        elements: [
+          {
+            type: 'button',
+            text: { type: 'plain_text', text: 'Details', emoji: true },
+            action_id: 'hitl:link:notice',
+            url: 'https://service.example/review/42',
+          },
+        ],
+      },
+    ]);
+    expect(notice!.text).toBe('Reminder: *bold* _it_ ~no~ &lt;!channel&gt; still waiting');
+    expect(s.fake.calls('chat.postMessage')[1]!.fields).toMatchObject({
+      unfurl_links: 'false',
+      mrkdwn: 'false',
+    });
   });
 
   it('posts a reply card in the thread of replyTo', async () => {

@@ -143,10 +143,10 @@ export function slackHarness(args: {
       return { text, actions, link };
     },
     async messages(address) {
-      // Cards only: a reminder in a card's thread is plain text without blocks.
+      // Cards only (each has a header block): not the reminders in a card's thread.
       return fake
         .messages(address)
-        .filter((m) => m.blocks.length > 0)
+        .filter((m) => m.blocks.some((b) => b.type === 'header'))
         .map((m) => ({
           platform: 'slack',
           address,

@@ -161,14 +161,26 @@ describe('slack render', () => {
     expect(blocksProblem(blocks)).toBeNull();
   });
 
-  it('escapes a reminder and links with <url|label>', () => {
+  it('draws a reminder as plain_text with a Details button (a too long URL as text)', () => {
     expect(escapeSlack('a & <b>')).toBe('a &amp; &lt;b&gt;');
-    expect(
-      renderNotice('Reminder: <!channel> still waiting', {
-        label: 'Details',
-        url: 'https://s.example/r?a=1&b=2',
-      }),
-    ).toBe('Reminder: &lt;!channel&gt; still waiting\n<https://s.example/r?a=1&amp;b=2|Details>');
-    expect(renderNotice('Still waiting', null)).toBe('Still waiting');
+    const notice = renderNotice('Reminder: *bold* <!channel> still waiting', {
+      label: 'Details',
+      url: 'https://s.example/r?a=1&b=2',
+    });
+    expect(notice.blocks[0]).toEqual({
+      type: 'section',
+      text: {
+        type: 'plain_text',
+        text: 'Reminder: *bold* &lt;!channel&gt; still waiting',
+        emoji: false,
+      },
+    });
+    expect(JSON.stringify(notice.blocks[1])).toContain('"url":"https://s.example/r?a=1&b=2"');
+    expect(blocksProblem(notice.blocks)).toBeNull();
+    expect(renderNotice('Still waiting', null).blocks).toHaveLength(1);
+    const long = `https://s.example/${'x'.repeat(3000)}`;
+    const text = renderNotice('Still waiting', { label: 'Details', url: long });
+    expect(text.blocks).toHaveLength(1);
+    expect(JSON.stringify(text.blocks[0])).toContain(`Details: ${long.slice(0, 100)}`);
   });
 });

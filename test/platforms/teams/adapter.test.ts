@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { conversationKey } from '../../../platforms/teams/parse.ts';
 import type { TapReply } from '../../../src/adapter.ts';
+import { MemoryKeyValue } from '../../../src/cases/memory-kv.ts';
 import { PlatformError } from '../../../src/errors.ts';
 import { adaptiveCardOf } from '../../fakes/teams-connector.ts';
 import {
@@ -318,6 +319,45 @@ describe('taps', () => {
     expect(puts()).toBe(0);
     finish({ outcome: 'submitted', text: 'Approved.', card: makeCard() });
     await vi.waitFor(() => expect(puts()).toBe(1));
+  });
+
+  it('a late tap never leaves an older card on Teams than the case (an edit races the refresh)', async () => {
+    let finish: (reply: TapReply) => void = () => {};
+    const kv = new MemoryKeyValue();
+    rig = await startRig({
+      kv,
+      config: {
+        tuning: {
+          pace: [],
+          retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 0 },
+          invokeDeadlineMs: 5,
+        },
+      },
+      onTap: () => new Promise<TapReply>((resolve) => (finish = resolve)),
+    });
+    const { conversationId, key } = await rig.install();
+    const ref = await rig.adapter.post(key, makeCard());
+    const activityId = activityIdOf(ref.id);
+    await rig.deliver(
+      executeInvoke(rig.fake.serviceUrl, conversationId, activityId, 'hitl:k7Qa9:approve', ANN),
+    );
+    // The engine's final edit lands between the refresh reading the stored card and sending it.
+    const final = makeCard({ status: 'Approved by Ann Example', final: true, actions: [] });
+    const get = kv.get.bind(kv);
+    let armed = true;
+    kv.get = async (k) => {
+      const value = await get(k);
+      if (armed && k.startsWith('teams:card:')) {
+        armed = false;
+        await rig.adapter.update(ref, final);
+      }
+      return value;
+    };
+    const puts = () => rig.fake.recordedRequests().filter((r) => r.method === 'PUT').length;
+    finish({ outcome: 'submitted', text: 'Approved.', card: final });
+    await vi.waitFor(() => expect(puts()).toBe(3));
+    expect(actionTypes(rig.fake.card(activityId))).toEqual(['Action.OpenUrl']);
+    expect(JSON.stringify(rig.fake.card(activityId))).toContain('Approved by Ann Example');
   });
 
   it('answers with a message when there is no card to show', async () => {

@@ -78,6 +78,7 @@ export const makeTeamsHarness: MakeHarness = async () => {
       stranger: { id: '29:1mallory-08q2j2o3jc09', name: 'Mallory' },
     },
     nativeConfirm: false,
+    answerWindowMs: 3000,
     world: {
       deleteMessage: (ref) => fake.deleteActivity(activityOf(ref)),
       removeBot: () => fake.removeBot(conversationId),
@@ -124,9 +125,11 @@ export const makeTeamsHarness: MakeHarness = async () => {
         user,
         `f:${randomUUID()}`,
       );
+      const started = performance.now();
       const res = await postActivity(`${relayUrl}/api/messages`, invoke);
+      const answerMs = performance.now() - started;
       if (res.status !== 200) throw new Error(`the relay answered the invoke with ${res.status}`);
-      return { notice: noticeOf(res.body) };
+      return { notice: noticeOf(res.body), answerMs };
     },
 
     requests: () => fake.requests(),

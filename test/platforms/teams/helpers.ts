@@ -165,12 +165,16 @@ export interface Rig {
 
 /** Starts a rig; `onTap` defaults to answering "submitted" with the tapped card. */
 export async function startRig(
-  options: { onTap?: (tap: Tap) => Promise<TapReply>; config?: Partial<TeamsConfig> } = {},
+  options: {
+    onTap?: (tap: Tap) => Promise<TapReply>;
+    config?: Partial<TeamsConfig>;
+    kv?: MemoryKeyValue;
+  } = {},
 ): Promise<Rig> {
   const fake = await FakeTeamsConnector.start();
   const clock = instantClock();
   const adapter = createTeamsAdapter(testConfig(options.config), clock);
-  const kv = new MemoryKeyValue();
+  const kv = options.kv ?? new MemoryKeyValue();
   const logLines: string[] = [];
   const log = createLogger({
     level: 'debug',
