@@ -336,6 +336,7 @@ export class Engine {
     return renderCase(c, this.secretsOf(c), this.strings, {
       round: await this.roundOf(c),
       ...(detailsUrl ? { detailsUrl } : {}),
+      identityOf: (a) => this.identityOfAccount(a),
     });
   }
 
