@@ -10,6 +10,7 @@ import { isStoreOutage, storageFailure } from '../cases/store-errors.ts';
 import { ValidationError } from '../errors.ts';
 import type { Health, Readiness } from '../health.ts';
 import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
+import { casePolicyInputSchema } from '../policy/case-policy.ts';
 import { parse202Body, parseHitl } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { caseView } from './case-view.ts';
@@ -40,6 +41,8 @@ const intakeSchema = z.strictObject({
   service_auth: serviceAuthSchema.optional(),
   /** Who asked (an identity or `platform:user`): an approval policy keeps them from approving it. */
   requested_by: z.string().min(1).max(200).optional(),
+  /** A policy for this case (a name, or fields over the configured one): README "Policies". */
+  policy: casePolicyInputSchema.optional(),
 });
 
 /** Builds the app. `extra` mounts more routes (the demo service, the callback receiver). */
@@ -175,6 +178,7 @@ export function createApp(o: {
         labels: body.labels,
         ...(body.service_auth ? { service_headers: serviceHeaders(body.service_auth) } : {}),
         ...(body.requested_by ? { requested_by: body.requested_by } : {}),
+        ...(body.policy !== undefined ? { policy: body.policy } : {}),
       });
       metrics.ingested.inc({ created: String(result.created) });
       let stored = result.case;

@@ -117,6 +117,33 @@ export const SCHEMAS = {
         description:
           'Who asked: an identity from RELAY_CONFIG `identities` or `platform:user`. An approval policy keeps them from approving their own request.',
       },
+      policy: {
+        description:
+          'The approval policy of this case: the name of a configured policy, or fields laid over the target\'s configured policy (e.g. {required: 3}). Taken only within what the route\'s `case_policy` allows: "stricter" (the default; as many approvals or more, approvers among the configured ones, approving actions and veto kept, the requester still kept from approving), "any" or "none". Otherwise 400 invalid_policy with the field that is weaker.',
+        oneOf: [
+          { type: 'string', maxLength: 100 },
+          {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              required: { type: 'integer', minimum: 1, maximum: 20 },
+              approvers: {
+                type: 'array',
+                maxItems: 500,
+                items: { type: 'string', maxLength: 200 },
+              },
+              actions: {
+                type: 'array',
+                minItems: 1,
+                maxItems: 10,
+                items: { type: 'string', maxLength: 64 },
+              },
+              veto: { type: 'boolean' },
+              requester_may_approve: { type: 'boolean' },
+            },
+          },
+        ],
+      },
     },
   },
   SubmittedBy: {
