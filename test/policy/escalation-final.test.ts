@@ -43,6 +43,8 @@ const routes = {
   },
   // An approval has no "skip": this final answer can never be given.
   odd: { targets: ['web:odd'], escalation: { final: { action: 'skip', after_seconds: 600 } } },
+  // Abort cannot be undone: it takes a person's confirming tap, never the relay's.
+  risky: { targets: ['web:risky'], escalation: { final: { action: 'abort', after_seconds: 600 } } },
   // Approving needs two votes under the policy: the relay never approves on its own.
   guarded: {
     targets: ['web:guarded'],
@@ -138,12 +140,13 @@ describe('the final step of an escalation ladder', () => {
   }, 60_000);
 
   it.each([
-    ['odd', /"skip" is not an inline action of this case \(approve, reject\)/],
-    ['guarded', /"approve" needs 2 approvals under policy four-eyes/],
+    ['odd', 'approval', /"skip" is not an inline action of this case \(approve, reject\)/],
+    ['risky', 'escalation', /"abort" cannot be undone and needs a person's confirmation/],
+    ['guarded', 'approval', /"approve" needs 2 approvals under policy four-eyes/],
   ])(
     'route %s: a final answer the case cannot take is recorded as not possible, and the agent told',
-    async (route, why) => {
-      const response = await demo.create('approval', true);
+    async (route, type, why) => {
+      const response = await demo.create(type, true);
       const sent = await relay.send(`route:${route}`, response, { notify_url: receiver.url });
       const id = sent.body.id;
       await eventually(async () => (await cards(route, id)).length === 1);
