@@ -81,8 +81,11 @@ async function settle(
 }
 
 /** Gives the final answer of `c`'s ladder when it is due; true when it acted. */
-export async function finalAnswerDue(engine: Engine, id: string): Promise<boolean> {
-  const c = await engine.store.getCase(id);
+export async function finalAnswerDue(engine: Engine, seen: StoredCase): Promise<boolean> {
+  const due = seen.doc.escalation?.final;
+  if (!due || !finalOpen(due) || isTerminal(seen.status) || due.at > engine.now()) return false;
+  // Read again: the look that brought `seen` may have changed the case (a step, a status).
+  const c = await engine.store.getCase(seen.id);
   const f = c?.doc.escalation?.final;
   if (!c || !f || !finalOpen(f) || isTerminal(c.status) || f.at > engine.now()) return false;
   const why = finalRefusal(engine, c, f.action);

@@ -58,7 +58,7 @@ export function createWatching(engine: Engine, options: EventStreamOptions = {})
       async afterCheck(c) {
         await reminders.sendDue(c);
         await escalateDue(engine, c);
-        if (c.doc.escalation?.final) await finalAnswerDue(engine, c.id);
+        await finalAnswerDue(engine, c);
         await streams.consider(c);
       },
       streaming: (c) => streams.healthy(c),
