@@ -78,6 +78,17 @@ export function resolveCasePolicy(
       };
     candidate = casePolicy(ctx.base ? `${ctx.base.name}+case` : 'case', merged.data);
   }
+  // A policy nobody can meet would leave the case to expire: refused whatever the mode.
+  const people = new Set(candidate.approvers?.map((a) => ctx.identityOf(a)));
+  if (candidate.approvers && people.size < candidate.required)
+    return {
+      issues: [
+        {
+          path: 'policy.required',
+          message: `${candidate.required} approvals cannot be met by ${people.size} approver(s)`,
+        },
+      ],
+    };
   if (ctx.mode === 'any' || !ctx.base) return { policy: candidate };
   const issues = weaker(ctx, ctx.base, candidate);
   return issues.length ? { issues } : { policy: candidate };

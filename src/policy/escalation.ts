@@ -23,11 +23,7 @@ export const escalationSchema = z
       .array(
         z.strictObject({
           /** Seconds after intake. */
-          after_seconds: z
-            .number()
-            .int()
-            .min(1)
-            .max(30 * 86_400),
+          after_seconds: z.number().int().min(1).max(THIRTY_DAYS),
           targets: z
             .array(z.string().regex(TARGET, 'must look like "platform:address"'))
             .min(1)

@@ -83,7 +83,11 @@ describe('per-case policy at intake', () => {
 
   it.each([
     [{ required: 1 }, 'policy.required', /1 is weaker than route deploys's policy four-eyes \(2/],
-    [{ approvers: ['web:mallory'] }, 'policy.approvers', /among the approvers.*not: web:mallory/],
+    [
+      { approvers: ['web:mallory', 'web:bob'] },
+      'policy.approvers',
+      /among the approvers.*not: web:mallory/,
+    ],
     [{ requester_may_approve: true }, 'policy.requester_may_approve', /must stay false/],
     [{ veto: false }, 'policy.veto', /must stay true/],
     [{ actions: ['confirm'] }, 'policy.actions', /must keep.*approve/],
@@ -144,6 +148,13 @@ describe('resolveCasePolicy', () => {
   });
   it('keeps the configured policy when none is asked for', () => {
     expect(resolveCasePolicy(ctx, undefined)).toEqual({ policy: ctx.base });
+  });
+  it('refuses a policy its approvers cannot meet (two accounts of one person count once)', () => {
+    expect(
+      resolveCasePolicy({ ...ctx, mode: 'any' }, { approvers: ['slack:U1', 'ann@example.com'] }),
+    ).toEqual({
+      issues: [{ path: 'policy.required', message: '2 approvals cannot be met by 1 approver(s)' }],
+    });
   });
   it('versions a changed policy apart from the configured one', () => {
     const r = resolveCasePolicy(ctx, { required: 3 }) as { policy: { version: string } };
