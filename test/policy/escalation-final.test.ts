@@ -43,6 +43,11 @@ const routes = {
   },
   // An approval has no "skip": this final answer can never be given.
   odd: { targets: ['web:odd'], escalation: { final: { action: 'skip', after_seconds: 600 } } },
+  // The service fails the final answer's submit once.
+  flaky: {
+    targets: ['web:flaky'],
+    escalation: { final: { action: 'reject', after_seconds: 600 } },
+  },
   // Abort cannot be undone: it takes a person's confirming tap, never the relay's.
   risky: { targets: ['web:risky'], escalation: { final: { action: 'abort', after_seconds: 600 } } },
   // Approving needs two votes under the policy: the relay never approves on its own.
@@ -165,6 +170,43 @@ describe('the final step of an escalation ladder', () => {
       expect(await submissionsFor(response.hitl.case_id)).toEqual([]);
     },
   );
+});
+
+describe('the final step when the service does not take it', () => {
+  it('records it as failed, tells the agent, and leaves the case to a person', async () => {
+    const response = await demo.create('approval', true);
+    const sent = await relay.send('route:flaky', response, { notify_url: receiver.url });
+    const id = sent.body.id;
+    await eventually(async () => (await cards('flaky', id)).length === 1);
+    await demo.fault({ route: 'respond', kind: '500', count: 1 });
+    clock += 601_000;
+    const view = await relay.until(id, (c) => c.escalation.final.outcome === 'failed');
+    expect(view.escalation.final.reason).toBe('the service did not take it (service_failed 500)');
+    expect(view.status).toBe('pending');
+    await eventually(async () => events(id).includes('escalation_final:failed'), 10_000, 'notify');
+    // One attempt, answered 500 by the service.
+    expect(
+      (await submissionsFor(response.hitl.case_id)).map((s: any) => [s.body.action, s.status]),
+    ).toEqual([['reject', 500]]);
+    // Not given again; a person's tap still decides.
+    clock += 600_000;
+    const [card] = await cards('flaky', id);
+    const res = await request(
+      `${relay.url}/web/api/rooms/flaky/messages/${card.id}/actions/approve`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ user: { id: 'ann', name: 'Ann' } }),
+      },
+    );
+    expect(((await res.body.json()) as any).outcome).toBe('submitted');
+    expect(
+      (await submissionsFor(response.hitl.case_id)).map((s: any) => [s.body.action, s.status]),
+    ).toEqual([
+      ['reject', 500],
+      ['approve', 200],
+    ]);
+  });
 });
 
 describe('ladder configuration', () => {
