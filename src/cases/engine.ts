@@ -8,6 +8,7 @@ import { ValidationError, type ValidationIssue } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { resolvedUrlRefusal, urlRefusal } from '../net/url-policy.ts';
 import { deliveriesFor, NOTIFY_QUEUED_EVENT } from '../notify/deliveries.ts';
+import { type CasePolicyInput, resolveCasePolicy } from '../policy/case-policy.ts';
 import { caseEscalation } from '../policy/escalation.ts';
 import { type CasePolicy, casePolicy, identityOf } from '../policy/policy.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
@@ -51,6 +52,8 @@ export interface IngestInput {
   service_headers?: Record<string, string> | undefined;
   /** Who asked: an identity or `platform:user` (approval policies keep them from approving). */
   requested_by?: string | undefined;
+  /** A policy for this case (a name or fields over the configured one), within what the config allows. */
+  policy?: CasePolicyInput | undefined;
 }
 
 const URL_FIELDS = ['review_url', 'poll_url', 'submit_url', 'events_url'] as const;
@@ -149,6 +152,23 @@ export class Engine {
     return name && p ? casePolicy(name, p) : undefined;
   }
 
+  /** The policy of a case sent to `target`: the configured one, or the one asked for if allowed. */
+  casePolicyFor(target: string, asked: CasePolicyInput | undefined): CasePolicy | undefined {
+    const route = target.startsWith('route:') ? this.config.routes[target.slice(6)] : undefined;
+    const r = resolveCasePolicy(
+      {
+        base: this.policyFor(target),
+        mode: route?.case_policy ?? 'stricter',
+        policies: this.config.policies,
+        identityOf: (a) => this.identityOfAccount(a),
+        where: route ? `route ${target.slice(6)}` : `target ${target}`,
+      },
+      asked,
+    );
+    if ('issues' in r) throw new ValidationError('invalid_policy', 'policy not allowed', r.issues);
+    return r.policy;
+  }
+
   /** The identity of `platform:user` (or an identity name given as is). */
   identityOfAccount(who: string): string {
     const i = who.indexOf(':');
@@ -207,7 +227,7 @@ export class Engine {
     if (input.notify_url) doc.notify_url = input.notify_url;
     if (input.notify_on) doc.notify_on = input.notify_on;
     if (input.labels) doc.labels = input.labels;
-    const policy = this.policyFor(input.target);
+    const policy = this.casePolicyFor(input.target, input.policy);
     if (policy) doc.policy = policy;
     const ladder = input.target.startsWith('route:')
       ? this.config.routes[input.target.slice(6)]?.escalation
@@ -336,6 +356,7 @@ export class Engine {
     return renderCase(c, this.secretsOf(c), this.strings, {
       round: await this.roundOf(c),
       ...(detailsUrl ? { detailsUrl } : {}),
+      identityOf: (a) => this.identityOfAccount(a),
     });
   }
 

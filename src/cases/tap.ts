@@ -191,7 +191,7 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
   }
 }
 
-type Reply = (
+export type Reply = (
   outcome: TapOutcome,
   view?: Record<string, unknown>,
   current?: StoredCase,
@@ -202,7 +202,7 @@ type Reply = (
  * 7.6): the service's own result on 200 (confirmed by a poll), and for every refusal the truth
  * about what happened and what the person can do.
  */
-async function settleSubmit(
+export async function settleSubmit(
   engine: Engine,
   c: StoredCase,
   tap: Tap,
@@ -366,7 +366,7 @@ async function settleSubmit(
 }
 
 /** Claims the case; an expired claim (a submit whose outcome is unknown) is settled by a poll first. */
-async function claim(engine: Engine, c: StoredCase, holder: string): Promise<boolean> {
+export async function claim(engine: Engine, c: StoredCase, holder: string): Promise<boolean> {
   const until = engine.now() + CLAIM_MS;
   if (await engine.store.claimCase(c.id, holder, until)) return true;
   const current = await engine.store.getCase(c.id);

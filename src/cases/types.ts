@@ -90,6 +90,15 @@ export interface CaseEscalation {
   steps: Array<{ at: number; targets: string[] }>;
   /** Steps already taken. */
   done: number;
+  /** The configured final answer (absent: the case waits for the service's expiry). */
+  final?: {
+    action: string;
+    at: number;
+    /** Absent until due; `submitting` while (or if a process died while) submitting it. */
+    outcome?: 'submitting' | 'submitted' | 'not_possible' | 'failed';
+    /** Why it was not possible or failed. */
+    reason?: string;
+  };
 }
 
 /** A claim on a case while a tap is being submitted: the exactly-once guard. */

@@ -58,8 +58,22 @@ export interface CaseView {
     required: number;
     votes: Array<{ identity: string; action: string; at: string }>;
   } | null;
-  /** The escalation ladder: steps taken, steps in all, when the next is due. */
-  escalation: { step: number; of: number; next_at: string | null } | null;
+  /** The escalation ladder: steps taken, steps in all, when the next is due, and its final answer. */
+  escalation: {
+    step: number;
+    of: number;
+    next_at: string | null;
+    /**
+     * The answer the relay submits itself when due (null: the case waits for the service's expiry);
+     * outcome null until due, then submitting, submitted, not_possible or failed (reason says why).
+     */
+    final: {
+      action: string;
+      at: string;
+      outcome: 'submitting' | 'submitted' | 'not_possible' | 'failed' | null;
+      reason: string | null;
+    } | null;
+  } | null;
   /** The action the service applies on expiry, when the case expired. */
   default_action: string | null;
   reason: string | null;

@@ -5,6 +5,7 @@ import { ValidationError } from '../errors.ts';
 import { registerSecret } from '../log.ts';
 import type { NotifySettings } from '../notify/settings.ts';
 import { deriveNotifySecret } from '../notify/signature.ts';
+import { type CasePolicyMode, casePolicyModeSchema } from '../policy/case-policy.ts';
 import { type EscalationConfig, escalationSchema } from '../policy/escalation.ts';
 import { type PolicyConfig, policySchema } from '../policy/policy.ts';
 import { toIssues } from '../protocol/issues.ts';
@@ -57,6 +58,8 @@ const fileSchema = z.strictObject({
         allow: z.array(z.string()).optional(),
         /** The approval policy for cases sent to this route (a name in `policies`). */
         policy: z.string().optional(),
+        /** Whether a case may bring its own policy at intake: stricter (default), any, none. */
+        case_policy: casePolicyModeSchema.optional(),
         /** More targets as time passes without a decision. */
         escalation: escalationSchema.optional(),
       }),
@@ -123,6 +126,7 @@ export interface RouteConfig {
   targets: string[];
   allow?: string[];
   policy?: string | undefined;
+  case_policy?: CasePolicyMode | undefined;
   escalation?: EscalationConfig | undefined;
 }
 

@@ -4,33 +4,62 @@
  * case (compare-and-set) before its cards are posted, so a restart or a second replica never posts
  * a step twice; earlier cards stay live and every card of the case is kept in sync as before. The
  * ladder is copied into the case at intake; its times count from intake.
+ *
+ * The last step is explicit: without `final` the case waits for the service's expiry (its
+ * default_action, as the service applies it); with `final` the relay submits that answer itself
+ * when it is due (see final.ts).
  */
 import { z } from 'zod';
 import type { CaseEscalation, StoredCase } from '../cases/types.ts';
-import type { CaseStatus } from '../protocol/types.ts';
+import { type CaseStatus, isTerminal } from '../protocol/types.ts';
 
 const TARGET = /^[a-z][a-z0-9_-]*:.+$/;
+const THIRTY_DAYS = 30 * 86_400;
 
 /** A ladder as configured (RELAY_CONFIG `routes.<name>.escalation`). */
-export const escalationSchema = z.strictObject({
-  steps: z
-    .array(
-      z.strictObject({
-        /** Seconds after intake. */
-        after_seconds: z
-          .number()
-          .int()
-          .min(1)
-          .max(30 * 86_400),
-        targets: z
-          .array(z.string().regex(TARGET, 'must look like "platform:address"'))
-          .min(1)
-          .max(20),
-      }),
-    )
-    .min(1)
-    .max(10),
-});
+export const escalationSchema = z
+  .strictObject({
+    steps: z
+      .array(
+        z.strictObject({
+          /** Seconds after intake. */
+          after_seconds: z.number().int().min(1).max(THIRTY_DAYS),
+          targets: z
+            .array(z.string().regex(TARGET, 'must look like "platform:address"'))
+            .min(1)
+            .max(20),
+        }),
+      )
+      .max(10)
+      .default([]),
+    /**
+     * The last step: the answer the relay submits itself, `after_seconds` after intake, while the
+     * case is still pending. Absent: the case waits for the service's expiry.
+     */
+    final: z
+      .strictObject({
+        action: z
+          .string()
+          .regex(/^[a-z][a-z0-9_]{0,31}$/, 'must be an action name (e.g. "reject")'),
+        after_seconds: z.number().int().min(1).max(THIRTY_DAYS),
+      })
+      .optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (!v.steps.length && !v.final)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['steps'],
+        message: 'give steps, a final answer or both',
+      });
+    const last = Math.max(0, ...v.steps.map((s) => s.after_seconds));
+    if (v.final && v.final.after_seconds < last)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['final', 'after_seconds'],
+        message: `the final answer comes last: at least ${last} (the last step)`,
+      });
+  });
 
 /** A configured ladder. */
 export type EscalationConfig = z.infer<typeof escalationSchema>;
@@ -44,14 +73,28 @@ export function caseEscalation(cfg: EscalationConfig, now: number): CaseEscalati
   return {
     steps: steps.map((s) => ({ at: now + s.after_seconds * 1000, targets: s.targets })),
     done: 0,
+    ...(cfg.final
+      ? { final: { action: cfg.final.action, at: now + cfg.final.after_seconds * 1000 } }
+      : {}),
   };
 }
 
-/** When the next step is due, or undefined (none left, or the case is past escalating). */
+/**
+ * When the next step is due, or undefined (none left, or the case is past escalating). A final
+ * answer is due on any open case: one that someone is deciding on the service's page is recorded
+ * as not possible then, so that the agent hears why nothing was submitted.
+ */
 export function nextEscalation(c: StoredCase): number | undefined {
   const e = c.doc.escalation;
-  if (!e || !ESCALATING.has(c.status)) return undefined;
-  return e.steps[e.done]?.at;
+  if (!e || isTerminal(c.status)) return undefined;
+  const step = ESCALATING.has(c.status) ? e.steps[e.done]?.at : undefined;
+  if (step !== undefined) return step;
+  return e.final && finalOpen(e.final) ? e.final.at : undefined;
+}
+
+/** Whether a final answer is still to be given (a submit that died half-way is given again). */
+export function finalOpen(f: NonNullable<CaseEscalation['final']>): boolean {
+  return f.outcome === undefined || f.outcome === 'submitting';
 }
 
 /** What the escalation step needs of the engine. */

@@ -219,14 +219,38 @@ function statusLine(c: StoredCase, s: Strings): string {
   }
 }
 
-/** The tally of an approval policy ("1 of 2 approvals: Ann (slack)"), first among the lines. */
-function policyLines(c: StoredCase, s: Strings): string[] {
+/**
+ * The tally of an approval policy ("1 of 2 approvals: Ann (slack) · may still approve: bob@…"),
+ * first among the lines. Who may still approve is said when the policy names its approvers: those
+ * whose person has not voted and who did not ask for it.
+ */
+function policyLines(
+  c: StoredCase,
+  s: Strings,
+  identityOf?: (account: string) => string,
+): string[] {
   const p = c.doc.policy;
   if (!p) return [];
   const votes = c.doc.votes ?? [];
   const yes = votes.filter((v) => p.actions.includes(v.action));
   const names = yes.map((v) => `${shorten(v.name ?? v.user, 40)} (${v.platform})`).join(', ');
-  return [shorten(t(s, 'policy.tally', { tally: yes.length, required: p.required, names }), 300)];
+  const person = (a: string) => (identityOf ? identityOf(a) : a);
+  const voted = new Set(votes.flatMap((v) => [v.identity, `${v.platform}:${v.user}`]));
+  const waiting =
+    p.approvers && !isTerminal(c.status)
+      ? p.approvers
+          .filter(
+            (a) =>
+              !voted.has(a) &&
+              !voted.has(person(a)) &&
+              (p.requester_may_approve || !c.doc.requested_by || person(a) !== c.doc.requested_by),
+          )
+          .slice(0, 10)
+          .map((a) => shorten(a, 60))
+          .join(', ')
+      : '';
+  const view = { tally: yes.length, required: p.required, names, waiting };
+  return [shorten(t(s, 'policy.tally', view), 400)];
 }
 
 /** Renders `c` as a Card; `secrets` are the case's opened secrets (review_url carries the review token). */
@@ -234,7 +258,12 @@ export function renderCase(
   c: StoredCase,
   secrets: CaseSecrets,
   s: Strings,
-  options: { round?: number; detailsUrl?: string } = {},
+  options: {
+    round?: number;
+    detailsUrl?: string;
+    /** The person of a `platform:user` account (RELAY_CONFIG `identities`). */
+    identityOf?: (account: string) => string;
+  } = {},
 ): Card {
   const hitl = c.doc.hitl;
   const final = isTerminal(c.status);
@@ -297,7 +326,7 @@ export function renderCase(
     key: c.key,
     title: neutral(title),
     prompt: neutral(hitl.prompt),
-    lines: [...policyLines(c, s), ...contextLines(hitl, s)].map(neutral),
+    lines: [...policyLines(c, s, options.identityOf), ...contextLines(hitl, s)].map(neutral),
     hint: final || hint === null ? null : neutral(hint),
     actions,
     link: { label: t(s, 'link'), url: options.detailsUrl ?? secrets.review_url },

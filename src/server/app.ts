@@ -163,6 +163,7 @@ export function createApp(o: {
         labels: body.labels,
         ...(body.service_auth ? { service_headers: serviceHeaders(body.service_auth) } : {}),
         ...(body.requested_by ? { requested_by: body.requested_by } : {}),
+        ...(body.policy !== undefined ? { policy: body.policy } : {}),
       });
       metrics.ingested.inc({ created: String(result.created) });
       let stored = result.case;

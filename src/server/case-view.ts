@@ -61,6 +61,14 @@ export async function caseView(
             d.escalation.done < d.escalation.steps.length
               ? new Date(d.escalation.steps[d.escalation.done]!.at).toISOString()
               : null,
+          final: d.escalation.final
+            ? {
+                action: d.escalation.final.action,
+                at: new Date(d.escalation.final.at).toISOString(),
+                outcome: d.escalation.final.outcome ?? null,
+                reason: d.escalation.final.reason ?? null,
+              }
+            : null,
         }
       : null,
     default_action:

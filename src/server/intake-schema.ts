@@ -3,6 +3,7 @@
  * generated from it (the `.meta` descriptions are the documentation).
  */
 import { z } from 'zod';
+import { casePolicyInputSchema } from '../policy/case-policy.ts';
 import { serviceAuthSchema } from './service-auth.ts';
 
 export const intakeSchema = z.strictObject({
@@ -23,5 +24,9 @@ export const intakeSchema = z.strictObject({
   requested_by: z.string().min(1).max(200).optional().meta({
     description:
       'Who asked: an identity from RELAY_CONFIG `identities` or `platform:user`. An approval policy keeps them from approving their own request.',
+  }),
+  policy: casePolicyInputSchema.optional().meta({
+    description:
+      'The approval policy of this case: the name of a configured policy, or fields laid over the target\'s configured policy (e.g. {required: 3}). Taken only within what the route\'s `case_policy` allows: "stricter" (the default; as many approvals or more, approvers among the configured ones, approving actions and veto kept, the requester still kept from approving), "any" or "none". Otherwise 400 invalid_policy with the field that is weaker.',
   }),
 });

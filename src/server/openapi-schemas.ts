@@ -149,11 +149,26 @@ export const SCHEMAS = {
       },
       escalation: {
         type: ['object', 'null'],
-        description: 'The escalation ladder: steps taken, steps in all, when the next is due.',
+        description:
+          "The escalation ladder: steps taken, steps in all, when the next is due, and its final answer (null: the case waits for the service's expiry).",
         properties: {
           step: { type: 'integer' },
           of: { type: 'integer' },
           next_at: { type: ['string', 'null'], format: 'date-time' },
+          final: {
+            type: ['object', 'null'],
+            description:
+              'The answer the relay submits itself when due, while the case is pending and only for an inline, reversible action that no policy needs votes for. outcome: null (not due), submitting, submitted, not_possible or failed (reason says why).',
+            properties: {
+              action: str,
+              at: dateTime,
+              outcome: {
+                type: ['string', 'null'],
+                enum: [null, 'submitting', 'submitted', 'not_possible', 'failed'],
+              },
+              reason: strOrNull,
+            },
+          },
         },
       },
       default_action: strOrNull,

@@ -6,6 +6,7 @@ import type { HttpRoute } from '../adapter.ts';
 import type { Engine } from '../cases/engine.ts';
 import type { StoredCase } from '../cases/types.ts';
 import { escalateDue, nextEscalation } from '../policy/escalation.ts';
+import { finalAnswerDue } from '../policy/final.ts';
 import { callbackRoute } from './callbacks.ts';
 import { confirmByPoll } from './confirm.ts';
 import { Reminders } from './reminders.ts';
@@ -57,6 +58,7 @@ export function createWatching(engine: Engine, options: EventStreamOptions = {})
       async afterCheck(c) {
         await reminders.sendDue(c);
         await escalateDue(engine, c);
+        await finalAnswerDue(engine, c);
         await streams.consider(c);
       },
       streaming: (c) => streams.healthy(c),

@@ -1,0 +1,164 @@
+/**
+ * The final step of an escalation ladder configured as an answer (`final: {action, after_seconds}`):
+ * when it is due and nobody has decided, the relay submits that answer to the service itself, as
+ * the relay (submitted_by says so), through the same claim as a tap, so a tap and the final answer
+ * never both go out. It is given only while the case is pending, only for an action the case offers
+ * inline, never for an irreversible action (that needs a person's confirming tap) and never for an
+ * approving action of an approval policy (that needs its votes). Otherwise the step is recorded as
+ * not possible: in the history, the case view and a notify event, so the agent knows the case now
+ * waits for the service's expiry.
+ */
+import { checkAnswer } from '../asks/answer.ts';
+import { askContentOf } from '../asks/content.ts';
+import { protocolOf } from '../asks/protocol.ts';
+import type { Engine } from '../cases/engine.ts';
+import { randomId } from '../cases/engine.ts';
+import { claim, settleSubmit } from '../cases/tap.ts';
+import type { CaseEscalation, StoredCase } from '../cases/types.ts';
+import { inlineActions, isIrreversible, type SubmitRequest } from '../protocol/actions.ts';
+import { isTerminal } from '../protocol/types.ts';
+import { submit } from '../submit/submit.ts';
+import { finalOpen } from './escalation.ts';
+
+type Final = NonNullable<CaseEscalation['final']>;
+
+/** Who submitted a final answer: the relay, named so in the service's audit trail. */
+export const FINAL_SUBMITTED_BY = {
+  platform: 'x-hitl-relay',
+  platform_user_id: 'escalation-final',
+  display_name: 'hitl-relay (final answer of the escalation ladder)',
+} as const;
+
+/** Why `action` cannot be given as the final answer of `c` now, or null when it can. */
+export function finalRefusal(engine: Engine, c: StoredCase, action: string): string | null {
+  if (c.status !== 'pending') return `the case is ${c.status}`;
+  if (c.doc.next_id) return 'the case was revised';
+  const token = engine.secretsOf(c).submit_token;
+  if (!token || !c.doc.hitl.submit_url) return 'the case offers no inline submit';
+  if (c.doc.inline_unavailable) return 'the service refused inline submits for this case';
+  const ask = askContentOf(c.doc.hitl.context);
+  const offered = (
+    ask
+      ? (c.doc.hitl.inline_actions ?? protocolOf(ask).actions)
+      : inlineActions(c.doc.hitl, true).actions
+  ).filter((a) => !c.doc.inline_refused?.includes(a));
+  if (!offered.includes(action))
+    return `"${action}" is not an inline action of this case (${offered.join(', ') || 'none'})`;
+  if (ask && !checkAnswer(ask, action, {}).ok) return `"${action}" needs an answer a person gives`;
+  if (!ask && isIrreversible(c.doc.hitl, action))
+    return `"${action}" cannot be undone and needs a person's confirmation`;
+  if (c.doc.policy?.actions.includes(action))
+    return `"${action}" needs ${c.doc.policy.required} approvals under policy ${c.doc.policy.name}`;
+  return null;
+}
+
+/** Records the final step's outcome once (compare-and-set), in the case and its history. */
+async function settle(
+  engine: Engine,
+  id: string,
+  f: Final,
+  outcome: 'submitted' | 'not_possible' | 'failed',
+  reason?: string,
+): Promise<void> {
+  const updated = await engine.mutate(id, (x) => {
+    const e = x.doc.escalation?.final;
+    if (!e || !finalOpen(e)) return false;
+    e.outcome = outcome;
+    if (reason) e.reason = reason;
+    return true;
+  });
+  if (!updated) return;
+  await engine.history(id, 'escalation_final', {
+    action: f.action,
+    outcome,
+    ...(reason ? { reason } : {}),
+  });
+  if (outcome !== 'submitted')
+    engine.log.warn(
+      { case: id, action: f.action, outcome, reason },
+      'the final answer of the escalation ladder was not given; the case waits for the service',
+    );
+}
+
+/** Gives the final answer of `c`'s ladder when it is due; true when it acted. */
+export async function finalAnswerDue(engine: Engine, seen: StoredCase): Promise<boolean> {
+  const due = seen.doc.escalation?.final;
+  if (!due || !finalOpen(due) || isTerminal(seen.status) || due.at > engine.now()) return false;
+  // Read again: the look that brought `seen` may have changed the case (a step, a status).
+  const c = await engine.store.getCase(seen.id);
+  const f = c?.doc.escalation?.final;
+  if (!c || !f || !finalOpen(f) || isTerminal(c.status) || f.at > engine.now()) return false;
+  const why = finalRefusal(engine, c, f.action);
+  if (why) {
+    await settle(engine, c.id, f, 'not_possible', why);
+    return true;
+  }
+  // The service asked to wait (429 Retry-After): the answer goes out on a later look.
+  if ((c.doc.retry_after_until ?? 0) > engine.now()) return false;
+  const holder = `${engine.instanceId}:${randomId(6)}`;
+  // Held by a tap being submitted, or by another replica giving this answer: left to them.
+  if (!(await claim(engine, c, holder))) return false;
+  try {
+    // Marked before the submit: a process that dies now leaves `submitting`, and the next look
+    // goes through the claim again (which asks the service before taking a lapsed claim over).
+    const marked = await engine.mutate(c.id, (x) => {
+      const e = x.doc.escalation?.final;
+      if (!e || !finalOpen(e) || x.status !== 'pending') return false;
+      e.outcome = 'submitting';
+      return true;
+    });
+    const current = marked ?? (await engine.store.getCase(c.id));
+    // Decided meanwhile (a poll, the service's page), or given already by another look.
+    if (current?.status !== 'pending' || current.doc.escalation?.final?.outcome !== 'submitting')
+      return false;
+    const secrets = engine.secretsOf(current);
+    const body: SubmitRequest = {
+      action: f.action,
+      data: {},
+      submitted_via: 'x-hitl-relay_escalation_final',
+      submitted_by: { ...FINAL_SUBMITTED_BY },
+    };
+    const who = {
+      platform: 'hitl-relay',
+      user: FINAL_SUBMITTED_BY.platform_user_id,
+      action: f.action,
+    };
+    await engine.history(c.id, 'tap', { ...who, reason: 'escalation final answer' });
+    const outcome = await submit(current.doc.hitl.submit_url!, secrets.submit_token!, body, {
+      dispatcher: engine.submitDispatcher,
+      now: engine.now,
+    });
+    await engine.history(c.id, 'submit', {
+      ...who,
+      outcome: outcome.kind,
+      ...('status' in outcome ? { status: outcome.status } : {}),
+      ...('error' in outcome ? { error: outcome.error } : {}),
+    });
+    const tap = {
+      platform: 'hitl-relay',
+      key: c.key,
+      action: f.action,
+      user: { id: FINAL_SUBMITTED_BY.platform_user_id, name: FINAL_SUBMITTED_BY.display_name },
+      ref: null,
+    };
+    const reply = await settleSubmit(engine, current, tap, body, outcome, async (o) => ({
+      outcome: o,
+      text: '',
+      card: null,
+    }));
+    if (reply.outcome === 'submitted') await settle(engine, c.id, f, 'submitted');
+    else
+      await settle(
+        engine,
+        c.id,
+        f,
+        reply.outcome === 'closed' ? 'not_possible' : 'failed',
+        reply.outcome === 'closed'
+          ? 'the case was decided or closed meanwhile'
+          : `the service did not take it (${outcome.kind}${'status' in outcome ? ` ${outcome.status}` : ''})`,
+      );
+    return true;
+  } finally {
+    await engine.store.releaseClaim(c.id, holder);
+  }
+}
