@@ -12,6 +12,14 @@ import type { StoredCase, StoredMessage } from './types.ts';
  */
 const POSTING_LEASE_MS = 15 * 60_000;
 
+/**
+ * A running relay renews this key (relay.ts) while it lives. A posting lease whose holder's key
+ * has lapsed belongs to a process that died mid-post (SIGKILL, OOM): it is taken over instead of
+ * waited out, so the card is posted within about ALIVE_TTL_MS rather than 15 minutes.
+ */
+export const aliveKey = (instanceId: string) => `alive:${instanceId}`;
+export const ALIVE_TTL_MS = 30_000;
+
 /** What card delivery needs of the engine. */
 export interface CardDeliveryHost {
   readonly store: Store;
@@ -119,13 +127,23 @@ export class CardDelivery {
     const lease = `posting:${m.case_id}:${m.target}`;
     if (this.posting.has(lease)) return;
     // Our own lease with no post of ours under way: its release was lost (the store was down), so
-    // it is ours to reuse rather than to wait out.
-    const own = async () => (await store.kv.get(lease)) === this.engine.instanceId;
-    if (
-      !(await store.kv.setIfAbsent(lease, this.engine.instanceId, POSTING_LEASE_MS)) &&
-      !(await own())
-    )
-      return;
+    // it is ours to reuse rather than to wait out. A dead holder's lease is taken over, by one
+    // process only (the takeover key is set once per dead holder).
+    const me = this.engine.instanceId;
+    const takeable = async () => {
+      const holder = await store.kv.get(lease);
+      if (!holder || holder === me) return true;
+      if ((await store.kv.get(aliveKey(holder))) !== undefined) return false;
+      if (!(await store.kv.setIfAbsent(`${lease}:from:${holder}`, me, POSTING_LEASE_MS)))
+        return false;
+      await store.kv.set(lease, me, POSTING_LEASE_MS);
+      this.engine.log.warn(
+        { case: m.case_id, target: m.target, holder },
+        'a post was cut by the death of its process; posting it again',
+      );
+      return true;
+    };
+    if (!(await store.kv.setIfAbsent(lease, me, POSTING_LEASE_MS)) && !(await takeable())) return;
     this.posting.add(lease);
     // A long send-pace queue can outlast the lease: renew it while this post is still pending.
     const renew = setInterval(
