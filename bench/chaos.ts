@@ -27,7 +27,8 @@ console.log(
     `cases: ${f.cases} (intakes sent ${f.intakes}, of them ${f.retried} agent retries after a kill; ${f.taps} taps)`,
     `disk full: ${f.diskFull.accepted} taken, ${f.diskFull.refused507} refused with 507, other answers ${JSON.stringify(f.diskFull.otherStatus)}`,
     `posted exactly once and final: ${f.postedOnceFinal} of ${f.cases}; relay case rows ${f.relayCases}`,
-    `not posted ${f.notPosted.length}, duplicated ${f.duplicated.length}, not final ${f.notFinal.length}, orphans ${f.orphans.length}, cases with a second submit POST ${f.doubleSubmits.length}`,
+    `posted twice after a kill cut the post (history post_retaken): ${f.repostedAfterCut.length}`,
+    `not posted ${f.notPosted.length}, duplicated otherwise ${f.duplicated.length}, not final ${f.notFinal.length}, orphans ${f.orphans.length}, cases with a second submit POST ${f.doubleSubmits.length}`,
   ].join('\n'),
 );
 if (bad)

@@ -137,6 +137,8 @@ export class CardDelivery {
       if (!(await store.kv.setIfAbsent(`${lease}:from:${holder}`, me, POSTING_LEASE_MS)))
         return false;
       await store.kv.set(lease, me, POSTING_LEASE_MS);
+      // If the dead process's post did land, the chat now gets a second card: said here.
+      await this.engine.history(m.case_id, 'post_retaken', { target: m.target });
       this.engine.log.warn(
         { case: m.case_id, target: m.target, holder },
         'a post was cut by the death of its process; posting it again',

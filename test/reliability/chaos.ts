@@ -53,7 +53,13 @@ export interface ChaosFigures {
   postedOnceFinal: number;
   /** Cases with no card, more than one card, or a card that is not final. */
   notPosted: string[];
+  /** Cases with more than one card that no cut post explains (should be none). */
   duplicated: string[];
+  /**
+   * Cases with a second card because a kill cut their post between the platform's answer and its
+   * record, so the post was taken over (history `post_retaken`): at least once, not exactly once.
+   */
+  repostedAfterCut: string[];
   notFinal: string[];
   /** Relay cases with no message row, or that no agent sent (should be none). */
   orphans: string[];
@@ -225,6 +231,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
       postedOnceFinal: report.postedOnceFinal,
       notPosted: report.notPosted,
       duplicated: report.duplicated,
+      repostedAfterCut: report.repostedAfterCut,
       notFinal: report.notFinal,
       orphans: [...new Set(orphans)],
       relayCases,
@@ -308,6 +315,7 @@ async function inspect(url: string, cases: AgentCase[]) {
     postedOnceFinal: 0,
     notPosted: [] as string[],
     duplicated: [] as string[],
+    repostedAfterCut: [] as string[],
     notFinal: [] as string[],
     orphans: [] as string[],
   };
@@ -331,8 +339,12 @@ async function inspect(url: string, cases: AgentCase[]) {
     if (!view.messages?.length) r.orphans.push(c.relayId);
     const cards = rooms.get(c.room)!.filter((m) => m.case === c.relayId);
     if (cards.length === 0) r.notPosted.push(c.relayId);
-    else if (cards.length > 1) r.duplicated.push(c.relayId);
-    else if (cards[0]!.final && final) r.postedOnceFinal++;
+    else if (cards.length > 1) {
+      const cut = view.history?.some((h: { kind: string }) => h.kind === 'post_retaken');
+      (cut ? r.repostedAfterCut : r.duplicated).push(c.relayId);
+      // The recorded card ends final; the one the dead process posted is never edited.
+      if (final && !cards.some((m) => m.final)) r.notFinal.push(`${c.relayId} (cards)`);
+    } else if (cards[0]!.final && final) r.postedOnceFinal++;
     else if (final) r.notFinal.push(`${c.relayId} (card)`);
   }
   return r;
