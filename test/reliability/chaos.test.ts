@@ -9,7 +9,13 @@ import { expect, it } from 'vitest';
 import { runChaos } from './chaos.ts';
 
 it('finding 1 (orphaned case): 5 SIGKILLs plus a disk-full phase: every case posted exactly once (or again after a cut post, said in its history) and final, no orphan', async () => {
-  const f = await runChaos({ kills: 5, agents: 2, lifeMs: [400, 1200], diskFullAfter: 2 });
+  const f = await runChaos({
+    kills: 5,
+    agents: 2,
+    intakeGapMs: 25,
+    lifeMs: [400, 1200],
+    diskFullAfter: 2,
+  });
   console.log('chaos (5 kills + disk full):', JSON.stringify(f));
   expect(f.cases).toBeGreaterThan(10);
   expect(f.diskFull.refused507).toBeGreaterThanOrEqual(1);

@@ -28,6 +28,8 @@ export interface ChaosOptions {
   kills: number;
   /** Concurrent agents sending intakes during each round. */
   agents?: number;
+  /** Pause of each agent between intakes (keeps the case count bounded at CI size). */
+  intakeGapMs?: number;
   /** Random time each relay lives before its SIGKILL (ms). */
   lifeMs?: [number, number];
   /** Run the disk-full phase after this many kills (default: half way). */
@@ -174,7 +176,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
       const room = `chaos-${round}`;
       const load = [
         ...Array.from({ length: agents }, async () => {
-          while (live) if ((await intake(url, newCase(room))) === null) return;
+          while (live) {
+            if ((await intake(url, newCase(room))) === null) return;
+            if (o.intakeGapMs) await sleep(o.intakeGapMs);
+          }
         }),
         (async () => {
           while (live) {
