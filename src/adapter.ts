@@ -53,7 +53,9 @@ export type TapOutcome =
   | 'unconfirmed' // a 2xx whose body could not be read: the card says what the poll found
   | 'service_failed' // the service answered 5xx: it failed; nothing was decided
   | 'redirected' // the service answered 3xx: never followed (a token stays on its origin)
-  | 'failed' // the service could not be reached; nothing was decided
+  | 'failed' // the request provably never reached the service; nothing was decided
+  | 'submit_unknown' // sent, no answer: the service may have recorded it; a poll is checking
+  | 'submit_not_recorded' // sent, no answer, and a poll shows the case still open: try again
   | 'invalid_answer' // the answer does not fit the ask (missing, wrong type, ...); nothing was recorded
   | 'unknown_case' // the key matches no case
   | 'vote_recorded' // an approval policy counted this vote; more are needed

@@ -6,6 +6,7 @@ import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { PlatformAdapter, Tap, TapReply } from './adapter.ts';
 import { mountAskService } from './asks/mount.ts';
+import { ALIVE_TTL_MS, aliveKey } from './cases/card-delivery.ts';
 import { Engine } from './cases/engine.ts';
 import { startRetention } from './cases/retention.ts';
 import { createSealer } from './cases/sealer.ts';
@@ -142,6 +143,7 @@ export function createRelay(o: RelayOptions): Relay {
   const retrySleeps = new Set<() => void>();
   let server: ReturnType<typeof serve> | undefined;
   let reconcileTimer: NodeJS.Timeout | undefined;
+  let aliveTimer: NodeJS.Timeout | undefined;
   const mounted: Array<{ close(): void }> = [];
   // Signed decision receipts: the key is read (or made once and stored) at start.
   let receipts: { issuer: ReceiptIssuer; signer: ReceiptSigner } | undefined;
@@ -327,6 +329,12 @@ export function createRelay(o: RelayOptions): Relay {
       const addr = server.address() as AddressInfo;
       relay.url = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
       await checkStore();
+      // This process is alive while this key is renewed: posts it leaves half-done when it dies
+      // are taken over by the next reconcile once the key lapses.
+      const beat = () => void store.kv.set(aliveKey(instanceId), '1', ALIVE_TTL_MS).catch(() => {});
+      beat();
+      aliveTimer = setInterval(beat, ALIVE_TTL_MS / 3);
+      aliveTimer.unref();
       // One link-signing key for every replica and restart, so Details links keep working.
       engine.setLinks(
         o.config.publicUrl ?? relay.url,
@@ -388,6 +396,7 @@ export function createRelay(o: RelayOptions): Relay {
       retention?.stop();
       watcher.stop();
       clearInterval(reconcileTimer);
+      clearInterval(aliveTimer);
       // Mounted services first: their open streams (SSE) would otherwise hold the server open.
       for (const m of mounted) m.close();
       // Each step is bounded, so the whole stop fits in 5 s (docker stop sends SIGKILL at 10 s).

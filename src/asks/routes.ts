@@ -14,6 +14,7 @@ import { parse202Body } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { isTerminal } from '../protocol/types.ts';
 import { caseView } from '../server/case-view.ts';
+import { readJsonBody } from '../server/inbound.ts';
 import type { AskAnswer } from './answer.ts';
 import { approvalDecisionOf } from './approval.ts';
 import { type AskContent, askContentOf, kindOf, parseAskContent } from './content.ts';
@@ -65,17 +66,12 @@ export async function askView(engine: Engine, c: StoredCase) {
 /** Registers /v1/asks (API-key protection and rate limiting are the app's, as for /v1/cases). */
 export function registerAskRoutes(app: Hono, engine: Engine, asks: DemoService): void {
   app.post('/v1/asks', async (c) => {
-    if (!/^application\/json\b/i.test(c.req.header('content-type') ?? ''))
-      return c.json(
-        { error: 'unsupported_media_type', message: 'send Content-Type: application/json' },
-        415,
-      );
-    let raw: unknown;
-    try {
-      raw = JSON.parse(await c.req.text());
-    } catch {
-      return c.json({ error: 'invalid_json', message: 'the body is not JSON' }, 400);
-    }
+    const read = await readJsonBody(
+      c,
+      'send {"target": "<platform>:<address>", "content": <the ask>}',
+    );
+    if (!read.ok) return read.response;
+    const raw = read.value;
     try {
       return await ask(c, engine, asks, raw);
     } catch (err) {

@@ -7,9 +7,12 @@ import type { Store } from './store.ts';
 import type { StoredCase, StoredMessage } from './types.ts';
 
 /**
- * How long a post may take before another replica may post the message again: longer than any
- * send-pace queue we expect (a burst of a few hundred cases into one chat at 1/s).
+ * A running relay renews this key (relay.ts) while it lives. A posting lease whose holder's key
+ * has lapsed belongs to a process that died mid-post (SIGKILL, OOM): it is taken over instead of
+ * waited out, so the card is posted within about ALIVE_TTL_MS rather than after the lease.
  */
+export const aliveKey = (instanceId: string) => `alive:${instanceId}`;
+export const ALIVE_TTL_MS = 30_000;
 
 /** What card delivery needs of the engine. */
 export interface CardDeliveryHost {
@@ -123,13 +126,25 @@ export class CardDelivery {
     const lease = `posting:${m.case_id}:${m.target}`;
     if (this.posting.has(lease)) return;
     // Our own lease with no post of ours under way: its release was lost (the store was down), so
-    // it is ours to reuse rather than to wait out.
-    const own = async () => (await store.kv.get(lease)) === this.engine.instanceId;
-    if (
-      !(await store.kv.setIfAbsent(lease, this.engine.instanceId, this.leaseMs)) &&
-      !(await own())
-    )
-      return;
+    // it is ours to reuse rather than to wait out. A dead holder's lease is taken over, by one
+    // process only (the takeover key is set once per dead holder).
+    const me = this.engine.instanceId;
+    const takeable = async () => {
+      const holder = await store.kv.get(lease);
+      if (!holder || holder === me) return true;
+      if ((await store.kv.get(aliveKey(holder))) !== undefined) return false;
+      if (!(await store.kv.setIfAbsent(`${lease}:from:${holder}`, me, this.leaseMs)))
+        return false;
+      if (!(await store.kv.compareAndSet(lease, holder, me, this.leaseMs))) return false;
+      // If the dead process's post did land, the chat now gets a second card: said here.
+      await this.engine.history(m.case_id, 'post_retaken', { target: m.target });
+      this.engine.log.warn(
+        { case: m.case_id, target: m.target, holder },
+        'a post was cut by the death of its process; posting it again',
+      );
+      return true;
+    };
+    if (!(await store.kv.setIfAbsent(lease, me, this.leaseMs)) && !(await takeable())) return;
     this.posting.add(lease);
     // A long send-pace queue can outlast the lease: renew it while this post is still pending.
     const renew = setInterval(

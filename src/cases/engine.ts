@@ -284,6 +284,10 @@ export class Engine {
       },
     });
     if (!result.created) {
+      // Sent again with new credentials for the watch endpoints (rotated, or first refused): they
+      // replace the sealed ones of the open case, so its next poll uses them.
+      if (input.service_headers)
+        await this.replaceServiceHeaders(result.case.id, input.service_headers);
       // The agent retried: finish any delivery the first intake left undone (a crash, a full disk).
       await this.settleDelivery(result.case, targets);
       return { case: (await this.store.getCase(result.case.id)) ?? result.case, created: false };
@@ -301,6 +305,19 @@ export class Engine {
     // The watchers start on a new case at once (its event stream, its first reminder).
     this.events.emit('ingested', stored);
     return { case: stored, created: true };
+  }
+
+  /** Reseals an open case's secrets with new service credentials (history names no value). */
+  private async replaceServiceHeaders(id: string, headers: Record<string, string>): Promise<void> {
+    const changed = await this.mutate(id, (x) => {
+      if (isTerminal(x.status)) return false;
+      const secrets = this.secretsOf(x);
+      if (JSON.stringify(secrets.service_headers ?? null) === JSON.stringify(headers)) return false;
+      x.secrets = this.sealer.seal({ ...secrets, service_headers: headers });
+      return true;
+    });
+    if (changed)
+      await this.history(id, 'service_auth_replaced', { headers: Object.keys(headers).sort() });
   }
 
   /**

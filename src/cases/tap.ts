@@ -16,6 +16,12 @@ import { formatTime } from '../render/render-case.ts';
 import { t } from '../render/templates.ts';
 import type { SubmitOutcome } from '../submit/outcome.ts';
 import { submit } from '../submit/submit.ts';
+import {
+  checkSoon,
+  checkUnknownSubmit,
+  markSubmitUnknown,
+  unknownView,
+} from '../submit/unknown.ts';
 import { pollCase } from '../watch/poll.ts';
 import { type Engine, randomId } from './engine.ts';
 import type { StoredCase } from './types.ts';
@@ -143,6 +149,22 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
     return reply('rate_limited', view);
   }
 
+  // An earlier submit got no answer: nothing is sent until a poll shows it was not recorded.
+  if (c.doc.submit_unknown) {
+    const checked = await checkUnknownSubmit(engine, c);
+    if (checked.check !== 'not_recorded') {
+      const now = checked.case;
+      const closed = checked.check !== 'unknown' && now;
+      await engine.history(c.id, 'tap_refused', {
+        ...who,
+        reason: closed ? `the case is ${now.status}` : 'an earlier submit has no known outcome yet',
+      });
+      return closed
+        ? reply('closed', { status: now.status }, now)
+        : reply('submit_unknown', unknownView(c.doc.submit_unknown), now);
+    }
+  }
+
   // An approval policy: the vote is stored first; only the tap that meets the policy is submitted.
   const vote = await castVote(engine, c, tap, who);
   if (!vote.decides) return reply(vote.outcome, vote.view, vote.case);
@@ -162,6 +184,7 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
   const outcome = await submit(c.doc.hitl.submit_url, secrets.submit_token, body, {
     dispatcher: engine.submitDispatcher,
     now: engine.now,
+    timeoutMs: engine.config.submitTimeoutMs,
   });
   await engine.history(c.id, 'submit', {
     ...who,
@@ -180,9 +203,13 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
         outcome: outcome.kind,
         ...('status' in outcome ? { status: outcome.status } : {}),
         ...('error' in outcome ? { error: outcome.error } : {}),
-        ...(outcome.kind === 'failed' ? { reason: outcome.reason } : {}),
+        ...(outcome.kind === 'failed' || outcome.kind === 'unknown'
+          ? { reason: outcome.reason }
+          : {}),
       },
-      'submit not accepted',
+      outcome.kind === 'unknown'
+        ? 'submit outcome unknown: no answer after it was sent; confirming by a poll'
+        : 'submit not accepted',
     );
   try {
     return await settleSubmit(engine, c, tap, body, outcome, reply);
@@ -344,6 +371,25 @@ export async function settleSubmit(
         notice: t(s, 'notice.rate_limited', view),
       });
       return reply('rate_limited', view, updated);
+    }
+    case 'unknown': {
+      // Sent, and no answer: the service may have recorded it. Say so at once (the card hides its
+      // buttons), then ask poll_url; never offer a blind second submit.
+      const mark = {
+        action: tap.action,
+        at: engine.now(),
+        submitted_by: body.submitted_by,
+        ...(outcome.timeoutS ? { timeout_s: outcome.timeoutS } : {}),
+      };
+      const marked = (await markSubmitUnknown(engine, c.id, mark)) ?? c;
+      const checked = await checkUnknownSubmit(engine, marked);
+      const current = checked.case ?? marked;
+      const view = unknownView(mark);
+      if (checked.check === 'recorded') return reply('submitted', { done }, current);
+      if (checked.check === 'closed') return reply('closed', { status: current.status }, current);
+      if (checked.check === 'not_recorded') return reply('submit_not_recorded', view, current);
+      await checkSoon(engine, current);
+      return reply('submit_unknown', view, current);
     }
     case 'queue_full':
       // Nothing was sent: say so plainly, the card stays as it is.

@@ -44,6 +44,11 @@ export interface CaseDoc {
   notice?: string;
   /** Actions the service refused from a chat button (403 action_not_inline): their buttons are gone. */
   inline_refused?: string[];
+  /**
+   * A submit was sent and no answer came (timeout, reset): the service may have recorded it. Until
+   * a poll tells, the buttons are hidden and a tap polls before it submits anything.
+   */
+  submit_unknown?: { action: string; at: number; timeout_s?: number; submitted_by: SubmittedBy };
   /** The service answered 429: no submit before this time (ms since the epoch). */
   retry_after_until?: number;
   /** How watching the case goes; absent while every look worked. */

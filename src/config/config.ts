@@ -38,6 +38,7 @@ export const CORE_ENV_VARS = [
   'NOTIFY_RETRY_MAX_SECONDS',
   'NOTIFY_MAX_ATTEMPTS',
   'NOTIFY_TIMEOUT_SECONDS',
+  'SUBMIT_TIMEOUT_SECONDS',
   'SSE_MAX_STREAMS',
   'RECEIPT_SIGNING_KEY',
   'RETENTION_DAYS',
@@ -115,6 +116,8 @@ const envSchema = z.object({
   NOTIFY_RETRY_MAX_SECONDS: z.coerce.number().min(0.01).default(3600),
   NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(20),
   NOTIFY_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(300).default(10),
+  // Kept well inside a tap's 60 s claim, with the 20 s a submit may wait for its slot.
+  SUBMIT_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(30).default(10),
   SSE_MAX_STREAMS: z.coerce.number().int().min(0).max(100_000).default(1000),
   EXIT_ON_FATAL: z.enum(['0', '1']).default('0'),
   DELIVERY_TIMEOUT_SECONDS: z.coerce.number().min(0.1).default(600),
@@ -174,6 +177,8 @@ export interface RelayConfig {
   intakeRateLimitPerMinute: number;
   /** Event streams (SSE) one process holds at once; 0 turns SSE off (polling and callbacks only). */
   sseMaxStreams: number;
+  /** How long one submit may take once sent; no answer by then is an unknown outcome. */
+  submitTimeoutMs: number;
   /** notify_url deliveries: signing secret, retry schedule, attempt timeout (defaults when absent). */
   notify?: NotifySettings;
   routes: Record<string, RouteConfig>;
@@ -242,6 +247,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     callbackPath: e.CALLBACK_PATH,
     intakeRateLimitPerMinute: e.INTAKE_RATE_LIMIT_PER_MINUTE,
     sseMaxStreams: e.SSE_MAX_STREAMS,
+    submitTimeoutMs: e.SUBMIT_TIMEOUT_SECONDS * 1000,
     notify: {
       secret: notifySecret,
       retryMinMs: e.NOTIFY_RETRY_MIN_SECONDS * 1000,

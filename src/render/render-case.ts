@@ -268,7 +268,7 @@ export function renderCase(
   const hitl = c.doc.hitl;
   const final = isTerminal(c.status);
   const type = (REVIEW_TYPES as readonly string[]).includes(hitl.type) ? hitl.type : 'custom';
-  const canTap = !final && !c.doc.inline_unavailable && !c.doc.next_id;
+  const canTap = !final && !c.doc.inline_unavailable && !c.doc.next_id && !c.doc.submit_unknown;
   const names = canTap
     ? inlineActions(hitl, secrets.submit_token !== null).actions.filter(
         (a) => !c.doc.inline_refused?.includes(a),

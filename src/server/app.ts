@@ -12,7 +12,7 @@ import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
 import { parse202Body, parseHitl } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { caseView } from './case-view.ts';
-import { requireBodyType } from './inbound.ts';
+import { readJsonBody, requireBodyType } from './inbound.ts';
 import {
   allRefused,
   fanOut,
@@ -21,7 +21,6 @@ import {
   targetProblems,
 } from './intake-delivery.ts';
 import { intakeSchema } from './intake-schema.ts';
-import { jsonLimitIssue } from './json-limits.ts';
 import type { Metrics } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { intakeRateLimit } from './rate-limit.ts';
@@ -104,32 +103,15 @@ export function createApp(o: {
   app.use('*', requireBodyType());
 
   app.post('/v1/cases', async (c) => {
-    if (!/^application\/json\b/i.test(c.req.header('content-type') ?? ''))
-      return c.json(
-        { error: 'unsupported_media_type', message: 'send Content-Type: application/json' },
-        415,
-      );
-    let raw: unknown;
+    // One reader for every JSON route: content type, JSON, then bounded depth and size, refused
+    // with the path where it broke before anything walks it.
+    const read = await readJsonBody(
+      c,
+      'send {"target": "<platform>:<address>", "response": <the service\'s 202 body>}',
+    );
+    if (!read.ok) return read.response;
+    const raw = read.value;
     try {
-      raw = JSON.parse(await c.req.text());
-    } catch {
-      return c.json(
-        {
-          error: 'invalid_json',
-          message:
-            'the body is not JSON: send {"target": "<platform>:<address>", "response": <the service\'s 202 body>}',
-          details: [{ path: '(root)', message: 'must be a JSON object' }],
-        },
-        400,
-      );
-    }
-    try {
-      // Before anything walks it: bounded depth and size, refused with the path where it broke.
-      const tooDeep = jsonLimitIssue(raw);
-      if (tooDeep)
-        throw new ValidationError('invalid_request', 'JSON nested too deep or too large', [
-          tooDeep,
-        ]);
       const input = intakeSchema.safeParse(raw);
       if (!input.success)
         throw new ValidationError('invalid_request', 'invalid request', toIssues(input.error));

@@ -4,7 +4,8 @@
  * commands, the demo's review page); a body of any other type is refused with 415 before any
  * handler reads it. Endpoints that take only one of the two check that themselves.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import { jsonLimitIssue } from './json-limits.ts';
 
 /** Content types an inbound request body may have. */
 export const INBOUND_BODY_TYPES = [
@@ -36,4 +37,54 @@ export function requireBodyType(allowed: RegExp[] = INBOUND_BODY_TYPES): Middlew
       { connection: 'close' },
     );
   };
+}
+
+/** A JSON request body as read by readJsonBody: the value, or the answer to send instead. */
+export type JsonBody = { ok: true; value: unknown } | { ok: false; response: Response };
+
+/**
+ * Reads a JSON request body the one way every JSON API route does: Content-Type application/json
+ * (415 otherwise), a JSON document (400 invalid_json), and within the depth and size limits
+ * (400 invalid_request naming the path where it broke) before any code walks or clones it.
+ * `hint` tells the caller what to send when the body is not JSON.
+ */
+export async function readJsonBody(c: Context, hint: string): Promise<JsonBody> {
+  if (!/^application\/json\b/i.test(c.req.header('content-type') ?? ''))
+    return {
+      ok: false,
+      response: c.json(
+        { error: 'unsupported_media_type', message: 'send Content-Type: application/json' },
+        415,
+      ),
+    };
+  let value: unknown;
+  try {
+    value = JSON.parse(await c.req.text());
+  } catch {
+    return {
+      ok: false,
+      response: c.json(
+        {
+          error: 'invalid_json',
+          message: `the body is not JSON: ${hint}`,
+          details: [{ path: '(root)', message: 'must be a JSON object' }],
+        },
+        400,
+      ),
+    };
+  }
+  const tooDeep = jsonLimitIssue(value);
+  if (tooDeep)
+    return {
+      ok: false,
+      response: c.json(
+        {
+          error: 'invalid_request',
+          message: `JSON nested too deep or too large: ${tooDeep.path} ${tooDeep.message}`,
+          details: [tooDeep],
+        },
+        400,
+      ),
+    };
+  return { ok: true, value };
 }

@@ -334,6 +334,8 @@ export const SCHEMAS = {
           'service_failed',
           'redirected',
           'failed',
+          'submit_unknown',
+          'submit_not_recorded',
           'invalid_answer',
           'unknown_case',
         ],

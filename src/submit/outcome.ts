@@ -25,7 +25,13 @@ export type SubmitOutcome =
   | { kind: 'service_failed'; status: number; message: string | undefined }
   /** Too many submits already waiting for this service: nothing was sent. */
   | { kind: 'queue_full' }
-  /** No answer at all (refused connection, timeout, reset, refused by the URL policy). */
+  /**
+   * The request may have reached the service and no answer came (a timeout once sent, a reset, an
+   * answer too large to read): the service may have recorded the decision, so only a poll can tell.
+   * `timeoutS` is set when the deadline ran out.
+   */
+  | { kind: 'unknown'; reason: string; timeoutS?: number }
+  /** The request provably never left (connection refused, no such host, refused by the URL policy). */
   | { kind: 'failed'; reason: string; status?: number };
 
 /** The meaning of one HTTP answer to a submit. */

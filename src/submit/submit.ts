@@ -69,6 +69,7 @@ async function send(
 ): Promise<SubmitOutcome> {
   const attempts = options.attempts ?? 3;
   const sleep = options.sleep ?? defaultSleep;
+  const timeoutMs = options.timeoutMs ?? 10_000;
   let last: SubmitOutcome = { kind: 'failed', reason: 'not attempted' };
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
@@ -81,7 +82,7 @@ async function send(
         },
         body: JSON.stringify(body),
         dispatcher: options.dispatcher,
-        timeoutMs: options.timeoutMs ?? 10_000,
+        timeoutMs,
         maxBytes: 64 * 1024,
       });
       const outcome = classifySubmitAnswer(res, options.now());
@@ -95,13 +96,17 @@ async function send(
       // A 5xx is never repeated either: the service may have recorded the decision before failing.
       return outcome;
     } catch (err) {
-      last = {
-        kind: 'failed',
-        reason: err instanceof NetworkError ? err.message : 'network error',
-      };
-      // Only a request that never left may be sent again.
-      if (!(err instanceof NetworkError) || !err.notSent || err.code === 'refused_by_policy')
-        return last;
+      // Only a request that provably never left may be sent again, or be told "not reached".
+      if (!(err instanceof NetworkError) || !err.notSent)
+        return {
+          kind: 'unknown',
+          reason: err instanceof NetworkError ? err.message : 'network error',
+          ...(err instanceof NetworkError && err.code === 'timeout'
+            ? { timeoutS: Math.round(timeoutMs / 100) / 10 }
+            : {}),
+        };
+      last = { kind: 'failed', reason: err.message };
+      if (err.code === 'refused_by_policy') return last;
     }
     if (attempt < attempts) await sleep(150 * 4 ** (attempt - 1));
   }

@@ -6,6 +6,7 @@
 import type { Engine } from '../cases/engine.ts';
 import type { StoredCase, WatchState } from '../cases/types.ts';
 import { isTerminal } from '../protocol/types.ts';
+import { checkUnknownSubmit } from '../submit/unknown.ts';
 import { tapInFlightHere } from './confirm.ts';
 import { OriginPool, originOf } from './origin-pool.ts';
 import { type PollResult, pollCase, pollDelay } from './poll.ts';
@@ -185,6 +186,9 @@ export class Watcher {
     }
     let after = await e.store.getCase(c.id);
     if (!after) return;
+    // A tap's submit got no answer: this look tells whether the service recorded it.
+    if (r.kind !== 'error' && after.doc.submit_unknown)
+      after = (await checkUnknownSubmit(e, after, r)).case ?? after;
     // An expired claim is a submit whose outcome is unknown; only a poll that read the case open
     // shows it did not land (a failed poll shows nothing, and releasing then invites a second POST).
     if (r.kind !== 'error' && after.claim && after.claim.until < now && !isTerminal(after.status))

@@ -24,6 +24,8 @@ export interface ScriptedAnswer {
 
 /** Never answers (the request hangs until the double closes). */
 export const HANG = 'hang' as const;
+/** A submit only: records the answer as the honest service would, then never answers. */
+export const RECORD_THEN_HANG = 'record_then_hang' as const;
 
 /**
  * One SSE event to send. `data` undefined sends an empty `data:` line: an event with no data line at
@@ -55,7 +57,7 @@ export interface DoubleCase {
   /** Answers for the next polls, used first-in first-out before the honest answer. */
   polls: Array<ScriptedAnswer | typeof HANG>;
   /** Answers for the next submits, first-in first-out. */
-  submits: Array<ScriptedAnswer | typeof HANG>;
+  submits: Array<ScriptedAnswer | typeof HANG | typeof RECORD_THEN_HANG>;
   /** Submits answer 500 until the review page was opened (a real service's bug). */
   failSubmitUntilOpened: boolean;
   /** Events sent as each new stream opens (then the honest events as the case moves). */
@@ -101,7 +103,10 @@ export interface SpecDouble {
   requireAuth(value: string | null): void;
   /** Queues answers for the next polls / submits of a case. */
   queuePoll(caseId: string, ...answers: Array<ScriptedAnswer | typeof HANG>): void;
-  queueSubmit(caseId: string, ...answers: Array<ScriptedAnswer | typeof HANG>): void;
+  queueSubmit(
+    caseId: string,
+    ...answers: Array<ScriptedAnswer | typeof HANG | typeof RECORD_THEN_HANG>
+  ): void;
   /** Moves a case as the service would (and streams the matching event). */
   open(caseId: string): void;
   complete(
@@ -253,7 +258,7 @@ export async function startSpecDouble(): Promise<SpecDouble> {
         return send(res, { status: 401, body: { error: 'invalid_token', message: 'bad token' } });
       const scripted = c.submits.shift();
       if (scripted === HANG) return void hanging.add(res);
-      if (scripted) return send(res, scripted);
+      if (scripted && scripted !== RECORD_THEN_HANG) return send(res, scripted);
       if (c.failSubmitUntilOpened && !c.opened_at)
         return send(res, { status: 500, body: { error: 'internal', message: 'state not ready' } });
       if (TERMINAL.has(c.status))
@@ -276,6 +281,7 @@ export async function startSpecDouble(): Promise<SpecDouble> {
         verification_result: { status: 'not_required' },
       };
       emit(c.case_id, statusEvent(c));
+      if (scripted === RECORD_THEN_HANG) return void hanging.add(res);
       const held = c.holdSubmitAnswer;
       c.holdSubmitAnswer = undefined;
       if (held) await held;

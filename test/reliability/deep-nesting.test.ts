@@ -62,6 +62,54 @@ for (const levels of [3_000, 6_000, 50_000])
     expect(await caseCount()).toBe(before);
   });
 
+it('finding 6 (deep nesting): POST /v1/asks reads its body as /v1/cases does: the same clean 400 naming the path', async () => {
+  const before = await caseCount();
+  const deep = nested(3_000);
+  const ask = await request(`${relay.url}/v1/asks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: `{"target":"web:deep","content":{"type":"approval","prompt":"Ship?","details":${deep}}}`,
+  });
+  const askBody = (await ask.body.json()) as any;
+  const intake = await sendRaw(
+    `{"target":"web:deep","response":{"hitl":{"type":"approval","details":${deep}}}}`,
+  );
+  for (const [res, path] of [
+    [{ status: ask.statusCode, body: askBody }, /^content\.details(\[0\])+$/],
+    [intake, /^response\.hitl\.details(\[0\])+$/],
+  ] as const) {
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('invalid_request');
+    expect(res.body.details).toHaveLength(1);
+    expect(res.body.details[0].path).toMatch(path);
+    expect(res.body.details[0].message).toBe(
+      `is nested deeper than ${JSON_LIMITS.maxDepth} levels`,
+    );
+    expect(res.body.message).toContain(res.body.details[0].path);
+  }
+  // Not JSON, and not JSON's content type: the same answers on both routes.
+  for (const route of ['/v1/asks', '/v1/cases']) {
+    const bad = await request(`${relay.url}${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"target":',
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(await bad.body.json()).toMatchObject({
+      error: 'invalid_json',
+      message: expect.stringMatching(/^the body is not JSON: send \{"target"/),
+    });
+    const text = await request(`${relay.url}${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: '{}',
+    });
+    expect(text.statusCode).toBe(415);
+    await text.body.dump();
+  }
+  expect(await caseCount()).toBe(before);
+});
+
 it('finding 6 (deep nesting): a context within the limit is taken', async () => {
   const body = svc.body202();
   const text = JSON.stringify({ target: 'web:deep', response: body }).replace(

@@ -9,11 +9,11 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
 import { createGuardedAgent } from '../../src/net/http.ts';
 import type { SubmitRequest } from '../../src/protocol/actions.ts';
 import { submit } from '../../src/submit/submit.ts';
-import { SubmitGate } from '../../src/submit/transport.ts';
+import { SUBMIT_GATE_DEFAULTS, SubmitGate } from '../../src/submit/transport.ts';
 
 const policy = { allowHttpLoopback: true, allowHosts: [] };
 const body: SubmitRequest = {
@@ -82,7 +82,12 @@ it('finding 3 (one tap, several POSTs): a hanging submit_url gets one POST, a ti
     timeoutMs: 300,
     sleep: async () => {},
   });
-  expect(outcome).toMatchObject({ kind: 'failed' });
+  // Sent and unanswered is an unknown outcome (the service may have recorded it), never "failed".
+  expect(outcome).toEqual({
+    kind: 'unknown',
+    reason: 'the service did not answer in time',
+    timeoutS: 0.3,
+  });
   expect(svc.posts()).toBe(1);
 });
 
@@ -135,3 +140,78 @@ it('finding 3 (one tap, several POSTs): a full queue is refused at once and noth
   expect(outcomes.map((o) => o.kind).sort()).toEqual(['accepted', 'accepted', 'queue_full']);
   expect(svc.posts()).toBe(2);
 });
+
+it('issue 15: 1,000 taps at the production default (64 slots, 20 s at most in the queue) against a 3 s service: each gets its slot or "busy, nothing sent" — at once when the queue is known to be too long', async () => {
+  vi.useFakeTimers();
+  try {
+    const gate = new SubmitGate(); // the production defaults
+    expect(gate.perOrigin).toBe(64);
+    const origin = 'https://service.example';
+    /** 1,000 taps at once; each slot is held for the 3 s the service takes. */
+    const wave = async () => {
+      const start = Date.now();
+      const result = { sent: 0, refusedAtOnce: 0, refusedAfterWait: 0, longestWaitMs: 0 };
+      const taps = Array.from({ length: 1000 }, async () => {
+        const release = await gate.acquire(origin);
+        const waited = Date.now() - start;
+        if (!release) {
+          if (waited === 0) result.refusedAtOnce++;
+          else result.refusedAfterWait++;
+          return;
+        }
+        result.sent++; // the one POST of this tap
+        result.longestWaitMs = Math.max(result.longestWaitMs, waited);
+        setTimeout(release, 3000);
+      });
+      await vi.advanceTimersByTimeAsync(60_000);
+      await Promise.all(taps);
+      return result;
+    };
+    // First wave: nothing is known of the service yet, so taps queue; those without a slot in
+    // 20 s are refused then (nothing sent). 64 slots every 3 s: 7 rounds fit in 20 s.
+    const first = await wave();
+    expect(first).toEqual({
+      sent: 448,
+      refusedAtOnce: 0,
+      refusedAfterWait: 552,
+      longestWaitMs: 18_000,
+    });
+    // Second wave: the service is known to take 3 s, so a tap that could not get a slot within
+    // 20 s is told at once instead of after waiting; the others all get theirs in time.
+    const second = await wave();
+    expect(second).toEqual({
+      sent: 448,
+      refusedAtOnce: 552,
+      refusedAfterWait: 0,
+      longestWaitMs: 18_000,
+    });
+    expect(first.longestWaitMs).toBeLessThanOrEqual(SUBMIT_GATE_DEFAULTS.maxWaitMs);
+  } finally {
+    vi.useRealTimers();
+  }
+});
+
+it('issue 15: 1,000 taps through the production default of 64 connections make exactly one POST each or none (queue_full), never two', async () => {
+  // The 3 s service and 20 s queue limit scaled down ten times, over real HTTP.
+  const svc = await service((_req, res) => setTimeout(() => ok(res), 300));
+  const gate = new SubmitGate({ maxWaitMs: 2000 });
+  const dispatcher = createGuardedAgent(policy, { connections: gate.perOrigin });
+  closers.push(() => dispatcher.close());
+  const outcomes = await Promise.all(
+    Array.from({ length: 1000 }, () =>
+      submit(svc.url, 'tok', body, { dispatcher, gate, now: Date.now }),
+    ),
+  );
+  const kinds = outcomes.reduce<Record<string, number>>((m, o) => {
+    m[o.kind] = (m[o.kind] ?? 0) + 1;
+    return m;
+  }, {});
+  console.log(
+    '1,000 taps, 64 slots, 0.3 s service, 2 s queue limit:',
+    kinds,
+    `${svc.posts()} POSTs`,
+  );
+  expect(Object.keys(kinds).sort()).toEqual(['accepted', 'queue_full']);
+  expect(svc.posts()).toBe(kinds.accepted);
+  expect(kinds.accepted).toBeGreaterThanOrEqual(64);
+}, 30_000);

@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTelegramAdapter } from '../../platforms/telegram/index.ts';
+import { aliveKey } from '../../src/cases/card-delivery.ts';
 import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
 import type { StoredCase } from '../../src/cases/types.ts';
 import { readConfig } from '../../src/config/config.ts';
@@ -221,3 +222,62 @@ it('finding 1 (orphaned case): a full disk answers 507 with nothing half-written
     await again.stop();
   }
 });
+
+for (const holderAlive of [false, true])
+  it(`finding 1 (orphaned case): a post cut by a SIGKILL (its posting lease held by a ${holderAlive ? 'live' : 'dead'} process) is ${holderAlive ? 'left to its holder' : 'taken over at once, not after 15 min'}`, async () => {
+    const dir = dataDir();
+    const body = await demo.create('approval', true, {
+      prompt: `Cut-post-${holderAlive ? 'alive' : 'dead'} ${Date.now()}`,
+    });
+    const hitl = body.hitl as Record<string, any>;
+    // What the chaos run found: the process took the posting lease, then died before the post
+    // was recorded; the lease would have held the card back for 15 minutes.
+    const store = openSqliteStore(join(dir, 'hitl-relay.sqlite'));
+    const { submit_token, review_url, ...stored } = hitl;
+    const id = holderAlive ? 'hc_cutpost00001' : 'hc_cutpost00002';
+    const at = Date.now() - 120_000;
+    await store.createCase(
+      {
+        id,
+        key: holderAlive ? 'cutpa' : 'cutpd',
+        origin: new URL(hitl.poll_url).origin,
+        case_id: hitl.case_id,
+        target,
+        status: 'pending',
+        version: 1,
+        doc: { hitl: stored as StoredCase['doc']['hitl'], warnings: [], reminders_sent: [] },
+        secrets: `plain:${JSON.stringify({ submit_token, review_url })}`,
+        next_check_at: Date.now() + 300_000,
+        etag: null,
+        poll_failures: 0,
+        claim: null,
+        created_at: at,
+        updated_at: at,
+      },
+      {
+        messages: [
+          {
+            case_id: id,
+            target,
+            platform: 'telegram',
+            address: String(CHAT),
+            ref_id: null,
+            state: 'posting',
+            rendered_version: 1,
+            error: null,
+            posted_at: at,
+          },
+        ],
+      },
+    );
+    await store.kv.set(`posting:${id}:${target}`, 'killed-1234-abcdef', 15 * 60_000);
+    if (holderAlive) await store.kv.set(aliveKey('killed-1234-abcdef'), '1', 60_000);
+    await store.close();
+    // The start-up reconcile (awaited by start) is what posts it, or leaves it to its live holder.
+    const relay = await startRelay(dir);
+    try {
+      expect(cardsFor(hitl.prompt)).toBe(holderAlive ? 0 : 1);
+    } finally {
+      await relay.stop();
+    }
+  });
