@@ -133,8 +133,7 @@ export class CardDelivery {
       const holder = await store.kv.get(lease);
       if (!holder || holder === me) return true;
       if ((await store.kv.get(aliveKey(holder))) !== undefined) return false;
-      if (!(await store.kv.setIfAbsent(`${lease}:from:${holder}`, me, this.leaseMs)))
-        return false;
+      if (!(await store.kv.setIfAbsent(`${lease}:from:${holder}`, me, this.leaseMs))) return false;
       if (!(await store.kv.compareAndSet(lease, holder, me, this.leaseMs))) return false;
       // If the dead process's post did land, the chat now gets a second card: said here.
       await this.engine.history(m.case_id, 'post_retaken', { target: m.target });
