@@ -5,7 +5,8 @@
  * Typing kinds: an "Answer…" button whose tap opens a modal (views.open with the trigger), answered
  * by a view_submission; a bad answer stays in the modal (`response_action: "errors"`). Approvals
  * and confirmations: the plain buttons are the whole answer. Nothing is recorded for a bad answer;
- * the typed answer comes back from /wait. approval.modify edits are a review-page cell (docs/asks).
+ * the typed answer comes back from /wait. approval.modify: its buttons decide without edits, and
+ * "Edit…" opens a modal with the fields and the decision.
  */
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +38,8 @@ let relay: RelayHandle;
 let fake: FakeSlack;
 let adapter: SlackAdapter;
 const ann = { id: 'U0ANN', name: 'ann' };
+/** The relay's clock runs with real time, plus what a test skips ahead. */
+let skipped = 0;
 
 beforeAll(async () => {
   fake = await FakeSlack.start({ botToken: SLACK_TEST_BOT_TOKEN });
@@ -52,7 +55,7 @@ beforeAll(async () => {
     },
     { retryConfig: { retries: 0 } },
   );
-  relay = await startRelay({ adapters: [adapter] });
+  relay = await startRelay({ adapters: [adapter], now: () => Date.now() + skipped });
 });
 afterAll(async () => {
   await relay?.stop();
@@ -149,8 +152,22 @@ type Cell =
 const text = (value: string) => ({ type: 'plain_text_input', value });
 const CELLS: Record<AskKind, Cell> = {
   'approval.binary': { via: 'buttons', action: 'approve' },
-  // Buttons decide without edits (edits: the review page, listed in docs/asks).
-  'approval.modify': { via: 'buttons', action: 'approve' },
+  // The buttons decide without edits; "Edit…" opens the fields and the decision in a modal.
+  'approval.modify': {
+    via: 'modal',
+    widgets: ['number_input', 'plain_text_input', 'static_select', 'radio_buttons'],
+    bad: {
+      'f.amount': { type: 'number_input', value: 'lots' },
+      decision: { type: 'radio_buttons', selected_option: { value: 'approve' } },
+    },
+    badBlock: 'f.amount',
+    good: {
+      'f.amount': { type: 'number_input', value: '45' },
+      'f.note': { type: 'plain_text_input', value: null },
+      'f.reason': { type: 'static_select', selected_option: null },
+      decision: { type: 'radio_buttons', selected_option: { value: 'approve' } },
+    },
+  },
   'decision.single': {
     via: 'selects',
     widget: 'static_select',
@@ -289,6 +306,32 @@ describe.each(Object.keys(CELLS) as AskKind[])('%s in Slack', (kind) => {
     await eventually(async () => {
       const last = cards().find((m) => m.ts === message.ts)!;
       return !last.blocks.some((b) => String(b.block_id ?? '').startsWith('hitl-ask-'));
+    });
+  });
+});
+
+describe('approval.modify in a Slack modal', () => {
+  it('an irreversible decision keeps the modal open until a second Submit confirms it', async () => {
+    const content = structuredClone(KINDS['approval.modify'].content) as Json;
+    content.choices[0] = { ...content.choices[0], irreversible: true, impact_hint: 'Money leaves' };
+    const { id, message } = await ask(content);
+    const modal = await openModal(message);
+    const decision = (modal.blocks as Json[]).find((b) => b.block_id === 'decision')!;
+    expect(decision.element.options[0].text.text).toContain('Money leaves');
+    const answer = {
+      'f.amount': { type: 'number_input', value: '45' },
+      decision: { type: 'radio_buttons', selected_option: { value: 'approve' } },
+    };
+    const first = await submitModal(modal, answer);
+    expect(first.body).toMatchObject({ response_action: 'errors' });
+    expect(first.body.errors.decision).toMatch(/confirm|again/i);
+    expect((await view(id)).status).toBe('pending');
+    // The confirming Submit counts once the person has had time to read the warning.
+    skipped += 2_000;
+    expect(await submitModal(modal, answer)).toEqual({ status: 200, body: null });
+    expect(await view(id, true)).toMatchObject({
+      status: 'completed',
+      answer: { decision: 'approve', values: { amount: 45 } },
     });
   });
 });
