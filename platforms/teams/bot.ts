@@ -140,11 +140,14 @@ export class TeamsBot {
     inputs: Record<string, unknown> = {},
   ): Promise<InvokeBody> {
     const card = reply.card ?? (await this.currentCard(ref));
-    // A refused ask answer: the same card with the person's values and each problem by its field.
+    // A refused ask answer: the same card with the person's values and each problem by its field;
+    // an irreversible pick to confirm keeps the values too, so tapping again sends the same answer.
     const retry =
       reply.outcome === 'invalid_answer'
         ? { values: inputs, issues: reply.issues ?? [] }
-        : undefined;
+        : reply.outcome === 'confirm_required'
+          ? { values: inputs }
+          : undefined;
     return card ? cardAnswer(card, reply.text || null, false, retry) : messageAnswer(reply.text);
   }
 

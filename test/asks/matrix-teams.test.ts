@@ -34,6 +34,8 @@ let adapter: PlatformAdapter;
 const conversation = channelId();
 const target = `teams:${conversationKey(conversation)}`;
 const ann = { id: '29:1ann-9e52142b5e5e4d7b', name: 'Ann Example' };
+/** The relay's clock runs with real time, plus what a test skips ahead. */
+let skipped = 0;
 
 async function post(path: string, body: unknown): Promise<{ status: number; body: any }> {
   const res = await request(`${relay.url}${path}`, {
@@ -48,7 +50,7 @@ async function post(path: string, body: unknown): Promise<{ status: number; body
 beforeAll(async () => {
   fake = await FakeTeamsConnector.start();
   adapter = createTeamsAdapter(testConfig(), instantClock());
-  relay = await startRelay({ adapters: [adapter] });
+  relay = await startRelay({ adapters: [adapter], now: () => Date.now() + skipped });
   const installed = await post('/api/messages', installActivity(fake.serviceUrl, conversation));
   expect(installed.status).toBe(200);
 });
@@ -301,6 +303,23 @@ describe('asks on Teams beyond the native cells', () => {
     const actions = card.actions as Node[];
     expect(actions.filter((a) => a.type === 'Action.Execute')).toHaveLength(0);
     expect(actions.find((a) => a.type === 'Action.OpenUrl')?.url).toMatch(/\/r\//);
+  });
+
+  it('an irreversible option: the card asks to confirm with the pick kept, a second tap confirms', async () => {
+    const { id, activityId, card } = await ask(KINDS['decision.single'].content);
+    expect(JSON.stringify(inputs(card)[0]!.choices)).toContain('Affects live users');
+    const first = await execute(card, activityId, 'select', { [`${P}one`]: 'prod' });
+    expect(String(noticeOf(first))).toMatch(/confirm|again/i);
+    const shown = inputs(first.value);
+    expect(shown[0]).toMatchObject({ id: `${P}one`, value: 'prod' });
+    expect((await view(id)).status).toBe('pending');
+    skipped += 2_000;
+    // The person taps Submit on the card as the answer showed it: the pick is still there.
+    await execute(first.value, activityId, 'select', {});
+    expect(await view(id, true)).toMatchObject({
+      status: 'completed',
+      answer: { selected: 'prod' },
+    });
   });
 
   it('older clients: Action.Submit carries the same inputs', async () => {
