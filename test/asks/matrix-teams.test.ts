@@ -82,7 +82,9 @@ function elements(card: Node | undefined): Node[] {
 const inputs = (card: Node | undefined) =>
   elements(card).filter((e) => String(e.type).startsWith('Input.'));
 
-async function ask(content: unknown): Promise<{ id: string; activityId: string; card: Node }> {
+async function ask(
+  content: unknown,
+): Promise<{ id: string; activityId: string; card: Node; token: string }> {
   const before = cards().length;
   const res = await post('/v1/asks', { target, content });
   expect(res.status, JSON.stringify(res.body)).toBe(202);
@@ -92,6 +94,7 @@ async function ask(content: unknown): Promise<{ id: string; activityId: string; 
     id: res.body.relay.id,
     activityId: activity.id,
     card: adaptiveCardOf(activity.versions.at(-1)) as Node,
+    token: res.body.hitl.submit_token,
   };
 }
 
@@ -223,7 +226,9 @@ describe.each(Object.keys(CELLS) as AskKind[])('%s on Teams', (kind) => {
   const fx = KINDS[kind];
 
   it('native inputs, bad answer refused on the card with nothing recorded, typed answer', async () => {
-    const { id, activityId, card } = await ask(fx.content);
+    const { id, activityId, card, token } = await ask(fx.content);
+    // No secret reaches the platform.
+    expect(JSON.stringify(fake.recordedRequests().map((r) => r.body))).not.toContain(token);
     const types = inputs(card).map((i) => i.type);
     expect(types, JSON.stringify(card.body)).toEqual(expect.arrayContaining(cell.widgets));
     expect(types.length).toBeGreaterThanOrEqual(cell.widgets.length);
@@ -233,7 +238,6 @@ describe.each(Object.keys(CELLS) as AskKind[])('%s on Teams', (kind) => {
       expect(inputs(card)[0]!.value).toBe((fx.content as { draft: string }).draft);
     if (kind === 'decision.multi') expect(inputs(card)[0]).toMatchObject({ isMultiSelect: true });
     if (kind === 'decision.single') expect(inputs(card)[0]).toMatchObject({ style: 'expanded' });
-    // No secret reaches the platform.
     const created = await view(id);
     expect(created.status).toBe('pending');
 
