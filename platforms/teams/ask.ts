@@ -132,8 +132,16 @@ export function teamsAsk(card: Card, esc: Escape, retry: AskRetry = {}): TeamsAs
           maxLength: 4000,
           ...(v ? { value: v } : {}),
         });
-      case 'NUMBER':
-        return add({ type: 'Input.Number', ...common, ...ph, ...(v !== '' ? { value: v } : {}) });
+      case 'NUMBER': {
+        // Input.Number takes a number; a refused non-number is not shown again (its error is).
+        const n = v.trim() === '' ? Number.NaN : Number(v);
+        return add({
+          type: 'Input.Number',
+          ...common,
+          ...ph,
+          ...(Number.isFinite(n) ? { value: n } : {}),
+        });
+      }
       case 'DATE':
         return add({ type: 'Input.Date', ...common, ...(v ? { value: v } : {}) });
       case 'BOOLEAN':

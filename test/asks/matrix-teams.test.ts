@@ -253,8 +253,13 @@ describe.each(Object.keys(CELLS) as AskKind[])('%s on Teams', (kind) => {
       );
       expect(at, JSON.stringify(shown)).toBeGreaterThanOrEqual(0);
       expect(shown[at + 1]).toMatchObject({ type: 'TextBlock', color: 'Attention' });
-      for (const [k, v] of Object.entries(cell.bad))
-        if (v.trim() !== '') expect(shown.find((e) => e.id === `${P}${k}`)?.value, k).toBe(v);
+      for (const [k, v] of Object.entries(cell.bad)) {
+        const input = shown.find((e) => e.id === `${P}${k}`);
+        if (v.trim() === '') continue;
+        // Input.Number holds numbers only: a forged non-number is not put back (its error is).
+        if (input?.type === 'Input.Number') expect(input.value, k).toBeUndefined();
+        else expect(input?.value, k).toBe(v);
+      }
       const after = await view(id);
       expect(after.status).toBe('pending');
       expect(after.case.history.some((h: any) => h.kind === 'submit')).toBe(false);

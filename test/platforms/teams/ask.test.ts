@@ -73,14 +73,23 @@ describe('ask inputs on the card', () => {
     const card = askCard(KINDS['context.form'].content);
     const json = renderTeamsCard(card, {
       askRetry: {
-        values: { [`${P}f.S.ticket_id`]: 'T-1', [`${P}f.N.priority`]: 'high' },
+        values: {
+          [`${P}f.S.ticket_id`]: 'T-1',
+          [`${P}f.N.priority`]: 'high',
+          [`${P}f.D.due`]: '2026-12-01',
+        },
         issues: [{ path: 'data.values.priority', message: 'must be a number' }],
       },
     });
     const at = json.body.findIndex((b) => b.id === `${P}f.N.priority`);
-    expect(json.body[at]).toMatchObject({ type: 'Input.Number', value: 'high' });
+    // Input.Number holds numbers only: the refused text is not put back, the problem is shown.
+    expect(json.body[at]).toMatchObject({ type: 'Input.Number' });
+    expect(json.body[at]!.value).toBeUndefined();
     expect(json.body[at + 1]).toMatchObject({ color: 'Attention', text: 'must be a number' });
     expect(json.body.find((b) => b.id === `${P}f.S.ticket_id`)).toMatchObject({ value: 'T-1' });
+    expect(json.body.find((b) => b.id === `${P}f.D.due`)).toMatchObject({ value: '2026-12-01' });
+    const tools = renderTeamsCard(askCard(KINDS['edit.tool_args'].content));
+    expect(tools.body.find((b) => b.id === `${P}a.N.limit`)).toMatchObject({ value: 1000 });
     const submit = json.actions.find((a) => a.type === 'Action.Execute')!;
     expect(submit.data).toEqual({ hitl: `hitl:${card.key}:submit` });
     expect(submit.fallback).toMatchObject({ type: 'Action.Submit', data: submit.data });
