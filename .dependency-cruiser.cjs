@@ -20,6 +20,8 @@ const CORE_SURFACE = [
   '^src/pace\\.ts$',
   // The ask content model (pure data + zod): what Card.ask carries, for native widgets.
   '^src/asks/content\\.ts$',
+  // Which protocol action an ask's answer is sent with (pure): native widgets submit with it.
+  '^src/asks/protocol\\.ts$',
 ];
 
 module.exports = {

@@ -5,8 +5,8 @@
  * `response_action: "errors"` beside the field. Pure: no I/O.
  */
 import type { types } from '@slack/bolt';
-import { actionFor } from '../../src/asks/answer.ts';
 import type { AskContent } from '../../src/asks/content.ts';
+import { protocolOf } from '../../src/asks/protocol.ts';
 import type { Card } from '../../src/render/card.ts';
 
 /** action_id / value of the "Answer…" button: `hitl-open:<key>`. */
@@ -317,7 +317,7 @@ export function modalData(c: AskContent, state: unknown): Record<string, unknown
  */
 export function modalAction(c: AskContent, data: Record<string, unknown>, own: string): string {
   if (c.type !== 'approval' || typeof data.decision !== 'string') return own;
-  return actionFor(c, { decision: data.decision });
+  return protocolOf(c).type === 'approval' ? data.decision : own;
 }
 
 /** Issues of a refused answer as Slack's `errors` (block_id -> message) for the modal's fields. */

@@ -1,7 +1,8 @@
 /**
  * Card -> Adaptive Card 1.4 JSON (pure). Universal Actions: one Action.Execute per action (verb and
  * data carry the `hitl:<key>:<action>` payload), with an Action.Submit fallback for Teams clients
- * that predate Action.Execute, plus Action.OpenUrl for Details. Size and text limits are checked here.
+ * that predate Action.Execute, plus Action.OpenUrl for Details. An ask's inputs come from ask.ts.
+ * Size and text limits are checked here.
  */
 import type { Card, CardAction } from '../../src/render/card.ts';
 import { type AskButton, type AskRetry, plainAskActions, teamsAsk } from './ask.ts';
@@ -118,12 +119,13 @@ function build(card: Card, t: Texts, options: RenderOptions, native = true): Ada
   if (t.hint)
     body.push(textBlock(escapeTeamsText(t.hint), { color: 'Warning', spacing: 'Medium' }));
   body.push(textBlock(escapeTeamsText(t.status), { isSubtle: true, spacing: 'Medium' }));
-  if (t.notice) {
-    body.push(textBlock(escapeTeamsText(t.notice), { id: TEAMS_NOTICE_BLOCK_ID, color: 'Accent' }));
-  }
   // An ask's inputs go under the text; when Teams cannot draw them, only input-free buttons stay.
   const ask = card.ask && native ? teamsAsk(card, escapeTeamsText, options.askRetry) : null;
   if (ask && !options.submitting) body.push(...ask.body);
+  // The notice last, next to the buttons (after an ask's inputs, so a refusal is seen).
+  if (t.notice) {
+    body.push(textBlock(escapeTeamsText(t.notice), { id: TEAMS_NOTICE_BLOCK_ID, color: 'Accent' }));
+  }
   const buttons = ask
     ? ask.buttons
     : (card.ask ? plainAskActions(card) : card.actions).map(plainButton);

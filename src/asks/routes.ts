@@ -128,17 +128,23 @@ async function replayOrRefuse(c: Context, engine: Engine, idem: IdempotencyKey) 
       },
       422,
     );
-  const found = claim.kind === 'replay' ? await engine.store.getCase(claim.id) : undefined;
-  if (claim.kind === 'in_progress' || !found)
+  if (claim.kind === 'in_progress')
     return c.json(
       {
         error: 'idempotency_key_in_use',
-        message: found
-          ? 'a request with this Idempotency-Key is still being handled; retry in a moment'
-          : 'the ask created with this Idempotency-Key is no longer kept',
+        message: 'a request with this Idempotency-Key is still being handled; retry in a moment',
       },
       409,
       { 'retry-after': '1' },
+    );
+  const found = await engine.store.getCase(claim.id);
+  if (!found)
+    return c.json(
+      {
+        error: 'idempotency_case_gone',
+        message: 'the ask this Idempotency-Key created is no longer kept; use a new key',
+      },
+      409,
     );
   // The same 202 as the first time: the hitl object as taken in, its secrets put back.
   const secrets = engine.secretsOf(found);

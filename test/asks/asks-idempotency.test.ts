@@ -7,7 +7,8 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { IDEMPOTENCY_TTL_MS } from '../../src/asks/idempotency.ts';
+import { IDEMPOTENCY_TTL_MS, IdempotencyKey } from '../../src/asks/idempotency.ts';
+import { MemoryKeyValue } from '../../src/cases/memory-kv.ts';
 import { logLines, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { schemaValidator } from '../helpers/spec.ts';
 import { KINDS } from './fixtures.ts';
@@ -118,5 +119,38 @@ describe('Idempotency-Key on POST /v1/asks', () => {
     const later = await ask(key, body('idem-expiry', 'Another question'));
     expect(later.status, JSON.stringify(later.body)).toBe(202);
     expect(later.body.relay.id).not.toBe(first.body.relay.id);
+  });
+});
+
+describe('IdempotencyKey', () => {
+  it('new, then in progress until settled, then replay; another body conflicts; release frees it', async () => {
+    let t = 1_000;
+    const kv = new MemoryKeyValue(() => t);
+    const written: string[] = [];
+    const set = kv.set.bind(kv);
+    kv.set = async (k, v, ttl) => {
+      written.push(`${k}=${v}`);
+      await set(k, v, ttl);
+    };
+    const first = new IdempotencyKey(kv, 'key-one', { a: 1, b: [1, 2] });
+    const again = new IdempotencyKey(kv, 'key-one', { b: [1, 2], a: 1 });
+    const other = new IdempotencyKey(kv, 'key-one', { a: 2 });
+    expect(await first.claim()).toEqual({ kind: 'new' });
+    expect(await again.claim()).toEqual({ kind: 'in_progress' });
+    expect(await other.claim()).toEqual({ kind: 'conflict' });
+    await first.settle('case-1');
+    expect(await again.claim()).toEqual({ kind: 'replay', id: 'case-1' });
+    // The store holds a hash of the key and of the body, never either itself.
+    expect(written.join('\n')).not.toContain('key-one');
+    const lone = new IdempotencyKey(kv, 'key-two', {});
+    expect(await lone.claim()).toEqual({ kind: 'new' });
+    await lone.release();
+    t += 2;
+    expect(await new IdempotencyKey(kv, 'key-two', { x: 1 }).claim()).toEqual({ kind: 'new' });
+    // A pending claim lapses (a crashed first request frees its key).
+    const crashed = new IdempotencyKey(kv, 'key-three', {});
+    expect(await crashed.claim()).toEqual({ kind: 'new' });
+    t += 121_000;
+    expect(await new IdempotencyKey(kv, 'key-three', {}).claim()).toEqual({ kind: 'new' });
   });
 });
