@@ -16,6 +16,8 @@ import {
   type SlackAdapter,
 } from '../../platforms/slack/index.ts';
 import type { AskKind } from '../../src/asks/content.ts';
+import { RelayClient } from '../../src/client/relay-client.ts';
+import { tinyServer } from '../client/helpers.ts';
 import { FakeSlack, type FakeSlackMessage } from '../fakes/slack-api.ts';
 import {
   blockActionsPayload,
@@ -37,11 +39,18 @@ type Json = Record<string, any>;
 let relay: RelayHandle;
 let fake: FakeSlack;
 let adapter: SlackAdapter;
+let hook: Awaited<ReturnType<typeof tinyServer>>;
+/** notify_url deliveries, as the agent's webhook received them. */
+const notified: any[] = [];
 const ann = { id: 'U0ANN', name: 'ann' };
 /** The relay's clock runs with real time, plus what a test skips ahead. */
 let skipped = 0;
 
 beforeAll(async () => {
+  hook = await tinyServer((_req, body, res) => {
+    notified.push(JSON.parse(body.toString('utf8')));
+    res.writeHead(200).end();
+  });
   fake = await FakeSlack.start({ botToken: SLACK_TEST_BOT_TOKEN });
   fake.addUser({ id: ann.id, name: 'ann', realName: 'Ann Example', displayName: 'Ann' });
   adapter = createSlackAdapter(
@@ -60,6 +69,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await relay?.stop();
   await fake?.close();
+  await hook?.close();
 });
 
 const cards = (): FakeSlackMessage[] =>
@@ -260,9 +270,23 @@ describe.each(Object.keys(CELLS) as AskKind[])('%s in Slack', (kind) => {
   const fx = KINDS[kind];
 
   it(`native ${cell.via}, bad answer refused natively with nothing recorded, typed answer`, async () => {
-    const { id, message } = await ask(fx.content);
-    const result =
-      cell.via === 'buttons' && kind === 'approval.modify' ? { decision: 'approve' } : fx.result;
+    // The agent asks with the TypeScript client (which waits for the answer) and a notify_url.
+    const before = cards().length;
+    let id = '';
+    const outcome = new RelayClient({ relayUrl: relay.url, waitChunkSeconds: 5 }).ask(
+      fx.content as any,
+      {
+        target: `slack:${SLACK_TEST_CHANNEL}`,
+        notifyUrl: `${hook.url}/hook`,
+        timeoutMs: 20_000,
+        onCreated: (created) => {
+          id = created.id;
+        },
+      },
+    );
+    await eventually(async () => cards().length > before && id !== '');
+    const message = cards().at(-1)!;
+    const result = fx.result;
 
     if (cell.via === 'buttons') {
       const values = message.blocks
@@ -301,6 +325,10 @@ describe.each(Object.keys(CELLS) as AskKind[])('%s in Slack', (kind) => {
 
     const done = await view(id, true);
     expect(done).toMatchObject({ kind, status: 'completed', answer: result });
+    // The same typed answer reaches the client and the notify_url webhook.
+    expect(await outcome).toMatchObject({ id, kind, status: 'completed', answer: result });
+    const sent = await eventually(async () => notified.find((n) => n.id === id && n.final));
+    expect(sent).toMatchObject({ status: 'completed', result: { data: result } });
     expect(done.case.submitted_by).toMatchObject({ platform_user_id: ann.id });
     // The card is edited to its final state: no ask widgets left.
     await eventually(async () => {

@@ -14,6 +14,8 @@ import { conversationKey, parsePayload } from '../../platforms/teams/parse.ts';
 import { TEAMS_NOTICE_BLOCK_ID } from '../../platforms/teams/render.ts';
 import type { PlatformAdapter } from '../../src/adapter.ts';
 import type { AskKind } from '../../src/asks/content.ts';
+import { RelayClient } from '../../src/client/relay-client.ts';
+import { tinyServer } from '../client/helpers.ts';
 import { adaptiveCardOf, FakeTeamsConnector } from '../fakes/teams-connector.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import {
@@ -31,6 +33,9 @@ type Node = Record<string, any>;
 let relay: RelayHandle;
 let fake: FakeTeamsConnector;
 let adapter: PlatformAdapter;
+let hook: Awaited<ReturnType<typeof tinyServer>>;
+/** notify_url deliveries, as the agent's webhook received them. */
+const notified: any[] = [];
 const conversation = channelId();
 const target = `teams:${conversationKey(conversation)}`;
 const ann = { id: '29:1ann-9e52142b5e5e4d7b', name: 'Ann Example' };
@@ -48,6 +53,10 @@ async function post(path: string, body: unknown): Promise<{ status: number; body
 }
 
 beforeAll(async () => {
+  hook = await tinyServer((_req, body, res) => {
+    notified.push(JSON.parse(body.toString('utf8')));
+    res.writeHead(200).end();
+  });
   fake = await FakeTeamsConnector.start();
   adapter = createTeamsAdapter(testConfig(), instantClock());
   relay = await startRelay({ adapters: [adapter], now: () => Date.now() + skipped });
@@ -58,6 +67,7 @@ afterAll(async () => {
   await relay?.stop();
   await adapter?.stop();
   await fake?.close();
+  await hook?.close();
 });
 
 /** The case cards in the channel, oldest first (the welcome message is text). */
@@ -226,9 +236,21 @@ describe.each(Object.keys(CELLS) as AskKind[])('%s on Teams', (kind) => {
   const fx = KINDS[kind];
 
   it('native inputs, bad answer refused on the card with nothing recorded, typed answer', async () => {
-    const { id, activityId, card, token } = await ask(fx.content);
-    // No secret reaches the platform.
-    expect(JSON.stringify(fake.recordedRequests().map((r) => r.body))).not.toContain(token);
+    // The agent asks with the TypeScript client (which waits for the answer) and a notify_url.
+    const before = cards().length;
+    const client = new RelayClient({ relayUrl: relay.url, waitChunkSeconds: 5 });
+    let id = '';
+    const outcome = client.ask(fx.content as any, {
+      target,
+      notifyUrl: `${hook.url}/hook`,
+      timeoutMs: 20_000,
+      onCreated: (created) => {
+        id = created.id;
+      },
+    });
+    await eventually(async () => cards().length > before && id !== '');
+    const activityId = cards().at(-1)!.id;
+    const card = adaptiveCardOf(fake.activity(activityId)!.versions.at(-1)) as Node;
     const types = inputs(card).map((i) => i.type);
     expect(types, JSON.stringify(card.body)).toEqual(expect.arrayContaining(cell.widgets));
     expect(types.length).toBeGreaterThanOrEqual(cell.widgets.length);
@@ -269,6 +291,10 @@ describe.each(Object.keys(CELLS) as AskKind[])('%s on Teams', (kind) => {
     await execute(card, activityId, cell.action, withPrefix(cell.good), cell.decision);
     const done = await view(id, true);
     expect(done).toMatchObject({ kind, status: 'completed', answer: fx.result });
+    // The same typed answer reaches the client and the notify_url webhook.
+    expect(await outcome).toMatchObject({ id, kind, status: 'completed', answer: fx.result });
+    const sent = await eventually(async () => notified.find((n) => n.id === id && n.final));
+    expect(sent).toMatchObject({ status: 'completed', result: { data: fx.result } });
     expect(done.case.submitted_by).toMatchObject({ platform_user_id: ann.id });
     // The card is edited to its final state: no inputs, no buttons left.
     await eventually(async () => {
@@ -283,7 +309,7 @@ describe.each(Object.keys(CELLS) as AskKind[])('%s on Teams', (kind) => {
 
 describe('asks on Teams beyond the native cells', () => {
   it('an approval with its own choice keys: one button per choice carrying its decision', async () => {
-    const { id, activityId, card } = await ask({
+    const { id, activityId, card, token } = await ask({
       type: 'approval',
       sub_type: 'binary',
       prompt: 'Ship it?',
@@ -298,6 +324,8 @@ describe('asks on Teams beyond the native cells', () => {
       ['Hold', 'hold'],
     ]);
     expect(JSON.stringify(card.body)).toContain('Goes live');
+    // No secret reaches the platform.
+    expect(JSON.stringify(fake.recordedRequests().map((r) => r.body))).not.toContain(token);
     await execute(card, activityId, 'submit', {}, 'hold');
     expect(await view(id, true)).toMatchObject({
       status: 'completed',

@@ -12,13 +12,22 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import type { AskKind } from '../../src/asks/content.ts';
-import { type RelayHandle, startRelay } from '../helpers/relay-env.ts';
+import { RelayClient } from '../../src/client/relay-client.ts';
+import { tinyServer } from '../client/helpers.ts';
+import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { KINDS } from './fixtures.ts';
 
 let relay: RelayHandle;
 let browser: Browser;
+let hook: Awaited<ReturnType<typeof tinyServer>>;
+/** notify_url deliveries, as the agent's webhook received them. */
+const notified: any[] = [];
 
 beforeAll(async () => {
+  hook = await tinyServer((_req, body, res) => {
+    notified.push(JSON.parse(body.toString('utf8')));
+    res.writeHead(200).end();
+  });
   relay = await startRelay({ adapters: [createWebAdapter()] });
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -34,6 +43,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await relay?.stop();
+  await hook?.close();
 });
 
 interface Cell {
@@ -180,13 +190,25 @@ describe.each(Object.keys(CELLS) as AskKind[])('%s in the web chat', (kind) => {
     timeout: 30_000,
   }, async () => {
     const room = `matrix-${kind.replace(/[^a-z]/g, '-')}`;
-    const created = await call('POST', '/v1/asks', { target: `web:${room}`, content: fx.content });
-    const id = created.relay.id;
-    // The chat's message carries the ask (and never a token).
-    const messages = await call('GET', `/web/api/rooms/${room}/messages`);
-    const m = messages.find((x: any) => x.case);
+    // The agent asks with the TypeScript client (which waits for the answer) and a notify_url.
+    let id = '';
+    const outcome = new RelayClient({ relayUrl: relay.url, waitChunkSeconds: 5 }).ask(
+      fx.content as any,
+      {
+        target: `web:${room}`,
+        notifyUrl: `${hook.url}/hook`,
+        timeoutMs: 30_000,
+        onCreated: (created) => {
+          id = created.id;
+        },
+      },
+    );
+    // The chat's message carries the ask.
+    const m = await eventually(async () => {
+      const messages = await call('GET', `/web/api/rooms/${room}/messages`);
+      return id !== '' && messages.find((x: any) => x.case);
+    });
     expect(m.ask).toMatchObject({ kind });
-    expect(JSON.stringify(m)).not.toContain(created.hitl.submit_token);
 
     const page = await browser.newPage({ viewport: { width: 760, height: 900 } });
     try {
@@ -207,6 +229,10 @@ describe.each(Object.keys(CELLS) as AskKind[])('%s in the web chat', (kind) => {
       await cell.good(form);
       const done = await call('GET', `/v1/asks/${id}/wait?timeout=10`);
       expect(done).toMatchObject({ kind, status: 'completed', answer: fx.result });
+      // The same typed answer reaches the client and the notify_url webhook.
+      expect(await outcome).toMatchObject({ id, kind, status: 'completed', answer: fx.result });
+      const sent = await eventually(async () => notified.find((n) => n.id === id && n.final));
+      expect(sent).toMatchObject({ status: 'completed', result: { data: fx.result } });
       expect(done.case.submitted_by).toMatchObject({ platform: 'x-web' });
     } finally {
       await page.close();
