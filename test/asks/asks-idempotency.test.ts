@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import { IDEMPOTENCY_TTL_MS, IdempotencyKey } from '../../src/asks/idempotency.ts';
 import { MemoryKeyValue } from '../../src/cases/memory-kv.ts';
+import { RelayClient } from '../../src/client/relay-client.ts';
 import { logLines, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { schemaValidator } from '../helpers/spec.ts';
 import { KINDS } from './fixtures.ts';
@@ -108,6 +109,21 @@ describe('Idempotency-Key on POST /v1/asks', () => {
       expect(r.body).toMatchObject({ error: 'invalid_idempotency_key' });
     }
     expect(await cardsIn('idem-badkey')).toBe(0);
+  });
+
+  it('the TypeScript client sends it: asking again with the key returns the same ask', async () => {
+    const client = new RelayClient({ relayUrl: relay.url });
+    const content = KINDS['context.confirm'].content as any;
+    const o = { target: 'web:idem-client', idempotencyKey: 'client-key-1', timeoutMs: 0 };
+    const first = await client.ask(content, o);
+    const again = await client.ask(content, o);
+    expect(first.status).toBe('pending');
+    expect(again.id).toBe(first.id);
+    expect(await cardsIn('idem-client')).toBe(1);
+    await expect(client.ask(content, { ...o, labels: { other: 'body' } })).rejects.toMatchObject({
+      status: 422,
+      code: 'idempotency_key_reused',
+    });
   });
 
   it('a key expires: after IDEMPOTENCY_TTL_MS the same key asks anew', async () => {
