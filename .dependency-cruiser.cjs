@@ -22,6 +22,8 @@ const CORE_SURFACE = [
   '^src/asks/content\\.ts$',
   // Which addresses are this machine (Teams' unauthenticated test mode accepts only those).
   '^src/net/url-policy\\.ts$',
+  // Which protocol action an ask's answer is sent with (pure): native widgets submit with it.
+  '^src/asks/protocol\\.ts$',
 ];
 
 module.exports = {

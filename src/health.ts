@@ -19,6 +19,8 @@ export interface PartHealth {
 export interface Readiness {
   ready: boolean;
   parts: Record<string, PartHealth>;
+  /** Limits of this deployment an operator must know (they do not make the relay unready). */
+  notes?: Record<string, string>;
 }
 
 /** The parts of one relay. */
@@ -50,6 +52,18 @@ export class Health {
   /** Why a part refuses all work (set by refuse), else undefined. */
   refusal(name: string): string | undefined {
     return this.refusals.get(name);
+  }
+
+  private readonly notes = new Map<string, string>();
+
+  /** Records a limit of this deployment, shown on /readyz under `notes`. */
+  note(name: string, text: string): void {
+    this.notes.set(name, text);
+  }
+
+  /** Every note by name, or undefined when there is none. */
+  noteSnapshot(): Record<string, string> | undefined {
+    return this.notes.size ? Object.fromEntries(this.notes) : undefined;
   }
 
   /** Every part by name. */

@@ -193,7 +193,7 @@ export function createRelay(o: RelayOptions): Relay {
     mount: (a: Hono) => {
       mountRoute(a, watching.callbackRoute);
       registerReceiptRoutes(a, store, () => receipts);
-      mounted.push(mountAskService(a, engine, log));
+      mounted.push(mountAskService(a, engine, log, health));
       const m = o.mount?.(a);
       if (m) mounted.push(m);
     },
@@ -382,7 +382,8 @@ export function createRelay(o: RelayOptions): Relay {
     async readiness() {
       if (!closing) await checkStore();
       const parts = health.snapshot();
-      return { ready: started && !closing && health.allUp(), parts };
+      const notes = health.noteSnapshot();
+      return { ready: started && !closing && health.allUp(), parts, ...(notes ? { notes } : {}) };
     },
     async stop() {
       if (closing) return;

@@ -9,6 +9,7 @@ import type { Logger } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
 import type { SlackApi } from './api.ts';
 import {
+  modalAction,
   modalData,
   modalErrors,
   modalView,
@@ -106,13 +107,14 @@ export async function handleModalSubmit(
   }
   const [channel, ts] = (view.private_metadata ?? '').split(':');
   const name = await running.names.name(body.user.id, body.user.name);
+  const data = modalData(ask.content, view.state);
   const tap: Tap = {
     platform: 'slack',
     key: id.key,
-    action: id.action,
+    action: modalAction(ask.content, data, id.action),
     user: name ? { id: body.user.id, name } : { id: body.user.id },
     ref: channel && ts ? messageRef(channel, ts) : null,
-    data: modalData(ask.content, view.state),
+    data,
   };
   let reply: Awaited<ReturnType<AdapterContext['onTap']>>;
   try {
@@ -122,6 +124,15 @@ export async function handleModalSubmit(
     await ack({
       response_action: 'errors',
       errors: firstError(view, 'Something failed; try again.'),
+    });
+    return;
+  }
+  if (reply.outcome === 'confirm_required') {
+    // An irreversible pick: the modal stays open and a second Submit confirms it.
+    const onDecision = view.blocks?.some((b) => b.block_id === 'decision');
+    await ack({
+      response_action: 'errors',
+      errors: onDecision ? { decision: reply.text.slice(0, 150) } : firstError(view, reply.text),
     });
     return;
   }

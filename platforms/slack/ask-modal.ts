@@ -6,6 +6,7 @@
  */
 import type { types } from '@slack/bolt';
 import type { AskContent } from '../../src/asks/content.ts';
+import { protocolOf } from '../../src/asks/protocol.ts';
 import type { Card } from '../../src/render/card.ts';
 
 /** action_id / value of the "Answer…" button: `hitl-open:<key>`. */
@@ -26,19 +27,24 @@ const plain = (fitText: FitText, text: string, max: number) => ({
   text: fitText(text, max) || ' ',
 });
 
-/** Whether this kind is answered in a modal. */
+/**
+ * Whether this kind is answered in a modal (approval.modify: its edits; its buttons still decide
+ * without edits).
+ */
 export function isModalKind(c: AskContent): boolean {
   return (
     (c.type === 'context' && (c.sub_type === 'freetext' || c.sub_type === 'form')) ||
-    c.type === 'edit'
+    c.type === 'edit' ||
+    (c.type === 'approval' && c.sub_type === 'modify')
   );
 }
 
-/** The "Answer…" button for a card whose ask is answered in a modal. */
-export function openButton(card: Pick<Card, 'key'>): types.Button {
+/** The "Answer…" button ("Edit…" for an approval) for a card whose ask is answered in a modal. */
+export function openButton(card: Pick<Card, 'key' | 'ask'>): types.Button {
+  const edit = card.ask?.content.type === 'approval';
   return {
     type: 'button',
-    text: { type: 'plain_text', text: 'Answer…', emoji: true },
+    text: { type: 'plain_text', text: edit ? 'Edit…' : 'Answer…', emoji: true },
     action_id: `${SLACK_OPEN_PREFIX}${card.key}`,
     value: `${SLACK_OPEN_PREFIX}${card.key}`,
     style: 'primary',
@@ -131,7 +137,34 @@ export function modalView(
   const c = card.ask?.content;
   if (!c || !isModalKind(c)) return null;
   const blocks: Array<Block | null> = [{ type: 'section', text: plain(fitText, c.prompt, 3000) }];
-  if (c.type === 'context' && c.sub_type === 'freetext') {
+  if (c.type === 'approval' && c.sub_type === 'modify') {
+    // The fields (as a form's, under `f.`) and the decision, which the submission carries.
+    for (const f of c.modifiable)
+      blocks.push(
+        input(
+          fitText,
+          `f.${f.key}`,
+          f.label,
+          element(fitText, `f.${f.key}`, f.type, f.type === 'DROPDOWN' ? undefined : f.value, {
+            options: f.type === 'DROPDOWN' ? (f.value as string[]) : undefined,
+          }),
+          true,
+        ),
+      );
+    const choices = c.choices.map((x) => ({
+      text: plain(fitText, x.impact_hint ? `${x.label} (${x.impact_hint})` : x.label, 75),
+      value: x.key,
+    }));
+    blocks.push(
+      input(
+        fitText,
+        'decision',
+        'Decision',
+        { type: 'radio_buttons', action_id: 'decision', options: choices },
+        false,
+      ),
+    );
+  } else if (c.type === 'context' && c.sub_type === 'freetext') {
     blocks.push(
       input(
         fitText,
@@ -227,6 +260,7 @@ function typedValue(v: StateValue | undefined): unknown {
     case 'datepicker':
       return v.selected_date ?? undefined;
     case 'static_select':
+    case 'radio_buttons':
       return v.selected_option?.value ?? undefined;
     default:
       return v.value === null ? undefined : v.value;
@@ -248,6 +282,16 @@ export function modalData(c: AskContent, state: unknown): Record<string, unknown
     }
     return out;
   };
+  if (c.type === 'approval' && c.sub_type === 'modify') {
+    const decision = read('decision');
+    return {
+      ...(decision !== undefined ? { decision } : {}),
+      values: collect(
+        'f.',
+        c.modifiable.map((f) => f.key),
+      ),
+    };
+  }
   if (c.type === 'context' && c.sub_type === 'freetext') return { value: read('value') ?? '' };
   if (c.type === 'context' && c.sub_type === 'form')
     return {
@@ -267,13 +311,22 @@ export function modalData(c: AskContent, state: unknown): Record<string, unknown
   return {};
 }
 
+/**
+ * The protocol action a modal's answer is submitted with: an approval's decision is the action
+ * when its choices are approve / reject; otherwise the modal's own (`submit`).
+ */
+export function modalAction(c: AskContent, data: Record<string, unknown>, own: string): string {
+  if (c.type !== 'approval' || typeof data.decision !== 'string') return own;
+  return protocolOf(c).type === 'approval' ? data.decision : own;
+}
+
 /** Issues of a refused answer as Slack's `errors` (block_id -> message) for the modal's fields. */
 export function modalErrors(
   issues: Array<{ path: string; message: string }>,
 ): Record<string, string> {
   const errors: Record<string, string> = {};
   for (const i of issues) {
-    const m = /^data\.(?:(values|args)\.([^.]+)|(value|content))/.exec(i.path);
+    const m = /^data\.(?:(values|args)\.([^.]+)|(value|content|decision))/.exec(i.path);
     if (!m) continue;
     const block = m[3] ?? `${m[1] === 'values' ? 'f' : 'a'}.${m[2]}`;
     errors[block] ??= i.message.slice(0, 150);

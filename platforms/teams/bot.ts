@@ -7,6 +7,7 @@ import { type Activity, type ConversationReference, TurnContext } from 'botbuild
 import type { AdapterContext, MessageRef, Tap, TapReply } from '../../src/adapter.ts';
 import { scrub } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
+import { type AskRetry, askInputs } from './ask.ts';
 import {
   activityIdOf,
   baseConversationId,
@@ -46,11 +47,16 @@ export function storableReference(activity: Activity): Partial<ConversationRefer
   return { ...reference, conversation };
 }
 
-function cardAnswer(card: Card, notice: string | null, submitting = false): InvokeBody {
+function cardAnswer(
+  card: Card,
+  notice: string | null,
+  submitting = false,
+  askRetry?: AskRetry,
+): InvokeBody {
   return {
     statusCode: 200,
     type: 'application/vnd.microsoft.card.adaptive',
-    value: renderTeamsCard(card, { notice, submitting }),
+    value: renderTeamsCard(card, { notice, submitting, ...(askRetry ? { askRetry } : {}) }),
   };
 }
 
@@ -133,9 +139,21 @@ export class TeamsBot {
     return ref && activityId ? this.deps.store.loadCard(ref.address, activityId) : null;
   }
 
-  private async answerFor(reply: TapReply, ref: MessageRef | null): Promise<InvokeBody> {
+  private async answerFor(
+    reply: TapReply,
+    ref: MessageRef | null,
+    inputs: Record<string, unknown> = {},
+  ): Promise<InvokeBody> {
     const card = reply.card ?? (await this.currentCard(ref));
-    return card ? cardAnswer(card, reply.text || null) : messageAnswer(reply.text);
+    // A refused ask answer: the same card with the person's values and each problem by its field;
+    // an irreversible pick to confirm keeps the values too, so tapping again sends the same answer.
+    const retry =
+      reply.outcome === 'invalid_answer'
+        ? { values: inputs, issues: reply.issues ?? [] }
+        : reply.outcome === 'confirm_required'
+          ? { values: inputs }
+          : undefined;
+    return card ? cardAnswer(card, reply.text || null, false, retry) : messageAnswer(reply.text);
   }
 
   private async onExecute(context: TurnContext): Promise<void> {
@@ -167,7 +185,10 @@ export class TeamsBot {
     });
     const first = await Promise.race([work, late]).finally(() => clearTimeout(timer));
     if (first !== 'late') {
-      const body = await this.answerFor(first, tap.ref);
+      const inputs = askInputs(
+        (activity.value as { action?: { data?: unknown } } | undefined)?.action?.data,
+      );
+      const body = await this.answerFor(first, tap.ref, inputs);
       if (activity.id) await store.saveAnswer(activity.id, body);
       await answerInvoke(context, body);
       return;

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { Activity } from 'botbuilder';
 import type { MessageRef, Tap } from '../../src/adapter.ts';
+import { askTapData } from './ask.ts';
 import { TEAMS_PAYLOAD_FIELD } from './render.ts';
 
 /** The invoke name Teams uses for Action.Execute (Universal Actions). */
@@ -55,14 +56,17 @@ function record(value: unknown): Record<string, unknown> | null {
     : null;
 }
 
-function tapFrom(activity: ActivityLike, payload: unknown): Tap | null {
+/** `inputs`: the Action.Execute data / Action.Submit value, where an ask's input values arrive. */
+function tapFrom(activity: ActivityLike, payload: unknown, inputs?: unknown): Tap | null {
   const parsed = parsePayload(payload);
   const from = activity.from;
   if (!parsed || !from?.id) return null;
   const conversationId = activity.conversation?.id;
   const key = conversationId ? conversationKey(conversationId) : null;
   const replyToId = activity.replyToId;
+  const data = askTapData(inputs);
   return {
+    ...(data ? { data } : {}),
     platform: 'teams',
     key: parsed.key,
     action: parsed.action,
@@ -77,7 +81,7 @@ export function parseExecuteInvoke(activity: ActivityLike): Tap | null {
   const action = record(record(activity.value)?.action);
   if (!action) return null;
   const data = record(action.data);
-  return tapFrom(activity, data?.[TEAMS_PAYLOAD_FIELD] ?? action.verb);
+  return tapFrom(activity, data?.[TEAMS_PAYLOAD_FIELD] ?? action.verb, data);
 }
 
 /** A message carrying Action.Submit data (older clients: the Action.Execute fallback) -> Tap, or null. */
@@ -85,5 +89,5 @@ export function parseSubmitMessage(activity: ActivityLike): Tap | null {
   if (activity.type !== 'message') return null;
   const value = record(activity.value);
   if (!value || !(TEAMS_PAYLOAD_FIELD in value)) return null;
-  return tapFrom(activity, value[TEAMS_PAYLOAD_FIELD]);
+  return tapFrom(activity, value[TEAMS_PAYLOAD_FIELD], value);
 }

@@ -1,9 +1,11 @@
 /**
  * Card -> Adaptive Card 1.4 JSON (pure). Universal Actions: one Action.Execute per action (verb and
  * data carry the `hitl:<key>:<action>` payload), with an Action.Submit fallback for Teams clients
- * that predate Action.Execute, plus Action.OpenUrl for Details. Size and text limits are checked here.
+ * that predate Action.Execute, plus Action.OpenUrl for Details. An ask's inputs come from ask.ts.
+ * Size and text limits are checked here.
  */
 import type { Card, CardAction } from '../../src/render/card.ts';
+import { type AskButton, type AskRetry, plainAskActions, teamsAsk } from './ask.ts';
 
 /** Teams rejects messages over about 100 KB (card JSON included); stay well under it. */
 export const TEAMS_MESSAGE_MAX_BYTES = 80 * 1024;
@@ -35,6 +37,8 @@ export interface RenderOptions {
   notice?: string | null;
   /** The tap is being submitted: buttons hidden, status says so. */
   submitting?: boolean;
+  /** An ask's refused answer: the person's values shown again, each problem under its field. */
+  askRetry?: AskRetry;
 }
 
 /** Cuts `text` to at most `max` code points, ending with an ellipsis when it cut. */
@@ -75,13 +79,13 @@ const STYLE: Record<CardAction['style'], string | undefined> = {
   secondary: undefined,
 };
 
-function executeAction(action: CardAction): Record<string, unknown> {
+function executeAction({ action, data: extra, id }: AskButton): Record<string, unknown> {
   const style = STYLE[action.style];
-  const data = { [TEAMS_PAYLOAD_FIELD]: action.payload };
+  const data = { ...extra, [TEAMS_PAYLOAD_FIELD]: action.payload };
   const common = { title: action.label, data, ...(style ? { style } : {}) };
   return {
     type: 'Action.Execute',
-    id: `hitl-${action.action}`,
+    id,
     verb: action.payload,
     ...common,
     // Teams clients without Universal Actions fall back to Action.Submit (a message with `value`).
@@ -98,7 +102,9 @@ interface Texts {
   notice: string | null;
 }
 
-function build(card: Card, t: Texts, options: RenderOptions): AdaptiveCardJson {
+const plainButton = (action: CardAction): AskButton => ({ action, id: `hitl-${action.action}` });
+
+function build(card: Card, t: Texts, options: RenderOptions, native = true): AdaptiveCardJson {
   const body: Array<Record<string, unknown>> = [
     textBlock(escapeTeamsText(t.title), { weight: 'Bolder', size: 'Medium' }),
   ];
@@ -113,11 +119,18 @@ function build(card: Card, t: Texts, options: RenderOptions): AdaptiveCardJson {
   if (t.hint)
     body.push(textBlock(escapeTeamsText(t.hint), { color: 'Warning', spacing: 'Medium' }));
   body.push(textBlock(escapeTeamsText(t.status), { isSubtle: true, spacing: 'Medium' }));
+  // An ask's inputs go under the text; when Teams cannot draw them, only input-free buttons stay.
+  const ask = card.ask && native ? teamsAsk(card, escapeTeamsText, options.askRetry) : null;
+  if (ask && !options.submitting) body.push(...ask.body);
+  // The notice last, next to the buttons (after an ask's inputs, so a refusal is seen).
   if (t.notice) {
     body.push(textBlock(escapeTeamsText(t.notice), { id: TEAMS_NOTICE_BLOCK_ID, color: 'Accent' }));
   }
+  const buttons = ask
+    ? ask.buttons
+    : (card.ask ? plainAskActions(card) : card.actions).map(plainButton);
   const actions: Array<Record<string, unknown>> = [];
-  if (!card.final && !options.submitting) actions.push(...card.actions.map(executeAction));
+  if (!card.final && !options.submitting) actions.push(...buttons.map(executeAction));
   if (card.link)
     actions.push({ type: 'Action.OpenUrl', title: card.link.label, url: card.link.url });
   return {
@@ -149,7 +162,11 @@ export function renderTeamsCard(
     status: options.submitting ? `${card.status} · Submitting…` : card.status,
     notice: options.notice ? truncateText(options.notice, 400) : null,
   };
-  let json = build(card, t, options);
+  // An ask whose inputs alone do not fit keeps the review page (Details) instead.
+  const native =
+    !card.ask ||
+    cardBytes(build(card, { ...t, prompt: '', lines: [], hint: null }, options)) <= maxBytes;
+  let json = build(card, t, options, native);
   // Halve the longest piece of body text until the card fits; escaping can only grow text by 2x.
   for (let round = 0; round < 64 && cardBytes(json) > maxBytes; round++) {
     const pieces: Array<[number, (v: string) => void, string]> = [
@@ -189,7 +206,7 @@ export function renderTeamsCard(
     } else {
       set(truncateText(text, Math.ceil(length / 2)));
     }
-    json = build(card, t, options);
+    json = build(card, t, options, native);
   }
   return json;
 }

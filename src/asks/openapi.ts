@@ -73,10 +73,28 @@ export function askPaths(): Record<string, Record<string, Record<string, unknown
         description:
           "The relay stores the case in its own HITL service and answers 202 with that service's v0.8 `hitl` object (plus `relay`, the typed view); the case is then posted to the target like any other. Needs `Authorization: Bearer <RELAY_API_KEY>` when the relay has an API key.",
         security: secured,
+        parameters: [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description:
+              'Makes a retry safe: the same key with the same body (within 24 h) answers the same 202 (header `Idempotent-Replayed: true`) and posts no second card; the same key with another body answers 422.',
+            schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+          },
+        ],
         requestBody: { required: true, ...jsonBody('The ask.', ASK_REQUEST) },
         responses: {
           '202': jsonBody('The 202 body: status, message, hitl, relay.'),
-          '400': error('Invalid ask: `details` names each failing field.'),
+          '400': error(
+            'Invalid ask (`details` names each failing field), or an invalid Idempotency-Key.',
+          ),
+          '409': error(
+            'A request with this Idempotency-Key is still being handled; see Retry-After.',
+          ),
+          '422': error(
+            'This Idempotency-Key was used with a different body (`idempotency_key_reused`).',
+          ),
           '401': error('Missing or wrong API key.'),
           '413': error('Body too large.'),
           '415': error('Not application/json.'),

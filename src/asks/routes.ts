@@ -18,6 +18,7 @@ import { readJsonBody } from '../server/inbound.ts';
 import type { AskAnswer } from './answer.ts';
 import { approvalDecisionOf } from './approval.ts';
 import { type AskContent, askContentOf, kindOf, parseAskContent } from './content.ts';
+import { IdempotencyKey, idempotencyKeyProblem } from './idempotency.ts';
 import { protocolOf } from './protocol.ts';
 import { ASKS_MOUNT_PATH } from './service.ts';
 
@@ -72,9 +73,24 @@ export function registerAskRoutes(app: Hono, engine: Engine, asks: DemoService):
     );
     if (!read.ok) return read.response;
     const raw = read.value;
+    // Idempotency-Key: a retried ask answers with the case the first request created.
+    const key = c.req.header('idempotency-key');
+    let idem: IdempotencyKey | undefined;
+    if (key !== undefined) {
+      const problem = idempotencyKeyProblem(key);
+      if (problem) return c.json({ error: 'invalid_idempotency_key', message: problem }, 400);
+      idem = new IdempotencyKey(engine.store.kv, key, raw);
+      const early = await replayOrRefuse(c, engine, idem);
+      if (early) return early;
+    }
+    let settled = false;
     try {
-      return await ask(c, engine, asks, raw);
+      const created = await ask(c, engine, asks, raw);
+      if (idem) await idem.settle(created.relay.id);
+      settled = true;
+      return c.json(created, 202, { 'retry-after': '30' });
     } catch (err) {
+      if (idem && !settled) await idem.release();
       if (err instanceof ValidationError)
         return c.json({ error: err.code, message: err.message, details: err.details }, 400);
       throw err;
@@ -93,6 +109,56 @@ export function registerAskRoutes(app: Hono, engine: Engine, asks: DemoService):
       return c.json({ error: 'invalid_timeout', message: 'timeout must be 0-120 seconds' }, 400);
     return read(c, await engine.waitFor(c.req.param('id'), timeout * 1000));
   });
+}
+
+/** The answer to a request whose key was seen before (its case, or why not); null for a new one. */
+async function replayOrRefuse(c: Context, engine: Engine, idem: IdempotencyKey) {
+  const claim = await idem.claim();
+  if (claim.kind === 'new') return null;
+  if (claim.kind === 'conflict')
+    return c.json(
+      {
+        error: 'idempotency_key_reused',
+        message:
+          'this Idempotency-Key was used for a different request body; use a new key for a new ask',
+      },
+      422,
+    );
+  if (claim.kind === 'in_progress')
+    return c.json(
+      {
+        error: 'idempotency_key_in_use',
+        message: 'a request with this Idempotency-Key is still being handled; retry in a moment',
+      },
+      409,
+      { 'retry-after': '1' },
+    );
+  const found = await engine.store.getCase(claim.id);
+  if (!found)
+    return c.json(
+      {
+        error: 'idempotency_case_gone',
+        message: 'the ask this Idempotency-Key created is no longer kept; use a new key',
+      },
+      409,
+    );
+  // The same 202 as the first time: the hitl object as taken in, its secrets put back.
+  const secrets = engine.secretsOf(found);
+  const hitl = {
+    ...found.doc.hitl,
+    review_url: secrets.review_url,
+    ...(secrets.submit_token ? { submit_token: secrets.submit_token } : {}),
+  };
+  return c.json(
+    {
+      status: 'human_input_required',
+      ...(found.doc.message !== undefined ? { message: found.doc.message } : {}),
+      hitl,
+      relay: await askView(engine, found),
+    },
+    202,
+    { 'retry-after': '30', 'idempotent-replayed': 'true' },
+  );
 }
 
 async function ask(c: Context, engine: Engine, asks: DemoService, raw: unknown) {
@@ -157,9 +223,7 @@ async function ask(c: Context, engine: Engine, asks: DemoService, raw: unknown) 
       { id: result.case.id, case_id: caseId, kind: kindOf(content), type: mapping.type },
       'ask created',
     );
-    return c.json({ ...created, relay: await askView(engine, result.case) }, 202, {
-      'retry-after': '30',
-    });
+    return { ...created, relay: await askView(engine, result.case) };
   } catch (err) {
     // Nobody can answer a case the relay did not take in: close it at the service too.
     await asks

@@ -28,6 +28,11 @@ export interface AskOptions {
   signal?: AbortSignal;
   /** Called once the relay took the ask in (its id, for a later `getAsk`). */
   onCreated?: (created: { id: string; case_id: string }) => void;
+  /**
+   * Sent as `Idempotency-Key`: asking again with the same key and content (within 24 h, e.g. after
+   * a crash or a timeout) returns the same ask instead of posting a second card.
+   */
+  idempotencyKey?: string;
 }
 
 /** An ask as the relay reports it; `answer` is typed by the content. */
@@ -50,6 +55,7 @@ export type RelayCall = (
   path: string,
   body?: unknown,
   signal?: AbortSignal,
+  headers?: Record<string, string>,
 ) => Promise<unknown>;
 
 /** POST /v1/asks, then /v1/asks/:id/wait until the ask is final or `timeoutMs` passes. */
@@ -74,6 +80,7 @@ export async function askRelay<const C extends AskContentInput>(
       ...(o.notifyOn ? { notify_on: o.notifyOn } : {}),
     },
     o.signal,
+    o.idempotencyKey !== undefined ? { 'idempotency-key': o.idempotencyKey } : undefined,
   )) as { hitl: { case_id: string }; relay: AskOutcome<C> };
   const id = created.relay.id;
   o.onCreated?.({ id, case_id: created.hitl.case_id });

@@ -72,7 +72,7 @@ export class RelayClient {
    * content: `(await relay.ask({type: 'decision', sub_type: 'multi', ...}, {target})).answer?.selected`.
    */
   ask<const C extends AskContentInput>(content: C, o: AskOptions): Promise<AskOutcome<C>> {
-    return askRelay((m, p, b, s) => this.call(m, p, b, s), content, o, this.chunkSeconds);
+    return askRelay((m, p, b, s, h) => this.call(m, p, b, s, h), content, o, this.chunkSeconds);
   }
 
   /** GET /v1/cases/:id, history included. */
@@ -117,8 +117,9 @@ export class RelayClient {
     path: string,
     body?: unknown,
     signal?: AbortSignal,
+    extra?: Record<string, string>,
   ): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { ...extra, accept: 'application/json' };
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: Response;
