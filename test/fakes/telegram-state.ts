@@ -78,7 +78,7 @@ export class FakeTelegramState {
   }
 
   /** A text message update as a person would send it; a leading /command gets its entity. */
-  textMessage(args: { chatId: number; from: User; text: string }): Update {
+  textMessage(args: { chatId: number; from: User; text: string; replyTo?: number }): Update {
     const command = /^\/[A-Za-z0-9_]+(@[A-Za-z0-9_]+)?/.exec(args.text);
     const entities: MessageEntity[] = command
       ? [{ type: 'bot_command', offset: 0, length: command[0].length }]
@@ -90,6 +90,10 @@ export class FakeTelegramState {
       date: Math.floor(Date.now() / 1000),
       text: args.text,
       ...(entities.length ? { entities } : {}),
+      // A reply carries the message it answers, as Telegram sends it.
+      ...(args.replyTo !== undefined && this.message(args.chatId, args.replyTo)
+        ? { reply_to_message: structuredClone(this.message(args.chatId, args.replyTo)!.message) }
+        : {}),
     };
     return this.makeUpdate({ message } as unknown as Omit<Update, 'update_id'>);
   }
