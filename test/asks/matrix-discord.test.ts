@@ -8,8 +8,9 @@
  * review page.
  */
 import { request } from 'undici';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, expectTypeOf, it } from 'vitest';
 import type { AskKind } from '../../src/asks/content.ts';
+import { RelayClient } from '../../src/client/index.ts';
 import type { FakeDiscordMessage } from '../fakes/discord-api.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import {
@@ -295,4 +296,26 @@ it('fallbacks: > 5 form fields and > 25 rank options keep only the review page',
     expect(all.some((x) => /^hitl-ask:/.test(x.custom_id ?? ''))).toBe(false);
     expect(all.some((x) => x.style === 5 && typeof x.url === 'string')).toBe(true);
   }
+});
+
+it('the TypeScript client: relay.ask() gets the freetext typed, answered in a Discord modal', async () => {
+  const client = new RelayClient({ relayUrl: relay.url, waitChunkSeconds: 5 });
+  const before = messages().length;
+  const asked = client.ask(
+    {
+      type: 'context',
+      sub_type: 'freetext',
+      prompt: 'Why?',
+      input: { label: 'Reason' },
+    },
+    { target: h.target, timeoutMs: 15_000 },
+  );
+  await eventually(async () => messages().length > before, 10_000, 'the card');
+  const card = messages().at(-1)!;
+  const modal = await openModal(card);
+  await submitModal(card, modal.custom_id, { value: 'Because.' });
+  const out = await asked;
+  expectTypeOf(out.answer).toEqualTypeOf<{ value: string } | null>();
+  expect(out).toMatchObject({ kind: 'context.freetext', status: 'completed' });
+  expect(out.answer?.value).toBe('Because.');
 });

@@ -7,9 +7,10 @@
  */
 import type { InlineKeyboardButton, User } from 'grammy/types';
 import { request } from 'undici';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, expectTypeOf, it } from 'vitest';
 import { createTelegramAdapter } from '../../platforms/telegram/index.ts';
 import type { AskKind } from '../../src/asks/content.ts';
+import { RelayClient } from '../../src/client/index.ts';
 import { FakeTelegramApi } from '../fakes/telegram-api.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { KINDS } from './fixtures.ts';
@@ -313,4 +314,30 @@ it('fallback: more options than fit as buttons keeps only the signed review page
   const markup = fake.message(CHAT, card)!.message.reply_markup?.inline_keyboard.flat() ?? [];
   expect(markup.some((b) => 'callback_data' in b && b.callback_data.startsWith('ha:'))).toBe(false);
   expect(markup.some((b) => 'url' in b && /[?&]sig=|\/r\//.test(b.url))).toBe(true);
+});
+
+it('the TypeScript client: relay.ask() gets the ranking typed, answered by taps in Telegram', async () => {
+  const client = new RelayClient({ relayUrl: relay.url, waitChunkSeconds: 5 });
+  const before = fake.messages(CHAT).length;
+  const asked = client.ask(
+    {
+      type: 'decision',
+      sub_type: 'rank',
+      prompt: 'Rank the channels.',
+      options: [
+        { key: 'email', label: 'Email' },
+        { key: 'sms', label: 'SMS' },
+      ],
+    },
+    { target: `telegram:${CHAT}`, timeoutMs: 15_000 },
+  );
+  await eventually(async () => fake.messages(CHAT).length > before, 10_000, 'the card');
+  const card = last().message.message_id;
+  await tap(card, ':r:1');
+  await tap(card, ':r:0');
+  await tap(card, ':d');
+  const out = await asked;
+  expectTypeOf(out.answer).toEqualTypeOf<{ ranking: string[] } | null>();
+  expect(out).toMatchObject({ kind: 'decision.rank', status: 'completed' });
+  expect(out.answer?.ranking).toEqual(['sms', 'email']);
 });
