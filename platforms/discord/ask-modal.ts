@@ -24,7 +24,7 @@ const OPTION_LABEL_MAX = 100;
 /** Interaction callback types: MODAL (9). */
 export const CALLBACK_MODAL = 9;
 
-const OPEN_ID = /^hitl-ask:([A-Za-z0-9_-]{1,32}):(open|rank)$/;
+const OPEN_ID = /^hitl-ask:([A-Za-z0-9_-]{1,32}):(open|rank|c(\d))$/;
 const MODAL_ID = /^hitl-modal:([A-Za-z0-9_-]{1,32})$/;
 const RANK_ID = /^hitl-rank:([A-Za-z0-9_-]{1,32}):((?:\d{1,2}\.){0,24})$/;
 
@@ -189,12 +189,42 @@ export function askOpenButton(
   return { type: 2, style: 1, label, custom_id: `hitl-ask:${card.key}:open` };
 }
 
-/** `hitl-ask:<key>:open|rank` -> its parts; null for other custom_ids. */
+/** `hitl-ask:<key>:open|rank|c<n>` -> its parts (c<n>: choice n); null for other custom_ids. */
 export function parseOpen(
   customId: string | undefined,
-): { key: string; what: 'open' | 'rank' } | null {
+): { key: string; what: 'open' | 'rank' | 'choice'; n: number } | null {
   const m = OPEN_ID.exec(customId ?? '');
-  return m ? { key: m[1]!, what: m[2] as 'open' | 'rank' } : null;
+  if (!m) return null;
+  return m[3] !== undefined
+    ? { key: m[1]!, what: 'choice', n: Number(m[3]) }
+    : { key: m[1]!, what: m[2] as 'open' | 'rank', n: -1 };
+}
+
+/**
+ * Buttons for an approval whose choice keys are not approve / reject (protocol `x-approval`,
+ * answered with `submit`): one per choice, the choice's label (⚠️ when irreversible), at most 5.
+ */
+export function askChoiceButtons(
+  card: Card,
+): Array<{ type: 2; style: 1 | 2 | 4; label: string; custom_id: string }> {
+  const c = card.ask?.content;
+  if (!c || card.final || c.type !== 'approval' || protocolOf(c).type === 'approval') return [];
+  if (c.choices.length > 5) return [];
+  return c.choices.map((x, i) => ({
+    type: 2 as const,
+    style: x.irreversible ? 4 : i === 0 ? 1 : 2,
+    label: cut(`${x.irreversible ? '⚠️ ' : ''}${x.label}`, 80),
+    custom_id: `hitl-ask:${card.key}:c${i}`,
+  }));
+}
+
+/** The typed answer of choice button `n` of an approval, or null. */
+export function choiceAnswer(c: AskContent, n: number): Pick<Tap, 'action' | 'data'> | null {
+  if (c.type !== 'approval') return null;
+  const choice = c.choices[n];
+  if (!choice) return null;
+  const data = { decision: choice.key };
+  return { action: actionFor(c, data as unknown as AskAnswer), data };
 }
 
 /** `hitl-modal:<key>` -> the key; null for other custom_ids. */

@@ -8,6 +8,7 @@ import { loadAsk } from './ask-flow.ts';
 import {
   askModal,
   CALLBACK_MODAL,
+  choiceAnswer,
   modalAnswer,
   modalValues,
   parseModalId,
@@ -206,6 +207,18 @@ export class InteractionFlow {
     const user = interactionUser(raw);
     if (!content || !user) {
       await respond(ephemeral('This one can no longer be answered here; use Details.'));
+      return true;
+    }
+    if (open?.what === 'choice') {
+      const answer = choiceAnswer(content, open.n);
+      if (!answer) {
+        await respond(ephemeral('This button is no longer active.'));
+        return true;
+      }
+      const channelId = interactionChannelId(raw);
+      const ref =
+        channelId && raw.message?.id ? discordMessageRef(channelId, raw.message.id) : null;
+      await this.submit(raw, { platform: 'discord', key, ...answer, user, ref }, respond, ctx);
       return true;
     }
     if (open?.what === 'open') {

@@ -3,7 +3,7 @@
 import { PlatformError } from '../../src/errors.ts';
 import type { ActionStyle, Card, CardLink } from '../../src/render/card.ts';
 import { askSelect, type DiscordStringSelect } from './ask.ts';
-import { askOpenButton } from './ask-modal.ts';
+import { askChoiceButtons, askOpenButton } from './ask-modal.ts';
 import { escapeMarkdown, truncateEscaped, truncatePlain } from './markdown.ts';
 
 /** Discord refuses message content longer than 2000 characters. */
@@ -168,12 +168,15 @@ export function renderMessage(card: Card): DiscordMessagePayload {
   const select = askSelect(card);
   // Kinds answered in a modal or by successive selects get one button that opens them.
   const open = select ? null : askOpenButton(card);
+  const choices = askChoiceButtons(card);
   const components: DiscordMessagePayload['components'] =
     select && buttons.length < DISCORD_ROWS_MAX
       ? [{ type: 1, components: [select] }, ...buttons]
       : open && buttons.length < DISCORD_ROWS_MAX
         ? [{ type: 1, components: [open] }, ...buttons]
-        : buttons;
+        : choices.length && buttons.length < DISCORD_ROWS_MAX
+          ? [{ type: 1, components: choices }, ...buttons]
+          : buttons;
   // A Details URL Discord will not take as a button is shown as text instead (auto-linked, no embed).
   const extra =
     card.link && !isLinkButtonUrl(card.link.url) && /^https?:\/\//i.test(card.link.url)

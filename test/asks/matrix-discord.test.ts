@@ -319,3 +319,27 @@ it('the TypeScript client: relay.ask() gets the freetext typed, answered in a Di
   expect(out).toMatchObject({ kind: 'context.freetext', status: 'completed' });
   expect(out.answer?.value).toBe('Because.');
 });
+
+it('approval.binary with its own choice keys: one button per choice; a forged one refused', async () => {
+  const { id, card } = await ask({
+    type: 'approval',
+    sub_type: 'binary',
+    prompt: 'Ship the release?',
+    choices: [
+      { key: 'ship', label: 'Ship it' },
+      { key: 'hold', label: 'Hold', irreversible: true },
+    ],
+  });
+  const choices = components(card).filter((c) => /^hitl-ask:.*:c\d$/.test(c.custom_id ?? ''));
+  expect(choices.map((c) => c.label)).toEqual(['Ship it', '⚠️ Hold']);
+  const key = choices[0]!.custom_id.split(':')[1];
+  const forged = await click(card, `hitl-ask:${key}:c7`);
+  expect(forged).toMatchObject({ type: 4, data: { flags: EPHEMERAL } });
+  expect(await status(id)).toBe('pending');
+  await click(card, choices[0]!.custom_id);
+  const res = await request(`${relay.url}/v1/asks/${id}/wait?timeout=10`);
+  expect(await res.body.json()).toMatchObject({
+    status: 'completed',
+    answer: { decision: 'ship' },
+  });
+});
