@@ -163,6 +163,9 @@ export async function handleAskButton(
     case 'f': {
       const steps = flowSteps(content);
       if (!steps.length) return { text: TAP_TEXTS.unknownButton };
+      // A channel post has no author, so a reply there cannot be told apart: Details instead.
+      if (message.chat.type === 'channel')
+        return { text: 'In a channel, please answer this one with Details.', alert: true };
       const flow: Flow = {
         key: b.key,
         ref: refFromMessage(message),

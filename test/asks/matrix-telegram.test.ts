@@ -341,3 +341,44 @@ it('the TypeScript client: relay.ask() gets the ranking typed, answered by taps 
   expect(out).toMatchObject({ kind: 'decision.rank', status: 'completed' });
   expect(out.answer?.ranking).toEqual(['sms', 'email']);
 });
+
+it('in a private chat any text answers the open prompt; in a channel the typing kinds use Details', async () => {
+  const DM = Number(ANN.id);
+  const before = fake.messages(DM).length;
+  const res = await request(`${relay.url}/v1/asks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ target: `telegram:${DM}`, content: content('context.freetext') }),
+  });
+  const id = ((await res.body.json()) as any).relay.id as string;
+  await eventually(async () => fake.messages(DM).length > before, 10_000, 'the card');
+  const card = fake.messages(DM).at(-1)!.message.message_id;
+  const data = (fake.message(DM, card)!.message.reply_markup!.inline_keyboard.flat()[0] as Button)
+    .callback_data;
+  const n = fake.messages(DM).length;
+  const q = fake.queueUpdate(fake.callbackQuery({ chatId: DM, messageId: card, data, from: ANN }));
+  await fake.waitForAnswer(q.callback_query!.id);
+  await eventually(async () => fake.messages(DM).length > n, 10_000, 'the prompt');
+  fake.queueUpdate(fake.textMessage({ chatId: DM, from: ANN, text: 'A full refund.' }));
+  await answered(id, 'context.freetext');
+
+  const CHANNEL = -1005550001111;
+  fake.markChannel(CHANNEL);
+  const posted = await request(`${relay.url}/v1/asks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ target: `telegram:${CHANNEL}`, content: content('context.freetext') }),
+  });
+  const channelCase = ((await posted.body.json()) as any).relay.id as string;
+  await eventually(async () => fake.messages(CHANNEL).length > 0, 10_000, 'the channel card');
+  const post = fake.messages(CHANNEL)[0]!.message;
+  const start = (post.reply_markup!.inline_keyboard.flat()[0] as Button).callback_data;
+  const u = fake.queueUpdate(
+    fake.callbackQuery({ chatId: CHANNEL, messageId: post.message_id, data: start, from: ANN }),
+  );
+  const answer = await fake.waitForAnswer(u.callback_query!.id);
+  expect(answer).toMatchObject({ show_alert: true });
+  expect(answer.text).toMatch(/Details/);
+  expect(fake.messages(CHANNEL)).toHaveLength(1);
+  expect(await status(channelCase)).toBe('pending');
+});

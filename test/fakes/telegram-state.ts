@@ -179,7 +179,17 @@ export class FakeTelegramState {
     for (const wake of [...this.answerWaiters]) wake();
   }
 
+  /** Chats that are channels (posts there have no author). */
+  private readonly channels = new Set<number>();
+
+  /** Makes `chatId` a channel. */
+  markChannel(chatId: number): void {
+    this.channels.add(chatId);
+  }
+
   protected chatOf(chatId: number): Chat {
+    if (this.channels.has(chatId))
+      return { id: chatId, type: 'channel', title: 'Test channel' } as Chat;
     return chatId < 0
       ? ({ id: chatId, type: 'supergroup', title: 'Test group' } as Chat)
       : ({ id: chatId, type: 'private', first_name: 'Test' } as Chat);
