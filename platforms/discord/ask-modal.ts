@@ -7,11 +7,24 @@
  * there is no button: the card keeps the signed review page (Details).
  */
 import type { Tap } from '../../src/adapter.ts';
-import { type AskAnswer, actionFor } from '../../src/asks/answer.ts';
 import type { AskContent, FieldType } from '../../src/asks/content.ts';
-import { protocolOf } from '../../src/asks/protocol.ts';
 import type { Card } from '../../src/render/card.ts';
 import { DISCORD_SELECT_MAX_OPTIONS, type DiscordStringSelect } from './ask.ts';
+
+/**
+ * The protocol action an answer is submitted with: src/asks/protocol.ts's mapping, restated here
+ * because a platform sees only the content model (the engine checks the action again).
+ */
+function askAction(c: AskContent, data: Record<string, unknown>): string {
+  if (c.type === 'approval' && plainApproval(c)) return String(data.decision);
+  if (c.type === 'decision' && c.sub_type !== 'rank') return 'select';
+  return 'submit';
+}
+
+/** Approve / reject keys only: the protocol `approval` type, whose buttons the card already has. */
+function plainApproval(c: Extract<AskContent, { type: 'approval' }>): boolean {
+  return c.choices.every((x) => x.key === 'approve' || x.key === 'reject');
+}
 
 /** Discord's modal limits. */
 export const DISCORD_MODAL_MAX_INPUTS = 5;
@@ -208,7 +221,7 @@ export function askChoiceButtons(
   card: Card,
 ): Array<{ type: 2; style: 1 | 2 | 4; label: string; custom_id: string }> {
   const c = card.ask?.content;
-  if (!c || card.final || c.type !== 'approval' || protocolOf(c).type === 'approval') return [];
+  if (!c || card.final || c.type !== 'approval' || plainApproval(c)) return [];
   if (c.choices.length > 5) return [];
   return c.choices.map((x, i) => ({
     type: 2 as const,
@@ -224,7 +237,7 @@ export function choiceAnswer(c: AskContent, n: number): Pick<Tap, 'action' | 'da
   const choice = c.choices[n];
   if (!choice) return null;
   const data = { decision: choice.key };
-  return { action: actionFor(c, data as unknown as AskAnswer), data };
+  return { action: askAction(c, data), data };
 }
 
 /** `hitl-modal:<key>` -> the key; null for other custom_ids. */
@@ -281,10 +294,7 @@ export function modalAnswer(
     const decision = approveChoice(c);
     data = Object.keys(values).length ? { decision, values } : { decision };
   } else return null;
-  const p = protocolOf(c);
-  const action =
-    p.actions.length === 1 ? p.actions[0]! : actionFor(c, data as unknown as AskAnswer);
-  return { action, data };
+  return { action: askAction(c, data), data };
 }
 
 function ordinal(n: number): string {

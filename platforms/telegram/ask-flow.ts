@@ -12,7 +12,6 @@
 import type { Api, Context } from 'grammy';
 import type { InlineKeyboardButton, InlineKeyboardMarkup, Message } from 'grammy/types';
 import type { AdapterContext, MessageRef, Tap, TapReply } from '../../src/adapter.ts';
-import type { FieldValue } from '../../src/asks/answer.ts';
 import type { AskContent } from '../../src/asks/content.ts';
 import type { Card } from '../../src/render/card.ts';
 import {
@@ -20,6 +19,7 @@ import {
   askRows,
   buttonAnswer,
   buttonValue,
+  type FieldValue,
   flowAnswer,
   flowSteps,
   nextPickState,

@@ -9,14 +9,37 @@
  * approval's decision as buttons). More options than TELEGRAM_ASK_MAX_OPTIONS: the review page.
  */
 import type { InlineKeyboardButton } from 'grammy/types';
-import { type AskAnswer, actionFor, type FieldValue } from '../../src/asks/answer.ts';
 import {
   type AskContent,
   type FieldType,
   isIsoDate,
   valueProblem,
 } from '../../src/asks/content.ts';
-import { protocolOf } from '../../src/asks/protocol.ts';
+
+/** A typed value of a field, modifiable field or tool arg. */
+export type FieldValue = string | number | boolean;
+
+/**
+ * The protocol action an answer is submitted with: src/asks/protocol.ts's mapping, restated here
+ * because a platform sees only the content model (the engine checks the action again). Approvals
+ * whose choice keys are approve / reject submit the key; other approvals, ranks, text kinds and
+ * edits `submit`; single and multi `select`; confirm `confirm` / `cancel`.
+ */
+export function askAction(content: AskContent, data: Record<string, unknown>): string {
+  switch (content.type) {
+    case 'approval':
+      return content.choices.every((c) => c.key === 'approve' || c.key === 'reject')
+        ? String(data.decision)
+        : 'submit';
+    case 'decision':
+      return content.sub_type === 'rank' ? 'submit' : 'select';
+    case 'context':
+      if (content.sub_type !== 'confirm') return 'submit';
+      return data.confirmed === true ? 'confirm' : 'cancel';
+    default:
+      return 'submit';
+  }
+}
 
 /** Prefix of ask buttons (the card's plain buttons keep `hitl:<key>:<action>`). */
 export const ASK_DATA_PREFIX = 'ha:';
@@ -150,7 +173,7 @@ export function buttonAnswer(
   state: PickState,
 ): { action: string; data: Record<string, unknown> } | null {
   const typed = (answer: Record<string, unknown>) => ({
-    action: actionFor(content, answer as unknown as AskAnswer),
+    action: askAction(content, answer),
     data: answer,
   });
   if (content.type === 'approval' && b.op === 'c') {
@@ -369,12 +392,7 @@ export function flowAnswer(
       data = Object.keys(rest).length ? { decision, values: rest } : { decision };
     }
   }
-  const p = protocolOf(content);
-  return {
-    action:
-      p.actions.length === 1 ? p.actions[0]! : actionFor(content, data as unknown as AskAnswer),
-    data,
-  };
+  return { action: askAction(content, data), data };
 }
 
 /** What the person must see to answer (a confirm's statement, a draft, a tool's arguments). */
