@@ -1,7 +1,9 @@
 /** The Discord REST calls the adapter makes, through @discordjs/rest (per-bucket queues, 429 waits). */
+
 import { REST } from '@discordjs/rest';
 import { PlatformError } from '../../src/errors.ts';
 import { type PaceRelease, type PaceWindow, SendPace } from '../../src/pace.ts';
+import type { DiscordModal } from './ask-modal.ts';
 import { DISCORD_SNOWFLAKE_PATTERN } from './config.ts';
 import { toPlatformError } from './errors.ts';
 import type { DiscordMessagePayload } from './render.ts';
@@ -56,8 +58,9 @@ export type DiscordCreateMessageBody = DiscordMessagePayload & {
 
 /** An interaction response (the body of `/interactions/:id/:token/callback` or of our HTTP answer). */
 export interface DiscordInteractionResponse {
-  type: 1 | 4 | 6 | 7;
-  data?: Partial<DiscordMessagePayload> & { flags?: number };
+  type: 1 | 4 | 6 | 7 | 9;
+  /** A message (4, 7) or, for MODAL (9), the modal (custom_id, title, text inputs). */
+  data?: (Partial<DiscordMessagePayload> & { flags?: number }) | DiscordModal;
 }
 
 /** Throws unless `id` is a snowflake, so no caller-provided text ever lands in a URL path. */

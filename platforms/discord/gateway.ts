@@ -44,6 +44,34 @@ export function toRawInteraction(interaction: Interaction): RawInteraction | nul
       data: { custom_id: interaction.customId, component_type: interaction.componentType },
     };
   }
+  // An ask's select (the choice is the answer, or a ranking step) and an ask's submitted modal.
+  if (interaction.isStringSelectMenu()) {
+    return {
+      ...base,
+      type: InteractionType.messageComponent,
+      message: { id: interaction.message.id, channel_id: interaction.message.channelId },
+      data: {
+        custom_id: interaction.customId,
+        component_type: interaction.componentType,
+        values: [...interaction.values],
+      },
+    };
+  }
+  if (interaction.isModalSubmit()) {
+    const inputs = [...interaction.fields.fields.values()].flatMap((f) =>
+      'value' in f && typeof f.value === 'string'
+        ? [{ type: 1, components: [{ type: 4, custom_id: f.customId, value: f.value }] }]
+        : [],
+    );
+    return {
+      ...base,
+      type: InteractionType.modalSubmit,
+      ...(interaction.message
+        ? { message: { id: interaction.message.id, channel_id: interaction.message.channelId } }
+        : {}),
+      data: { custom_id: interaction.customId, components: inputs },
+    };
+  }
   if (interaction.isChatInputCommand()) {
     const sub = interaction.options.getSubcommand(false);
     return {

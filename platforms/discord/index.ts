@@ -11,6 +11,7 @@ import type {
 import { PlatformError } from '../../src/errors.ts';
 import type { Card, CardLink } from '../../src/render/card.ts';
 import { DiscordApi, type DiscordCreateMessageBody } from './api.ts';
+import { rememberAsk } from './ask-flow.ts';
 import { DISCORD_SNOWFLAKE_PATTERN, type DiscordConfig } from './config.ts';
 import type { DiscordGateway } from './gateway.ts';
 import { InteractionFlow, logDeliveryFailure, type Respond } from './interactions.ts';
@@ -112,6 +113,7 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   async post(address: string, card: Card, options: PostOptions = {}): Promise<MessageRef> {
+    await rememberAsk(this.ctx, card);
     const body: DiscordCreateMessageBody = renderMessage(card);
     const replyTo = options.replyTo ? splitMessageRefId(options.replyTo.id) : null;
     if (replyTo && options.replyTo?.platform === 'discord' && replyTo.channelId === address) {
@@ -125,6 +127,7 @@ export class DiscordAdapter implements PlatformAdapter {
 
   async update(ref: MessageRef, card: Card): Promise<void> {
     const ids = this.ids(ref, 'PATCH /channels/:id/messages/:id');
+    await rememberAsk(this.ctx, card);
     // Discord has no "not modified" error: an identical edit simply succeeds.
     await this.api.editMessage(ids.channelId, ids.messageId, renderMessage(card));
   }

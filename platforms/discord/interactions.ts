@@ -2,12 +2,26 @@
  * The interaction flow both receive modes share: PING, `/hitl id`, and button taps. The mode only
  * decides how the initial response travels (the HTTP answer, or a REST callback for the gateway).
  */
-import type { AdapterContext, TapReply } from '../../src/adapter.ts';
+import type { AdapterContext, Tap, TapReply } from '../../src/adapter.ts';
 import type { DiscordApi, DiscordInteractionResponse } from './api.ts';
+import { loadAsk } from './ask-flow.ts';
+import {
+  askModal,
+  CALLBACK_MODAL,
+  choiceAnswer,
+  modalAnswer,
+  modalValues,
+  parseModalId,
+  parseOpen,
+  parseRankId,
+  rankStep,
+} from './ask-modal.ts';
 import { DiscordErrorCode, discordCodeOf, isAnsweredElsewhere } from './errors.ts';
 import {
+  discordMessageRef,
   InteractionType,
   interactionChannelId,
+  interactionUser,
   parseHitlCommand,
   parseTap,
   type RawInteraction,
@@ -55,6 +69,20 @@ function ephemeral(content: string): DiscordInteractionResponse {
   };
 }
 
+/** An ephemeral message updated in place (a ranking step, or what became of it). */
+function ephemeralUpdate(content: string): DiscordInteractionResponse {
+  return {
+    type: CallbackType.updateMessage,
+    data: { content, components: [], allowed_mentions: NO_MENTIONS },
+  };
+}
+
+/** A refused answer: the engine's text and each problem with its field (bounded). */
+function refusal(reply: TapReply): string {
+  const issues = (reply.issues ?? []).slice(0, 5).map((i) => `• ${i.path}: ${i.message}`);
+  return [reply.text, ...issues].join('\n').slice(0, 1900);
+}
+
 /** Handles one interaction end to end (answer + follow-up). */
 export class InteractionFlow {
   private readonly deadlineMs: number;
@@ -77,6 +105,9 @@ export class InteractionFlow {
         return true;
       case InteractionType.messageComponent:
         await this.component(raw, respond, ctx);
+        return true;
+      case InteractionType.modalSubmit:
+        await this.modalSubmit(raw, respond, ctx);
         return true;
       default:
         return false;
@@ -104,12 +135,27 @@ export class InteractionFlow {
       '1',
       DISCORD_INTERACTION_TOKEN_TTL_MS,
     );
+    if (fresh && (await this.askComponent(raw, respond, ctx))) return;
     const tap = fresh ? parseTap(raw) : null;
     if (!tap) {
       // A duplicate delivery or a button that is not ours: acknowledge, change nothing.
       await respond({ type: CallbackType.deferredUpdate });
       return;
     }
+    await this.submit(raw, tap, respond, ctx);
+  }
+
+  /**
+   * Submits `tap` within the 3 s window: the card as it stands (UPDATE_MESSAGE), or a refused
+   * answer as an ephemeral reply (nothing recorded); a slow one is acknowledged and followed up.
+   */
+  private async submit(
+    raw: RawInteraction,
+    tap: Tap,
+    respond: Respond,
+    ctx: AdapterContext,
+    inEphemeral = false,
+  ): Promise<void> {
     const pending = ctx.onTap(tap).catch((error: unknown) => {
       ctx.log.error(
         { err: error instanceof Error ? error.message : String(error) },
@@ -125,6 +171,18 @@ export class InteractionFlow {
       }),
     ]);
     clearTimeout(timer);
+    if (early?.outcome === 'invalid_answer') {
+      await respond(inEphemeral ? ephemeralUpdate(refusal(early)) : ephemeral(refusal(early)));
+      return;
+    }
+    if (early && inEphemeral) {
+      await respond(
+        ephemeralUpdate(
+          early.outcome === 'submitted' ? 'Thanks, your answer is recorded.' : early.text,
+        ),
+      );
+      return;
+    }
     if (early) {
       await respond(this.updateFor(early, ctx));
       await this.followUp(raw, early, ctx);
@@ -133,6 +191,104 @@ export class InteractionFlow {
     // Too slow for the 3 s window: acknowledge now; the engine edits the message when it is done.
     await respond({ type: CallbackType.deferredUpdate });
     await this.followUp(raw, await pending, ctx);
+  }
+
+  /** An ask's "Answer…" / "Rank…" button or a ranking step; false when the component is not one. */
+  private async askComponent(
+    raw: RawInteraction,
+    respond: Respond,
+    ctx: AdapterContext,
+  ): Promise<boolean> {
+    const open = parseOpen(raw.data?.custom_id);
+    const rank = open ? null : parseRankId(raw.data?.custom_id);
+    if (!open && !rank) return false;
+    const key = (open ?? rank)!.key;
+    const content = await loadAsk(ctx, key);
+    const user = interactionUser(raw);
+    if (!content || !user) {
+      await respond(ephemeral('This one can no longer be answered here; use Details.'));
+      return true;
+    }
+    if (open?.what === 'choice') {
+      const answer = choiceAnswer(content, open.n);
+      if (!answer) {
+        await respond(ephemeral('This button is no longer active.'));
+        return true;
+      }
+      const channelId = interactionChannelId(raw);
+      const ref =
+        channelId && raw.message?.id ? discordMessageRef(channelId, raw.message.id) : null;
+      await this.submit(raw, { platform: 'discord', key, ...answer, user, ref }, respond, ctx);
+      return true;
+    }
+    if (open?.what === 'open') {
+      const modal = askModal(key, content);
+      await respond(
+        modal
+          ? { type: CALLBACK_MODAL, data: modal }
+          : ephemeral('Use Details to answer this one.'),
+      );
+      return true;
+    }
+    const picked = raw.data?.values?.[0];
+    const places = rank ? [...rank.places, Number(picked)] : [];
+    if (rank && !/^\d{1,2}$/.test(picked ?? '')) {
+      await respond(ephemeralUpdate('That choice is not valid; start again from the card.'));
+      return true;
+    }
+    const step = rankStep(key, content, places);
+    if (!step) {
+      await respond(ephemeral('Use Details to answer this one.'));
+      return true;
+    }
+    if ('ranking' in step) {
+      // The ranking is complete: the answer goes to the engine; the ephemeral says what became of it.
+      const tap: Tap = { platform: 'discord', key, action: 'submit', data: step, user, ref: null };
+      await this.submit(raw, tap, respond, ctx, true);
+      return true;
+    }
+    const message = {
+      content: step.content,
+      components: [{ type: 1 as const, components: [step.select] as [typeof step.select] }],
+      allowed_mentions: NO_MENTIONS,
+    };
+    await respond(
+      rank
+        ? { type: CallbackType.updateMessage, data: message }
+        : {
+            type: CallbackType.channelMessage,
+            data: { ...message, flags: DISCORD_FLAG_EPHEMERAL },
+          },
+    );
+    return true;
+  }
+
+  /** A submitted ask modal: typed and checked by the engine; a refusal is an ephemeral reply. */
+  private async modalSubmit(
+    raw: RawInteraction,
+    respond: Respond,
+    ctx: AdapterContext,
+  ): Promise<void> {
+    const fresh = await ctx.kv.setIfAbsent(
+      `discord:interaction:${raw.id}`,
+      '1',
+      DISCORD_INTERACTION_TOKEN_TTL_MS,
+    );
+    const key = fresh ? parseModalId(raw.data?.custom_id) : null;
+    const content = key ? await loadAsk(ctx, key) : undefined;
+    const user = interactionUser(raw);
+    const answer = content ? modalAnswer(content, modalValues(raw.data?.components)) : null;
+    if (!key || !user || !answer) {
+      await respond(
+        fresh
+          ? ephemeral('This one can no longer be answered here; use Details.')
+          : { type: CallbackType.deferredUpdate },
+      );
+      return;
+    }
+    const channelId = interactionChannelId(raw);
+    const ref = channelId && raw.message?.id ? discordMessageRef(channelId, raw.message.id) : null;
+    await this.submit(raw, { platform: 'discord', key, ...answer, user, ref }, respond, ctx);
   }
 
   /** UPDATE_MESSAGE with the card as it stands, or a plain acknowledgement when there is none. */

@@ -48,6 +48,8 @@ export interface RawInteraction {
     component_type?: number;
     /** A select's chosen values. */
     values?: string[];
+    /** A MODAL_SUBMIT's action rows of text inputs ({custom_id, value}). */
+    components?: unknown;
     name?: string;
     type?: number;
     options?: RawCommandOption[];

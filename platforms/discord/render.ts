@@ -3,6 +3,7 @@
 import { PlatformError } from '../../src/errors.ts';
 import type { ActionStyle, Card, CardLink } from '../../src/render/card.ts';
 import { askSelect, type DiscordStringSelect } from './ask.ts';
+import { askChoiceButtons, askOpenButton } from './ask-modal.ts';
 import { escapeMarkdown, truncateEscaped, truncatePlain } from './markdown.ts';
 
 /** Discord refuses message content longer than 2000 characters. */
@@ -165,10 +166,17 @@ export function renderMessage(card: Card): DiscordMessagePayload {
   const buttons = renderComponents(card);
   // An ask Discord can draw gets its select in a row of its own above the buttons (5 rows at most).
   const select = askSelect(card);
+  // Kinds answered in a modal or by successive selects get one button that opens them.
+  const open = select ? null : askOpenButton(card);
+  const choices = askChoiceButtons(card);
   const components: DiscordMessagePayload['components'] =
     select && buttons.length < DISCORD_ROWS_MAX
       ? [{ type: 1, components: [select] }, ...buttons]
-      : buttons;
+      : open && buttons.length < DISCORD_ROWS_MAX
+        ? [{ type: 1, components: [open] }, ...buttons]
+        : choices.length && buttons.length < DISCORD_ROWS_MAX
+          ? [{ type: 1, components: choices }, ...buttons]
+          : buttons;
   // A Details URL Discord will not take as a button is shown as text instead (auto-linked, no embed).
   const extra =
     card.link && !isLinkButtonUrl(card.link.url) && /^https?:\/\//i.test(card.link.url)

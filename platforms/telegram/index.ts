@@ -12,6 +12,7 @@ import { PlatformError, ValidationError } from '../../src/errors.ts';
 import { registerSecret } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
 import { createBot, type RetryOptions, TELEGRAM_DEFAULT_RETRY } from './api.ts';
+import { handleAskButton, handleAskReply, rememberAsk } from './ask-flow.ts';
 import { TELEGRAM_SECRET_TOKEN_PATTERN, type TelegramConfig } from './config.ts';
 import { toPlatformError } from './errors.ts';
 import { editCard, sendCard, sendNotice } from './messages.ts';
@@ -136,13 +137,21 @@ export class TelegramAdapter implements PlatformAdapter {
       if (c.chat)
         await c.reply(targetReply(c.chat), { link_preview_options: { is_disabled: true } });
     });
-    bot.on('callback_query', (c) =>
-      handleCallbackQuery(c, {
-        onTap: this.ctx ? (tap) => (this.ctx as AdapterContext).onTap(tap) : null,
-        log: this.ctx?.log,
-        waitMs: this.options.tapAnswerWaitMs ?? TELEGRAM_TAP_ANSWER_WAIT_MS,
-      }),
-    );
+    const waitMs = () => this.options.tapAnswerWaitMs ?? TELEGRAM_TAP_ANSWER_WAIT_MS;
+    bot.on('callback_query', (c) => {
+      const ctx = this.ctx;
+      return handleCallbackQuery(c, {
+        onTap: ctx ? (tap) => ctx.onTap(tap) : null,
+        log: ctx?.log,
+        waitMs: waitMs(),
+        ask: ctx ? (q, b) => handleAskButton(q, b, { api: bot.api, ctx, waitMs: waitMs() }) : null,
+      });
+    });
+    // A reply to an ask's prompt (privacy mode lets replies to the bot's own messages through).
+    bot.on('message:text', async (c, next) => {
+      const ctx = this.ctx;
+      if (!ctx || !(await handleAskReply(c, { api: bot.api, ctx, waitMs: waitMs() }))) await next();
+    });
   }
 
   private async call<T>(name: string, fn: () => Promise<T>): Promise<T> {
@@ -222,6 +231,7 @@ export class TelegramAdapter implements PlatformAdapter {
       );
     }
     const replyTo = options.replyTo ? parseMessageRef(options.replyTo) : null;
+    await rememberAsk(this.ctx, card);
     const sent = await sendCard(
       this.bot.api,
       address,
@@ -245,6 +255,7 @@ export class TelegramAdapter implements PlatformAdapter {
 
   async update(ref: MessageRef, card: Card): Promise<void> {
     const { chatId, messageId } = this.target(ref, 'editMessageText');
+    await rememberAsk(this.ctx, card);
     await editCard(this.bot.api, chatId, messageId, card, this.ctx?.log);
   }
 

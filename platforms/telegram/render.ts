@@ -2,6 +2,7 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
 import { PlatformError } from '../../src/errors.ts';
 import type { ActionStyle, Card, CardLink } from '../../src/render/card.ts';
+import { askLines, askReplacesActions, askRows } from './ask.ts';
 
 /** sendMessage / editMessageText accept 1-4096 characters of text, counted after entity parsing. */
 export const TELEGRAM_TEXT_MAX_CHARS = 4096;
@@ -89,8 +90,11 @@ export function linkButton(link: CardLink | null): InlineKeyboardButton.UrlButto
 export function renderKeyboard(card: Card): InlineKeyboardMarkup {
   const rows: InlineKeyboardButton[][] = [];
   if (!card.final) {
+    // An ask's own widgets first; an approval's choice buttons stand in for the plain actions.
+    const ask = card.ask?.content;
+    if (ask) rows.push(...askRows(card.key, ask));
     let row: InlineKeyboardButton[] = [];
-    for (const action of card.actions) {
+    for (const action of ask && askReplacesActions(ask) ? [] : card.actions) {
       checkCallbackData(action.payload, action.action);
       const style = STYLES[action.style];
       row.push({
@@ -143,7 +147,8 @@ export function renderCard(card: Card): TelegramMessage {
   const hint = card.hint ? truncateText(card.hint.trim(), HINT_MAX_CHARS) : '';
   const status = truncateText(card.status.trim(), STATUS_MAX_CHARS);
   const prompt = card.prompt.trim();
-  const lines = card.lines.map((line) => line.trim());
+  const ask = card.final ? undefined : card.ask?.content;
+  const lines = [...card.lines, ...(ask ? askLines(ask) : [])].map((line) => line.trim());
   const hintText = hint ? `⚠️ ${hint}` : '';
 
   const fixed = [title, hintText, status].filter((part) => part !== '');

@@ -2,6 +2,7 @@
 import type { Context } from 'grammy';
 import type { Tap, TapReply } from '../../src/adapter.ts';
 import type { Logger } from '../../src/log.ts';
+import { type AskButton, parseAskData } from './ask.ts';
 import { toPlatformError } from './errors.ts';
 import { parseCallbackQuery } from './parse.ts';
 import { renderTapAnswer } from './render.ts';
@@ -25,6 +26,14 @@ export interface TapDeps {
   onTap: ((tap: Tap) => Promise<TapReply>) | null;
   log: Logger | undefined;
   waitMs: number;
+  /** Handles a tap on an ask's own button (toggles, ranks, flows); what to answer the query with. */
+  ask?: ((ctx: Context, button: AskButton) => Promise<QueryAnswer>) | null;
+}
+
+/** The answer to a callback query: a toast, or an alert the person must dismiss. */
+export interface QueryAnswer {
+  text: string;
+  alert?: boolean;
 }
 
 type Settled = { reply: TapReply } | { error: unknown } | null;
@@ -48,34 +57,53 @@ async function settleWithin(pending: Promise<TapReply>, ms: number): Promise<Set
   }
 }
 
+/**
+ * Submits `tap` and waits at most `waitMs` for the outcome: its text (an alert for a refused
+ * answer), or "Submitting…" when it is slower (the edited card then shows the outcome).
+ */
+export async function submitWithin(
+  onTap: (tap: Tap) => Promise<TapReply>,
+  tap: Tap,
+  deps: Pick<TapDeps, 'log' | 'waitMs'>,
+): Promise<QueryAnswer & { reply?: TapReply }> {
+  const pending = onTap(tap);
+  const settled = await settleWithin(pending, deps.waitMs);
+  if (settled === null) {
+    pending.then(
+      (reply) =>
+        deps.log?.info({ key: tap.key, outcome: reply.outcome }, 'telegram tap settled late'),
+      (err: unknown) => deps.log?.error({ err, key: tap.key }, 'telegram tap failed'),
+    );
+    return { text: TAP_TEXTS.submitting };
+  }
+  if ('error' in settled) {
+    deps.log?.error({ err: settled.error, key: tap.key }, 'telegram tap failed');
+    return { text: TAP_TEXTS.failed };
+  }
+  const reply = settled.reply;
+  return { text: reply.text, alert: reply.outcome === 'invalid_answer', reply };
+}
+
 /** Handles one callback query and always answers it, whatever happens. */
 export async function handleCallbackQuery(ctx: Context, deps: TapDeps): Promise<void> {
   const query = ctx.callbackQuery;
   if (!query) return;
-  const tap = parseCallbackQuery(query);
-  let text: string;
-  if (!tap || !deps.onTap) {
-    text = TAP_TEXTS.unknownButton;
-  } else {
-    const pending = deps.onTap(tap);
-    const settled = await settleWithin(pending, deps.waitMs);
-    if (settled === null) {
-      text = TAP_TEXTS.submitting;
-      pending.then(
-        (reply) =>
-          deps.log?.info({ key: tap.key, outcome: reply.outcome }, 'telegram tap settled late'),
-        (err: unknown) => deps.log?.error({ err, key: tap.key }, 'telegram tap failed'),
-      );
-    } else if ('error' in settled) {
-      deps.log?.error({ err: settled.error, key: tap.key }, 'telegram tap failed');
-      text = TAP_TEXTS.failed;
-    } else {
-      text = settled.reply.text;
-    }
+  const askButton = parseAskData(query.data);
+  const tap = askButton ? null : parseCallbackQuery(query);
+  let answer: QueryAnswer;
+  try {
+    if (askButton && deps.ask) answer = await deps.ask(ctx, askButton);
+    else if (!tap || !deps.onTap) answer = { text: TAP_TEXTS.unknownButton };
+    else answer = await submitWithin(deps.onTap, tap, deps);
+  } catch (err) {
+    deps.log?.error({ err, data: askButton ? 'ask' : 'tap' }, 'telegram tap failed');
+    answer = { text: TAP_TEXTS.failed };
   }
   try {
-    const answer = renderTapAnswer(text);
-    await ctx.answerCallbackQuery(answer ? { text: answer } : undefined);
+    const text = renderTapAnswer(answer.text);
+    await ctx.answerCallbackQuery(
+      text ? { text, ...(answer.alert ? { show_alert: true } : {}) } : undefined,
+    );
   } catch (err) {
     // Best effort: the query may be too old (Telegram allows about 15 s); the card edit still shows the outcome.
     deps.log?.warn(

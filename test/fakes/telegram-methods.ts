@@ -24,6 +24,15 @@ const bad = (description: string, code = 400): MethodResult => ({
 /** The rules Telegram applies to inline keyboards, with its error wording. */
 function checkKeyboard(markup: unknown, refuseUrl: (url: string) => boolean): string | null {
   if (markup === undefined) return null;
+  // ForceReply (sendMessage only): the reply field opens for the person; no buttons.
+  const force = markup as { force_reply?: unknown; input_field_placeholder?: unknown };
+  if (force.force_reply !== undefined) {
+    if (force.force_reply !== true) return 'Bad Request: force_reply must be true';
+    const p = force.input_field_placeholder;
+    if (p !== undefined && (typeof p !== 'string' || p.length < 1 || p.length > 64))
+      return 'Bad Request: input field placeholder must be 1-64 characters';
+    return null;
+  }
   const rows = (markup as InlineKeyboardMarkup).inline_keyboard;
   if (!Array.isArray(rows))
     return 'Bad Request: field "inline_keyboard" of the InlineKeyboardMarkup should be an Array';

@@ -78,7 +78,7 @@ export class FakeTelegramState {
   }
 
   /** A text message update as a person would send it; a leading /command gets its entity. */
-  textMessage(args: { chatId: number; from: User; text: string }): Update {
+  textMessage(args: { chatId: number; from: User; text: string; replyTo?: number }): Update {
     const command = /^\/[A-Za-z0-9_]+(@[A-Za-z0-9_]+)?/.exec(args.text);
     const entities: MessageEntity[] = command
       ? [{ type: 'bot_command', offset: 0, length: command[0].length }]
@@ -90,6 +90,10 @@ export class FakeTelegramState {
       date: Math.floor(Date.now() / 1000),
       text: args.text,
       ...(entities.length ? { entities } : {}),
+      // A reply carries the message it answers, as Telegram sends it.
+      ...(args.replyTo !== undefined && this.message(args.chatId, args.replyTo)
+        ? { reply_to_message: structuredClone(this.message(args.chatId, args.replyTo)!.message) }
+        : {}),
     };
     return this.makeUpdate({ message } as unknown as Omit<Update, 'update_id'>);
   }
@@ -175,7 +179,17 @@ export class FakeTelegramState {
     for (const wake of [...this.answerWaiters]) wake();
   }
 
+  /** Chats that are channels (posts there have no author). */
+  private readonly channels = new Set<number>();
+
+  /** Makes `chatId` a channel. */
+  markChannel(chatId: number): void {
+    this.channels.add(chatId);
+  }
+
   protected chatOf(chatId: number): Chat {
+    if (this.channels.has(chatId))
+      return { id: chatId, type: 'channel', title: 'Test channel' } as Chat;
     return chatId < 0
       ? ({ id: chatId, type: 'supergroup', title: 'Test group' } as Chat)
       : ({ id: chatId, type: 'private', first_name: 'Test' } as Chat);

@@ -61,6 +61,32 @@ describe('gateway mode mapping', () => {
     expect(mapped!.channel_id).toBe('645027906669510667');
   });
 
+  it("an ask's select choice maps with its values (the same Tap as over HTTP)", () => {
+    const raw = fixture('component-guild.json');
+    raw.data = { custom_id: 'hitl-ask:k7f3q:many', component_type: 3, values: ['b', 'a'] };
+    const mapped = throughDiscordJs(raw);
+    expect(mapped?.data?.values).toEqual(['b', 'a']);
+    expect(parseTap(mapped!)).toEqual(parseTap(raw));
+    expect(parseTap(mapped!)?.data).toEqual({ selected: ['b', 'a'] });
+  });
+
+  it("an ask's submitted modal maps with its text inputs and the card's message", () => {
+    const raw = fixture('component-guild.json');
+    raw.type = 5;
+    raw.data = {
+      custom_id: 'hitl-modal:k7f3q',
+      components: [
+        { type: 1, components: [{ type: 4, custom_id: 'value', value: 'A full refund.' }] },
+      ],
+    };
+    const mapped = throughDiscordJs(raw);
+    expect(mapped).toMatchObject({
+      type: 5,
+      message: { id: raw.message!.id },
+      data: { custom_id: 'hitl-modal:k7f3q', components: raw.data.components },
+    });
+  });
+
   it('a gateway-mode adapter serves no HTTP routes', () => {
     const adapter = createDiscordAdapter({
       token: TEST_DISCORD_TOKEN,

@@ -1,0 +1,329 @@
+/**
+ * Asks in Telegram, the I/O: remembers each open card's ask content (no secrets) so any replica can
+ * answer its buttons; keeps each person's selections, ranking so far and flow position in the kv
+ * with an expiry; edits the keyboard on each toggle; sends one prompt per field (ForceReply, or
+ * buttons for BOOLEAN / DROPDOWN / the decision) and reads the person's reply to it. Every answer
+ * goes through the engine's tap (checked against the ask before anything is recorded); a refused
+ * one is told to the person (an alert, or a reply) and nothing is recorded.
+ *
+ * Privacy mode: a bot in a group sees replies to its own messages even in privacy mode, so the
+ * prompts work without turning privacy off; in a private chat any text answers the open prompt.
+ */
+import type { Api, Context } from 'grammy';
+import type { InlineKeyboardButton, InlineKeyboardMarkup, Message } from 'grammy/types';
+import type { AdapterContext, MessageRef, Tap, TapReply } from '../../src/adapter.ts';
+import type { AskContent } from '../../src/asks/content.ts';
+import type { Card } from '../../src/render/card.ts';
+import {
+  type AskButton,
+  askRows,
+  buttonAnswer,
+  buttonValue,
+  type FieldValue,
+  flowAnswer,
+  flowSteps,
+  nextPickState,
+  type PickState,
+  parseAskData,
+  readReply,
+  type Step,
+  stepRows,
+  stepText,
+  telegramDrawsAsk,
+} from './ask.ts';
+import { refFromMessage, tapUser } from './parse.ts';
+import { escapeHtml, renderNotice, TELEGRAM_TEXT_MAX_CHARS, truncateText } from './render.ts';
+import { type QueryAnswer, submitWithin, TAP_TEXTS } from './taps.ts';
+
+/** Kept a little longer than the longest ask (30 days). */
+const CONTENT_TTL_MS = 31 * 86_400_000;
+/** A person's selections or ranking so far. */
+const PICK_TTL_MS = 86_400_000;
+/** A flow left half-way is forgotten after an hour (the card's button starts it again). */
+const FLOW_TTL_MS = 3_600_000;
+/** ForceReply's placeholder (Telegram: 1-64 characters). */
+const PLACEHOLDER_MAX = 64;
+
+const contentKey = (key: string) => `telegram:ask:${key}`;
+const pickKey = (key: string, user: string) => `telegram:ask:${key}:pick:${user}`;
+const flowKey = (chat: number, user: string) => `telegram:ask:flow:${chat}:${user}`;
+
+/** A person's flow in one chat: which ask, the card, the step, the values so far, the prompt. */
+interface Flow {
+  key: string;
+  ref: MessageRef | null;
+  step: number;
+  values: Record<string, FieldValue>;
+  prompt: number;
+}
+
+/** What the flow needs of the running adapter. */
+export interface AskDeps {
+  api: Api;
+  ctx: AdapterContext;
+  waitMs: number;
+}
+
+/** Stores the card's ask while it is open (and forgets it once the card is final). */
+export async function rememberAsk(ctx: AdapterContext | null, card: Card): Promise<void> {
+  if (!ctx) return;
+  if (card.ask && !card.final && telegramDrawsAsk(card.ask.content))
+    await ctx.kv.set(contentKey(card.key), JSON.stringify(card.ask.content), CONTENT_TTL_MS);
+  else if (card.final) await ctx.kv.set(contentKey(card.key), '', 1);
+}
+
+async function loadJson<T>(ctx: AdapterContext, key: string): Promise<T | undefined> {
+  const raw = await ctx.kv.get(key);
+  if (!raw) return undefined;
+  try {
+    return JSON.parse(raw) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The keyboard with the ask's rows replaced by `rows` (the card's own buttons and link stay). */
+function withAskRows(
+  markup: InlineKeyboardMarkup | undefined,
+  key: string,
+  rows: InlineKeyboardButton[][],
+): InlineKeyboardMarkup {
+  const own = (b: InlineKeyboardButton) =>
+    'callback_data' in b && parseAskData(b.callback_data)?.key === key;
+  const rest = (markup?.inline_keyboard ?? []).filter((row) => !row.some(own));
+  return { inline_keyboard: [...rows, ...rest] };
+}
+
+/** A tap on one of an ask's buttons. */
+export async function handleAskButton(
+  c: Context,
+  b: AskButton,
+  deps: AskDeps,
+): Promise<QueryAnswer> {
+  const query = c.callbackQuery;
+  const message = query?.message;
+  if (!query || !message) return { text: TAP_TEXTS.unknownButton };
+  const user = tapUser(query.from);
+  const chat = message.chat.id;
+  // Value buttons under a flow's prompt belong to the flow, not to the card.
+  if (b.op === 'v' || b.op === 'k' || b.op === 's') {
+    const flow = await loadJson<Flow>(deps.ctx, flowKey(chat, user.id));
+    const content = await loadJson<AskContent>(deps.ctx, contentKey(b.key));
+    if (!flow || !content || flow.key !== b.key || flow.prompt !== message.message_id)
+      return { text: 'This question is no longer open; start again from the card.' };
+    const step = flowSteps(content)[flow.step];
+    if (!step) return { text: TAP_TEXTS.unknownButton };
+    if (b.op === 'v') {
+      const value = buttonValue(step, b.n ?? -1);
+      if (value === null) return { text: TAP_TEXTS.unknownButton };
+      flow.values[step.key] = value;
+    } else if (b.op === 'k' && step.current !== undefined) flow.values[step.key] = step.current;
+    else if (b.op === 's' && step.required) return { text: 'This one is required.', alert: true };
+    return advance(deps, chat, user, content, flow, null);
+  }
+  const content = await loadJson<AskContent>(deps.ctx, contentKey(b.key));
+  if (!content) return { text: TAP_TEXTS.unknownButton };
+  const tap = (answer: { action: string; data: Record<string, unknown> }): Tap => ({
+    platform: 'telegram',
+    key: b.key,
+    action: answer.action,
+    data: answer.data,
+    user,
+    ref: refFromMessage(message),
+  });
+  switch (b.op) {
+    case 'x':
+      return { text: 'Already placed; Undo takes the last place back.' };
+    case 't':
+    case 'r':
+    case 'u': {
+      const state = (await loadJson<PickState>(deps.ctx, pickKey(b.key, user.id))) ?? {
+        picked: [],
+      };
+      const next = nextPickState(content, b, state);
+      if (!next) return { text: TAP_TEXTS.unknownButton };
+      await deps.ctx.kv.set(pickKey(b.key, user.id), JSON.stringify(next), PICK_TTL_MS);
+      try {
+        await deps.api.editMessageReplyMarkup(chat, message.message_id, {
+          reply_markup: withAskRows(
+            'reply_markup' in message ? message.reply_markup : undefined,
+            b.key,
+            askRows(b.key, content, next),
+          ),
+        });
+      } catch (err) {
+        // The choice is kept either way; Done submits what is stored.
+        deps.ctx.log.warn({ err, key: b.key }, 'telegram ask keyboard edit failed');
+      }
+      const names = next.picked.map((i) =>
+        content.type === 'decision' ? content.options[i]?.label : '',
+      );
+      return { text: names.length ? names.join(' › ') : 'Nothing chosen yet.' };
+    }
+    case 'f': {
+      const steps = flowSteps(content);
+      if (!steps.length) return { text: TAP_TEXTS.unknownButton };
+      // A channel post has no author, so a reply there cannot be told apart: Details instead.
+      if (message.chat.type === 'channel')
+        return { text: 'In a channel, please answer this one with Details.', alert: true };
+      const flow: Flow = {
+        key: b.key,
+        ref: refFromMessage(message),
+        step: 0,
+        values: {},
+        prompt: 0,
+      };
+      await sendStep(deps, chat, user, content, flow, null);
+      return { text: 'Answer below.' };
+    }
+    default: {
+      const state =
+        b.op === 'd'
+          ? ((await loadJson<PickState>(deps.ctx, pickKey(b.key, user.id))) ?? { picked: [] })
+          : { picked: [] };
+      const answer = buttonAnswer(content, b, state);
+      if (!answer) return { text: TAP_TEXTS.unknownButton };
+      const out = await submitWithin((t) => deps.ctx.onTap(t), tap(answer), {
+        log: deps.ctx.log,
+        waitMs: deps.waitMs,
+      });
+      if (b.op === 'd' && out.reply?.outcome === 'submitted')
+        await deps.ctx.kv.set(pickKey(b.key, user.id), '', 1);
+      return out;
+    }
+  }
+}
+
+/** A text message: the answer to the sender's open prompt in this chat, if it is one. */
+export async function handleAskReply(c: Context, deps: AskDeps): Promise<boolean> {
+  const message = c.message;
+  if (!message?.from || typeof message.text !== 'string') return false;
+  const user = tapUser(message.from);
+  const flow = await loadJson<Flow>(deps.ctx, flowKey(message.chat.id, user.id));
+  if (!flow) return false;
+  const toPrompt = message.reply_to_message?.message_id === flow.prompt;
+  if (!toPrompt && message.chat.type !== 'private') return false;
+  const content = await loadJson<AskContent>(deps.ctx, contentKey(flow.key));
+  const step = content ? flowSteps(content)[flow.step] : undefined;
+  if (!content || !step) {
+    await deps.ctx.kv.set(flowKey(message.chat.id, user.id), '', 1);
+    await say(deps, message, 'This question is no longer open.');
+    return true;
+  }
+  const read = readReply(step, message.text);
+  if ('problem' in read) {
+    await sendStep(
+      deps,
+      message.chat.id,
+      user,
+      content,
+      flow,
+      `${step.label}: ${read.problem}.`,
+      message,
+    );
+    return true;
+  }
+  flow.values[step.key] = read.value;
+  await advance(deps, message.chat.id, user, content, flow, message);
+  return true;
+}
+
+/** Goes to the next step, or submits the answer after the last one. */
+async function advance(
+  deps: AskDeps,
+  chat: number,
+  user: Tap['user'],
+  content: AskContent,
+  flow: Flow,
+  replyTo: Message | null,
+): Promise<QueryAnswer> {
+  const steps = flowSteps(content);
+  flow.step += 1;
+  if (flow.step < steps.length) {
+    await sendStep(deps, chat, user, content, flow, null, replyTo ?? undefined);
+    return { text: '' };
+  }
+  await deps.ctx.kv.set(flowKey(chat, user.id), '', 1);
+  const answer = flowAnswer(content, flow.values);
+  let reply: TapReply;
+  try {
+    reply = await deps.ctx.onTap({
+      platform: 'telegram',
+      key: flow.key,
+      action: answer.action,
+      data: answer.data,
+      user,
+      ref: flow.ref,
+    });
+  } catch (err) {
+    deps.ctx.log.error({ err, key: flow.key }, 'telegram ask answer failed');
+    await sayIn(deps, chat, TAP_TEXTS.failed, replyTo);
+    return { text: TAP_TEXTS.failed };
+  }
+  const text =
+    reply.outcome === 'invalid_answer'
+      ? `Not recorded: ${reply.text} Start again from the card.`
+      : reply.outcome === 'submitted'
+        ? 'Thanks, your answer is recorded.'
+        : reply.text;
+  await sayIn(deps, chat, text, replyTo);
+  return { text: '' };
+}
+
+/** Sends the prompt of the flow's current step (after `problem`, when the last reply was refused). */
+async function sendStep(
+  deps: AskDeps,
+  chat: number,
+  user: Tap['user'],
+  content: AskContent,
+  flow: Flow,
+  problem: string | null,
+  replyTo?: Message,
+): Promise<void> {
+  const steps = flowSteps(content);
+  const step = steps[flow.step] as Step;
+  // A mention makes a selective ForceReply open the reply field for this person only.
+  const who = `<a href="tg://user?id=${encodeURIComponent(user.id)}">${escapeHtml(user.name ?? 'you')}</a>`;
+  const draft =
+    step.key === 'content' && typeof step.current === 'string'
+      ? `\n\n<pre>${escapeHtml(truncateText(step.current, TELEGRAM_TEXT_MAX_CHARS - 800))}</pre>`
+      : '';
+  const text = `${problem ? `⚠️ ${escapeHtml(problem)}\n\n` : ''}${who}: ${escapeHtml(
+    stepText(step, flow.step, steps.length),
+  )}${draft}`;
+  const rows = stepRows(flow.key, step);
+  const reply_markup = rows.length
+    ? { inline_keyboard: rows }
+    : {
+        force_reply: true as const,
+        selective: true,
+        input_field_placeholder: truncateText(step.placeholder ?? step.label, PLACEHOLDER_MAX),
+      };
+  const sent = await deps.api.sendMessage(chat, text, {
+    parse_mode: 'HTML',
+    reply_markup,
+    link_preview_options: { is_disabled: true },
+    ...(replyTo
+      ? { reply_parameters: { message_id: replyTo.message_id, allow_sending_without_reply: true } }
+      : {}),
+  });
+  flow.prompt = sent.message_id;
+  await deps.ctx.kv.set(flowKey(chat, user.id), JSON.stringify(flow), FLOW_TTL_MS);
+}
+
+async function say(deps: AskDeps, to: Message, text: string): Promise<void> {
+  await sayIn(deps, to.chat.id, text, to);
+}
+
+async function sayIn(deps: AskDeps, chat: number, text: string, to: Message | null): Promise<void> {
+  try {
+    await deps.api.sendMessage(chat, renderNotice(text), {
+      link_preview_options: { is_disabled: true },
+      ...(to
+        ? { reply_parameters: { message_id: to.message_id, allow_sending_without_reply: true } }
+        : {}),
+    });
+  } catch (err) {
+    deps.ctx.log.warn({ err }, 'telegram ask reply failed');
+  }
+}

@@ -1,0 +1,411 @@
+/**
+ * Asks in Telegram, the pure part: the inline keyboard rows of each kind, the callback data of the
+ * ask buttons (`ha:<key>:<op>[:<n>]`, never a token; 64 bytes at most), and the steps of the
+ * field-by-field flow (freetext, content, form, modify, tool_args) with their typed answers.
+ *
+ * Kinds: approval choices, single (one button per option), multi (toggles ✓ + Done), rank
+ * (successive taps, Undo/Done) and confirm (the card's Confirm/Cancel) are buttons; text kinds,
+ * forms and edits are answered one field at a time (ForceReply prompts; BOOLEAN, DROPDOWN and the
+ * approval's decision as buttons). More options than TELEGRAM_ASK_MAX_OPTIONS: the review page.
+ */
+import type { InlineKeyboardButton } from 'grammy/types';
+import {
+  type AskContent,
+  type FieldType,
+  isIsoDate,
+  valueProblem,
+} from '../../src/asks/content.ts';
+
+/** A typed value of a field, modifiable field or tool arg. */
+export type FieldValue = string | number | boolean;
+
+/**
+ * The protocol action an answer is submitted with: src/asks/protocol.ts's mapping, restated here
+ * because a platform sees only the content model (the engine checks the action again). Approvals
+ * whose choice keys are approve / reject submit the key; other approvals, ranks, text kinds and
+ * edits `submit`; single and multi `select`; confirm `confirm` / `cancel`.
+ */
+export function askAction(content: AskContent, data: Record<string, unknown>): string {
+  switch (content.type) {
+    case 'approval':
+      return content.choices.every((c) => c.key === 'approve' || c.key === 'reject')
+        ? String(data.decision)
+        : 'submit';
+    case 'decision':
+      return content.sub_type === 'rank' ? 'submit' : 'select';
+    case 'context':
+      if (content.sub_type !== 'confirm') return 'submit';
+      return data.confirmed === true ? 'confirm' : 'cancel';
+    default:
+      return 'submit';
+  }
+}
+
+/** Prefix of ask buttons (the card's plain buttons keep `hitl:<key>:<action>`). */
+export const ASK_DATA_PREFIX = 'ha:';
+/** Options drawn as buttons; more go to the review page (Telegram allows 100 buttons in all). */
+export const TELEGRAM_ASK_MAX_OPTIONS = 40;
+/** A button label of an option (clients cut long labels anyway). */
+const LABEL_MAX = 60;
+
+/**
+ * Ops: c choice, p pick (single), t toggle (multi), r rank, u undo, d done (multi, rank),
+ * f start the field flow, a accept tool args as they are, v a value button of the flow's current
+ * step, k keep the step's current value, s skip an optional step, x a ranked place (no-op).
+ */
+export type AskOp = 'c' | 'p' | 't' | 'r' | 'u' | 'd' | 'f' | 'a' | 'v' | 'k' | 's' | 'x';
+const OP = /^ha:([A-Za-z0-9_-]{1,32}):([cptrudfavksx])(?::(\d{1,3}))?$/;
+
+/** A parsed ask button. */
+export interface AskButton {
+  key: string;
+  op: AskOp;
+  n: number | null;
+}
+
+export function askData(key: string, op: AskOp, n?: number): string {
+  return `${ASK_DATA_PREFIX}${key}:${op}${n === undefined ? '' : `:${n}`}`;
+}
+
+export function parseAskData(data: string | undefined): AskButton | null {
+  const m = OP.exec(data ?? '');
+  if (!m) return null;
+  return { key: m[1]!, op: m[2] as AskOp, n: m[3] === undefined ? null : Number(m[3]) };
+}
+
+const cut = (s: string, max = LABEL_MAX) => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);
+
+type Described = { label: string; irreversible?: boolean; impact_hint?: string | undefined };
+/** A label with the irreversible mark and the impact hint beside it. */
+function describe(o: Described): string {
+  const hint = o.impact_hint ? ` (${o.impact_hint})` : '';
+  return cut(`${o.irreversible ? '⚠️ ' : ''}${o.label}${hint}`);
+}
+
+/** True when Telegram draws this ask natively (else the card keeps only its Details link). */
+export function telegramDrawsAsk(content: AskContent): boolean {
+  return content.type !== 'decision' || content.options.length <= TELEGRAM_ASK_MAX_OPTIONS;
+}
+
+/** Per-person state of a multi or rank: the option indexes picked or ranked so far, in order. */
+export interface PickState {
+  picked: number[];
+}
+
+const button = (text: string, data: string): InlineKeyboardButton.CallbackButton => ({
+  text,
+  callback_data: data,
+});
+
+/**
+ * The ask's keyboard rows (above the card's own buttons), for one person's `state` (none: as posted).
+ * Empty when Telegram cannot draw the kind or its buttons are the card's own (confirm).
+ */
+export function askRows(
+  key: string,
+  content: AskContent,
+  state: PickState = { picked: [] },
+): InlineKeyboardButton[][] {
+  if (!telegramDrawsAsk(content)) return [];
+  switch (content.type) {
+    case 'approval': {
+      const rows = [
+        content.choices.map((c, i) => button(describe(c), askData(key, 'c', i))),
+      ] as InlineKeyboardButton[][];
+      if (content.sub_type === 'modify' && content.modifiable.length)
+        rows.push([button('✏️ Edit values…', askData(key, 'f'))]);
+      return rows;
+    }
+    case 'decision': {
+      const c = content;
+      if (c.sub_type === 'single')
+        return c.options.map((o, i) => [button(describe(o), askData(key, 'p', i))]);
+      if (c.sub_type === 'multi') {
+        const rows = c.options.map((o, i) => [
+          button(`${state.picked.includes(i) ? '✅' : '⬜'} ${describe(o)}`, askData(key, 't', i)),
+        ]);
+        const limits =
+          c.max_select === null ? `at least ${c.min_select}` : `${c.min_select}-${c.max_select}`;
+        rows.push([button(`Done (${state.picked.length} chosen; ${limits})`, askData(key, 'd'))]);
+        return rows;
+      }
+      // rank: the places so far in order, then what is left; Undo takes the last place back.
+      const rows = state.picked.map((i, place) => [
+        button(`${place + 1}. ${cut(c.options[i]?.label ?? '?')}`, askData(key, 'x', i)),
+      ]);
+      c.options.forEach((o, i) => {
+        if (!state.picked.includes(i))
+          rows.push([button(`➕ ${describe(o)}`, askData(key, 'r', i))]);
+      });
+      rows.push([
+        button('↩️ Undo', askData(key, 'u')),
+        button(`Done (${state.picked.length}/${c.options.length})`, askData(key, 'd')),
+      ]);
+      return rows;
+    }
+    case 'context':
+      if (content.sub_type === 'confirm') return [];
+      return [
+        [button(content.sub_type === 'form' ? '📝 Fill in…' : '✍️ Answer…', askData(key, 'f'))],
+      ];
+    case 'edit':
+      if (content.sub_type === 'content')
+        return [
+          [button('✏️ Edit the draft…', askData(key, 'f'))],
+          [button('✅ Send the draft as it is', askData(key, 'a'))],
+        ];
+      return [
+        [button('✏️ Edit arguments…', askData(key, 'f'))],
+        [button('✅ Run with these arguments', askData(key, 'a'))],
+      ];
+  }
+}
+
+/** True when the card's own (protocol action) buttons are replaced by the ask's rows. */
+export function askReplacesActions(content: AskContent): boolean {
+  return telegramDrawsAsk(content) && content.type === 'approval';
+}
+
+/** The typed answer of a button tap on an ask (choice, pick, done, accept); null when none. */
+export function buttonAnswer(
+  content: AskContent,
+  b: AskButton,
+  state: PickState,
+): { action: string; data: Record<string, unknown> } | null {
+  const typed = (answer: Record<string, unknown>) => ({
+    action: askAction(content, answer),
+    data: answer,
+  });
+  if (content.type === 'approval' && b.op === 'c') {
+    const choice = content.choices[b.n ?? -1];
+    return choice ? typed({ decision: choice.key }) : null;
+  }
+  if (content.type === 'decision') {
+    if (content.sub_type === 'single' && b.op === 'p') {
+      const o = content.options[b.n ?? -1];
+      return o ? typed({ selected: o.key }) : null;
+    }
+    if (b.op !== 'd') return null;
+    const keys = state.picked.map((i) => content.options[i]?.key ?? '');
+    return content.sub_type === 'multi' ? typed({ selected: keys }) : typed({ ranking: keys });
+  }
+  if (b.op !== 'a' || content.type !== 'edit') return null;
+  return content.sub_type === 'content' ? typed({ content: content.draft }) : typed({ args: {} });
+}
+
+/** Applies a toggle / rank / undo to a person's state; null when the button does not fit. */
+export function nextPickState(
+  content: AskContent,
+  b: AskButton,
+  state: PickState,
+): PickState | null {
+  if (content.type !== 'decision') return null;
+  const n = b.n ?? -1;
+  if ((b.op === 't' || b.op === 'r') && !content.options[n]) return null;
+  if (b.op === 't' && content.sub_type === 'multi')
+    return {
+      picked: state.picked.includes(n) ? state.picked.filter((i) => i !== n) : [...state.picked, n],
+    };
+  if (content.sub_type !== 'rank') return null;
+  if (b.op === 'r') return state.picked.includes(n) ? state : { picked: [...state.picked, n] };
+  if (b.op === 'u') return { picked: state.picked.slice(0, -1) };
+  return null;
+}
+
+/** One step of the field flow: a value typed as a reply, or picked with a button. */
+export interface Step {
+  key: string;
+  label: string;
+  /** CHOICE: the approval's decision at the end of a modify flow. */
+  type: FieldType | 'CHOICE';
+  required: boolean;
+  /** The button values (DROPDOWN, CHOICE; BOOLEAN is Yes/No). */
+  options?: string[];
+  /** Labels of `options` (CHOICE). */
+  optionLabels?: string[];
+  /** The current value (drafts, modifiable fields, tool args): "Keep" answers it. */
+  current?: FieldValue;
+  placeholder?: string;
+}
+
+/** The steps of the flow of a kind that has one; [] otherwise. */
+export function flowSteps(content: AskContent): Step[] {
+  switch (content.type) {
+    case 'context':
+      if (content.sub_type === 'freetext')
+        return [
+          {
+            key: 'value',
+            label: content.input.label,
+            type: 'STRING',
+            required: true,
+            ...(content.input.placeholder ? { placeholder: content.input.placeholder } : {}),
+          },
+        ];
+      if (content.sub_type === 'form')
+        return content.fields.map((f) => ({
+          key: f.key,
+          label: f.label,
+          type: f.type,
+          required: f.required,
+          ...(f.type === 'DROPDOWN' ? { options: f.options ?? [] } : {}),
+          ...(f.placeholder ? { placeholder: f.placeholder } : {}),
+        }));
+      return [];
+    case 'edit':
+      if (content.sub_type === 'content')
+        return [
+          {
+            key: 'content',
+            label: 'Your version',
+            type: 'STRING',
+            required: true,
+            current: content.draft,
+          },
+        ];
+      return content.args
+        .filter((a) => a.editable)
+        .map((a) => ({
+          key: a.key,
+          label: a.label,
+          type: a.type,
+          required: false,
+          current: a.value as FieldValue,
+        }));
+    case 'approval':
+      if (content.sub_type !== 'modify') return [];
+      return [
+        ...content.modifiable.map((f) =>
+          f.type === 'DROPDOWN'
+            ? {
+                key: f.key,
+                label: f.label,
+                type: f.type,
+                required: false,
+                options: f.value as string[],
+              }
+            : {
+                key: f.key,
+                label: f.label,
+                type: f.type,
+                required: false,
+                current: f.value as FieldValue,
+              },
+        ),
+        {
+          key: '',
+          label: 'Your decision',
+          type: 'CHOICE' as const,
+          required: true,
+          options: content.choices.map((c) => c.key),
+          optionLabels: content.choices.map((c) => describe(c)),
+        },
+      ];
+    default:
+      return [];
+  }
+}
+
+/** A reply's text as the step's typed value, or why it is not one. */
+export function readReply(step: Step, text: string): { value: FieldValue } | { problem: string } {
+  const t = text.trim();
+  switch (step.type) {
+    case 'BOOLEAN':
+    case 'DROPDOWN':
+    case 'CHOICE':
+      return { problem: 'please use the buttons' };
+    case 'NUMBER': {
+      if (!/^[-+]?(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?$/i.test(t))
+        return { problem: 'must be a number' };
+      return { value: Number(t) };
+    }
+    case 'DATE':
+      return isIsoDate(t) ? { value: t } : { problem: 'must be a date (YYYY-MM-DD)' };
+    default: {
+      if (step.required && !t) return { problem: 'must not be empty' };
+      // A draft may be long (the answer check has its own limit); other strings are typed values.
+      const why =
+        step.key === 'content' && step.current !== undefined ? null : valueProblem('STRING', text);
+      return why ? { problem: why } : { value: text };
+    }
+  }
+}
+
+/** The value of button `n` of a step (BOOLEAN: 1 yes, 0 no), or null. */
+export function buttonValue(step: Step, n: number): FieldValue | null {
+  if (step.type === 'BOOLEAN') return n === 1 ? true : n === 0 ? false : null;
+  return step.options?.[n] ?? null;
+}
+
+/** The prompt text of a step (plain text; escaped by the caller). */
+export function stepText(step: Step, index: number, total: number): string {
+  const lines = [`${total > 1 ? `(${index + 1}/${total}) ` : ''}${step.label}`];
+  const how: Record<Step['type'], string> = {
+    STRING: 'Reply to this message with the text.',
+    NUMBER: 'Reply with a number.',
+    DATE: 'Reply with a date (YYYY-MM-DD).',
+    BOOLEAN: 'Choose Yes or No.',
+    DROPDOWN: 'Choose one.',
+    CHOICE: 'Choose one.',
+  };
+  lines.push(how[step.type]);
+  if (step.placeholder) lines.push(`e.g. ${step.placeholder}`);
+  if (step.current !== undefined && step.type !== 'STRING')
+    lines.push(`Now: ${String(step.current)}`);
+  if (!step.required) lines.push('Optional: Skip leaves it as it is.');
+  return lines.join('\n');
+}
+
+/** The buttons under a step's prompt. */
+export function stepRows(key: string, step: Step): InlineKeyboardButton[][] {
+  const rows: InlineKeyboardButton[][] = [];
+  if (step.type === 'BOOLEAN')
+    rows.push([button('Yes', askData(key, 'v', 1)), button('No', askData(key, 'v', 0))]);
+  if (step.type === 'DROPDOWN' || step.type === 'CHOICE')
+    rows.push(
+      ...(step.options ?? []).map((o, i) => [
+        button(cut(step.optionLabels?.[i] ?? o), askData(key, 'v', i)),
+      ]),
+    );
+  const tail: InlineKeyboardButton[] = [];
+  if (step.current !== undefined) tail.push(button('Keep as it is', askData(key, 'k')));
+  if (!step.required && step.current === undefined) tail.push(button('Skip', askData(key, 's')));
+  if (tail.length) rows.push(tail);
+  return rows;
+}
+
+/** The answer of a finished flow: the values given (unchanged ones left out where the kind says so). */
+export function flowAnswer(
+  content: AskContent,
+  values: Record<string, FieldValue>,
+): { action: string; data: Record<string, unknown> } {
+  let data: Record<string, unknown>;
+  switch (content.type) {
+    case 'context':
+      data = content.sub_type === 'freetext' ? { value: values.value } : { values };
+      break;
+    case 'edit':
+      data = content.sub_type === 'content' ? { content: values.content } : { args: values };
+      break;
+    default: {
+      const { '': decision, ...rest } = values;
+      data = Object.keys(rest).length ? { decision, values: rest } : { decision };
+    }
+  }
+  return { action: askAction(content, data), data };
+}
+
+/** What the person must see to answer (a confirm's statement, a draft, a tool's arguments). */
+export function askLines(content: AskContent): string[] {
+  const show = (v: unknown) => (Array.isArray(v) ? v.join(' / ') : String(v));
+  if (content.type === 'context' && content.sub_type === 'confirm') return [content.statement];
+  if (content.type === 'edit' && content.sub_type === 'content') return [content.draft];
+  if (content.type === 'edit')
+    return [
+      `Tool: ${content.tool_name}`,
+      ...content.args.map((a) => `${a.label}: ${show(a.value)}${a.editable ? '' : ' (read-only)'}`),
+    ];
+  if (content.type === 'approval' && content.sub_type === 'modify')
+    return content.modifiable.map((f) => `${f.label}: ${show(f.value)}`);
+  return [];
+}
