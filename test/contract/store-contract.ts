@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HISTORY_CAP, type Store } from '../../src/cases/store.ts';
 import type { StoredCase, StoredMessage } from '../../src/cases/types.ts';
 import { outboxContract } from './outbox-contract.ts';
+import { stepContract } from './step-contract.ts';
 
 /** Makes a fresh, empty store; `now` is the store's clock. */
 export type MakeStore = (now: () => number) => Promise<Store>;
@@ -322,5 +323,6 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     });
 
     outboxContract({ store: () => store, now: () => now, setNow: (t) => (now = t), sampleCase });
+    stepContract({ store: () => store, now: () => now, sampleCase });
   });
 }

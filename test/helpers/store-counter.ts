@@ -90,9 +90,7 @@ export function countStore(inner: Store): CountedStore {
       calls.length = 0;
     },
     summary() {
-      const ours = calls.filter(
-        (c) => !BACKGROUND.has(c.method) && !c.key?.startsWith('readyz:'),
-      );
+      const ours = calls.filter((c) => !BACKGROUND.has(c.method) && !c.key?.startsWith('readyz:'));
       const core = ours.filter((c) => !c.key?.startsWith('web:'));
       return {
         calls: core.length,
