@@ -3,6 +3,7 @@
  * the database serialises; due watch work is leased with FOR UPDATE SKIP LOCKED so replicas never
  * poll the same case at once, and a dead replica's leases simply lapse.
  */
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { KeyValue } from '../adapter.ts';
 import {
@@ -88,6 +89,9 @@ const types = {
       ? (v: string) => Number(v)
       : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
+
+/** The channel on which updateCase tells other replicas `<source>:<case id>`. */
+const CHANGES_CHANNEL = 'hitl_case_changed';
 
 const CASE_COLS =
   'id, key, origin, case_id, target, status, version, doc, secrets, next_check_at, etag, poll_failures, claim_holder, claim_until, created_at, updated_at';
@@ -282,6 +286,8 @@ export async function openPostgresStore(
     await client.query('SELECT pg_advisory_unlock(7243001)').catch(() => {});
     client.release();
   }
+  // Names this store's own change notifications, which its listener skips (it heard them in-process).
+  const changeSource = randomBytes(6).toString('hex');
   const one = async (sql: string, params: unknown[]) =>
     (await pool.query<Row>(sql, params)).rows[0];
   const msgs = async (sql: string, params: unknown[]) =>
@@ -412,8 +418,11 @@ export async function openPostgresStore(
         ctes.push(h.ctes);
         recorded = h.recorded;
       }
+      // Other replicas hear of the change at commit (their /wait requests wake on it).
+      params.push(`${changeSource}:${c.id}`);
+      const notify = `(SELECT pg_notify('${CHANGES_CHANNEL}', $${params.length}) FROM u)`;
       const r = await pool.query<{ n: number; recorded: boolean }>(
-        `WITH ${ctes.join(', ')} SELECT (SELECT count(*)::int FROM u) AS n, ${recorded} AS recorded`,
+        `WITH ${ctes.join(', ')} SELECT (SELECT count(*)::int FROM u) AS n, ${recorded} AS recorded, ${notify} AS notified`,
         params,
       );
       const row = r.rows[0];
@@ -632,6 +641,55 @@ export async function openPostgresStore(
         open: row?.open ?? 0,
         oldestCreatedAt: row?.oldest == null ? null : Number(row.oldest),
         undelivered: row?.undelivered ?? 0,
+      };
+    },
+    async listenChanges(onChange) {
+      let client: pg.Client | undefined;
+      let stopped = false;
+      let retry: NodeJS.Timeout | undefined;
+      const connect = async (again: boolean): Promise<void> => {
+        const c = new pg.Client({ connectionString: url, types });
+        let lost = false;
+        const reconnect = () => {
+          if (lost || stopped) return;
+          lost = true;
+          client = undefined;
+          c.end().catch(() => {});
+          retry = setTimeout(() => void connect(true), 1000);
+          retry.unref();
+        };
+        // A dropped connection is heard here and retried every second; waiters re-read once it is back.
+        c.on('error', (err) => {
+          options.onError?.(err);
+          reconnect();
+        });
+        c.on('end', reconnect);
+        c.on('notification', (n) => {
+          const payload = n.payload ?? '';
+          const i = payload.indexOf(':');
+          if (i > 0 && payload.slice(0, i) !== changeSource) onChange(payload.slice(i + 1));
+        });
+        try {
+          await c.connect();
+          await c.query(`LISTEN ${CHANGES_CHANNEL}`);
+        } catch (err) {
+          options.onError?.(err instanceof Error ? err : new Error(String(err)));
+          reconnect();
+          return;
+        }
+        if (stopped) {
+          await c.end().catch(() => {});
+          return;
+        }
+        client = c;
+        if (again) onChange(null);
+      };
+      // A first connection that fails is retried like a lost one (waiters re-read once it is up).
+      await connect(false);
+      return async () => {
+        stopped = true;
+        clearTimeout(retry);
+        await client?.end().catch(() => {});
       };
     },
     async close() {

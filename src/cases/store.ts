@@ -122,6 +122,13 @@ export interface Store {
   countByStatus(): Promise<Record<string, number>>;
   /** Open cases: how many, when the oldest was taken in, and how many no target shows yet (for /metrics). */
   openStats(): Promise<OpenStats>;
+  /**
+   * Hears the case changes other processes write (PostgreSQL LISTEN/NOTIFY on its own connection):
+   * `onChange(id)` per changed case, `onChange(null)` when changes may have been missed (the
+   * connection was lost and is back). Absent where one process owns the store (SQLite). Resolves
+   * to a function that stops listening.
+   */
+  listenChanges?(onChange: (id: string | null) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

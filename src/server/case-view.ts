@@ -1,6 +1,6 @@
 /** The agent-facing view of a case: never a secret (no submit_token, no review_url token). */
 import type { Store } from '../cases/store.ts';
-import type { StoredCase } from '../cases/types.ts';
+import type { StoredCase, StoredMessage } from '../cases/types.ts';
 import { isTerminal } from '../protocol/types.ts';
 
 /** What the case view reads besides the case (the engine has it). */
@@ -12,10 +12,11 @@ export interface CaseViewSource {
 export async function caseView(
   engine: CaseViewSource,
   c: StoredCase,
-  options: { history?: boolean } = {},
+  options: { history?: boolean; messages?: StoredMessage[] | undefined } = {},
 ) {
   const d = c.doc;
-  const messages = await engine.store.listMessages(c.id);
+  // Intake has the messages in hand (it just posted them): they are not read again.
+  const messages = options.messages ?? (await engine.store.listMessages(c.id));
   const view: Record<string, unknown> = {
     id: c.id,
     case_id: c.case_id,
