@@ -7,7 +7,7 @@ import type { Hono } from 'hono';
 import type { PlatformAdapter, Tap, TapReply } from './adapter.ts';
 import { mountAskService } from './asks/mount.ts';
 import { ALIVE_TTL_MS, aliveKey } from './cases/card-delivery.ts';
-import { Engine } from './cases/engine.ts';
+import { CHANGES_MISSED, Engine } from './cases/engine.ts';
 import { startRetention } from './cases/retention.ts';
 import { createSealer } from './cases/sealer.ts';
 import { openSqliteStore } from './cases/sqlite-store.ts';
@@ -148,9 +148,10 @@ export function createRelay(o: RelayOptions): Relay {
   // Signed decision receipts: the key is read (or made once and stored) at start.
   let receipts: { issuer: ReceiptIssuer; signer: ReceiptSigner } | undefined;
   let retention: { stop(): void } | undefined;
+  let stopListening: (() => Promise<void>) | undefined;
   const issueReceipt = (c: StoredCase) => {
     if (receipts && isTerminal(c.status))
-      receipts.issuer.receiptOf(c.id).catch((err: Error) => {
+      receipts.issuer.receiptOf(c.id, c).catch((err: Error) => {
         log.warn(
           { case: c.id, err: err.message },
           'receipt not issued; it is issued when asked for',
@@ -303,8 +304,12 @@ export function createRelay(o: RelayOptions): Relay {
     }
   }
   // A card that arrives after all (the platform came back) takes the given-up mark away again.
-  engine.events.on('history', (id: string, kind: string) => {
-    if (kind !== 'posted') return;
+  // `c` is the case as the post began. Nothing marks a case given up before it is half the
+  // delivery timeout old (the reconcile loop waits the whole timeout; a case whose every post was
+  // refused at intake has none that succeeds), so a young case without the mark is not read again.
+  engine.events.on('posted', (id: string, c: StoredCase | undefined) => {
+    if (c && !c.doc.delivery_failed && engine.now() - c.created_at < o.config.deliveryTimeoutMs / 2)
+      return;
     void engine
       .mutate(id, (c) => {
         if (!c.doc.delivery_failed) return false;
@@ -359,6 +364,10 @@ export function createRelay(o: RelayOptions): Relay {
         }),
       };
       retention = startRetention(store, { retentionMs: o.config.retentionMs }, engine.now, log);
+      // Changes other replicas write wake this process's /wait requests (no periodic re-reads).
+      stopListening = await store.listenChanges?.((id) =>
+        id === null ? engine.events.emit(CHANGES_MISSED) : engine.events.emit(`change:${id}`),
+      );
       engine.events.on('status', issueReceipt);
       await Promise.all(o.adapters.map((a) => startPlatform(a)));
       // Every open case is polled again soon (spread over one minimum interval, so a large store does not stampede).
@@ -441,6 +450,7 @@ export function createRelay(o: RelayOptions): Relay {
       if (!(await bounded(submitDispatcher.close(), 300)))
         await submitDispatcher.destroy().catch(() => {});
       await store.kv.delete(`readyz:${instanceId}`).catch(() => {});
+      await stopListening?.();
       await store.close();
       step('store closed; done');
     },

@@ -3,8 +3,8 @@ import type { MessageRef, PlatformAdapter } from '../adapter.ts';
 import { PlatformError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Card } from '../render/card.ts';
-import type { Store } from './store.ts';
-import type { StoredCase, StoredMessage } from './types.ts';
+import type { KvWrite, Store } from './store.ts';
+import type { HistoryEntry, StoredCase, StoredMessage } from './types.ts';
 
 /**
  * A running relay renews this key (relay.ts) while it lives. A posting lease whose holder's key
@@ -24,6 +24,8 @@ export interface CardDeliveryHost {
   readonly config: { readonly leaseMs: number };
   cardOf(c: StoredCase): Promise<Card>;
   history(caseId: string, kind: string, detail: Record<string, unknown>): Promise<void>;
+  /** Announces a history row written together with a message (the log and metrics listen). */
+  recorded(caseId: string, entry: HistoryEntry): void;
   resolveTargets(target: string): string[];
   /** Edit outcomes are announced here (metrics). */
   readonly events: { emit(event: string, ...args: unknown[]): boolean };
@@ -69,33 +71,51 @@ export class CardDelivery {
     };
   }
 
+  /** The posting lease of a message, as written with the case at intake (this process posts it). */
+  leaseOf(m: StoredMessage): KvWrite {
+    return {
+      key: `posting:${m.case_id}:${m.target}`,
+      value: this.engine.instanceId,
+      until: this.engine.now() + this.leaseMs,
+    };
+  }
+
   /**
    * Posts the case's card to each target that has none yet. The slots are normally reserved with
    * the case; a case stored without them (by an older version, before a crash) gets them here.
    * A slot whose post is under way elsewhere is left alone (the posting lease), so this is safe
    * to call again for the same case: a retried intake finishes what the first one left undone.
+   * `reserved`: the slots intake just stored for `c` with this process's posting leases (nothing
+   * to look up again); returns the messages as they then stand.
    */
-  async deliver(c: StoredCase, targets: string[]): Promise<void> {
+  async deliver(
+    c: StoredCase,
+    targets: string[],
+    reserved?: StoredMessage[],
+  ): Promise<StoredMessage[]> {
     const { store } = this.engine;
-    const existing = await store.listMessages(c.id);
+    const existing = reserved ?? (await store.listMessages(c.id));
     const todo = targets.filter((t) => {
       const m = existing.find((x) => x.target === t);
       return !m || m.state === 'posting';
     });
-    if (!todo.length) return;
-    const current = (await store.getCase(c.id)) ?? c;
+    if (!todo.length) return existing;
+    const current = reserved ? c : ((await store.getCase(c.id)) ?? c);
     const card = await this.engine.cardOf(current);
+    const after = new Map<string, StoredMessage>();
     await Promise.all(
       todo.map(async (target) => {
         const m = existing.find((x) => x.target === target) ?? this.reservation(current, target);
         if (!existing.includes(m)) await store.reserveMessage(m);
-        await this.post(
-          { ...m, rendered_version: current.version },
-          card,
-          await this.threadRoot(current, target),
-        );
+        const done = await this.post({ ...m, rendered_version: current.version }, card, {
+          replyTo: await this.threadRoot(current, target),
+          c: current,
+          leased: !!reserved,
+        });
+        if (done) after.set(target, done);
       }),
     );
+    return existing.map((m) => after.get(m.target) ?? m);
   }
 
   /** Every round of a chain replies to the first round's card in the same chat: one thread per chain. */
@@ -117,14 +137,21 @@ export class CardDelivery {
   /**
    * Posts one reserved message and records the outcome. A post can wait long in a platform's send
    * pace, so it holds a lease in the shared key-value store: reconcile (in any replica) never posts
-   * a message again while its first post may still be under way.
+   * a message again while its first post may still be under way. `leased`: the lease was taken
+   * with the reservation in the same write (intake), so neither it nor the slot is looked up again.
+   * `c`: the case as the caller holds it. Returns the message as stored after the attempt
+   * (undefined when nothing was attempted).
    */
-  async post(m: StoredMessage, card: Card, replyTo?: MessageRef): Promise<void> {
+  async post(
+    m: StoredMessage,
+    card: Card,
+    o: { replyTo?: MessageRef | undefined; c?: StoredCase; leased?: boolean } = {},
+  ): Promise<StoredMessage | undefined> {
     const { store, now, log } = this.engine;
     const adapter = this.engine.adapters.get(m.platform);
-    if (!adapter) return;
+    if (!adapter) return undefined;
     const lease = `posting:${m.case_id}:${m.target}`;
-    if (this.posting.has(lease)) return;
+    if (this.posting.has(lease)) return undefined;
     // Our own lease with no post of ours under way: its release was lost (the store was down), so
     // it is ours to reuse rather than to wait out. A dead holder's lease is taken over, by one
     // process only (the takeover key is set once per dead holder).
@@ -143,7 +170,8 @@ export class CardDelivery {
       );
       return true;
     };
-    if (!(await store.kv.setIfAbsent(lease, me, this.leaseMs)) && !(await takeable())) return;
+    if (!o.leased && !(await store.kv.setIfAbsent(lease, me, this.leaseMs)) && !(await takeable()))
+      return undefined;
     this.posting.add(lease);
     // A long send-pace queue can outlast the lease: renew it while this post is still pending.
     const renew = setInterval(
@@ -154,52 +182,71 @@ export class CardDelivery {
       this.leaseMs / 3,
     );
     renew.unref();
+    // The outcome, its history row and the lease release are one write.
+    const release = { releaseLease: lease, leaseOwner: this.engine.instanceId };
+    let released = false;
     try {
       // Under the lease, look again: another process may have posted it since the caller looked.
-      const latest = (await store.listMessages(m.case_id)).find((x) => x.target === m.target);
-      if (latest && latest.state !== 'posting') return;
-      const ref = await adapter.post(m.address, card, replyTo ? { replyTo } : undefined);
-      await store.updateMessage({
+      if (!o.leased) {
+        const latest = (await store.listMessages(m.case_id)).find((x) => x.target === m.target);
+        if (latest && latest.state !== 'posting') return undefined;
+      }
+      const ref = await adapter.post(
+        m.address,
+        card,
+        o.replyTo ? { replyTo: o.replyTo } : undefined,
+      );
+      const posted: StoredMessage = {
         ...m,
         ref_id: ref.id,
         state: 'posted',
         error: null,
         posted_at: now(),
-      });
-      await this.engine.history(m.case_id, 'posted', { target: m.target });
+      };
+      const row: HistoryEntry = { at: now(), kind: 'posted', detail: { target: m.target } };
+      await store.updateMessage(posted, { history: [row], ...release });
+      released = true;
+      this.engine.recorded(m.case_id, row);
+      this.engine.events.emit('posted', m.case_id, o.c);
       // The platform followed the chat to a new address (a Telegram group became a supergroup).
       if (ref.address !== m.address) {
         const to = `${m.platform}:${ref.address}`;
         await this.engine.history(m.case_id, 'target_moved', { target: m.target, to });
         log.warn({ case: m.case_id, target: m.target, to }, 'the chat moved; update the target');
       }
+      return posted;
     } catch (err) {
+      if (released) throw err;
       const retry = err instanceof PlatformError ? err.retryable : true;
       const error = err instanceof Error ? err.message : String(err);
-      await store.updateMessage({
+      const failed: StoredMessage = {
         ...m,
         state: retry ? 'posting' : 'failed',
         error,
         posted_at: now(),
-      });
-      await this.engine.history(m.case_id, 'post_failed', {
-        target: m.target,
-        error,
-        will_retry: retry,
-      });
+      };
+      const row: HistoryEntry = {
+        at: now(),
+        kind: 'post_failed',
+        detail: { target: m.target, error, will_retry: retry },
+      };
+      await store.updateMessage(failed, { history: [row], ...release });
+      released = true;
+      this.engine.recorded(m.case_id, row);
       log.warn({ case: m.case_id, target: m.target, err: error }, 'posting a card failed');
+      return failed;
     } finally {
       clearInterval(renew);
       this.posting.delete(lease);
-      await store.kv.compareAndDelete(lease, this.engine.instanceId);
+      if (!released) await store.kv.compareAndDelete(lease, this.engine.instanceId);
     }
   }
 
   /** Edits every message of the case whose card is behind the case's version, in order. */
-  refresh(id: string): Promise<void> {
+  refresh(id: string, known?: StoredCase): Promise<void> {
     const prev = this.refreshing.get(id) ?? Promise.resolve();
     const next = prev
-      .then(() => this.refreshNow(id))
+      .then(() => this.refreshNow(id, known))
       .catch((err) => this.engine.log.warn({ case: id, err: String(err) }, 'card refresh failed'));
     this.refreshing.set(id, next);
     void next.finally(() => {
@@ -208,9 +255,10 @@ export class CardDelivery {
     return next;
   }
 
-  private async refreshNow(id: string): Promise<void> {
+  /** `known`: the case as a change just wrote it (not read again). */
+  private async refreshNow(id: string, known?: StoredCase): Promise<void> {
     const { store, log } = this.engine;
-    const c = await store.getCase(id);
+    const c = known ?? (await store.getCase(id));
     if (!c) return;
     const behind = (await store.listMessages(id)).filter(
       (m) => m.state === 'posted' && m.ref_id && m.rendered_version < c.version,
@@ -280,7 +328,7 @@ export class CardDelivery {
       };
       await store.updateMessage(fresh);
       await this.engine.history(id, 'repost', { target: m.target });
-      await this.post(fresh, card, await this.threadRoot(c, m.target));
+      await this.post(fresh, card, { replyTo: await this.threadRoot(c, m.target), c });
       done.push(m.target);
     }
     return done;
@@ -301,11 +349,10 @@ export class CardDelivery {
         if ((m.posted_at ?? 0) > now() - options.retryPostingOlderThanMs) continue;
         const c = await store.getCase(m.case_id);
         if (c)
-          await this.post(
-            { ...m, rendered_version: c.version },
-            await this.engine.cardOf(c),
-            await this.threadRoot(c, m.target),
-          );
+          await this.post({ ...m, rendered_version: c.version }, await this.engine.cardOf(c), {
+            replyTo: await this.threadRoot(c, m.target),
+            c,
+          });
       }
       await Promise.all([...cases].map((id) => this.refresh(id)));
       // Cases an older version stored without their messages (a crash between two writes).

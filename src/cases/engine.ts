@@ -21,8 +21,27 @@ import { loadStrings, type Strings } from '../render/templates.ts';
 import { jsonLimitIssue } from '../server/json-limits.ts';
 import { CardDelivery } from './card-delivery.ts';
 import type { Sealer } from './sealer.ts';
-import type { Store } from './store.ts';
-import type { CaseDoc, CaseSecrets, StoredCase } from './types.ts';
+import type { StepWrites, Store } from './store.ts';
+import type { CaseDoc, CaseSecrets, HistoryEntry, StoredCase, StoredMessage } from './types.ts';
+
+/**
+ * Writes a step carries to the next case change (a tap's submit row and its claim release):
+ * `done` is set once a change committed them, else the caller writes them on their own.
+ */
+export interface CarriedWrites extends StepWrites {
+  done?: boolean;
+}
+
+/** How a change is made: from the copy in hand, and with which writes in the same commit. */
+export interface MutateOptions {
+  /**
+   * The case as the caller holds it (just read or just written): the change starts from it
+   * instead of a read; a copy that is no longer current only costs one retry from a fresh read.
+   */
+  known?: StoredCase | undefined;
+  /** Writes that go in the same commit as the change. */
+  carry?: CarriedWrites | undefined;
+}
 
 /** What the engine needs. */
 export interface EngineOptions {
@@ -176,7 +195,9 @@ export class Engine {
   }
 
   /** Takes a case in: validates its URLs, stores it once, posts its card to every target. */
-  async ingest(input: IngestInput): Promise<{ case: StoredCase; created: boolean }> {
+  async ingest(
+    input: IngestInput,
+  ): Promise<{ case: StoredCase; created: boolean; messages?: StoredMessage[] }> {
     const targets = this.resolveTargets(input.target);
     const issues: ValidationIssue[] = [];
     // In production (no plain-HTTP loopback) names are resolved now as they will be at connect,
@@ -270,8 +291,11 @@ export class Engine {
     };
     // The case, one message reservation per target and its first history row are one write: a
     // crash or a full disk leaves either all of them (reconcile or a retried intake posts) or none.
+    const reserved = targets.map((t) => this.cards.reservation(record, t));
     const result = await this.store.createCase(record, {
-      messages: targets.map((t) => this.cards.reservation(record, t)),
+      messages: reserved,
+      // This process posts the cards right after: their posting leases are taken in the same write.
+      leases: reserved.map((m) => this.cards.leaseOf(m)),
       history: {
         at: now,
         kind: 'ingested',
@@ -292,6 +316,7 @@ export class Engine {
       await this.settleDelivery(result.case, targets);
       return { case: (await this.store.getCase(result.case.id)) ?? result.case, created: false };
     }
+    const stored = result.case;
     // The first history row went in with the case; the log and metrics hear of it as of any other.
     this.events.emit('history', record.id, 'ingested', {
       target: input.target,
@@ -300,11 +325,11 @@ export class Engine {
     });
     for (const w of doc.warnings) this.log.warn({ case: record.id }, w);
     if (previous) await this.patchDoc(previous.id, { next_id: record.id });
-    await this.settleDelivery(result.case, targets);
-    const stored = (await this.store.getCase(record.id)) ?? result.case;
+    // Posting changes the messages, not the case: the case in hand stays current (no re-read).
+    const messages = await this.settleDelivery(stored, targets, reserved);
     // The watchers start on a new case at once (its event stream, its first reminder).
     this.events.emit('ingested', stored);
-    return { case: stored, created: true };
+    return { case: stored, created: true, ...(messages ? { messages } : {}) };
   }
 
   /** Reseals an open case's secrets with new service credentials (history names no value). */
@@ -325,14 +350,19 @@ export class Engine {
    * the bookkeeping write) does not fail the intake: the case is stored with its reservations, and
    * reconcile or the agent's retry finishes the job.
    */
-  private async settleDelivery(c: StoredCase, targets: string[]): Promise<void> {
+  private async settleDelivery(
+    c: StoredCase,
+    targets: string[],
+    reserved?: StoredMessage[],
+  ): Promise<StoredMessage[] | undefined> {
     try {
-      await this.cards.deliver(c, targets);
+      return await this.cards.deliver(c, targets, reserved);
     } catch (err) {
       this.log.error(
         { case: c.id, err: err instanceof Error ? err.message : String(err) },
         'posting the cards of a new case failed; reconcile will retry',
       );
+      return undefined;
     }
   }
 
@@ -381,35 +411,83 @@ export class Engine {
    * Read-modify-write of a case with compare-and-set; `change` returns false for "nothing to do".
    * Returns the stored case after the change, or undefined when nothing changed.
    */
-  async mutate(id: string, change: (c: StoredCase) => boolean): Promise<StoredCase | undefined> {
+  async mutate(
+    id: string,
+    change: (c: StoredCase) => boolean,
+    options: MutateOptions = {},
+  ): Promise<StoredCase | undefined> {
+    let known = options.known;
+    const carry = options.carry?.done ? undefined : options.carry;
     for (let i = 0; i < 20; i++) {
-      // Two reads rather than a recursive clone: a stored value of any depth cannot overflow the stack.
-      const current = await this.store.getCase(id);
-      if (!current) return undefined;
-      const next = await this.store.getCase(id);
+      // Two copies rather than a recursive clone: a stored value of any depth cannot overflow the
+      // stack. The copy in hand is serialised as the store does; else both copies are read.
+      let current: StoredCase | undefined;
+      let next: StoredCase | undefined;
+      if (known) {
+        const text = JSON.stringify(known);
+        current = JSON.parse(text) as StoredCase;
+        next = JSON.parse(text) as StoredCase;
+        known = undefined;
+      } else {
+        current = await this.store.getCase(id);
+        if (!current) return undefined;
+        next = await this.store.getCase(id);
+      }
       if (!next || next.version !== current.version) continue;
       if (!change(next)) return undefined;
       next.version = current.version + 1;
       next.updated_at = this.now();
       // A notify_url delivery is queued in the same write as the status it reports (at-least-once).
       const outbox = await deliveriesFor(this, next, current);
-      if (await this.store.updateCase(next, current.version, outbox.length ? outbox : undefined)) {
+      const step = this.stepOf(carry, next);
+      if (
+        await this.store.updateCase(next, current.version, outbox.length ? outbox : undefined, step)
+      ) {
+        if (carry) carry.done = true;
         if (outbox.length) this.events.emit(NOTIFY_QUEUED_EVENT);
+        for (const h of step?.history ?? []) this.recorded(id, h);
         this.events.emit(`change:${id}`, next);
         this.events.emit('change', next, current);
-        void this.cards.refresh(id);
+        void this.cards.refresh(id, next);
         return next;
       }
     }
     throw new Error(`case ${id} kept changing under us`);
   }
 
+  /** The step writes of one change: what is carried, and the status row the change stashed. */
+  private stepOf(carry: CarriedWrites | undefined, next: StoredCase): StepWrites | undefined {
+    const extra = this.stashed.get(next);
+    this.stashed.delete(next);
+    if (!carry && !extra) return undefined;
+    return {
+      history: [...(carry?.history ?? []), ...(extra ?? [])],
+      ...(carry?.releaseClaim ? { releaseClaim: carry.releaseClaim } : {}),
+    };
+  }
+
+  /** History rows a change asks to write with it (applyStatus's status row), by the changed copy. */
+  private readonly stashed = new WeakMap<StoredCase, HistoryEntry[]>();
+
+  /** Announces a history row written as part of a step (the log and metrics listen). */
+  recorded(caseId: string, entry: HistoryEntry): void {
+    this.events.emit('history', caseId, entry.kind, entry.detail);
+  }
+
   /** Sets fields of a case's doc (a visible change: the cards are refreshed). */
-  patchDoc(id: string, patch: Partial<CaseDoc>): Promise<StoredCase | undefined> {
-    return this.mutate(id, (c) => {
-      Object.assign(c.doc, patch);
-      return true;
-    });
+  patchDoc(
+    id: string,
+    patch: Partial<CaseDoc>,
+    options?: MutateOptions,
+  ): Promise<StoredCase | undefined> {
+    return this.mutate(
+      id,
+      (c) => {
+        Object.assign(c.doc, patch);
+        return true;
+      },
+      options,
+    );
   }
 
   /** Applies a status update from a poll, an SSE event, a callback or a submit; the state machine decides. */
@@ -418,6 +496,7 @@ export class Engine {
     u: StatusUpdate,
     source: string,
     extra: (c: StoredCase) => void = () => {},
+    options: MutateOptions = {},
   ): Promise<StoredCase | undefined> {
     const tooDeep = jsonLimitIssue(u, source);
     if (tooDeep) {
@@ -430,48 +509,50 @@ export class Engine {
       u = result ? { ...rest, result: { action: String(result.action).slice(0, 64) } } : rest;
     }
     let from: string | undefined;
-    const changed = await this.mutate(id, (c) => {
-      if (!canTransition(c.status, u.status)) return false;
-      const same = c.status === u.status;
-      if (
-        same &&
-        JSON.stringify(c.doc.progress ?? null) === JSON.stringify(u.progress ?? null) &&
-        !u.next_case_id
-      )
-        return false;
-      from = c.status;
-      c.status = u.status;
-      const d = c.doc;
-      if (u.result) d.result = u.result;
-      if (u.responded_by) d.responded_by = u.responded_by;
-      if (u.submission_context) d.submission_context = u.submission_context;
-      if (u.verification_result) d.verification_result = u.verification_result;
-      if (u.progress) d.progress = u.progress;
-      if (u.next_case_id) d.next_case_id = u.next_case_id;
-      if (u.default_action) d.default_action = u.default_action;
-      if (u.reason) d.reason = u.reason;
-      if (!same) d.status_at = u.at ?? new Date(this.now()).toISOString();
-      if (isTerminal(u.status)) {
-        c.next_check_at = null;
-        delete d.notice;
-        // Nothing is submitted or watched any more: the submit token and the service credentials
-        // go at once (the review URL stays for the final card's Details link until retention).
-        c.secrets = this.sealer.seal({
-          submit_token: null,
-          review_url: this.secretsOf(c).review_url,
-        });
-      }
-      extra(c);
-      return true;
-    });
-    // One history row per status change, not per progress update (a stream may send thousands).
+    // One history row per status change, not per progress update (a stream may send thousands),
+    // written in the same commit as the change.
+    const statusRow = () => ({ from, to: u.status, source, action: u.result?.action ?? null });
+    const changed = await this.mutate(
+      id,
+      (c) => {
+        if (!canTransition(c.status, u.status)) return false;
+        const same = c.status === u.status;
+        if (
+          same &&
+          JSON.stringify(c.doc.progress ?? null) === JSON.stringify(u.progress ?? null) &&
+          !u.next_case_id
+        )
+          return false;
+        from = c.status;
+        c.status = u.status;
+        const d = c.doc;
+        if (u.result) d.result = u.result;
+        if (u.responded_by) d.responded_by = u.responded_by;
+        if (u.submission_context) d.submission_context = u.submission_context;
+        if (u.verification_result) d.verification_result = u.verification_result;
+        if (u.progress) d.progress = u.progress;
+        if (u.next_case_id) d.next_case_id = u.next_case_id;
+        if (u.default_action) d.default_action = u.default_action;
+        if (u.reason) d.reason = u.reason;
+        if (!same) d.status_at = u.at ?? new Date(this.now()).toISOString();
+        if (isTerminal(u.status)) {
+          c.next_check_at = null;
+          delete d.notice;
+          // Nothing is submitted or watched any more: the submit token and the service credentials
+          // go at once (the review URL stays for the final card's Details link until retention).
+          c.secrets = this.sealer.seal({
+            submit_token: null,
+            review_url: this.secretsOf(c).review_url,
+          });
+        }
+        extra(c);
+        if (from !== u.status || u.next_case_id)
+          this.stashed.set(c, [{ at: this.now(), kind: 'status', detail: statusRow() }]);
+        return true;
+      },
+      options,
+    );
     if (changed && (from !== u.status || u.next_case_id)) {
-      await this.history(id, 'status', {
-        from,
-        to: u.status,
-        source,
-        action: u.result?.action ?? null,
-      });
       // After its history row, so listeners (receipts) see the row that records the change.
       this.events.emit('status', changed);
       if (u.next_case_id) await this.linkNext(changed, u.next_case_id);
@@ -504,30 +585,45 @@ export class Engine {
     this.events.emit('history', caseId, kind, detail);
   }
 
-  /** Waits until `id` is terminal, `timeoutMs` passes or `signal` aborts (shutdown); returns the case as it then is. */
+  /**
+   * Waits until `id` is terminal (or its delivery given up), `timeoutMs` passes or `signal` aborts
+   * (shutdown); returns the case as it then is. Woken by the case's change events: in this process
+   * they carry the case (no read), from other replicas they come through the store's change feed
+   * (a read then); while nothing changes, a waiting request reads nothing.
+   */
   async waitFor(
     id: string,
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<StoredCase | undefined> {
     const deadline = this.now() + timeoutMs;
+    let c = await this.store.getCase(id);
     for (;;) {
-      const c = await this.store.getCase(id);
       if (!c || isTerminal(c.status) || c.doc.delivery_failed) return c;
       const left = deadline - this.now();
       if (left <= 0 || signal?.aborted) return c;
-      // The event wakes us at once in this process; the 1 s re-read covers changes made by other replicas.
-      await new Promise<void>((resolve) => {
-        const done = () => {
+      const woken = await new Promise<StoredCase | 'read' | 'deadline'>((resolve) => {
+        const done = (why: StoredCase | 'read' | 'deadline') => {
           clearTimeout(timer);
-          this.events.off(`change:${id}`, done);
-          signal?.removeEventListener('abort', done);
-          resolve();
+          this.events.off(`change:${id}`, onChange);
+          this.events.off(CHANGES_MISSED, onMissed);
+          signal?.removeEventListener('abort', onAbort);
+          resolve(why);
         };
-        const timer = setTimeout(done, Math.min(left, 1000));
-        this.events.on(`change:${id}`, done);
-        signal?.addEventListener('abort', done);
+        const onChange = (next?: StoredCase) => done(next ?? 'read');
+        const onMissed = () => done('read');
+        const onAbort = () => done('deadline');
+        const timer = setTimeout(() => done('deadline'), left);
+        this.events.on(`change:${id}`, onChange);
+        this.events.on(CHANGES_MISSED, onMissed);
+        signal?.addEventListener('abort', onAbort);
       });
+      // At the deadline the answer is read once more: it is the agent's view of the case.
+      if (woken === 'deadline') return (await this.store.getCase(id)) ?? c;
+      c = woken === 'read' ? await this.store.getCase(id) : woken;
     }
   }
 }
+
+/** Emitted when changes of other replicas may have been missed (the change feed reconnected). */
+export const CHANGES_MISSED = 'changes-missed';

@@ -3,6 +3,7 @@
  * the database serialises; due watch work is leased with FOR UPDATE SKIP LOCKED so replicas never
  * poll the same case at once, and a dead replica's leases simply lapse.
  */
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { KeyValue } from '../adapter.ts';
 import { migratePostgres } from './migrate-postgres.ts';
@@ -16,6 +17,9 @@ const types = {
       ? (v: string) => Number(v)
       : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
+
+/** The channel on which updateCase tells other replicas `<source>:<case id>`. */
+const CHANGES_CHANNEL = 'hitl_case_changed';
 
 const CASE_COLS =
   'id, key, origin, case_id, target, status, version, doc, secrets, next_check_at, etag, poll_failures, claim_holder, claim_until, created_at, updated_at';
@@ -105,11 +109,17 @@ function withWholeNumberParams(pool: pg.Pool): pg.Pool {
   return pool;
 }
 
-/** The compare-and-set update of a case; parameters from updateValues(). */
+/**
+ * The compare-and-set update of a case; parameters from updateValues(). The claim is not written
+ * (claims have their own statements), except that $11, when given, releases the holder's claim.
+ */
 const UPDATE_CASE = `UPDATE cases SET status = $2, version = $3, doc = $4, secrets = $5, next_check_at = $6, etag = $7,
-  poll_failures = $8, claim_holder = $9, claim_until = $10, updated_at = $11 WHERE id = $1 AND version = $12`;
+  poll_failures = $8, updated_at = $9,
+  claim_holder = CASE WHEN claim_holder = $11 THEN NULL ELSE claim_holder END,
+  claim_until = CASE WHEN claim_holder = $11 THEN NULL ELSE claim_until END
+  WHERE id = $1 AND version = $10`;
 
-function updateValues(c: StoredCase, expected: number): unknown[] {
+function updateValues(c: StoredCase, expected: number, releaseClaim?: string): unknown[] {
   return [
     c.id,
     c.status,
@@ -119,16 +129,40 @@ function updateValues(c: StoredCase, expected: number): unknown[] {
     c.next_check_at,
     c.etag,
     c.poll_failures,
-    c.claim?.holder ?? null,
-    c.claim?.until ?? null,
     c.updated_at,
     expected,
+    releaseClaim ?? null,
   ];
+}
+
+/** JSON for jsonb_to_recordset: numbers whole (BIGINT columns), as `whole` does for parameters. */
+const wholeJson = (rows: unknown[]) =>
+  JSON.stringify(rows, (_k, v) => (typeof v === 'number' ? Math.round(v) : v));
+
+/**
+ * CTE parts that add the history rows in `$rows` (a JSON array) to case `$case` within the
+ * statement, joined to `from` (a CTE that returns a row only when the step's write happened).
+ * Rows that would reach HISTORY_CAP are not added here (`recorded` is false): the caller then
+ * appends them one by one, where the cap and its summary row apply.
+ */
+function historyParts(caseParam: string, rowsParam: string, from?: string) {
+  return {
+    ctes: `hn AS (SELECT count(*)::int AS n FROM history WHERE case_id = ${caseParam}),
+      hi AS (INSERT INTO history (case_id, at, kind, detail)
+        SELECT ${caseParam}, x.at, x.kind, x.detail FROM ${from ? `${from}, ` : ''}hn,
+          jsonb_to_recordset(${rowsParam}::jsonb) AS x(at bigint, kind text, detail jsonb)
+        WHERE hn.n + jsonb_array_length(${rowsParam}::jsonb) < ${HISTORY_CAP})`,
+    recorded: `(SELECT n FROM hn) + jsonb_array_length(${rowsParam}::jsonb) < ${HISTORY_CAP}`,
+  };
 }
 
 const RESERVE_MESSAGE = `INSERT INTO messages (case_id, target, platform, address, ref_id, state, rendered_version, error, posted_at)
   VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) ON CONFLICT DO NOTHING`;
-const ADD_HISTORY = 'INSERT INTO history (case_id, at, kind, detail) VALUES ($1, $2, $3, $4)';
+const MESSAGE_COLS =
+  'case_id, target, platform, address, ref_id, state, rendered_version, error, posted_at';
+/** The message columns as a jsonb_to_recordset row type (a case's reservations in one parameter). */
+const MESSAGE_RECORD =
+  'case_id text, target text, platform text, address text, ref_id text, state text, rendered_version int, error text, posted_at bigint';
 
 function messageValues(m: StoredMessage): unknown[] {
   return [
@@ -178,6 +212,8 @@ export async function openPostgresStore(
     await pool.end().catch(() => {});
     throw err;
   }
+  // Names this store's own change notifications, which its listener skips (it heard them in-process).
+  const changeSource = randomBytes(6).toString('hex');
   const one = async (sql: string, params: unknown[]) =>
     (await pool.query<Row>(sql, params)).rows[0];
   const msgs = async (sql: string, params: unknown[]) =>
@@ -238,36 +274,52 @@ export async function openPostgresStore(
     },
   };
 
+  const appendHistory = async (caseId: string, e: HistoryEntry) => {
+    await pool.query(
+      `INSERT INTO history (case_id, at, kind, detail)
+       SELECT $1, $2, CASE WHEN n >= $5 - 1 AND $3 <> 'status' THEN 'history_capped' ELSE $3 END,
+         CASE WHEN n >= $5 - 1 AND $3 <> 'status' THEN $6::jsonb ELSE $4::jsonb END
+       FROM (SELECT count(*) AS n FROM history WHERE case_id = $1) h
+       WHERE $3 = 'status' OR n < $5 - 1
+         OR NOT EXISTS (SELECT 1 FROM history WHERE case_id = $1 AND kind = 'history_capped')`,
+      [caseId, e.at, e.kind, JSON.stringify(e.detail), HISTORY_CAP, HISTORY_CAPPED_DETAIL],
+    );
+  };
+
   return {
     kv,
     async createCase(c, intents) {
-      // One transaction: the case, its message reservations and its first history row, or none.
-      const client = await pool.connect();
-      let inserted: Row | undefined;
-      try {
-        await client.query('BEGIN');
-        inserted = (
-          await client.query<Row>(
-            `INSERT INTO cases (${CASE_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)
-             ON CONFLICT (origin, case_id) DO NOTHING RETURNING ${CASE_COLS}`,
-            values(c).map(whole),
-          )
-        ).rows[0];
-        if (inserted) {
-          for (const m of intents?.messages ?? [])
-            await client.query(RESERVE_MESSAGE, messageValues(m).map(whole));
-          const h = intents?.history;
-          if (h)
-            await client.query(ADD_HISTORY, [c.id, whole(h.at), h.kind, JSON.stringify(h.detail)]);
-        }
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw err;
-      } finally {
-        client.release();
+      // One statement: the case, its message reservations, its first history row and the posting
+      // leases, or none of them (each part inserts only from the row the first one inserted).
+      const params = values(c).map(whole);
+      const ctes = [
+        `c AS (INSERT INTO cases (${CASE_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)
+          ON CONFLICT (origin, case_id) DO NOTHING RETURNING id)`,
+      ];
+      if (intents?.messages.length) {
+        params.push(wholeJson(intents.messages));
+        ctes.push(`m AS (INSERT INTO messages (${MESSAGE_COLS}) SELECT x.* FROM c,
+          jsonb_to_recordset($${params.length}::jsonb) AS x(${MESSAGE_RECORD}) ON CONFLICT DO NOTHING)`);
       }
-      if (inserted) return { case: toCase(inserted), created: true };
+      const h = intents?.history;
+      if (h) {
+        params.push(whole(h.at), h.kind, JSON.stringify(h.detail));
+        const n = params.length;
+        ctes.push(`h AS (INSERT INTO history (case_id, at, kind, detail)
+          SELECT c.id, $${n - 2}::bigint, $${n - 1}::text, $${n}::jsonb FROM c)`);
+      }
+      if (intents?.leases?.length) {
+        params.push(wholeJson(intents.leases));
+        ctes.push(`k AS (INSERT INTO kv (k, v, until) SELECT x.key, x.value, x.until FROM c,
+          jsonb_to_recordset($${params.length}::jsonb) AS x(key text, value text, until bigint)
+          ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v, until = EXCLUDED.until)`);
+      }
+      const r = await pool.query<{ n: number }>(
+        `WITH ${ctes.join(', ')} SELECT count(*)::int AS n FROM c`,
+        params,
+      );
+      // The inserted row is `c` itself; only another intake's case has to be read.
+      if (r.rows[0]?.n === 1) return { case: structuredClone(c), created: true };
       return {
         case: toCase(
           (await one(`SELECT ${CASE_COLS} FROM cases WHERE origin = $1 AND case_id = $2`, [
@@ -302,20 +354,34 @@ export async function openPostgresStore(
         )
       ).rows.map(toCase);
     },
-    async updateCase(c, expected, outbox) {
+    async updateCase(c, expected, outbox, step) {
+      // One statement: the deliveries and history rows are inserted only from the row the
+      // compare-and-set updated, and the claim release is part of that update.
+      const params = updateValues(c, expected, step?.releaseClaim);
+      const ctes = [`u AS (${UPDATE_CASE} RETURNING id)`];
       if (outbox?.length) {
-        // One statement: the deliveries are inserted only from the row the compare-and-set updated.
-        const r = await pool.query<{ n: number }>(
-          `WITH u AS (${UPDATE_CASE} RETURNING id),
-           ins AS (INSERT INTO notify_outbox (${DELIVERY_COLS}) SELECT d.* FROM u, jsonb_to_recordset($13::jsonb)
-             AS d(${DELIVERY_RECORD}) ON CONFLICT DO NOTHING)
-           SELECT count(*)::int AS n FROM u`,
-          [...updateValues(c, expected), JSON.stringify(outbox)],
-        );
-        return r.rows[0]?.n === 1;
+        params.push(JSON.stringify(outbox));
+        ctes.push(`ins AS (INSERT INTO notify_outbox (${DELIVERY_COLS}) SELECT d.* FROM u,
+          jsonb_to_recordset($${params.length}::jsonb) AS d(${DELIVERY_RECORD}) ON CONFLICT DO NOTHING)`);
       }
-      const r = await pool.query(UPDATE_CASE, updateValues(c, expected));
-      return r.rowCount === 1;
+      let recorded = 'true';
+      if (step?.history?.length) {
+        params.push(wholeJson(step.history));
+        const h = historyParts('$1', `$${params.length}`, 'u');
+        ctes.push(h.ctes);
+        recorded = h.recorded;
+      }
+      // Other replicas hear of the change at commit (their /wait requests wake on it).
+      params.push(`${changeSource}:${c.id}`);
+      const notify = `(SELECT pg_notify('${CHANGES_CHANNEL}', $${params.length}) FROM u)`;
+      const r = await pool.query<{ n: number; recorded: boolean }>(
+        `WITH ${ctes.join(', ')} SELECT (SELECT count(*)::int FROM u) AS n, ${recorded} AS recorded, ${notify} AS notified`,
+        params,
+      );
+      const row = r.rows[0];
+      if (row?.n !== 1) return false;
+      if (!row.recorded) for (const h of step?.history ?? []) await appendHistory(c.id, h);
+      return true;
     },
     async updateWatch(id, w) {
       await pool.query(
@@ -323,12 +389,20 @@ export async function openPostgresStore(
         [id, w.next_check_at, w.etag, w.poll_failures],
       );
     },
-    async claimCase(id, holder, until) {
-      const r = await pool.query(
-        `UPDATE cases SET claim_holder = $2, claim_until = $3 WHERE id = $1 AND claim_holder IS NULL AND status NOT IN ${TERMINAL}`,
-        [id, holder, until],
+    async claimCase(id, holder, until, history) {
+      const claim = `UPDATE cases SET claim_holder = $2, claim_until = $3 WHERE id = $1 AND claim_holder IS NULL AND status NOT IN ${TERMINAL}`;
+      if (!history) return (await pool.query(claim, [id, holder, until])).rowCount === 1;
+      // One statement: the claim and the tap's history row.
+      const h = historyParts('$1', '$4', 'c');
+      const r = await pool.query<{ n: number; recorded: boolean }>(
+        `WITH c AS (${claim} RETURNING id), ${h.ctes}
+         SELECT (SELECT count(*)::int FROM c) AS n, ${h.recorded} AS recorded`,
+        [id, holder, until, wholeJson([history])],
       );
-      return r.rowCount === 1;
+      const row = r.rows[0];
+      if (row?.n !== 1) return false;
+      if (!row.recorded) await appendHistory(id, history);
+      return true;
     },
     async takeOverClaim(id, expiredHolder, holder, until) {
       const r = await pool.query(
@@ -371,11 +445,41 @@ export async function openPostgresStore(
       const r = await pool.query(RESERVE_MESSAGE, messageValues(m));
       return r.rowCount === 1;
     },
-    async updateMessage(m) {
-      await pool.query(
-        'UPDATE messages SET ref_id = $3, state = $4, rendered_version = $5, error = $6, posted_at = $7 WHERE case_id = $1 AND target = $2',
-        [m.case_id, m.target, m.ref_id, m.state, m.rendered_version, m.error, m.posted_at],
+    async updateMessage(m, step) {
+      const update =
+        'UPDATE messages SET ref_id = $3, state = $4, rendered_version = $5, error = $6, posted_at = $7 WHERE case_id = $1 AND target = $2';
+      const params: unknown[] = [
+        m.case_id,
+        m.target,
+        m.ref_id,
+        m.state,
+        m.rendered_version,
+        m.error,
+        m.posted_at,
+      ];
+      if (!step) {
+        await pool.query(update, params);
+        return;
+      }
+      // One statement: the message, its history rows and the release of its posting lease.
+      const ctes = [`mu AS (${update})`];
+      if (step.releaseLease && step.leaseOwner) {
+        params.push(step.releaseLease, step.leaseOwner);
+        ctes.push(`kd AS (DELETE FROM kv WHERE k = $8 AND v = $9)`);
+      }
+      let recorded = 'true';
+      if (step.history?.length) {
+        params.push(wholeJson(step.history));
+        const h = historyParts('$1', `$${params.length}`);
+        ctes.push(h.ctes);
+        recorded = h.recorded;
+      }
+      const r = await pool.query<{ recorded: boolean }>(
+        `WITH ${ctes.join(', ')} SELECT ${recorded} AS recorded`,
+        params,
       );
+      if (!r.rows[0]?.recorded)
+        for (const h of step.history ?? []) await appendHistory(m.case_id, h);
     },
     async listMessages(caseId) {
       return msgs('SELECT * FROM messages WHERE case_id = $1 ORDER BY seq', [caseId]);
@@ -400,17 +504,7 @@ export async function openPostgresStore(
       );
       return r.rows.map(toCase);
     },
-    async appendHistory(caseId, e: HistoryEntry) {
-      await pool.query(
-        `INSERT INTO history (case_id, at, kind, detail)
-         SELECT $1, $2, CASE WHEN n >= $5 - 1 AND $3 <> 'status' THEN 'history_capped' ELSE $3 END,
-           CASE WHEN n >= $5 - 1 AND $3 <> 'status' THEN $6::jsonb ELSE $4::jsonb END
-         FROM (SELECT count(*) AS n FROM history WHERE case_id = $1) h
-         WHERE $3 = 'status' OR n < $5 - 1
-           OR NOT EXISTS (SELECT 1 FROM history WHERE case_id = $1 AND kind = 'history_capped')`,
-        [caseId, e.at, e.kind, JSON.stringify(e.detail), HISTORY_CAP, HISTORY_CAPPED_DETAIL],
-      );
-    },
+    appendHistory,
     async listHistory(caseId) {
       return (
         await pool.query<HistoryEntry>(
@@ -507,6 +601,55 @@ export async function openPostgresStore(
         open: row?.open ?? 0,
         oldestCreatedAt: row?.oldest == null ? null : Number(row.oldest),
         undelivered: row?.undelivered ?? 0,
+      };
+    },
+    async listenChanges(onChange) {
+      let client: pg.Client | undefined;
+      let stopped = false;
+      let retry: NodeJS.Timeout | undefined;
+      const connect = async (again: boolean): Promise<void> => {
+        const c = new pg.Client({ connectionString: url, types });
+        let lost = false;
+        const reconnect = () => {
+          if (lost || stopped) return;
+          lost = true;
+          client = undefined;
+          c.end().catch(() => {});
+          retry = setTimeout(() => void connect(true), 1000);
+          retry.unref();
+        };
+        // A dropped connection is heard here and retried every second; waiters re-read once it is back.
+        c.on('error', (err) => {
+          options.onError?.(err);
+          reconnect();
+        });
+        c.on('end', reconnect);
+        c.on('notification', (n) => {
+          const payload = n.payload ?? '';
+          const i = payload.indexOf(':');
+          if (i > 0 && payload.slice(0, i) !== changeSource) onChange(payload.slice(i + 1));
+        });
+        try {
+          await c.connect();
+          await c.query(`LISTEN ${CHANGES_CHANNEL}`);
+        } catch (err) {
+          options.onError?.(err instanceof Error ? err : new Error(String(err)));
+          reconnect();
+          return;
+        }
+        if (stopped) {
+          await c.end().catch(() => {});
+          return;
+        }
+        client = c;
+        if (again) onChange(null);
+      };
+      // A first connection that fails is retried like a lost one (waiters re-read once it is up).
+      await connect(false);
+      return async () => {
+        stopped = true;
+        clearTimeout(retry);
+        await client?.end().catch(() => {});
       };
     },
     async close() {

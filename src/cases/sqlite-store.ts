@@ -4,7 +4,14 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { KeyValue } from '../adapter.ts';
 import { migrateSqlite } from './migrate-sqlite.ts';
-import { HISTORY_CAP, HISTORY_CAPPED_DETAIL, type NotifyDelivery, type Store } from './store.ts';
+import {
+  HISTORY_CAP,
+  HISTORY_CAPPED_DETAIL,
+  type KvWrite,
+  type NotifyDelivery,
+  type StepWrites,
+  type Store,
+} from './store.ts';
 import type { HistoryEntry, StoredCase, StoredMessage } from './types.ts';
 
 interface CaseRow {
@@ -106,8 +113,8 @@ export function openSqliteStore(
     ),
     update:
       db.prepare(`UPDATE cases SET status = @status, version = @version, doc = @doc, secrets = @secrets,
-      next_check_at = @next_check_at, etag = @etag, poll_failures = @poll_failures, claim_holder = @claim_holder,
-      claim_until = @claim_until, updated_at = @updated_at WHERE id = @id AND version = @expected`),
+      next_check_at = @next_check_at, etag = @etag, poll_failures = @poll_failures,
+      updated_at = @updated_at WHERE id = @id AND version = @expected`),
     updateWatch: db.prepare(`UPDATE cases SET next_check_at = @next_check_at, etag = @etag,
       poll_failures = @poll_failures, lease_owner = NULL, lease_until = NULL WHERE id = @id`),
     claim: db.prepare(`UPDATE cases SET claim_holder = ?, claim_until = ? WHERE id = ?
@@ -161,6 +168,7 @@ export function openSqliteStore(
     listHistory: db.prepare<[string], { at: number; kind: string; detail: string }>(
       'SELECT at, kind, detail FROM history WHERE case_id = ? ORDER BY seq',
     ),
+    kvReleaseOwn: db.prepare<[string, string]>('DELETE FROM kv WHERE k = ? AND v = ?'),
     kvGet: db.prepare<[string, number], { v: string }>(
       'SELECT v FROM kv WHERE k = ? AND (until IS NULL OR until > ?)',
     ),
@@ -214,11 +222,44 @@ export function openSqliteStore(
   };
 
   const createTx = db.transaction(
-    (c: StoredCase, messages: StoredMessage[], history: HistoryEntry | undefined) => {
+    (
+      c: StoredCase,
+      messages: StoredMessage[],
+      history: HistoryEntry | undefined,
+      leases: KvWrite[],
+    ) => {
       if (q.insert.run(caseParams(c)).changes !== 1) return false;
       for (const m of messages) q.reserve.run(m);
       if (history) q.addHistory.run(c.id, history.at, history.kind, JSON.stringify(history.detail));
+      for (const l of leases) q.kvSet.run(l.key, l.value, l.until);
       return true;
+    },
+  );
+  const addHistory = (caseId: string, e: HistoryEntry) =>
+    q.addHistoryCapped.run({
+      case_id: caseId,
+      at: e.at,
+      kind: e.kind,
+      detail: JSON.stringify(e.detail),
+      cap: HISTORY_CAP,
+      capped: HISTORY_CAPPED_DETAIL,
+    });
+  const claimTx = db.transaction(
+    (id: string, holder: string, until: number, history: HistoryEntry | undefined) => {
+      if (q.claim.run(holder, until, id).changes !== 1) return false;
+      if (history) addHistory(id, history);
+      return true;
+    },
+  );
+  const updateMsgTx = db.transaction(
+    (
+      m: StoredMessage,
+      step: { history?: HistoryEntry[]; releaseLease?: string; leaseOwner?: string },
+    ) => {
+      q.updateMsg.run(m);
+      for (const h of step.history ?? []) addHistory(m.case_id, h);
+      if (step.releaseLease && step.leaseOwner)
+        q.kvReleaseOwn.run(step.releaseLease, step.leaseOwner);
     },
   );
 
@@ -229,9 +270,17 @@ export function openSqliteStore(
   });
 
   const updateTx = db.transaction(
-    (c: StoredCase, expected: number, outbox: NotifyDelivery[] | undefined) => {
-      if (q.update.run({ ...caseParams(c), expected }).changes !== 1) return false;
+    (
+      c: StoredCase,
+      expected: number,
+      outbox: NotifyDelivery[] | undefined,
+      step: StepWrites | undefined,
+    ) => {
+      const { claim_holder: _h, claim_until: _u, ...params } = caseParams(c);
+      if (q.update.run({ ...params, expected }).changes !== 1) return false;
       for (const d of outbox ?? []) q.enqueue.run(d);
+      for (const h of step?.history ?? []) addHistory(c.id, h);
+      if (step?.releaseClaim) q.release.run(c.id, step.releaseClaim);
       return true;
     },
   );
@@ -272,9 +321,10 @@ export function openSqliteStore(
   return {
     kv,
     async createCase(c, intents) {
-      const created = createTx(c, intents?.messages ?? [], intents?.history);
-      const row = created ? q.byId.get(c.id) : q.byCase.get(c.origin, c.case_id);
-      return { case: toCase(row!), created };
+      const created = createTx(c, intents?.messages ?? [], intents?.history, intents?.leases ?? []);
+      // The inserted row is `c` itself; only another intake's case has to be read.
+      if (created) return { case: toCase(caseParams(c)), created };
+      return { case: toCase(q.byCase.get(c.origin, c.case_id)!), created };
     },
     async getCase(id) {
       const r = q.byId.get(id);
@@ -291,14 +341,14 @@ export function openSqliteStore(
     async listCases({ open, limit, offset = 0 }) {
       return (open ? q.listOpen : q.listAll).all(limit, offset).map(toCase);
     },
-    async updateCase(c, expected, outbox) {
-      return updateTx(c, expected, outbox);
+    async updateCase(c, expected, outbox, step) {
+      return updateTx(c, expected, outbox, step);
     },
     async updateWatch(id, w) {
       q.updateWatch.run({ id, ...w });
     },
-    async claimCase(id, holder, until) {
-      return q.claim.run(holder, until, id).changes === 1;
+    async claimCase(id, holder, until, history) {
+      return claimTx(id, holder, until, history);
     },
     async takeOverClaim(id, expiredHolder, holder, until) {
       return q.takeOver.run(holder, until, id, expiredHolder, now()).changes === 1;
@@ -318,8 +368,9 @@ export function openSqliteStore(
     async reserveMessage(m) {
       return q.reserve.run(m).changes === 1;
     },
-    async updateMessage(m) {
-      q.updateMsg.run(m);
+    async updateMessage(m, step) {
+      if (step) updateMsgTx(m, step);
+      else q.updateMsg.run(m);
     },
     async listMessages(caseId) {
       return q.listMsgs.all(caseId);
@@ -334,14 +385,7 @@ export function openSqliteStore(
       return q.orphans.all(before, limit).map(toCase);
     },
     async appendHistory(caseId, e: HistoryEntry) {
-      q.addHistoryCapped.run({
-        case_id: caseId,
-        at: e.at,
-        kind: e.kind,
-        detail: JSON.stringify(e.detail),
-        cap: HISTORY_CAP,
-        capped: HISTORY_CAPPED_DETAIL,
-      });
+      addHistory(caseId, e);
     },
     async listHistory(caseId) {
       return q.listHistory

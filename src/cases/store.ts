@@ -19,7 +19,12 @@ export interface Store {
    */
   createCase(
     c: StoredCase,
-    intents?: { messages: StoredMessage[]; history?: HistoryEntry },
+    intents?: {
+      messages: StoredMessage[];
+      history?: HistoryEntry;
+      /** Key-values set in the same write (the posting leases of the reserved messages). */
+      leases?: KvWrite[];
+    },
   ): Promise<{ case: StoredCase; created: boolean }>;
   getCase(id: string): Promise<StoredCase | undefined>;
   getCaseByKey(key: string): Promise<StoredCase | undefined>;
@@ -28,9 +33,17 @@ export interface Store {
   /**
    * Writes `c` when the stored version is `expectedVersion` (compare-and-set); false when it moved.
    * `outbox` deliveries are queued in the same write (one per case and event; a repeat is ignored),
-   * so a status change and its notify delivery are stored together or not at all.
+   * so a status change and its notify delivery are stored together or not at all; `step` writes
+   * (history rows, a claim release) go in the same commit too, and only when the case was written.
+   * The submit claim is not part of the write: only claimCase, takeOverClaim, releaseClaim and
+   * `step.releaseClaim` change it, so a write from an older copy never drops a live claim.
    */
-  updateCase(c: StoredCase, expectedVersion: number, outbox?: NotifyDelivery[]): Promise<boolean>;
+  updateCase(
+    c: StoredCase,
+    expectedVersion: number,
+    outbox?: NotifyDelivery[],
+    step?: StepWrites,
+  ): Promise<boolean>;
   /** Updates only the watch bookkeeping (no version bump): next check, ETag, failure count, lease release. */
   updateWatch(
     id: string,
@@ -39,8 +52,9 @@ export interface Store {
   /**
    * Takes the submit claim when nobody holds a live one and the case is open. An expired claim is
    * not taken over here: its submit outcome is unknown and must be settled first (see takeOverClaim).
+   * `history` (the tap's row) is written in the same commit when the claim is taken.
    */
-  claimCase(id: string, holder: string, until: number): Promise<boolean>;
+  claimCase(id: string, holder: string, until: number, history?: HistoryEntry): Promise<boolean>;
   /** Takes over an expired claim (after a poll showed the case still open). */
   takeOverClaim(id: string, expiredHolder: string, holder: string, until: number): Promise<boolean>;
   /** Releases the claim when `holder` holds it. */
@@ -56,7 +70,14 @@ export interface Store {
   releaseWatchLeases(owner: string): Promise<number>;
   /** Reserves the (case, target) message slot; false when another process already did (post once). */
   reserveMessage(m: StoredMessage): Promise<boolean>;
-  updateMessage(m: StoredMessage): Promise<void>;
+  /**
+   * Writes a message's delivery state; `step` history rows and the release of a posting lease
+   * (`releaseLease`: deleted when `leaseOwner` holds it) go in the same commit.
+   */
+  updateMessage(
+    m: StoredMessage,
+    step?: { history?: HistoryEntry[]; releaseLease?: string; leaseOwner?: string },
+  ): Promise<void>;
   listMessages(caseId: string): Promise<StoredMessage[]>;
   findMessageByRef(platform: string, refId: string): Promise<StoredMessage | undefined>;
   /** Messages whose card is behind their case's version or not yet posted (reconciled at start-up). */
@@ -103,7 +124,29 @@ export interface Store {
   countByStatus(): Promise<Record<string, number>>;
   /** Open cases: how many, when the oldest was taken in, and how many no target shows yet (for /metrics). */
   openStats(): Promise<OpenStats>;
+  /**
+   * Hears the case changes other processes write (PostgreSQL LISTEN/NOTIFY on its own connection):
+   * `onChange(id)` per changed case, `onChange(null)` when changes may have been missed (the
+   * connection was lost and is back). Absent where one process owns the store (SQLite). Resolves
+   * to a function that stops listening.
+   */
+  listenChanges?(onChange: (id: string | null) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+/** Writes that go in the same commit as a change of a case. */
+export interface StepWrites {
+  /** History rows of the case, in order (capped as appendHistory caps them). */
+  history?: HistoryEntry[];
+  /** Releases the submit claim when this holder holds it. */
+  releaseClaim?: string;
+}
+
+/** A key-value written in the same commit as a case (expires at `until`, ms since the epoch). */
+export interface KvWrite {
+  key: string;
+  value: string;
+  until: number;
 }
 
 /** What Store.openStats answers. */

@@ -23,8 +23,8 @@ import {
   unknownView,
 } from '../submit/unknown.ts';
 import { pollCase } from '../watch/poll.ts';
-import { type Engine, randomId } from './engine.ts';
-import type { StoredCase } from './types.ts';
+import { type CarriedWrites, type Engine, randomId } from './engine.ts';
+import type { HistoryEntry, StoredCase } from './types.ts';
 
 const PAYLOAD = /^hitl:([A-Za-z0-9_-]{1,32}):([a-z_]{1,32})$/;
 /** How long a submit may hold the claim before its outcome counts as unknown. */
@@ -170,7 +170,8 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
   if (!vote.decides) return reply(vote.outcome, vote.view, vote.case);
 
   const holder = `${engine.instanceId}:${randomId(6)}`;
-  if (!(await claim(engine, c, holder))) {
+  // The claim and the tap's history row are one write.
+  if (!(await claim(engine, c, holder, { at: engine.now(), kind: 'tap', detail: who }))) {
     const now = await engine.store.getCase(c.id);
     if (now && isTerminal(now.status)) {
       await engine.history(c.id, 'tap_refused', { ...who, reason: `the case is ${now.status}` });
@@ -179,22 +180,32 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
     await engine.history(c.id, 'tap_refused', { ...who, reason: 'another tap is being submitted' });
     return reply('busy');
   }
-  await engine.history(c.id, 'tap', who);
   const body = { ...buildSubmitRequest(tap.action, tap.platform, tap.user), data };
   const outcome = await submit(c.doc.hitl.submit_url, secrets.submit_token, body, {
     dispatcher: engine.submitDispatcher,
     now: engine.now,
     timeoutMs: engine.config.submitTimeoutMs,
   });
-  await engine.history(c.id, 'submit', {
-    ...who,
-    outcome: outcome.kind,
-    ...('status' in outcome ? { status: outcome.status } : {}),
-    ...('error' in outcome ? { error: outcome.error } : {}),
-    ...(outcome.kind === 'rate_limited' && outcome.retryAfterMs !== undefined
-      ? { retry_after_s: Math.ceil(outcome.retryAfterMs / 1000) }
-      : {}),
-  });
+  // The submit's row and the claim release go with the case change the outcome makes (one
+  // write); when it makes none, they are written on their own at the end.
+  const carry: CarriedWrites = {
+    history: [
+      {
+        at: engine.now(),
+        kind: 'submit',
+        detail: {
+          ...who,
+          outcome: outcome.kind,
+          ...('status' in outcome ? { status: outcome.status } : {}),
+          ...('error' in outcome ? { error: outcome.error } : {}),
+          ...(outcome.kind === 'rate_limited' && outcome.retryAfterMs !== undefined
+            ? { retry_after_s: Math.ceil(outcome.retryAfterMs / 1000) }
+            : {}),
+        },
+      },
+    ],
+    releaseClaim: holder,
+  };
   if (outcome.kind !== 'accepted')
     engine.log.warn(
       {
@@ -212,9 +223,12 @@ export async function handleTap(engine: Engine, tap: Tap): Promise<TapReply> {
         : 'submit not accepted',
     );
   try {
-    return await settleSubmit(engine, c, tap, body, outcome, reply);
+    return await settleSubmit(engine, c, tap, body, outcome, reply, carry);
   } finally {
-    await engine.store.releaseClaim(c.id, holder);
+    if (!carry.done) {
+      for (const h of carry.history ?? []) await engine.history(c.id, h.kind, h.detail);
+      await engine.store.releaseClaim(c.id, holder);
+    }
   }
 }
 
@@ -236,8 +250,13 @@ export async function settleSubmit(
   body: SubmitRequest,
   outcome: SubmitOutcome,
   reply: Reply,
+  carry: CarriedWrites,
 ): Promise<TapReply> {
   const s = engine.strings;
+  // The case in hand (read before the claim) is where each change starts; the carried writes go
+  // with the first change that lands.
+  const w = { known: c, carry };
+  const patchDoc = (patch: Parameters<Engine['patchDoc']>[1]) => engine.patchDoc(c.id, patch, w);
   const done = t(s, `done.${tap.action}`);
   const label = t(s, `action.${tap.action}`);
   switch (outcome.kind) {
@@ -255,7 +274,7 @@ export async function settleSubmit(
       const polled = await pollCase(engine, c, null);
       let updated: StoredCase | undefined;
       if (polled.kind === 'status' && isTerminal(polled.update.status))
-        updated = await engine.applyStatus(c.id, polled.update, 'submit_confirmed', record);
+        updated = await engine.applyStatus(c.id, polled.update, 'submit_confirmed', record, w);
       else {
         const a = outcome.answer;
         const u: StatusUpdate =
@@ -268,14 +287,18 @@ export async function settleSubmit(
                 result: { action: tap.action },
                 ...(outcome.completed_at ? { at: outcome.completed_at } : {}),
               };
-        updated = await engine.applyStatus(c.id, u, 'submit', record);
+        updated = await engine.applyStatus(c.id, u, 'submit', record, w);
       }
       if (!updated)
-        updated = await engine.mutate(c.id, (x) => {
-          if (!ours(x)) return false;
-          x.doc.submitted_by = body.submitted_by;
-          return true;
-        });
+        updated = await engine.mutate(
+          c.id,
+          (x) => {
+            if (!ours(x)) return false;
+            x.doc.submitted_by = body.submitted_by;
+            return true;
+          },
+          { carry },
+        );
       const current = updated ?? (await engine.store.getCase(c.id));
       if (current?.status === 'completed' && current.doc.result?.action !== tap.action)
         return reply('closed', { status: current.status }, current);
@@ -284,31 +307,38 @@ export async function settleSubmit(
     case 'unconfirmed': {
       // 2xx, but not what an accepted submit answers (an HTML page, a cut body): ask the poll.
       const read = await pollCase(engine, c, null);
-      if (read.kind === 'status') await engine.applyStatus(c.id, read.update, 'poll');
-      const current = await engine.store.getCase(c.id);
+      const applied =
+        read.kind === 'status'
+          ? await engine.applyStatus(c.id, read.update, 'poll', undefined, w)
+          : undefined;
+      const current = applied ?? (await engine.store.getCase(c.id));
       if (current && isTerminal(current.status))
         return current.status === 'completed' && current.doc.result?.action === tap.action
           ? reply('submitted', { done }, current)
           : reply('closed', { status: current.status }, current);
-      const updated = await engine.patchDoc(c.id, {
-        notice: t(
-          s,
-          read.kind === 'error' ? 'notice.unconfirmed_unknown' : 'notice.unconfirmed_open',
-        ),
-      });
+      const updated = await engine.patchDoc(
+        c.id,
+        {
+          notice: t(
+            s,
+            read.kind === 'error' ? 'notice.unconfirmed_unknown' : 'notice.unconfirmed_open',
+          ),
+        },
+        { known: current, carry },
+      );
       return reply('unconfirmed', {}, updated);
     }
     case 'refused': {
       // The service refused the request itself: the same tap would be refused again.
       const view = { status: outcome.status, message: outcome.message ?? '' };
-      const updated = await engine.patchDoc(c.id, {
+      const updated = await patchDoc({
         inline_unavailable: true,
         notice: t(s, 'notice.refused', view),
       });
       return reply('refused', view, updated);
     }
     case 'unauthorized': {
-      const updated = await engine.patchDoc(c.id, {
+      const updated = await patchDoc({
         inline_unavailable: true,
         notice: t(s, 'notice.inline_unavailable'),
       });
@@ -319,13 +349,13 @@ export async function settleSubmit(
       // review_url, do not retry inline); action_not_inline is about this action only.
       if (outcome.error === 'action_not_inline') {
         const refused = [...new Set([...(c.doc.inline_refused ?? []), tap.action])];
-        const updated = await engine.patchDoc(c.id, {
+        const updated = await patchDoc({
           inline_refused: refused,
           notice: t(s, 'notice.action_not_inline', { label }),
         });
         return reply('use_review_url', {}, updated);
       }
-      const updated = await engine.patchDoc(c.id, {
+      const updated = await patchDoc({
         inline_unavailable: true,
         notice: t(
           s,
@@ -337,7 +367,7 @@ export async function settleSubmit(
       return reply('use_review_url', {}, updated);
     }
     case 'closed': {
-      const settled = await settleByPoll(engine, c.id);
+      const settled = await settleByPoll(engine, c.id, w);
       if (settled && isTerminal(settled.status))
         return reply('closed', { status: settled.status }, settled);
       const current = await engine.store.getCase(c.id);
@@ -349,11 +379,13 @@ export async function settleSubmit(
           c.id,
           { status: 'expired', case_id: c.case_id },
           'submit_410',
+          undefined,
+          { known: current, carry },
         );
         return reply('closed', { status: 'expired' }, expired);
       }
       // 409: answered already, somewhere else; its final state cannot be read right now.
-      const updated = await engine.patchDoc(c.id, {
+      const updated = await patchDoc({
         inline_unavailable: true,
         notice: t(s, 'notice.decided_elsewhere'),
       });
@@ -361,12 +393,12 @@ export async function settleSubmit(
     }
     case 'rate_limited': {
       if (outcome.retryAfterMs === undefined) {
-        const updated = await engine.patchDoc(c.id, { notice: t(s, 'notice.rate_limited_now') });
+        const updated = await patchDoc({ notice: t(s, 'notice.rate_limited_now') });
         return reply('rate_limited_now', {}, updated);
       }
       const until = engine.now() + outcome.retryAfterMs;
       const view = { seconds: Math.ceil(outcome.retryAfterMs / 1000), at: formatTime(until) };
-      const updated = await engine.patchDoc(c.id, {
+      const updated = await patchDoc({
         retry_after_until: until,
         notice: t(s, 'notice.rate_limited', view),
       });
@@ -396,25 +428,36 @@ export async function settleSubmit(
       return reply('service_busy');
     case 'redirected': {
       const view = { status: outcome.status };
-      const updated = await engine.patchDoc(c.id, { notice: t(s, 'notice.redirected', view) });
+      const updated = await patchDoc({ notice: t(s, 'notice.redirected', view) });
       return reply('redirected', view, updated);
     }
     case 'service_failed': {
       const view = { status: outcome.status };
-      const updated = await engine.patchDoc(c.id, { notice: t(s, 'notice.service_failed', view) });
+      const updated = await patchDoc({ notice: t(s, 'notice.service_failed', view) });
       return reply('service_failed', view, updated);
     }
     default: {
-      const updated = await engine.patchDoc(c.id, { notice: t(s, 'notice.failed') });
+      const updated = await patchDoc({ notice: t(s, 'notice.failed') });
       return reply('failed', {}, updated);
     }
   }
 }
 
-/** Claims the case; an expired claim (a submit whose outcome is unknown) is settled by a poll first. */
-export async function claim(engine: Engine, c: StoredCase, holder: string): Promise<boolean> {
+/**
+ * Claims the case (with the tap's history row in the same write); an expired claim (a submit whose
+ * outcome is unknown) is settled by a poll first.
+ */
+export async function claim(
+  engine: Engine,
+  c: StoredCase,
+  holder: string,
+  row: HistoryEntry,
+): Promise<boolean> {
   const until = engine.now() + CLAIM_MS;
-  if (await engine.store.claimCase(c.id, holder, until)) return true;
+  if (await engine.store.claimCase(c.id, holder, until, row)) {
+    engine.recorded(c.id, row);
+    return true;
+  }
   const current = await engine.store.getCase(c.id);
   if (!current?.claim || current.claim.until >= engine.now()) return false;
   // Take over only when a poll read the case still open: a failed poll leaves the lost submit's
@@ -425,15 +468,25 @@ export async function claim(engine: Engine, c: StoredCase, holder: string): Prom
   const latest = await engine.store.getCase(c.id);
   if (!latest || isTerminal(latest.status)) return false;
   const took = await engine.store.takeOverClaim(c.id, current.claim.holder, holder, until);
-  if (took) engine.events.emit('takeover', 'claim', c.id); // counted in /metrics
+  if (took) {
+    engine.events.emit('takeover', 'claim', c.id); // counted in /metrics
+    await engine.history(c.id, row.kind, row.detail);
+  }
   return took;
 }
 
-/** Reads the case's real state from poll_url and applies it; returns the case when it changed. */
-export async function settleByPoll(engine: Engine, id: string): Promise<StoredCase | undefined> {
-  const c = await engine.store.getCase(id);
+/**
+ * Reads the case's real state from poll_url and applies it; returns the case when it changed.
+ * `o.known`: the case as the caller holds it (not read again).
+ */
+export async function settleByPoll(
+  engine: Engine,
+  id: string,
+  o: { known?: StoredCase; carry?: CarriedWrites } = {},
+): Promise<StoredCase | undefined> {
+  const c = o.known ?? (await engine.store.getCase(id));
   if (!c) return undefined;
   const r = await pollCase(engine, c, null);
   if (r.kind !== 'status') return undefined;
-  return engine.applyStatus(id, r.update, 'poll');
+  return engine.applyStatus(id, r.update, 'poll', undefined, o);
 }

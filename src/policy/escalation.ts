@@ -103,7 +103,7 @@ export interface EscalationHost {
   resolveTargets(target: string): string[];
   mutate(id: string, change: (c: StoredCase) => boolean): Promise<StoredCase | undefined>;
   history(caseId: string, kind: string, detail: Record<string, unknown>): Promise<void>;
-  cards: { deliver(c: StoredCase, targets: string[]): Promise<void> };
+  cards: { deliver(c: StoredCase, targets: string[]): Promise<unknown> };
 }
 
 /** Takes every step that is due: records it, then posts the case to that step's targets. */

@@ -96,8 +96,19 @@ export async function finalAnswerDue(engine: Engine, seen: StoredCase): Promise<
   // The service asked to wait (429 Retry-After): the answer goes out on a later look.
   if ((c.doc.retry_after_until ?? 0) > engine.now()) return false;
   const holder = `${engine.instanceId}:${randomId(6)}`;
-  // Held by a tap being submitted, or by another replica giving this answer: left to them.
-  if (!(await claim(engine, c, holder))) return false;
+  const who = {
+    platform: 'hitl-relay',
+    user: FINAL_SUBMITTED_BY.platform_user_id,
+    action: f.action,
+  };
+  // Held by a tap being submitted, or by another replica giving this answer: left to them. The
+  // claim and its history row are one write.
+  const row = {
+    at: engine.now(),
+    kind: 'tap',
+    detail: { ...who, reason: 'escalation final answer' },
+  };
+  if (!(await claim(engine, c, holder, row))) return false;
   try {
     // Marked before the submit: a process that dies now leaves `submitting`, and the next look
     // goes through the claim again (which asks the service before taking a lapsed claim over).
@@ -118,12 +129,6 @@ export async function finalAnswerDue(engine: Engine, seen: StoredCase): Promise<
       submitted_via: 'x-hitl-relay_escalation_final',
       submitted_by: { ...FINAL_SUBMITTED_BY },
     };
-    const who = {
-      platform: 'hitl-relay',
-      user: FINAL_SUBMITTED_BY.platform_user_id,
-      action: f.action,
-    };
-    await engine.history(c.id, 'tap', { ...who, reason: 'escalation final answer' });
     const outcome = await submit(current.doc.hitl.submit_url!, secrets.submit_token!, body, {
       dispatcher: engine.submitDispatcher,
       now: engine.now,
@@ -141,11 +146,17 @@ export async function finalAnswerDue(engine: Engine, seen: StoredCase): Promise<
       user: { id: FINAL_SUBMITTED_BY.platform_user_id, name: FINAL_SUBMITTED_BY.display_name },
       ref: null,
     };
-    const reply = await settleSubmit(engine, current, tap, body, outcome, async (o) => ({
-      outcome: o,
-      text: '',
-      card: null,
-    }));
+    // The settle step writes its first change and the claim release together (issue 22); the
+    // finally below releases the claim when no change carried it.
+    const reply = await settleSubmit(
+      engine,
+      current,
+      tap,
+      body,
+      outcome,
+      async (o) => ({ outcome: o, text: '', card: null }),
+      {},
+    );
     if (reply.outcome === 'submitted') await settle(engine, c.id, f, 'submitted');
     else
       await settle(

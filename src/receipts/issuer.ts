@@ -37,7 +37,8 @@ export interface ReceiptIssuerDeps {
 /** Issues and reads receipts. */
 export interface ReceiptIssuer {
   /** The receipt of a case: the stored one, else a new one when the case has ended; undefined while open. */
-  receiptOf(id: string): Promise<Receipt | undefined>;
+  /** `known`: the case as it just became final (not read again). */
+  receiptOf(id: string, known?: StoredCase): Promise<Receipt | undefined>;
 }
 
 const keyOf = (id: string) => `receipt:${id}`;
@@ -104,10 +105,14 @@ export function createReceiptIssuer(d: ReceiptIssuerDeps): ReceiptIssuer {
   }
 
   return {
-    async receiptOf(id) {
-      const stored = await d.store.kv.get(keyOf(id));
-      if (stored) return JSON.parse(stored) as Receipt;
-      const c = await d.store.getCase(id);
+    async receiptOf(id, known) {
+      // A case that just became final has no receipt yet: issued from the copy in hand (a receipt
+      // another replica stored first wins the setIfAbsent below).
+      if (!known) {
+        const stored = await d.store.kv.get(keyOf(id));
+        if (stored) return JSON.parse(stored) as Receipt;
+      }
+      const c = known ?? (await d.store.getCase(id));
       if (!c || !isTerminal(c.status)) return undefined;
       const receipt = d.signer.sign(await build(c));
       const keep = d.keepMs ? d.keepMs : undefined;

@@ -157,7 +157,7 @@ export function createApp(o: {
       }
       // Every post refused for good (bad room, 401/403, bot not in the channel, chat not found):
       // nobody will see the case, so nothing should wait for it.
-      const refused = result.created ? await allRefused(engine, stored) : null;
+      const refused = result.created ? await allRefused(engine, stored, result.messages) : null;
       if (refused) {
         await giveUpDelivery(
           engine,
@@ -166,7 +166,10 @@ export function createApp(o: {
         );
         return c.json(notDelivered(refused, stored.id), 422);
       }
-      return c.json(await caseView(engine, stored), result.created ? 201 : 200);
+      return c.json(
+        await caseView(engine, stored, { messages: result.created ? result.messages : undefined }),
+        result.created ? 201 : 200,
+      );
     } catch (err) {
       if (err instanceof ValidationError)
         return c.json({ error: err.code, message: err.message, details: err.details }, 400);

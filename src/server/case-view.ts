@@ -1,6 +1,6 @@
 /** The agent-facing view of a case: never a secret (no submit_token, no review_url token). */
 import type { Store } from '../cases/store.ts';
-import type { StoredCase } from '../cases/types.ts';
+import type { StoredCase, StoredMessage } from '../cases/types.ts';
 import type { CaseView } from '../client/types.ts';
 import { isTerminal } from '../protocol/types.ts';
 
@@ -13,10 +13,11 @@ export interface CaseViewSource {
 export async function caseView(
   engine: CaseViewSource,
   c: StoredCase,
-  options: { history?: boolean } = {},
+  options: { history?: boolean; messages?: StoredMessage[] | undefined } = {},
 ): Promise<CaseView> {
   const d = c.doc;
-  const messages = await engine.store.listMessages(c.id);
+  // Intake has the messages in hand (it just posted them): they are not read again.
+  const messages = options.messages ?? (await engine.store.listMessages(c.id));
   // Typed as the client's CaseView: the server cannot add, drop or change a field the client does not know.
   const view: CaseView = {
     id: c.id,

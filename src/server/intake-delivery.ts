@@ -4,7 +4,7 @@
  * target adds that target (fan-out).
  */
 import type { Engine } from '../cases/engine.ts';
-import type { StoredCase } from '../cases/types.ts';
+import type { StoredCase, StoredMessage } from '../cases/types.ts';
 import type { Health } from '../health.ts';
 
 /** One target and why a card cannot reach it. */
@@ -47,8 +47,12 @@ export function notDelivered(problems: TargetProblem[], caseId?: string) {
 }
 
 /** The targets whose post was refused for good, when every message of the case was (else null). */
-export async function allRefused(engine: Engine, c: StoredCase): Promise<TargetProblem[] | null> {
-  const messages = await engine.store.listMessages(c.id);
+export async function allRefused(
+  engine: Engine,
+  c: StoredCase,
+  known?: StoredMessage[],
+): Promise<TargetProblem[] | null> {
+  const messages = known ?? (await engine.store.listMessages(c.id));
   if (!messages.length || messages.some((m) => m.state !== 'failed')) return null;
   return messages.map((m) => ({ target: m.target, reason: m.error ?? 'refused' }));
 }

@@ -34,9 +34,10 @@ export async function confirmByPoll(engine: Engine, id: string): Promise<StoredC
     await pollSoon(engine, before, before.claim.until);
     return before;
   }
-  await settleByPoll(engine, id);
-  const c = await engine.store.getCase(id);
-  if (c && !isTerminal(c.status)) await pollSoon(engine, c);
+  if (!before) return undefined;
+  // The case just read is where the poll starts and, when nothing changed, what stands.
+  const c = (await settleByPoll(engine, id, { known: before })) ?? before;
+  if (!isTerminal(c.status)) await pollSoon(engine, c);
   return c;
 }
 
