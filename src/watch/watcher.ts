@@ -149,10 +149,12 @@ export class Watcher {
   async check(c: StoredCase): Promise<void> {
     const e = this.engine;
     const now = e.now();
-    // A tap of ours is submitting (see tapInFlightHere): look again when its claim ends.
+    // A tap of ours is submitting (see tapInFlightHere): no poll now. Look again on the usual
+    // schedule, not at the claim's end: the tap may release its claim long before it lapses.
     if (c.claim && tapInFlightHere(e, c)) {
+      e.log.debug({ case: c.id }, 'poll deferred: a tap of this process is submitting');
       await e.store.updateWatch(c.id, {
-        next_check_at: c.claim.until,
+        next_check_at: Math.min(c.claim.until, now + e.config.pollMinMs),
         etag: c.etag,
         poll_failures: c.poll_failures,
       });
