@@ -6,13 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { KeyValue } from '../adapter.ts';
-import {
-  HISTORY_CAP,
-  HISTORY_CAPPED_DETAIL,
-  type KvWrite,
-  type NotifyDelivery,
-  type Store,
-} from './store.ts';
+import { HISTORY_CAP, HISTORY_CAPPED_DETAIL, type NotifyDelivery, type Store } from './store.ts';
 import type { HistoryEntry, StoredCase, StoredMessage } from './types.ts';
 
 const MIGRATIONS = [
