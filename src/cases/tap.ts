@@ -27,8 +27,6 @@ import { type CarriedWrites, type Engine, randomId } from './engine.ts';
 import type { HistoryEntry, StoredCase } from './types.ts';
 
 const PAYLOAD = /^hitl:([A-Za-z0-9_-]{1,32}):([a-z_]{1,32})$/;
-/** How long a submit may hold the claim before its outcome counts as unknown. */
-const CLAIM_MS = 60_000;
 /** How long a first tap on an irreversible action waits for its confirming second tap. */
 const CONFIRM_MS = 60_000;
 /** The least time between the warning and a tap that confirms it (a double-click is faster). */
@@ -453,7 +451,7 @@ export async function claim(
   holder: string,
   row: HistoryEntry,
 ): Promise<boolean> {
-  const until = engine.now() + CLAIM_MS;
+  const until = engine.now() + engine.config.claimMs;
   if (await engine.store.claimCase(c.id, holder, until, row)) {
     engine.recorded(c.id, row);
     return true;

@@ -9,6 +9,7 @@ import { type CasePolicyMode, casePolicyModeSchema } from '../policy/case-policy
 import { type EscalationConfig, escalationSchema } from '../policy/escalation.ts';
 import { type PolicyConfig, policySchema } from '../policy/policy.ts';
 import { toIssues } from '../protocol/issues.ts';
+import { SUBMIT_GATE_DEFAULTS } from '../submit/transport.ts';
 import { parseEnv, pickEnv } from './env.ts';
 
 /** Every environment variable the core reads (platforms list theirs in platforms/<name>/config.ts). */
@@ -39,6 +40,7 @@ export const CORE_ENV_VARS = [
   'NOTIFY_MAX_ATTEMPTS',
   'NOTIFY_TIMEOUT_SECONDS',
   'SUBMIT_TIMEOUT_SECONDS',
+  'CLAIM_SECONDS',
   'SSE_MAX_STREAMS',
   'RECEIPT_SIGNING_KEY',
   'RETENTION_DAYS',
@@ -118,6 +120,7 @@ const envSchema = z.object({
   NOTIFY_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(300).default(10),
   // Kept well inside a tap's 60 s claim, with the 20 s a submit may wait for its slot.
   SUBMIT_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(30).default(10),
+  CLAIM_SECONDS: z.coerce.number().min(5).max(3600).default(60),
   SSE_MAX_STREAMS: z.coerce.number().int().min(0).max(100_000).default(1000),
   EXIT_ON_FATAL: z.enum(['0', '1']).default('0'),
   DELIVERY_TIMEOUT_SECONDS: z.coerce.number().min(0.1).default(600),
@@ -179,6 +182,11 @@ export interface RelayConfig {
   sseMaxStreams: number;
   /** How long one submit may take once sent; no answer by then is an unknown outcome. */
   submitTimeoutMs: number;
+  /**
+   * How long a tap's claim on a case lasts: while it does, no other tap submits. It outlasts the
+   * submit's wait for a slot and its deadline, so a submit still under way is never doubled.
+   */
+  claimMs: number;
   /** notify_url deliveries: signing secret, retry schedule, attempt timeout (defaults when absent). */
   notify?: NotifySettings;
   routes: Record<string, RouteConfig>;
@@ -203,6 +211,18 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
   if (e.NOTIFY_RETRY_MAX_SECONDS < e.NOTIFY_RETRY_MIN_SECONDS)
     throw new ValidationError('invalid_config', 'invalid configuration', [
       { path: 'NOTIFY_RETRY_MAX_SECONDS', message: 'must not be below NOTIFY_RETRY_MIN_SECONDS' },
+    ]);
+  // A claim that lapsed while its submit still waits for a slot or an answer would let a second
+  // tap submit too.
+  const claimFloor = Math.ceil(
+    SUBMIT_GATE_DEFAULTS.maxWaitMs / 1000 + e.SUBMIT_TIMEOUT_SECONDS + 5,
+  );
+  if (e.CLAIM_SECONDS < claimFloor)
+    throw new ValidationError('invalid_config', 'invalid configuration', [
+      {
+        path: 'CLAIM_SECONDS',
+        message: `must be at least ${claimFloor} (the submit queue's ${SUBMIT_GATE_DEFAULTS.maxWaitMs / 1000} s + SUBMIT_TIMEOUT_SECONDS + 5 s)`,
+      },
     ]);
   const file = e.RELAY_CONFIG ? readConfigFile(e.RELAY_CONFIG) : fileSchema.parse({});
   registerSecret(e.RELAY_API_KEY);
@@ -248,6 +268,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     intakeRateLimitPerMinute: e.INTAKE_RATE_LIMIT_PER_MINUTE,
     sseMaxStreams: e.SSE_MAX_STREAMS,
     submitTimeoutMs: e.SUBMIT_TIMEOUT_SECONDS * 1000,
+    claimMs: e.CLAIM_SECONDS * 1000,
     notify: {
       secret: notifySecret,
       retryMinMs: e.NOTIFY_RETRY_MIN_SECONDS * 1000,

@@ -35,6 +35,19 @@ describe('readConfig', () => {
     expect(c).toMatchObject({ host: '0.0.0.0', allowHttpLoopback: false });
   });
 
+  it('CLAIM_SECONDS outlasts a submit: the queue wait plus SUBMIT_TIMEOUT_SECONDS plus 5 s', () => {
+    expect(readConfig({}).claimMs).toBe(60_000);
+    expect(readConfig({ CLAIM_SECONDS: '35' }).claimMs).toBe(35_000);
+    const [issue] = detailsOf(() => readConfig({ CLAIM_SECONDS: '34' }));
+    expect(issue).toEqual({
+      path: 'CLAIM_SECONDS',
+      message: "must be at least 35 (the submit queue's 20 s + SUBMIT_TIMEOUT_SECONDS + 5 s)",
+    });
+    expect(
+      detailsOf(() => readConfig({ CLAIM_SECONDS: '40', SUBMIT_TIMEOUT_SECONDS: '20' }))[0]!.path,
+    ).toBe('CLAIM_SECONDS');
+  });
+
   it('names the variable that is wrong, and treats empty values as unset', () => {
     expect(detailsOf(() => readConfig({ PORT: 'eighty' }))[0]!.path).toBe('PORT');
     expect(detailsOf(() => readConfig({ RELAY_API_KEY: 'short' }))[0]!.path).toBe('RELAY_API_KEY');

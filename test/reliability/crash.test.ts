@@ -34,6 +34,8 @@ beforeAll(async () => {
     POLL_INTERVAL_MAX_SECONDS: '1',
     // The killed process's poll leases lapse after this; the 15 s windows below outlast it on a busy machine.
     LEASE_SECONDS: '2',
+    // A's claim (its submit never arrived) is waited out below: the shortest claim allowed.
+    CLAIM_SECONDS: '35',
   };
 });
 afterAll(async () => {
