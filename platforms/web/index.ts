@@ -73,25 +73,21 @@ export function createWebAdapter(options: WebChatOptions = {}): PlatformAdapter 
    * concurrent posts (from any replica) never lose each other; the count is only a starting hint.
    */
   const append = async (room: string, m: WebMessage) => {
-    await save(m);
     let i = Number((await kv().get(countKey(room))) ?? 0);
     while (!(await kv().setIfAbsent(slot(room, i), m.id, WEB_MESSAGE_TTL_MS))) i++;
+    // A slot whose message was never saved (a crash here) lists nothing: load() finds no message.
+    await save({ ...m, slot: i });
     await kv().set(countKey(room), String(i + 1), WEB_MESSAGE_TTL_MS);
   };
-  /** The room's live slots in posting order: one listing (expired ones are gone). */
-  const roomSlots = async (room: string) => {
+  /** The room's message ids in posting order: one listing of its live slots. */
+  const roomIds = async (room: string): Promise<string[]> => {
     const prefix = `web:room:${room}:`;
     return (await kv().list(prefix, ROOM_LIST_LIMIT))
-      .map((e) => ({ key: e.key, i: Number(e.key.slice(prefix.length)), id: e.value }))
+      .map((e) => ({ i: Number(e.key.slice(prefix.length)), id: e.value }))
       .filter((e) => Number.isInteger(e.i)) // not the :n and :v entries
-      .sort((a, b) => a.i - b.i);
-  };
-  const roomIds = async (room: string): Promise<string[]> =>
-    (await roomSlots(room)).slice(-WEB_ROOM_MAX_MESSAGES).map((e) => e.id);
-  /** An edit keeps the message's place in its room as long as the message itself. */
-  const keepSlot = async (room: string, id: string) => {
-    const s = (await roomSlots(room)).find((e) => e.id === id);
-    if (s) await kv().compareAndSet(s.key, id, id, WEB_MESSAGE_TTL_MS);
+      .sort((a, b) => a.i - b.i)
+      .slice(-WEB_ROOM_MAX_MESSAGES)
+      .map((e) => e.id);
   };
 
   const json = (status: number, body: object): InboundResponse => ({ status, body });
@@ -274,8 +270,15 @@ export function createWebAdapter(options: WebChatOptions = {}): PlatformAdapter 
     async update(ref: MessageRef, card: Card): Promise<void> {
       const m = await load(ref.id);
       if (!m) throw new PlatformError('web', 'update', 'not_found', 'message not found');
-      await save({ ...renderWebMessage(ref.id, card, m.reply_to), room: ref.address });
-      await keepSlot(ref.address, ref.id);
+      await save({
+        ...renderWebMessage(ref.id, card, m.reply_to),
+        room: ref.address,
+        slot: m.slot,
+      });
+      // The edit keeps the message's place in its room as long as the message itself (a message
+      // stored before slots expired has no slot number, and its slot never expires).
+      if (m.slot !== undefined)
+        await kv().compareAndSet(slot(ref.address, m.slot), ref.id, ref.id, WEB_MESSAGE_TTL_MS);
       await bump(ref.address);
     },
     async notify(ref, text, link) {

@@ -25,6 +25,8 @@ export interface WebMessage {
   key?: string;
   /** The room the message is in, kept server-side only. */
   room?: string;
+  /** Its place in the room's listing (kept server-side): an edit renews that slot's expiry. */
+  slot?: number;
 }
 
 /** Renders a card as a web chat message. */
@@ -80,7 +82,7 @@ export function renderWebNotice(
 }
 
 /** The message without server-side fields. */
-export function publicMessage(m: WebMessage): Omit<WebMessage, 'key' | 'room'> {
-  const { key: _key, room: _room, ...rest } = m;
+export function publicMessage(m: WebMessage): Omit<WebMessage, 'key' | 'room' | 'slot'> {
+  const { key: _key, room: _room, slot: _slot, ...rest } = m;
   return rest;
 }

@@ -154,13 +154,12 @@ export class CardDelivery {
     if (this.posting.has(lease)) return undefined;
     // Our own lease with no post of ours under way: its release was lost (the store was down), so
     // it is ours to reuse rather than to wait out. A dead holder's lease is taken over, by one
-    // process only (the takeover key is set once per dead holder).
+    // process only (the compare-and-set from the dead holder succeeds once).
     const me = this.engine.instanceId;
     const takeable = async () => {
       const holder = await store.kv.get(lease);
       if (!holder || holder === me) return true;
       if ((await store.kv.get(aliveKey(holder))) !== undefined) return false;
-      if (!(await store.kv.setIfAbsent(`${lease}:from:${holder}`, me, this.leaseMs))) return false;
       if (!(await store.kv.compareAndSet(lease, holder, me, this.leaseMs))) return false;
       // If the dead process's post did land, the chat now gets a second card: said here.
       await this.engine.history(m.case_id, 'post_retaken', { target: m.target });

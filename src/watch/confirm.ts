@@ -18,7 +18,7 @@ import { isTerminal } from '../protocol/types.ts';
 export function tapInFlightHere(
   engine: Pick<Engine, 'instanceId' | 'now'>,
   c: StoredCase,
-): boolean {
+): c is StoredCase & { claim: NonNullable<StoredCase['claim']> } {
   return (
     !!c.claim &&
     c.claim.until > engine.now() &&
@@ -30,7 +30,7 @@ export function tapInFlightHere(
 /** Polls the case once and applies what the service says; returns the case as it then stands. */
 export async function confirmByPoll(engine: Engine, id: string): Promise<StoredCase | undefined> {
   const before = await engine.store.getCase(id);
-  if (before?.claim && tapInFlightHere(engine, before)) {
+  if (before && tapInFlightHere(engine, before)) {
     await pollSoon(engine, before, before.claim.until);
     return before;
   }

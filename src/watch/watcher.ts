@@ -151,7 +151,7 @@ export class Watcher {
     const now = e.now();
     // A tap of ours is submitting (see tapInFlightHere): no poll now. Look again on the usual
     // schedule, not at the claim's end: the tap may release its claim long before it lapses.
-    if (c.claim && tapInFlightHere(e, c)) {
+    if (tapInFlightHere(e, c)) {
       e.log.debug({ case: c.id }, 'poll deferred: a tap of this process is submitting');
       await e.store.updateWatch(c.id, {
         next_check_at: Math.min(c.claim.until, now + e.config.pollMinMs),
