@@ -156,21 +156,34 @@ export class CardDelivery {
     // it is ours to reuse rather than to wait out. A dead holder's lease is taken over, by one
     // process only (the compare-and-set from the dead holder succeeds once).
     const me = this.engine.instanceId;
-    const takeable = async () => {
-      const holder = await store.kv.get(lease);
-      if (!holder || holder === me) return true;
-      if ((await store.kv.get(aliveKey(holder))) !== undefined) return false;
-      if (!(await store.kv.compareAndSet(lease, holder, me, this.leaseMs))) return false;
-      // If the dead process's post did land, the chat now gets a second card: said here.
+    // If the cut post did land, the chat now gets a second card: said in the history.
+    const retaken = async (holder: string) => {
       await this.engine.history(m.case_id, 'post_retaken', { target: m.target });
       this.engine.log.warn(
         { case: m.case_id, target: m.target, holder },
         'a post was cut by the death of its process; posting it again',
       );
+    };
+    const takeable = async () => {
+      const holder = await store.kv.get(lease);
+      if (!holder || holder === me) return true;
+      if ((await store.kv.get(aliveKey(holder))) !== undefined) return false;
+      if (!(await store.kv.compareAndSet(lease, holder, me, this.leaseMs))) return false;
+      await retaken(holder);
       return true;
     };
-    if (!o.leased && !(await store.kv.setIfAbsent(lease, me, this.leaseMs)) && !(await takeable()))
-      return undefined;
+    if (!o.leased) {
+      if (await store.kv.setIfAbsent(lease, me, this.leaseMs)) {
+        // A slot reserved (with its posting lease) longer ago than a lease lasts and never failed:
+        // its lease lapsed with the process that held it, which may have posted before it died.
+        if (
+          m.state === 'posting' &&
+          m.error === null &&
+          now() - (m.posted_at ?? now()) >= this.leaseMs
+        )
+          await retaken('lapsed');
+      } else if (!(await takeable())) return undefined;
+    }
     this.posting.add(lease);
     // A long send-pace queue can outlast the lease: renew it while this post is still pending.
     const renew = setInterval(
