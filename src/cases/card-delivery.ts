@@ -3,32 +3,29 @@ import type { MessageRef, PlatformAdapter } from '../adapter.ts';
 import { PlatformError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Card } from '../render/card.ts';
+import {
+  type PostingLeaseDeps,
+  postingLeaseKey,
+  renewPostingLease,
+  takePostingLease,
+} from './posting-lease.ts';
+import type { CaseRepository } from './repository.ts';
 import type { KvWrite, Store } from './store.ts';
+import type { Targets } from './targets.ts';
 import type { HistoryEntry, StoredCase, StoredMessage } from './types.ts';
 
-/**
- * A running relay renews this key (relay.ts) while it lives. A posting lease whose holder's key
- * has lapsed belongs to a process that died mid-post (SIGKILL, OOM): it is taken over instead of
- * waited out, so the card is posted within about ALIVE_TTL_MS rather than after the lease.
- */
-export const aliveKey = (instanceId: string) => `alive:${instanceId}`;
-export const ALIVE_TTL_MS = 30_000;
-
-/** What card delivery needs of the engine. */
-export interface CardDeliveryHost {
+/** What card delivery touches. */
+export interface CardDeliveryDeps {
   readonly store: Store;
   readonly adapters: ReadonlyMap<string, PlatformAdapter>;
   readonly log: Logger;
   readonly instanceId: string;
   readonly now: () => number;
   readonly config: { readonly leaseMs: number };
-  cardOf(c: StoredCase): Promise<Card>;
-  history(caseId: string, kind: string, detail: Record<string, unknown>): Promise<void>;
-  /** Announces a history row written together with a message (the log and metrics listen). */
-  recorded(caseId: string, entry: HistoryEntry): void;
-  resolveTargets(target: string): string[];
-  /** Edit outcomes are announced here (metrics). */
-  readonly events: { emit(event: string, ...args: unknown[]): boolean };
+  readonly render: { cardOf(c: StoredCase): Promise<Card> };
+  /** History rows, and the announcements of rows written with a message and of edits (metrics). */
+  readonly cases: Pick<CaseRepository, 'history' | 'recorded' | 'events'>;
+  readonly targets: Pick<Targets, 'resolveTargets'>;
 }
 
 /**
@@ -40,7 +37,7 @@ function goneReason(err: unknown): string | null {
   return err.code === 'not_found' || err.code === 'forbidden' ? err.code : null;
 }
 
-/** Delivers cards for the engine. */
+/** Posts and edits cards. */
 export class CardDelivery {
   /** Per-case chains so the cards of one case are edited in order. */
   private readonly refreshing = new Map<string, Promise<void>>();
@@ -49,10 +46,10 @@ export class CardDelivery {
   /** Whether a reconcile pass is running (passes never overlap). */
   private reconciling = false;
 
-  constructor(private readonly engine: CardDeliveryHost) {}
+  constructor(private readonly d: CardDeliveryDeps) {}
 
   private get leaseMs(): number {
-    return this.engine.config.leaseMs;
+    return this.d.config.leaseMs;
   }
 
   /** The message slot of a case on one target, as reserved before its first post. */
@@ -67,16 +64,16 @@ export class CardDelivery {
       state: 'posting',
       rendered_version: c.version,
       error: null,
-      posted_at: this.engine.now(),
+      posted_at: this.d.now(),
     };
   }
 
   /** The posting lease of a message, as written with the case at intake (this process posts it). */
   leaseOf(m: StoredMessage): KvWrite {
     return {
-      key: `posting:${m.case_id}:${m.target}`,
-      value: this.engine.instanceId,
-      until: this.engine.now() + this.leaseMs,
+      key: postingLeaseKey(m),
+      value: this.d.instanceId,
+      until: this.d.now() + this.leaseMs,
     };
   }
 
@@ -93,7 +90,7 @@ export class CardDelivery {
     targets: string[],
     reserved?: StoredMessage[],
   ): Promise<StoredMessage[]> {
-    const { store } = this.engine;
+    const { store } = this.d;
     const existing = reserved ?? (await store.listMessages(c.id));
     const todo = targets.filter((t) => {
       const m = existing.find((x) => x.target === t);
@@ -101,7 +98,7 @@ export class CardDelivery {
     });
     if (!todo.length) return existing;
     const current = reserved ? c : ((await store.getCase(c.id)) ?? c);
-    const card = await this.engine.cardOf(current);
+    const card = await this.d.render.cardOf(current);
     const after = new Map<string, StoredMessage>();
     await Promise.all(
       todo.map(async (target) => {
@@ -123,10 +120,10 @@ export class CardDelivery {
     const ids: string[] = [];
     for (let id = c.doc.previous_id; id && ids.length < 50; ) {
       ids.unshift(id);
-      id = (await this.engine.store.getCase(id))?.doc.previous_id;
+      id = (await this.d.store.getCase(id))?.doc.previous_id;
     }
     for (const id of ids) {
-      const root = (await this.engine.store.listMessages(id)).find(
+      const root = (await this.d.store.listMessages(id)).find(
         (x) => x.target === target && x.ref_id,
       );
       if (root?.ref_id) return { platform: root.platform, address: root.address, id: root.ref_id };
@@ -134,124 +131,123 @@ export class CardDelivery {
     return undefined;
   }
 
+  /** The posting-lease view of these deps. */
+  private get leases(): PostingLeaseDeps {
+    const d = this.d;
+    return {
+      kv: d.store.kv,
+      instanceId: d.instanceId,
+      now: d.now,
+      leaseMs: this.leaseMs,
+      log: d.log,
+      cases: d.cases,
+    };
+  }
+
   /**
-   * Posts one reserved message and records the outcome. A post can wait long in a platform's send
-   * pace, so it holds a lease in the shared key-value store: reconcile (in any replica) never posts
-   * a message again while its first post may still be under way. `leased`: the lease was taken
-   * with the reservation in the same write (intake), so neither it nor the slot is looked up again.
-   * `c`: the case as the caller holds it. Returns the message as stored after the attempt
-   * (undefined when nothing was attempted).
+   * Posts one reserved message and records the outcome, under its posting lease (posting-lease.ts).
+   * `leased`: the lease was taken with the reservation in the same write (intake), so neither it
+   * nor the slot is looked up again. `c`: the case as the caller holds it. Returns the message as
+   * stored after the attempt (undefined when nothing was attempted).
    */
   async post(
     m: StoredMessage,
     card: Card,
     o: { replyTo?: MessageRef | undefined; c?: StoredCase; leased?: boolean } = {},
   ): Promise<StoredMessage | undefined> {
-    const { store, now, log } = this.engine;
-    const adapter = this.engine.adapters.get(m.platform);
+    const adapter = this.d.adapters.get(m.platform);
     if (!adapter) return undefined;
-    const lease = `posting:${m.case_id}:${m.target}`;
+    const lease = postingLeaseKey(m);
     if (this.posting.has(lease)) return undefined;
-    // Our own lease with no post of ours under way: its release was lost (the store was down), so
-    // it is ours to reuse rather than to wait out. A dead holder's lease is taken over, by one
-    // process only (the compare-and-set from the dead holder succeeds once).
-    const me = this.engine.instanceId;
-    // If the cut post did land, the chat now gets a second card: said in the history.
-    const retaken = async (holder: string) => {
-      await this.engine.history(m.case_id, 'post_retaken', { target: m.target });
-      this.engine.log.warn(
-        { case: m.case_id, target: m.target, holder },
-        'a post was cut by the death of its process; posting it again',
-      );
-    };
-    const takeable = async () => {
-      const holder = await store.kv.get(lease);
-      if (!holder || holder === me) return true;
-      if ((await store.kv.get(aliveKey(holder))) !== undefined) return false;
-      if (!(await store.kv.compareAndSet(lease, holder, me, this.leaseMs))) return false;
-      await retaken(holder);
-      return true;
-    };
-    if (!o.leased) {
-      if (await store.kv.setIfAbsent(lease, me, this.leaseMs)) {
-        // A slot reserved (with its posting lease) longer ago than a lease lasts and never failed:
-        // its lease lapsed with the process that held it, which may have posted before it died.
-        if (
-          m.state === 'posting' &&
-          m.error === null &&
-          now() - (m.posted_at ?? now()) >= this.leaseMs
-        )
-          await retaken('lapsed');
-      } else if (!(await takeable())) return undefined;
-    }
+    if (!o.leased && !(await takePostingLease(this.leases, m))) return undefined;
     this.posting.add(lease);
-    // A long send-pace queue can outlast the lease: renew it while this post is still pending.
-    const renew = setInterval(
-      () =>
-        void store.kv
-          .compareAndSet(lease, this.engine.instanceId, this.engine.instanceId, this.leaseMs)
-          .catch(() => {}),
-      this.leaseMs / 3,
-    );
-    renew.unref();
+    const renew = renewPostingLease(this.leases, lease);
     // The outcome, its history row and the lease release are one write.
-    const release = { releaseLease: lease, leaseOwner: this.engine.instanceId };
-    let released = false;
+    const write = { released: false, lease };
     try {
       // Under the lease, look again: another process may have posted it since the caller looked.
-      if (!o.leased) {
-        const latest = (await store.listMessages(m.case_id)).find((x) => x.target === m.target);
-        if (latest && latest.state !== 'posting') return undefined;
-      }
+      if (!o.leased && (await this.postedElsewhere(m))) return undefined;
       const ref = await adapter.post(
         m.address,
         card,
         o.replyTo ? { replyTo: o.replyTo } : undefined,
       );
-      const posted: StoredMessage = {
-        ...m,
-        ref_id: ref.id,
-        state: 'posted',
-        error: null,
-        posted_at: now(),
-      };
-      const row: HistoryEntry = { at: now(), kind: 'posted', detail: { target: m.target } };
-      await store.updateMessage(posted, { history: [row], ...release });
-      released = true;
-      this.engine.recorded(m.case_id, row);
-      this.engine.events.emit('posted', m.case_id, o.c);
-      // The platform followed the chat to a new address (a Telegram group became a supergroup).
-      if (ref.address !== m.address) {
-        const to = `${m.platform}:${ref.address}`;
-        await this.engine.history(m.case_id, 'target_moved', { target: m.target, to });
-        log.warn({ case: m.case_id, target: m.target, to }, 'the chat moved; update the target');
-      }
-      return posted;
+      return await this.recordPosted(m, ref, o.c, write);
     } catch (err) {
-      if (released) throw err;
-      const retry = err instanceof PlatformError ? err.retryable : true;
-      const error = err instanceof Error ? err.message : String(err);
-      const failed: StoredMessage = {
-        ...m,
-        state: retry ? 'posting' : 'failed',
-        error,
-        posted_at: now(),
-      };
-      const row: HistoryEntry = {
-        at: now(),
-        kind: 'post_failed',
-        detail: { target: m.target, error, will_retry: retry },
-      };
-      await store.updateMessage(failed, { history: [row], ...release });
-      released = true;
-      this.engine.recorded(m.case_id, row);
-      log.warn({ case: m.case_id, target: m.target, err: error }, 'posting a card failed');
-      return failed;
+      if (write.released) throw err;
+      return await this.recordFailed(m, err, write);
     } finally {
       clearInterval(renew);
       this.posting.delete(lease);
-      if (!released) await store.kv.compareAndDelete(lease, this.engine.instanceId);
+      if (!write.released) await this.d.store.kv.compareAndDelete(lease, this.d.instanceId);
     }
+  }
+
+  /** Whether the slot of `m` is no longer waiting for a post (another process posted it). */
+  private async postedElsewhere(m: StoredMessage): Promise<boolean> {
+    const latest = (await this.d.store.listMessages(m.case_id)).find((x) => x.target === m.target);
+    return !!latest && latest.state !== 'posting';
+  }
+
+  /** Stores a posted message with its row and the lease release (one write), then announces it. */
+  private async recordPosted(
+    m: StoredMessage,
+    ref: MessageRef,
+    c: StoredCase | undefined,
+    write: { released: boolean; lease: string },
+  ): Promise<StoredMessage> {
+    const { now, log } = this.d;
+    const posted: StoredMessage = {
+      ...m,
+      ref_id: ref.id,
+      state: 'posted',
+      error: null,
+      posted_at: now(),
+    };
+    const row: HistoryEntry = { at: now(), kind: 'posted', detail: { target: m.target } };
+    await this.d.store.updateMessage(posted, { history: [row], ...this.release(write.lease) });
+    write.released = true;
+    this.d.cases.recorded(m.case_id, row);
+    this.d.cases.events.emit('posted', m.case_id, c);
+    // The platform followed the chat to a new address (a Telegram group became a supergroup).
+    if (ref.address !== m.address) {
+      const to = `${m.platform}:${ref.address}`;
+      await this.d.cases.history(m.case_id, 'target_moved', { target: m.target, to });
+      log.warn({ case: m.case_id, target: m.target, to }, 'the chat moved; update the target');
+    }
+    return posted;
+  }
+
+  /** Stores a failed post (retried later unless the platform refused it for good). */
+  private async recordFailed(
+    m: StoredMessage,
+    err: unknown,
+    write: { released: boolean; lease: string },
+  ): Promise<StoredMessage> {
+    const { now, log } = this.d;
+    const retry = err instanceof PlatformError ? err.retryable : true;
+    const error = err instanceof Error ? err.message : String(err);
+    const failed: StoredMessage = {
+      ...m,
+      state: retry ? 'posting' : 'failed',
+      error,
+      posted_at: now(),
+    };
+    const row: HistoryEntry = {
+      at: now(),
+      kind: 'post_failed',
+      detail: { target: m.target, error, will_retry: retry },
+    };
+    await this.d.store.updateMessage(failed, { history: [row], ...this.release(write.lease) });
+    write.released = true;
+    this.d.cases.recorded(m.case_id, row);
+    log.warn({ case: m.case_id, target: m.target, err: error }, 'posting a card failed');
+    return failed;
+  }
+
+  /** The lease release that goes with a message write. */
+  private release(lease: string) {
+    return { releaseLease: lease, leaseOwner: this.d.instanceId };
   }
 
   /** Edits every message of the case whose card is behind the case's version, in order. */
@@ -259,7 +255,7 @@ export class CardDelivery {
     const prev = this.refreshing.get(id) ?? Promise.resolve();
     const next = prev
       .then(() => this.refreshNow(id, known))
-      .catch((err) => this.engine.log.warn({ case: id, err: String(err) }, 'card refresh failed'));
+      .catch((err) => this.d.log.warn({ case: id, err: String(err) }, 'card refresh failed'));
     this.refreshing.set(id, next);
     void next.finally(() => {
       if (this.refreshing.get(id) === next) this.refreshing.delete(id);
@@ -269,32 +265,32 @@ export class CardDelivery {
 
   /** `known`: the case as a change just wrote it (not read again). */
   private async refreshNow(id: string, known?: StoredCase): Promise<void> {
-    const { store, log } = this.engine;
+    const { store, log } = this.d;
     const c = known ?? (await store.getCase(id));
     if (!c) return;
     const behind = (await store.listMessages(id)).filter(
       (m) => m.state === 'posted' && m.ref_id && m.rendered_version < c.version,
     );
     if (!behind.length) return;
-    const card = await this.engine.cardOf(c);
+    const card = await this.d.render.cardOf(c);
     await Promise.all(
       behind.map(async (m) => {
-        const adapter = this.engine.adapters.get(m.platform);
+        const adapter = this.d.adapters.get(m.platform);
         if (!adapter || !m.ref_id) return;
         try {
           await adapter.update({ platform: m.platform, address: m.address, id: m.ref_id }, card);
-          this.engine.events.emit('edit', m.platform, 'ok'); // metrics
+          this.d.cases.events.emit('edit', m.platform, 'ok'); // metrics
           // Written unconditionally: if another replica's newer edit landed first, the row then says
           // it is behind again and the next reconcile edits it once more, so cards converge.
           await store.updateMessage({ ...m, rendered_version: c.version, error: null });
         } catch (err) {
           const error = err instanceof Error ? err.message : String(err);
-          this.engine.events.emit('edit', m.platform, 'failed', error); // metrics
+          this.d.cases.events.emit('edit', m.platform, 'failed', error); // metrics
           const gone = goneReason(err);
           if (gone) {
             // Deleted, or the bot lost the chat: stop editing it; the case and other targets go on.
             await store.updateMessage({ ...m, state: 'gone', error });
-            await this.engine.history(id, 'message_gone', {
+            await this.d.cases.history(id, 'message_gone', {
               target: m.target,
               reason: gone,
               error,
@@ -320,14 +316,14 @@ export class CardDelivery {
    * good), as it stands now. Returns the targets it posted to; the others are left alone.
    */
   async repost(id: string): Promise<string[]> {
-    const { store, now } = this.engine;
+    const { store, now } = this.d;
     const c = await store.getCase(id);
     if (!c) return [];
     const lost = (await store.listMessages(id)).filter(
       (m) => m.state === 'gone' || m.state === 'failed',
     );
     if (!lost.length) return [];
-    const card = await this.engine.cardOf(c);
+    const card = await this.d.render.cardOf(c);
     const done: string[] = [];
     for (const m of lost) {
       const fresh: StoredMessage = {
@@ -339,7 +335,7 @@ export class CardDelivery {
         posted_at: now(),
       };
       await store.updateMessage(fresh);
-      await this.engine.history(id, 'repost', { target: m.target });
+      await this.d.cases.history(id, 'repost', { target: m.target });
       await this.post(fresh, card, { replyTo: await this.threadRoot(c, m.target), c });
       done.push(m.target);
     }
@@ -351,7 +347,7 @@ export class CardDelivery {
     if (this.reconciling) return;
     this.reconciling = true;
     try {
-      const { store, now } = this.engine;
+      const { store, now } = this.d;
       const cases = new Set<string>();
       for (const m of await store.staleMessages(500)) {
         if (m.state !== 'posting') {
@@ -361,7 +357,7 @@ export class CardDelivery {
         if ((m.posted_at ?? 0) > now() - options.retryPostingOlderThanMs) continue;
         const c = await store.getCase(m.case_id);
         if (c)
-          await this.post({ ...m, rendered_version: c.version }, await this.engine.cardOf(c), {
+          await this.post({ ...m, rendered_version: c.version }, await this.d.render.cardOf(c), {
             replyTo: await this.threadRoot(c, m.target),
             c,
           });
@@ -371,11 +367,11 @@ export class CardDelivery {
       for (const c of await store.orphanCases(now() - options.retryPostingOlderThanMs, 100)) {
         let targets: string[];
         try {
-          targets = this.engine.resolveTargets(c.target);
+          targets = this.d.targets.resolveTargets(c.target);
         } catch {
           continue; // its platform or route is no longer configured
         }
-        this.engine.log.warn({ case: c.id }, 'a stored case had no message; posting it now');
+        this.d.log.warn({ case: c.id }, 'a stored case had no message; posting it now');
         await this.deliver(c, targets);
       }
     } finally {

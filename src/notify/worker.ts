@@ -5,10 +5,13 @@
  * and jitter, or given up after the last attempt. At-least-once: a receiver de-duplicates on the
  * delivery id.
  */
-import type { Engine } from '../cases/engine.ts';
-import type { NotifyDelivery } from '../cases/store.ts';
+import type { Dispatcher } from 'undici';
+import type { CaseRepository } from '../cases/repository.ts';
+import type { NotifyDelivery, Store } from '../cases/store.ts';
+import type { RelayConfig } from '../config/config.ts';
+import type { Logger } from '../log.ts';
 import { call, NetworkError, retryAfterMs } from '../net/http.ts';
-import { urlRefusal } from '../net/url-policy.ts';
+import { type UrlPolicy, urlRefusal } from '../net/url-policy.ts';
 import { OriginPool, originOf } from '../watch/origin-pool.ts';
 import { NOTIFY_QUEUED_EVENT } from './deliveries.ts';
 import { NOTIFY_DEFAULTS, type NotifySettings } from './settings.ts';
@@ -22,6 +25,17 @@ import {
 } from './signature.ts';
 
 export { NOTIFY_DEFAULTS, type NotifySettings } from './settings.ts';
+
+/** What the outbox worker touches. */
+export interface NotifyWorkerDeps {
+  store: Pick<Store, 'leaseDeliveries' | 'settleDelivery'>;
+  config: Pick<RelayConfig, 'notify'> & UrlPolicy;
+  cases: Pick<CaseRepository, 'history' | 'events'>;
+  log: Logger;
+  now: () => number;
+  instanceId: string;
+  dispatcher: Dispatcher;
+}
 
 /** Tuning of the worker loop. */
 export interface NotifyWorkerOptions {
@@ -56,7 +70,7 @@ export class NotifyWorker {
   private readonly pool: OriginPool;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: NotifyWorkerDeps,
     settings: Partial<NotifySettings> = {},
     options: NotifyWorkerOptions = {},
   ) {
@@ -73,7 +87,7 @@ export class NotifyWorker {
   /** Starts the loop. */
   start(): void {
     this.stopped = false;
-    this.engine.events.on(NOTIFY_QUEUED_EVENT, this.wake);
+    this.engine.cases.events.on(NOTIFY_QUEUED_EVENT, this.wake);
     this.schedule(0);
   }
 
@@ -81,7 +95,7 @@ export class NotifyWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    this.engine.events.off(NOTIFY_QUEUED_EVENT, this.wake);
+    this.engine.cases.events.off(NOTIFY_QUEUED_EVENT, this.wake);
     await this.running;
     await this.pool.idle();
   }
@@ -168,7 +182,7 @@ export class NotifyWorker {
       });
       if (res.status >= 200 && res.status < 300) {
         await e.store.settleDelivery(d.id, e.instanceId, { state: 'delivered', at: e.now() });
-        await e.history(d.case_id, 'notify_delivered', {
+        await e.cases.history(d.case_id, 'notify_delivered', {
           event: d.event,
           delivery: d.id,
           attempts: d.attempts,
@@ -204,7 +218,7 @@ export class NotifyWorker {
         error,
       });
     } else await e.store.settleDelivery(d.id, e.instanceId, { state: 'failed', error });
-    await e.history(d.case_id, 'notify_failed', {
+    await e.cases.history(d.case_id, 'notify_failed', {
       event: d.event,
       delivery: d.id,
       attempts: d.attempts,

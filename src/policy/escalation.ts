@@ -10,6 +10,7 @@
  * when it is due (see final.ts).
  */
 import { z } from 'zod';
+import type { CaseRepository } from '../cases/repository.ts';
 import type { CaseEscalation, StoredCase } from '../cases/types.ts';
 import { type CaseStatus, isTerminal } from '../protocol/types.ts';
 
@@ -97,12 +98,12 @@ export function finalOpen(f: NonNullable<CaseEscalation['final']>): boolean {
   return f.outcome === undefined || f.outcome === 'submitting';
 }
 
-/** What the escalation step needs of the engine. */
+/** What the escalation step touches: the targets, the case with its history, and card delivery. */
 export interface EscalationHost {
   now(): number;
-  resolveTargets(target: string): string[];
-  mutate(id: string, change: (c: StoredCase) => boolean): Promise<StoredCase | undefined>;
-  history(caseId: string, kind: string, detail: Record<string, unknown>): Promise<void>;
+  /** Targets (cases/targets.ts; named structurally: config imports this module). */
+  targets: { resolveTargets(target: string): string[] };
+  cases: Pick<CaseRepository, 'mutate' | 'history'>;
   cards: { deliver(c: StoredCase, targets: string[]): Promise<unknown> };
 }
 
@@ -112,7 +113,7 @@ export async function escalateDue(host: EscalationHost, c: StoredCase): Promise<
   const now = host.now();
   let taken: Array<{ at: number; targets: string[] }> = [];
   let from = 0;
-  const updated = await host.mutate(c.id, (x) => {
+  const updated = await host.cases.mutate(c.id, (x) => {
     const e = x.doc.escalation;
     if (!e || !ESCALATING.has(x.status)) return false;
     from = e.done;
@@ -123,10 +124,10 @@ export async function escalateDue(host: EscalationHost, c: StoredCase): Promise<
   });
   if (!updated) return false;
   for (const [i, step] of taken.entries()) {
-    await host.history(c.id, 'escalated', { step: from + i + 1, targets: step.targets });
+    await host.cases.history(c.id, 'escalated', { step: from + i + 1, targets: step.targets });
     const targets = step.targets.flatMap((t) => {
       try {
-        return host.resolveTargets(t);
+        return host.targets.resolveTargets(t);
       } catch {
         return []; // a platform turned off since intake: the step is recorded, nothing to post
       }

@@ -8,19 +8,25 @@
  * not possible: in the history, the case view and a notify event, so the agent knows the case now
  * waits for the service's expiry.
  */
+
+import type { TapOutcome } from '../adapter.ts';
 import { checkAnswer } from '../asks/answer.ts';
 import { askContentOf } from '../asks/content.ts';
 import { protocolOf } from '../asks/protocol.ts';
-import type { Engine } from '../cases/engine.ts';
-import { randomId } from '../cases/engine.ts';
-import { claim, settleSubmit } from '../cases/tap.ts';
+import { randomId } from '../cases/ids.ts';
 import type { CaseEscalation, StoredCase } from '../cases/types.ts';
 import { inlineActions, isIrreversible, type SubmitRequest } from '../protocol/actions.ts';
 import { isTerminal } from '../protocol/types.ts';
 import { submit } from '../submit/submit.ts';
+import { claim } from '../tap/claim.ts';
+import type { TapDeps } from '../tap/deps.ts';
+import { settleSubmit } from '../tap/settle.ts';
 import { finalOpen } from './escalation.ts';
 
 type Final = NonNullable<CaseEscalation['final']>;
+
+/** What the final answer touches: the tap's claim, submit and settle steps. */
+export type FinalAnswerDeps = TapDeps;
 
 /** Who submitted a final answer: the relay, named so in the service's audit trail. */
 export const FINAL_SUBMITTED_BY = {
@@ -30,10 +36,14 @@ export const FINAL_SUBMITTED_BY = {
 } as const;
 
 /** Why `action` cannot be given as the final answer of `c` now, or null when it can. */
-export function finalRefusal(engine: Engine, c: StoredCase, action: string): string | null {
+export function finalRefusal(
+  engine: Pick<TapDeps, 'sealer'>,
+  c: StoredCase,
+  action: string,
+): string | null {
   if (c.status !== 'pending') return `the case is ${c.status}`;
   if (c.doc.next_id) return 'the case was revised';
-  const token = engine.secretsOf(c).submit_token;
+  const token = engine.sealer.open(c.secrets).submit_token;
   if (!token || !c.doc.hitl.submit_url) return 'the case offers no inline submit';
   if (c.doc.inline_unavailable) return 'the service refused inline submits for this case';
   const ask = askContentOf(c.doc.hitl.context);
@@ -54,13 +64,13 @@ export function finalRefusal(engine: Engine, c: StoredCase, action: string): str
 
 /** Records the final step's outcome once (compare-and-set), in the case and its history. */
 async function settle(
-  engine: Engine,
+  engine: Pick<TapDeps, 'cases' | 'log'>,
   id: string,
   f: Final,
   outcome: 'submitted' | 'not_possible' | 'failed',
   reason?: string,
 ): Promise<void> {
-  const updated = await engine.mutate(id, (x) => {
+  const updated = await engine.cases.mutate(id, (x) => {
     const e = x.doc.escalation?.final;
     if (!e || !finalOpen(e)) return false;
     e.outcome = outcome;
@@ -68,7 +78,7 @@ async function settle(
     return true;
   });
   if (!updated) return;
-  await engine.history(id, 'escalation_final', {
+  await engine.cases.history(id, 'escalation_final', {
     action: f.action,
     outcome,
     ...(reason ? { reason } : {}),
@@ -80,96 +90,114 @@ async function settle(
     );
 }
 
-/** Gives the final answer of `c`'s ladder when it is due; true when it acted. */
-export async function finalAnswerDue(engine: Engine, seen: StoredCase): Promise<boolean> {
+/** The case and its final step when the answer is due now (read again: the look may have changed it). */
+async function dueFinal(
+  d: FinalAnswerDeps,
+  seen: StoredCase,
+): Promise<{ c: StoredCase; f: Final } | undefined> {
   const due = seen.doc.escalation?.final;
-  if (!due || !finalOpen(due) || isTerminal(seen.status) || due.at > engine.now()) return false;
-  // Read again: the look that brought `seen` may have changed the case (a step, a status).
-  const c = await engine.store.getCase(seen.id);
+  if (!due || !finalOpen(due) || isTerminal(seen.status) || due.at > d.now()) return undefined;
+  const c = await d.store.getCase(seen.id);
   const f = c?.doc.escalation?.final;
-  if (!c || !f || !finalOpen(f) || isTerminal(c.status) || f.at > engine.now()) return false;
-  const why = finalRefusal(engine, c, f.action);
+  if (!c || !f || !finalOpen(f) || isTerminal(c.status) || f.at > d.now()) return undefined;
+  return { c, f };
+}
+
+/** Gives the final answer of `c`'s ladder when it is due; true when it acted. */
+export async function finalAnswerDue(d: FinalAnswerDeps, seen: StoredCase): Promise<boolean> {
+  const due = await dueFinal(d, seen);
+  if (!due) return false;
+  const { c, f } = due;
+  const why = finalRefusal(d, c, f.action);
   if (why) {
-    await settle(engine, c.id, f, 'not_possible', why);
+    await settle(d, c.id, f, 'not_possible', why);
     return true;
   }
   // The service asked to wait (429 Retry-After): the answer goes out on a later look.
-  if ((c.doc.retry_after_until ?? 0) > engine.now()) return false;
-  const holder = `${engine.instanceId}:${randomId(6)}`;
-  const who = {
-    platform: 'hitl-relay',
-    user: FINAL_SUBMITTED_BY.platform_user_id,
-    action: f.action,
-  };
+  if ((c.doc.retry_after_until ?? 0) > d.now()) return false;
+  const holder = `${d.instanceId}:${randomId(6)}`;
   // Held by a tap being submitted, or by another replica giving this answer: left to them. The
   // claim and its history row are one write.
   const row = {
-    at: engine.now(),
+    at: d.now(),
     kind: 'tap',
-    detail: { ...who, reason: 'escalation final answer' },
+    detail: { ...WHO(f), reason: 'escalation final answer' },
   };
-  if (!(await claim(engine, c, holder, row))) return false;
+  if (!(await claim(d, c, holder, row))) return false;
   try {
-    // Marked before the submit: a process that dies now leaves `submitting`, and the next look
-    // goes through the claim again (which asks the service before taking a lapsed claim over).
-    const marked = await engine.mutate(c.id, (x) => {
-      const e = x.doc.escalation?.final;
-      if (!e || !finalOpen(e) || x.status !== 'pending') return false;
-      e.outcome = 'submitting';
-      return true;
-    });
-    const current = marked ?? (await engine.store.getCase(c.id));
-    // Decided meanwhile (a poll, the service's page), or given already by another look.
-    if (current?.status !== 'pending' || current.doc.escalation?.final?.outcome !== 'submitting')
-      return false;
-    const secrets = engine.secretsOf(current);
-    const body: SubmitRequest = {
-      action: f.action,
-      data: {},
-      submitted_via: 'x-hitl-relay_escalation_final',
-      submitted_by: { ...FINAL_SUBMITTED_BY },
-    };
-    const outcome = await submit(current.doc.hitl.submit_url!, secrets.submit_token!, body, {
-      dispatcher: engine.submitDispatcher,
-      now: engine.now,
-    });
-    await engine.history(c.id, 'submit', {
-      ...who,
-      outcome: outcome.kind,
-      ...('status' in outcome ? { status: outcome.status } : {}),
-      ...('error' in outcome ? { error: outcome.error } : {}),
-    });
-    const tap = {
-      platform: 'hitl-relay',
-      key: c.key,
-      action: f.action,
-      user: { id: FINAL_SUBMITTED_BY.platform_user_id, name: FINAL_SUBMITTED_BY.display_name },
-      ref: null,
-    };
-    // The settle step writes its first change and the claim release together (issue 22); the
-    // finally below releases the claim when no change carried it.
-    const reply = await settleSubmit(
-      engine,
-      current,
-      tap,
-      body,
-      outcome,
-      async (o) => ({ outcome: o, text: '', card: null }),
-      {},
-    );
-    if (reply.outcome === 'submitted') await settle(engine, c.id, f, 'submitted');
-    else
-      await settle(
-        engine,
-        c.id,
-        f,
-        reply.outcome === 'closed' ? 'not_possible' : 'failed',
-        reply.outcome === 'closed'
-          ? 'the case was decided or closed meanwhile'
-          : `the service did not take it (${outcome.kind}${'status' in outcome ? ` ${outcome.status}` : ''})`,
-      );
-    return true;
+    return await giveFinal(d, c, f);
   } finally {
-    await engine.store.releaseClaim(c.id, holder);
+    await d.store.releaseClaim(c.id, holder);
   }
+}
+
+/** The audit line of the final answer. */
+const WHO = (f: Final) => ({
+  platform: 'hitl-relay',
+  user: FINAL_SUBMITTED_BY.platform_user_id,
+  action: f.action,
+});
+
+/**
+ * Marked before the submit: a process that dies now leaves `submitting`, and the next look goes
+ * through the claim again (which asks the service before taking a lapsed claim over).
+ */
+async function markSubmitting(d: FinalAnswerDeps, c: StoredCase): Promise<StoredCase | undefined> {
+  const marked = await d.cases.mutate(c.id, (x) => {
+    const e = x.doc.escalation?.final;
+    if (!e || !finalOpen(e) || x.status !== 'pending') return false;
+    e.outcome = 'submitting';
+    return true;
+  });
+  const current = marked ?? (await d.store.getCase(c.id));
+  // Decided meanwhile (a poll, the service's page), or given already by another look.
+  if (current?.status !== 'pending' || current.doc.escalation?.final?.outcome !== 'submitting')
+    return undefined;
+  return current;
+}
+
+/** Submits the final answer under the claim and records what came of it. */
+async function giveFinal(d: FinalAnswerDeps, c: StoredCase, f: Final): Promise<boolean> {
+  const current = await markSubmitting(d, c);
+  if (!current) return false;
+  const secrets = d.sealer.open(current.secrets);
+  const body: SubmitRequest = {
+    action: f.action,
+    data: {},
+    submitted_via: 'x-hitl-relay_escalation_final',
+    submitted_by: { ...FINAL_SUBMITTED_BY },
+  };
+  const outcome = await submit(current.doc.hitl.submit_url!, secrets.submit_token!, body, {
+    dispatcher: d.submitDispatcher,
+    now: d.now,
+  });
+  await d.cases.history(c.id, 'submit', {
+    ...WHO(f),
+    outcome: outcome.kind,
+    ...('status' in outcome ? { status: outcome.status } : {}),
+    ...('error' in outcome ? { error: outcome.error } : {}),
+  });
+  const tap = {
+    platform: 'hitl-relay',
+    key: c.key,
+    action: f.action,
+    user: { id: FINAL_SUBMITTED_BY.platform_user_id, name: FINAL_SUBMITTED_BY.display_name },
+    ref: null,
+  };
+  // The settle step writes its first change and the claim release together (issue 22); the
+  // caller releases the claim when no change carried it.
+  const quiet = async (o: TapOutcome) => ({ outcome: o, text: '', card: null });
+  const reply = await settleSubmit(d, current, tap, body, outcome, quiet, {});
+  if (reply.outcome === 'submitted') await settle(d, c.id, f, 'submitted');
+  else
+    await settle(
+      d,
+      c.id,
+      f,
+      reply.outcome === 'closed' ? 'not_possible' : 'failed',
+      reply.outcome === 'closed'
+        ? 'the case was decided or closed meanwhile'
+        : `the service did not take it (${outcome.kind}${'status' in outcome ? ` ${outcome.status}` : ''})`,
+    );
+  return true;
 }

@@ -4,16 +4,17 @@
  * submitted. Cases without a policy pass straight through.
  */
 import type { Tap, TapOutcome } from '../adapter.ts';
+import type { CaseRepository } from '../cases/repository.ts';
+import type { Targets } from '../cases/targets.ts';
 import type { StoredCase } from '../cases/types.ts';
 import { isTerminal } from '../protocol/types.ts';
 import { judge, type Verdict, type Vote } from './policy.ts';
 
-/** What the vote step needs of the engine. */
+/** What the vote step touches: who is who, and the case with its history. */
 export interface VoteHost {
   now(): number;
-  identityOfAccount(who: string): string;
-  mutate(id: string, change: (c: StoredCase) => boolean): Promise<StoredCase | undefined>;
-  history(caseId: string, kind: string, detail: Record<string, unknown>): Promise<void>;
+  targets: Pick<Targets, 'identityOfAccount'>;
+  cases: Pick<CaseRepository, 'mutate' | 'history'>;
 }
 
 /** Whether this tap goes on to the submit, or the reply that ends it here. */
@@ -30,7 +31,7 @@ export async function castVote(
 ): Promise<VoteResult> {
   if (!c.doc.policy) return { decides: true, tally: null };
   const account = `${tap.platform}:${tap.user.id}`;
-  const identity = host.identityOfAccount(account);
+  const identity = host.targets.identityOfAccount(account);
   const vote: Vote = {
     identity,
     platform: tap.platform,
@@ -41,7 +42,7 @@ export async function castVote(
   };
   let verdict: Verdict | undefined;
   let recorded = false;
-  const updated = await host.mutate(c.id, (x) => {
+  const updated = await host.cases.mutate(c.id, (x) => {
     recorded = false;
     verdict = undefined;
     if (isTerminal(x.status) || !x.doc.policy) return false;
@@ -61,10 +62,11 @@ export async function castVote(
   if (!v) return { decides: true, tally: null }; // closed meanwhile: the tap path says so
   const required = c.doc.policy.required;
   if (v.kind === 'refused') {
-    await host.history(c.id, 'vote_refused', { ...who, identity, reason: v.reason });
+    await host.cases.history(c.id, 'vote_refused', { ...who, identity, reason: v.reason });
     return { decides: false, outcome: v.reason, view: { required } };
   }
-  if (recorded) await host.history(c.id, 'vote', { ...who, identity, tally: v.tally, required });
+  if (recorded)
+    await host.cases.history(c.id, 'vote', { ...who, identity, tally: v.tally, required });
   if (v.kind === 'counted')
     return {
       decides: false,
@@ -72,6 +74,10 @@ export async function castVote(
       view: { tally: v.tally, required },
       ...(updated ? { case: updated } : {}),
     };
-  await host.history(c.id, 'policy_met', { policy: c.doc.policy.name, tally: v.tally, required });
+  await host.cases.history(c.id, 'policy_met', {
+    policy: c.doc.policy.name,
+    tally: v.tally,
+    required,
+  });
   return { decides: true, tally: v.tally };
 }

@@ -4,10 +4,18 @@ import { isIP } from 'node:net';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { HttpRoute, InboundResponse, PlatformAdapter } from '../adapter.ts';
-import type { Engine } from '../cases/engine.ts';
+import type { CardDelivery } from '../cases/card-delivery.ts';
+import type { CardRenderer } from '../cases/card-render.ts';
+import type { Intake } from '../cases/intake.ts';
+import type { CaseRepository } from '../cases/repository.ts';
+import type { Sealer } from '../cases/sealer.ts';
+import type { Store } from '../cases/store.ts';
 import { isStoreOutage, storageFailure } from '../cases/store-errors.ts';
+import type { Targets } from '../cases/targets.ts';
+import type { RelayConfig } from '../config/config.ts';
 import { ValidationError } from '../errors.ts';
 import type { Health, Readiness } from '../health.ts';
+import type { Logger } from '../log.ts';
 import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
 import { parse202Body, parseHitl } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
@@ -17,6 +25,7 @@ import {
   allRefused,
   fanOut,
   giveUpDelivery,
+  type IntakeDeliveryDeps,
   notDelivered,
   targetProblems,
 } from './intake-delivery.ts';
@@ -29,9 +38,21 @@ import { serviceHeaders } from './service-auth.ts';
 /** Largest request body any endpoint takes. */
 export const MAX_BODY_BYTES = 1_000_000;
 
-/** Builds the app. `extra` mounts more routes (the demo service, the callback receiver). */
-export function createApp(o: {
-  engine: Engine;
+/** What the HTTP API touches. */
+export interface AppDeps extends IntakeDeliveryDeps {
+  config: RelayConfig;
+  store: Pick<Store, 'getCase' | 'getCaseByKey' | 'listCases' | 'listMessages' | 'listHistory'>;
+  targets: Pick<Targets, 'resolveTargets'>;
+  intake: Pick<Intake, 'ingest'>;
+  cases: Pick<CaseRepository, 'mutate' | 'history' | 'waitFor'>;
+  cards: Pick<CardDelivery, 'deliver' | 'repost'>;
+  render: Pick<CardRenderer, 'detailsUrl'>;
+  sealer: Pick<Sealer, 'open'>;
+}
+
+/** Options of createApp. */
+export interface AppOptions {
+  services: AppDeps;
   adapters: PlatformAdapter[];
   metrics: Metrics;
   /** Each part's state: a platform that refused its credentials refuses cases at intake. */
@@ -42,12 +63,29 @@ export function createApp(o: {
   closing?: () => boolean;
   /** Aborted at shutdown: open /wait requests answer at once with the case as it stands. */
   closed?: AbortSignal;
+  /** Mounts more routes (the demo service, the callback receiver). */
   mount?: (app: Hono) => void;
-}): Hono {
-  const { engine, metrics } = o;
-  const app = new Hono();
-  const apiKey = engine.config.apiKey;
+}
 
+/** Builds the app. */
+export function createApp(o: AppOptions): Hono {
+  const app = new Hono();
+  guard(app, o);
+  app.post('/v1/cases', (c) => intake(c, o));
+  caseRoutes(app, o);
+  opsRoutes(app, o);
+  for (const adapter of o.adapters) for (const route of adapter.routes) mountRoute(app, route);
+  o.mount?.(app);
+  app.notFound((c) =>
+    c.json({ error: 'not_found', message: `no route ${c.req.method} ${c.req.path}` }, 404),
+  );
+  app.onError((err, c) => failed(o.services.log, err, c));
+  return app;
+}
+
+/** Body limit, shutdown, Host check, auth, rate limit and body types, for every route. */
+function guard(app: Hono, o: AppOptions): void {
+  const { config, now } = o.services;
   app.use(
     '*',
     bodyLimit({
@@ -67,25 +105,28 @@ export function createApp(o: {
       return c.json(
         { error: 'shutting_down', message: 'the relay is shutting down; retry shortly' },
         503,
-        {
-          'retry-after': '5',
-          connection: 'close',
-        },
+        { 'retry-after': '5', connection: 'close' },
       );
     return next();
   });
   // The local default has no key: a web page the person visits could reach it through a name that
   // resolves to 127.0.0.1 (DNS rebinding). Only loopback names (and PUBLIC_URL's host) are served.
-  const h = engine.config.host;
-  if (!apiKey && (isIP(h) ? isLoopback(h) : isLoopbackName(h)))
-    app.use('*', loopbackHostOnly(engine.config.publicUrl));
-  app.use('/v1/cases/*', auth);
-  app.use('/v1/cases', auth);
-  app.use('/v1/asks/*', auth);
-  app.use('/v1/asks', auth);
+  const h = config.host;
+  if (!config.apiKey && (isIP(h) ? isLoopback(h) : isLoopbackName(h)))
+    app.use('*', loopbackHostOnly(config.publicUrl));
+  const auth = bearerAuth(config.apiKey);
   // Metrics name platforms, targets' counts and error rates: with an API key they need it too.
-  app.use('/metrics', auth);
-  async function auth(c: Context, next: () => Promise<void>) {
+  for (const path of ['/v1/cases/*', '/v1/cases', '/v1/asks/*', '/v1/asks', '/metrics'])
+    app.use(path, auth);
+  // After auth, so only a valid key gets a bucket; then the content-type rule for every endpoint.
+  app.use('/v1/cases', intakeRateLimit(config.intakeRateLimitPerMinute, now));
+  app.use('/v1/asks', intakeRateLimit(config.intakeRateLimitPerMinute, now));
+  app.use('*', requireBodyType());
+}
+
+/** Requires `Authorization: Bearer <apiKey>` (compared in constant time) when a key is set. */
+function bearerAuth(apiKey: string | undefined) {
+  return async (c: Context, next: () => Promise<void>) => {
     if (!apiKey) return next();
     const given = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
     const a = Buffer.from(given);
@@ -96,151 +137,158 @@ export function createApp(o: {
         401,
       );
     return next();
-  }
-  // After auth, so only a valid key gets a bucket; then the content-type rule for every endpoint.
-  app.use('/v1/cases', intakeRateLimit(engine.config.intakeRateLimitPerMinute, engine.now));
-  app.use('/v1/asks', intakeRateLimit(engine.config.intakeRateLimitPerMinute, engine.now));
-  app.use('*', requireBodyType());
+  };
+}
 
-  app.post('/v1/cases', async (c) => {
-    // One reader for every JSON route: content type, JSON, then bounded depth and size, refused
-    // with the path where it broke before anything walks it.
-    const read = await readJsonBody(
-      c,
-      'send {"target": "<platform>:<address>", "response": <the service\'s 202 body>}',
+/** The intake body, checked: the request's fields and the service's hitl object. */
+function parseIntake(raw: unknown) {
+  const input = intakeSchema.safeParse(raw);
+  if (!input.success)
+    throw new ValidationError('invalid_request', 'invalid request', toIssues(input.error));
+  const body = input.data;
+  if ((body.response === undefined) === (body.hitl === undefined))
+    throw new ValidationError('invalid_request', 'invalid request', [
+      { path: 'response', message: 'give exactly one of response (the whole 202 body) or hitl' },
+    ]);
+  const parsed =
+    body.response !== undefined
+      ? parse202Body(body.response, 'response')
+      : parseHitl(body.hitl, 'hitl');
+  return { body, parsed };
+}
+
+/** `POST /v1/cases`: a service's 202 body (or its hitl object) and where to show it. */
+async function intake(c: Context, o: AppOptions): Promise<Response> {
+  // One reader for every JSON route: content type, JSON, then bounded depth and size, refused
+  // with the path where it broke before anything walks it.
+  const read = await readJsonBody(
+    c,
+    'send {"target": "<platform>:<address>", "response": <the service\'s 202 body>}',
+  );
+  if (!read.ok) return read.response;
+  try {
+    return await ingestCase(c, o, parseIntake(read.value));
+  } catch (err) {
+    if (err instanceof ValidationError)
+      return c.json({ error: err.code, message: err.message, details: err.details }, 400);
+    const full = storageFailure(err);
+    if (!full) throw err;
+    o.services.log.error({ err: err instanceof Error ? err.message : String(err) }, full.message);
+    return c.json(
+      {
+        error: full.status === 507 ? 'insufficient_storage' : 'store_unavailable',
+        message: full.message,
+      },
+      full.status,
+      // Out of room takes an operator; a store that is down comes back by itself.
+      { 'retry-after': full.status === 507 ? '30' : '5' },
     );
-    if (!read.ok) return read.response;
-    const raw = read.value;
-    try {
-      const input = intakeSchema.safeParse(raw);
-      if (!input.success)
-        throw new ValidationError('invalid_request', 'invalid request', toIssues(input.error));
-      const body = input.data;
-      if ((body.response === undefined) === (body.hitl === undefined))
-        throw new ValidationError('invalid_request', 'invalid request', [
-          {
-            path: 'response',
-            message: 'give exactly one of response (the whole 202 body) or hitl',
-          },
-        ]);
-      const parsed =
-        body.response !== undefined
-          ? parse202Body(body.response, 'response')
-          : parseHitl(body.hitl, 'hitl');
-      // Targets that can never work are refused here, before anything is stored.
-      const targets = engine.resolveTargets(body.target);
-      const problems = await targetProblems(engine, o.health, targets);
-      if (problems.length === targets.length) {
-        metrics.notDelivered.inc({ when: 'intake' });
-        engine.log.warn({ target: body.target, problems }, 'case refused: no target can show it');
-        return c.json(notDelivered(problems), 422);
-      }
-      const result = await engine.ingest({
-        target: body.target,
-        hitl: parsed.hitl,
-        message: parsed.message,
-        warnings: parsed.warnings,
-        notify_url: body.notify_url,
-        notify_on: body.notify_on,
-        labels: body.labels,
-        ...(body.service_auth ? { service_headers: serviceHeaders(body.service_auth) } : {}),
-        ...(body.requested_by ? { requested_by: body.requested_by } : {}),
-        ...(body.policy !== undefined ? { policy: body.policy } : {}),
-      });
-      metrics.ingested.inc({ created: String(result.created) });
-      let stored = result.case;
-      // Sent again: a target without a card yet (a new one, or one an outage cut off) gets it now.
-      if (!result.created) {
-        const usable = targets.filter((t) => !problems.some((p) => p.target === t));
-        if (await fanOut(engine, stored, usable))
-          stored = (await engine.store.getCase(stored.id)) ?? stored;
-      }
-      // Every post refused for good (bad room, 401/403, bot not in the channel, chat not found):
-      // nobody will see the case, so nothing should wait for it.
-      const refused = result.created ? await allRefused(engine, stored, result.messages) : null;
-      if (refused) {
-        await giveUpDelivery(
-          engine,
-          stored.id,
-          refused.map((p) => `${p.target}: ${p.reason}`).join('; '),
-        );
-        return c.json(notDelivered(refused, stored.id), 422);
-      }
-      return c.json(
-        await caseView(engine, stored, { messages: result.created ? result.messages : undefined }),
-        result.created ? 201 : 200,
-      );
-    } catch (err) {
-      if (err instanceof ValidationError)
-        return c.json({ error: err.code, message: err.message, details: err.details }, 400);
-      const full = storageFailure(err);
-      if (full) {
-        engine.log.error({ err: err instanceof Error ? err.message : String(err) }, full.message);
-        return c.json(
-          {
-            error: full.status === 507 ? 'insufficient_storage' : 'store_unavailable',
-            message: full.message,
-          },
-          full.status,
-          // Out of room takes an operator; a store that is down comes back by itself.
-          { 'retry-after': full.status === 507 ? '30' : '5' },
-        );
-      }
-      throw err;
-    }
-  });
+  }
+}
 
+/** Stores and posts a checked intake, or refuses it when no target can show it. */
+async function ingestCase(
+  c: Context,
+  o: AppOptions,
+  { body, parsed }: ReturnType<typeof parseIntake>,
+): Promise<Response> {
+  const s = o.services;
+  // Targets that can never work are refused here, before anything is stored.
+  const targets = s.targets.resolveTargets(body.target);
+  const problems = await targetProblems(s, o.health, targets);
+  if (problems.length === targets.length) {
+    o.metrics.notDelivered.inc({ when: 'intake' });
+    s.log.warn({ target: body.target, problems }, 'case refused: no target can show it');
+    return c.json(notDelivered(problems), 422);
+  }
+  const result = await s.intake.ingest({
+    target: body.target,
+    hitl: parsed.hitl,
+    message: parsed.message,
+    warnings: parsed.warnings,
+    notify_url: body.notify_url,
+    notify_on: body.notify_on,
+    labels: body.labels,
+    ...(body.service_auth ? { service_headers: serviceHeaders(body.service_auth) } : {}),
+    ...(body.requested_by ? { requested_by: body.requested_by } : {}),
+    ...(body.policy !== undefined ? { policy: body.policy } : {}),
+  });
+  o.metrics.ingested.inc({ created: String(result.created) });
+  let stored = result.case;
+  // Sent again: a target without a card yet (a new one, or one an outage cut off) gets it now.
+  if (!result.created) {
+    const usable = targets.filter((t) => !problems.some((p) => p.target === t));
+    if (await fanOut(s, stored, usable)) stored = (await s.store.getCase(stored.id)) ?? stored;
+  }
+  // Every post refused for good (bad room, 401/403, bot not in the channel, chat not found):
+  // nobody will see the case, so nothing should wait for it.
+  const refused = result.created ? await allRefused(s, stored, result.messages) : null;
+  if (refused) {
+    await giveUpDelivery(s, stored.id, refused.map((p) => `${p.target}: ${p.reason}`).join('; '));
+    return c.json(notDelivered(refused, stored.id), 422);
+  }
+  return c.json(
+    await caseView(s, stored, { messages: result.created ? result.messages : undefined }),
+    result.created ? 201 : 200,
+  );
+}
+
+const NOT_FOUND = { error: 'not_found', message: 'no case with this id' } as const;
+
+/** Reading cases, waiting for one, reposting its card, and the Details redirect. */
+function caseRoutes(app: Hono, o: AppOptions): void {
+  const s = o.services;
   app.get('/v1/cases', async (c) => {
     const open = c.req.query('open') === '1' || c.req.query('open') === 'true';
     const limit = Math.min(500, Math.max(1, Number(c.req.query('limit') ?? 50) || 50));
     const offset = Math.max(0, Number(c.req.query('offset') ?? 0) || 0);
-    const cases = await engine.store.listCases({ open, limit, offset });
-    return c.json({ cases: await Promise.all(cases.map((x) => caseView(engine, x))) });
+    const cases = await s.store.listCases({ open, limit, offset });
+    return c.json({ cases: await Promise.all(cases.map((x) => caseView(s, x))) });
   });
-
   app.get('/v1/cases/:id', async (c) => {
-    const found = await engine.store.getCase(c.req.param('id'));
-    if (!found) return c.json({ error: 'not_found', message: 'no case with this id' }, 404);
-    return c.json(await caseView(engine, found, { history: true }));
+    const found = await s.store.getCase(c.req.param('id'));
+    if (!found) return c.json(NOT_FOUND, 404);
+    return c.json(await caseView(s, found, { history: true }));
   });
-
   // Posts the card again where its message is gone (deleted, bot removed, chat closed).
   app.post('/v1/cases/:id/repost', async (c) => {
     const id = c.req.param('id');
-    if (!(await engine.store.getCase(id)))
-      return c.json({ error: 'not_found', message: 'no case with this id' }, 404);
-    const reposted = await engine.cards.repost(id);
-    const found = await engine.store.getCase(id);
-    return c.json({ reposted, case: found ? await caseView(engine, found) : null });
+    if (!(await s.store.getCase(id))) return c.json(NOT_FOUND, 404);
+    const reposted = await s.cards.repost(id);
+    const found = await s.store.getCase(id);
+    return c.json({ reposted, case: found ? await caseView(s, found) : null });
   });
-
   app.get('/v1/cases/:id/wait', async (c) => {
     const timeout = Number(c.req.query('timeout') ?? 30);
-    if (!Number.isFinite(timeout) || timeout < 0 || timeout > 120)
+    if (!Number.isFinite(timeout) || timeout < 0 || timeout > 120) {
+      const message = 'must be a number of seconds from 0 to 120';
       return c.json(
         {
           error: 'invalid_timeout',
-          message: 'timeout must be a number of seconds from 0 to 120',
-          details: [{ path: 'timeout', message: 'must be a number of seconds from 0 to 120' }],
+          message: `timeout ${message}`,
+          details: [{ path: 'timeout', message }],
         },
         400,
       );
-    const found = await engine.waitFor(c.req.param('id'), timeout * 1000, o.closed);
-    if (!found) return c.json({ error: 'not_found', message: 'no case with this id' }, 404);
-    return c.json(await caseView(engine, found, { history: true }));
+    }
+    const found = await s.cases.waitFor(c.req.param('id'), timeout * 1000, o.closed);
+    if (!found) return c.json(NOT_FOUND, 404);
+    return c.json(await caseView(s, found, { history: true }));
   });
-
   app.get('/r/:key/:sig', async (c) => {
-    const found = await engine.store.getCaseByKey(c.req.param('key'));
-    const expected = found ? engine.detailsUrl(found) : undefined;
+    const found = await s.store.getCaseByKey(c.req.param('key'));
+    const expected = found ? s.render.detailsUrl(found) : undefined;
     if (!found || !expected?.endsWith(`/${c.req.param('sig')}`))
       return c.json({ error: 'not_found', message: 'unknown or invalid link' }, 404);
-    await engine.history(found.id, 'details_opened', {});
+    await s.cases.history(found.id, 'details_opened', {});
     c.header('cache-control', 'no-store');
     c.header('referrer-policy', 'no-referrer');
-    return c.redirect(engine.secretsOf(found).review_url, 303);
+    return c.redirect(s.sealer.open(found.secrets).review_url, 303);
   });
+}
 
+/** Health, readiness, metrics and the OpenAPI document. */
+function opsRoutes(app: Hono, o: AppOptions): void {
   app.get('/healthz', (c) => c.json({ ok: true }));
   // Per part {state, reason, since}; 503 until every configured platform and the store are up.
   app.get('/readyz', async (c) => {
@@ -248,34 +296,28 @@ export function createApp(o: {
     return c.json(r, r.ready ? 200 : 503);
   });
   app.get('/metrics', async (c) =>
-    c.body(await metrics.scrape(), 200, { 'content-type': metrics.registry.contentType }),
+    c.body(await o.metrics.scrape(), 200, { 'content-type': o.metrics.registry.contentType }),
   );
   app.get('/openapi.json', (c) =>
-    c.json(openApiDocument({ config: engine.config, adapters: o.adapters })),
+    c.json(openApiDocument({ config: o.services.config, adapters: o.adapters })),
   );
+}
 
-  for (const adapter of o.adapters) for (const route of adapter.routes) mountRoute(app, route);
-  o.mount?.(app);
-
-  app.notFound((c) =>
-    c.json({ error: 'not_found', message: `no route ${c.req.method} ${c.req.path}` }, 404),
-  );
-  app.onError((err, c) => {
-    if (isStoreOutage(err)) {
-      engine.log.warn({ err: err.message, path: c.req.path }, 'store unavailable; answered 503');
-      return c.json(
-        {
-          error: 'store_unavailable',
-          message: 'the database is unavailable; retry shortly (see /readyz)',
-        },
-        503,
-        { 'retry-after': '5' },
-      );
-    }
-    engine.log.error({ err: err.message, path: c.req.path }, 'request failed');
-    return c.json({ error: 'internal', message: 'internal error' }, 500);
-  });
-  return app;
+/** A request that threw: 503 while the store is out, else 500 (logged, never the error itself). */
+function failed(log: Logger, err: Error, c: Context): Response {
+  if (isStoreOutage(err)) {
+    log.warn({ err: err.message, path: c.req.path }, 'store unavailable; answered 503');
+    return c.json(
+      {
+        error: 'store_unavailable',
+        message: 'the database is unavailable; retry shortly (see /readyz)',
+      },
+      503,
+      { 'retry-after': '5' },
+    );
+  }
+  log.error({ err: err.message, path: c.req.path }, 'request failed');
+  return c.json({ error: 'internal', message: 'internal error' }, 500);
 }
 
 /** Refuses requests whose Host header is not a loopback name, a loopback address or PUBLIC_URL's host. */

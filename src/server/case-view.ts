@@ -1,12 +1,67 @@
 /** The agent-facing view of a case: never a secret (no submit_token, no review_url token). */
 import type { Store } from '../cases/store.ts';
-import type { StoredCase, StoredMessage } from '../cases/types.ts';
+import type { CaseDoc, StoredCase, StoredMessage } from '../cases/types.ts';
 import type { CaseView } from '../client/types.ts';
 import { isTerminal } from '../protocol/types.ts';
 
 /** What the case view reads besides the case (the engine has it). */
 export interface CaseViewSource {
   store: Pick<Store, 'listMessages' | 'listHistory'>;
+}
+
+/** The approval policy and its votes so far. */
+function policyView(d: CaseDoc): CaseView['policy'] {
+  if (!d.policy) return null;
+  return {
+    name: d.policy.name,
+    required: d.policy.required,
+    votes: (d.votes ?? []).map((v) => ({
+      identity: v.identity,
+      action: v.action,
+      at: new Date(v.at).toISOString(),
+    })),
+  };
+}
+
+/** Where the escalation ladder stands. */
+function escalationView(d: CaseDoc): CaseView['escalation'] {
+  const e = d.escalation;
+  if (!e) return null;
+  return {
+    step: e.done,
+    of: e.steps.length,
+    next_at: e.done < e.steps.length ? new Date(e.steps[e.done]!.at).toISOString() : null,
+    final: e.final
+      ? {
+          action: e.final.action,
+          at: new Date(e.final.at).toISOString(),
+          outcome: e.final.outcome ?? null,
+          reason: e.final.reason ?? null,
+        }
+      : null,
+  };
+}
+
+/** Whether anyone can see the case, and each of its cards. */
+function deliveryView(
+  c: StoredCase,
+  messages: StoredMessage[],
+): Pick<CaseView, 'delivery' | 'messages'> {
+  const d = c.doc;
+  return {
+    delivery: d.delivery_failed
+      ? { state: 'failed', reason: d.delivery_failed.reason }
+      : messages.some((m) => m.state === 'posted')
+        ? { state: 'delivered', reason: null }
+        : { state: 'pending', reason: messages.find((m) => m.error)?.error ?? null },
+    messages: messages.map((m) => ({
+      target: m.target,
+      state: m.state,
+      current: m.rendered_version >= c.version,
+      error: m.error,
+      posted_at: m.posted_at ? new Date(m.posted_at).toISOString() : null,
+    })),
+  };
 }
 
 /** The JSON body of GET /v1/cases/:id. */
@@ -43,35 +98,8 @@ export async function caseView(
       since: new Date(c.created_at).toISOString(),
     },
     progress: d.progress ?? null,
-    policy: d.policy
-      ? {
-          name: d.policy.name,
-          required: d.policy.required,
-          votes: (d.votes ?? []).map((v) => ({
-            identity: v.identity,
-            action: v.action,
-            at: new Date(v.at).toISOString(),
-          })),
-        }
-      : null,
-    escalation: d.escalation
-      ? {
-          step: d.escalation.done,
-          of: d.escalation.steps.length,
-          next_at:
-            d.escalation.done < d.escalation.steps.length
-              ? new Date(d.escalation.steps[d.escalation.done]!.at).toISOString()
-              : null,
-          final: d.escalation.final
-            ? {
-                action: d.escalation.final.action,
-                at: new Date(d.escalation.final.at).toISOString(),
-                outcome: d.escalation.final.outcome ?? null,
-                reason: d.escalation.final.reason ?? null,
-              }
-            : null,
-        }
-      : null,
+    policy: policyView(d),
+    escalation: escalationView(d),
     default_action:
       c.status === 'expired' ? (d.default_action ?? d.hitl.default_action ?? null) : null,
     reason: d.reason ?? null,
@@ -84,18 +112,7 @@ export async function caseView(
     warnings: d.warnings,
     created_at: new Date(c.created_at).toISOString(),
     updated_at: new Date(c.updated_at).toISOString(),
-    delivery: d.delivery_failed
-      ? { state: 'failed', reason: d.delivery_failed.reason }
-      : messages.some((m) => m.state === 'posted')
-        ? { state: 'delivered', reason: null }
-        : { state: 'pending', reason: messages.find((m) => m.error)?.error ?? null },
-    messages: messages.map((m) => ({
-      target: m.target,
-      state: m.state,
-      current: m.rendered_version >= c.version,
-      error: m.error,
-      posted_at: m.posted_at ? new Date(m.posted_at).toISOString() : null,
-    })),
+    ...deliveryView(c, messages),
   };
   if (options.history)
     view.history = (await engine.store.listHistory(c.id)).map((h) => ({

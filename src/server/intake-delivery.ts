@@ -3,9 +3,23 @@
  * case whose every post was refused ends its waiters at once; re-sending a tracked case with a new
  * target adds that target (fan-out).
  */
-import type { Engine } from '../cases/engine.ts';
+import type { PlatformAdapter } from '../adapter.ts';
+import type { CardDelivery } from '../cases/card-delivery.ts';
+import type { CaseRepository } from '../cases/repository.ts';
+import type { Store } from '../cases/store.ts';
 import type { StoredCase, StoredMessage } from '../cases/types.ts';
 import type { Health } from '../health.ts';
+import type { Logger } from '../log.ts';
+
+/** What intake's delivery rules touch. */
+export interface IntakeDeliveryDeps {
+  adapters: ReadonlyMap<string, Pick<PlatformAdapter, 'checkAddress'>>;
+  store: Pick<Store, 'listMessages' | 'getCase'>;
+  cases: Pick<CaseRepository, 'mutate' | 'history'>;
+  cards: Pick<CardDelivery, 'deliver'>;
+  log: Logger;
+  now: () => number;
+}
 
 /** One target and why a card cannot reach it. */
 export interface TargetProblem {
@@ -15,7 +29,7 @@ export interface TargetProblem {
 
 /** Why each concrete target of `target` cannot work (empty when all may); throws ValidationError for unknown ones. */
 export async function targetProblems(
-  engine: Engine,
+  engine: Pick<IntakeDeliveryDeps, 'adapters'>,
   health: Health | undefined,
   targets: string[],
 ): Promise<TargetProblem[]> {
@@ -48,7 +62,7 @@ export function notDelivered(problems: TargetProblem[], caseId?: string) {
 
 /** The targets whose post was refused for good, when every message of the case was (else null). */
 export async function allRefused(
-  engine: Engine,
+  engine: Pick<IntakeDeliveryDeps, 'store'>,
   c: StoredCase,
   known?: StoredMessage[],
 ): Promise<TargetProblem[] | null> {
@@ -59,17 +73,17 @@ export async function allRefused(
 
 /** Marks a case undeliverable: its waiters end at once with `delivery.state` "failed" (and notify_url hears it). */
 export async function giveUpDelivery(
-  engine: Engine,
+  engine: Pick<IntakeDeliveryDeps, 'cases' | 'now' | 'log'>,
   id: string,
   reason: string,
 ): Promise<StoredCase | undefined> {
-  const changed = await engine.mutate(id, (c) => {
+  const changed = await engine.cases.mutate(id, (c) => {
     if (c.doc.delivery_failed) return false;
     c.doc.delivery_failed = { at: new Date(engine.now()).toISOString(), reason };
     return true;
   });
   if (changed) {
-    await engine.history(id, 'delivery_failed', { reason });
+    await engine.cases.history(id, 'delivery_failed', { reason });
     engine.log.warn({ case: id, target: changed.target, reason }, 'case not delivered: gave up');
   }
   return changed;
@@ -80,17 +94,21 @@ export async function giveUpDelivery(
  * an outage cut off before it was reserved): the card is posted there too (the message slot per
  * case and target keeps this once), and a given-up delivery gets another chance.
  */
-export async function fanOut(engine: Engine, c: StoredCase, targets: string[]): Promise<boolean> {
+export async function fanOut(
+  engine: Pick<IntakeDeliveryDeps, 'store' | 'cases' | 'cards' | 'log'>,
+  c: StoredCase,
+  targets: string[],
+): Promise<boolean> {
   const have = new Set((await engine.store.listMessages(c.id)).map((m) => m.target));
   const fresh = targets.filter((t) => !have.has(t));
   if (!fresh.length) return false;
-  await engine.history(c.id, 'fanout', { targets: fresh });
+  await engine.cases.history(c.id, 'fanout', { targets: fresh });
   engine.log.info(
     { case: c.id, targets: fresh },
     'case sent again: posting to targets without a card',
   );
   if (c.doc.delivery_failed)
-    await engine.mutate(c.id, (x) => {
+    await engine.cases.mutate(c.id, (x) => {
       delete x.doc.delivery_failed;
       return true;
     });

@@ -5,11 +5,30 @@
  * buttons come back with a line saying nothing was recorded; unreadable → the card keeps saying
  * "checking" and the watcher looks again at once.
  */
-import type { Engine } from '../cases/engine.ts';
+
+import type { Dispatcher } from 'undici';
+import type { CaseRepository } from '../cases/repository.ts';
+import type { Sealer } from '../cases/sealer.ts';
+import type { StatusApplier } from '../cases/status.ts';
+import type { Store } from '../cases/store.ts';
 import type { CaseDoc, StoredCase } from '../cases/types.ts';
+import type { Logger } from '../log.ts';
 import { isTerminal } from '../protocol/types.ts';
-import { t } from '../render/templates.ts';
+import { type Strings, t } from '../render/templates.ts';
 import { type PollResult, pollCase } from '../watch/poll.ts';
+
+/** What settling an unknown submit touches. */
+export interface UnknownSubmitDeps {
+  store: Pick<Store, 'getCase' | 'updateWatch'>;
+  cases: Pick<CaseRepository, 'mutate' | 'patchDoc' | 'history'>;
+  status: Pick<StatusApplier, 'apply'>;
+  strings: Strings;
+  log: Logger;
+  now: () => number;
+  /** For the poll that settles it. */
+  dispatcher: Dispatcher;
+  sealer: Pick<Sealer, 'open'>;
+}
 
 /** What a check found: the service recorded this submit, closed the case otherwise, did not record it, or cannot be read. */
 export type UnknownSubmitCheck = 'recorded' | 'closed' | 'not_recorded' | 'unknown';
@@ -24,13 +43,13 @@ export function unknownView(mark: SubmitUnknownMark | undefined): Record<string,
 
 /** Marks the case: the card says the decision may have been recorded and hides its buttons. */
 export function markSubmitUnknown(
-  engine: Engine,
+  d: Pick<UnknownSubmitDeps, 'cases' | 'strings'>,
   id: string,
   mark: SubmitUnknownMark,
 ): Promise<StoredCase | undefined> {
-  return engine.patchDoc(id, {
+  return d.cases.patchDoc(id, {
     submit_unknown: mark,
-    notice: t(engine.strings, 'notice.submit_unknown', unknownView(mark)),
+    notice: t(d.strings, 'notice.submit_unknown', unknownView(mark)),
   });
 }
 
@@ -39,15 +58,15 @@ export function markSubmitUnknown(
  * watcher; otherwise one is made now). Only the call that clears the mark writes the history row.
  */
 export async function checkUnknownSubmit(
-  engine: Engine,
+  d: UnknownSubmitDeps,
   c: StoredCase,
   read?: PollResult,
 ): Promise<{ check: UnknownSubmitCheck; case: StoredCase | undefined }> {
   const mark = c.doc.submit_unknown;
   if (!mark) return { check: isTerminal(c.status) ? 'closed' : 'not_recorded', case: c };
-  const r = read ?? (await pollCase(engine, c, null));
-  if (r.kind === 'status') await engine.applyStatus(c.id, r.update, 'poll');
-  const now = await engine.store.getCase(c.id);
+  const r = read ?? (await pollCase(d, c, null));
+  if (r.kind === 'status') await d.status.apply(c.id, r.update, 'poll');
+  const now = await d.store.getCase(c.id);
   if (!now) return { check: 'unknown', case: undefined };
   if (!isTerminal(now.status) && r.kind === 'error') return { check: 'unknown', case: now };
   // The service answered this action: the person whose submit got no answer submitted it (the
@@ -59,33 +78,36 @@ export async function checkUnknownSubmit(
       ? 'recorded'
       : 'closed'
     : 'not_recorded';
-  const updated = await engine.mutate(c.id, (x) => {
+  const updated = await d.cases.mutate(c.id, (x) => {
     if (!x.doc.submit_unknown) return false;
     delete x.doc.submit_unknown;
     if (check === 'recorded' && !x.doc.submitted_by) x.doc.submitted_by = mark.submitted_by;
     if (check === 'not_recorded')
-      x.doc.notice = t(engine.strings, 'notice.submit_not_recorded', unknownView(mark));
+      x.doc.notice = t(d.strings, 'notice.submit_not_recorded', unknownView(mark));
     return true;
   });
   if (updated) {
-    await engine.history(c.id, 'submit_checked', {
+    await d.cases.history(c.id, 'submit_checked', {
       action: mark.action,
       outcome: check,
       status: now.status,
     });
-    engine.log.info(
+    d.log.info(
       { case: c.id, action: mark.action, outcome: check, status: now.status },
       'unknown submit outcome settled by a poll',
     );
   }
-  return { check, case: updated ?? (await engine.store.getCase(c.id)) };
+  return { check, case: updated ?? (await d.store.getCase(c.id)) };
 }
 
 /** Asks the watcher to look at the case at once (its next poll settles the unknown submit). */
-export async function checkSoon(engine: Engine, c: StoredCase): Promise<void> {
-  const at = engine.now();
+export async function checkSoon(
+  d: Pick<UnknownSubmitDeps, 'store' | 'now'>,
+  c: StoredCase,
+): Promise<void> {
+  const at = d.now();
   if (c.next_check_at !== null && c.next_check_at <= at) return;
-  await engine.store.updateWatch(c.id, {
+  await d.store.updateWatch(c.id, {
     next_check_at: at,
     etag: c.etag,
     poll_failures: c.poll_failures,

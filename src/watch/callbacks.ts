@@ -8,11 +8,22 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { HttpRoute, InboundResponse } from '../adapter.ts';
-import type { Engine } from '../cases/engine.ts';
+import type { CaseRepository } from '../cases/repository.ts';
+import type { Store } from '../cases/store.ts';
 import type { StoredCase } from '../cases/types.ts';
+import type { RelayConfig } from '../config/config.ts';
 import { ValidationError } from '../errors.ts';
+import type { Logger } from '../log.ts';
 import { parseCallback, type ReviewEvent } from '../protocol/status.ts';
 import { isTerminal } from '../protocol/types.ts';
+
+/** What the callback receiver touches. */
+export interface CallbackDeps {
+  config: Pick<RelayConfig, 'callbackPath' | 'callbackSecrets'>;
+  store: Pick<Store, 'findCase'>;
+  cases: Pick<CaseRepository, 'history'>;
+  log: Logger;
+}
 
 /** Largest callback body taken (a spec 9 body is a few hundred bytes). */
 export const CALLBACK_MAX_BYTES = 64 * 1024;
@@ -32,7 +43,7 @@ export function signatureMatches(raw: Buffer, secret: string, signature: string)
 }
 
 /** The callback route. */
-export function callbackRoute(engine: Engine, onVerified: OnVerifiedCallback): HttpRoute {
+export function callbackRoute(engine: CallbackDeps, onVerified: OnVerifiedCallback): HttpRoute {
   const refuse = (status: number, error: string, message: string): InboundResponse => ({
     status,
     body: { error, message },
@@ -78,7 +89,7 @@ export function callbackRoute(engine: Engine, onVerified: OnVerifiedCallback): H
         };
       }
       const name = (body as { event: string }).event;
-      await engine.history(c.id, 'callback', { event: name });
+      await engine.cases.history(c.id, 'callback', { event: name });
       if (isTerminal(c.status)) return { status: 200, body: { ok: true, status: c.status } };
       onVerified(c, event);
       return { status: 200, body: { accepted: true } };
@@ -92,7 +103,7 @@ export function callbackRoute(engine: Engine, onVerified: OnVerifiedCallback): H
  * of the service that owns the case.
  */
 async function verifiedCase(
-  engine: Engine,
+  engine: CallbackDeps,
   caseId: string,
   raw: Buffer,
   signature: string,

@@ -151,7 +151,11 @@ export function pollDelay(o: {
 
 /** Polls a stored case with its credentials (the relay's usual way to read a case). */
 export function pollCase(
-  deps: { dispatcher: Dispatcher; now: () => number; secretsOf(c: StoredCase): CaseSecrets },
+  deps: {
+    dispatcher: Dispatcher;
+    now: () => number;
+    sealer: { open(sealed: string): CaseSecrets };
+  },
   c: StoredCase,
   etag: string | null,
 ): Promise<PollResult> {
@@ -159,6 +163,6 @@ export function pollCase(
     dispatcher: deps.dispatcher,
     now: deps.now(),
     expectedCaseId: c.case_id,
-    headers: watchHeaders(c, deps.secretsOf(c), c.doc.hitl.poll_url),
+    headers: watchHeaders(c, deps.sealer.open(c.secrets), c.doc.hitl.poll_url),
   });
 }

@@ -4,11 +4,15 @@
  * mentioning nobody and linking Details. A reminder is recorded in the case (compare-and-set) before
  * it is sent, so a restart or a second replica never sends it twice; a failed send is not repeated.
  */
-import type { Engine } from '../cases/engine.ts';
+import type { PlatformAdapter } from '../adapter.ts';
+import type { CardRenderer } from '../cases/card-render.ts';
+import type { CaseRepository } from '../cases/repository.ts';
+import type { Store } from '../cases/store.ts';
 import type { StoredCase } from '../cases/types.ts';
+import type { Logger } from '../log.ts';
 import type { CaseStatus } from '../protocol/types.ts';
 import { formatTime } from '../render/render-case.ts';
-import { t } from '../render/templates.ts';
+import { type Strings, t } from '../render/templates.ts';
 
 /** Reminders go out only in these states (spec 6, 8.5). */
 const REMINDABLE: ReadonlySet<CaseStatus> = new Set(['pending', 'opened']);
@@ -32,9 +36,20 @@ export function reminderTimes(c: StoredCase): number[] {
     .sort((a, b) => a - b);
 }
 
+/** What reminders touch. */
+export interface RemindersDeps {
+  store: Pick<Store, 'updateWatch' | 'listMessages'>;
+  cases: Pick<CaseRepository, 'mutate' | 'history'>;
+  render: Pick<CardRenderer, 'detailsUrl'>;
+  adapters: ReadonlyMap<string, PlatformAdapter>;
+  strings: Strings;
+  log: Logger;
+  now: () => number;
+}
+
 /** Sends reminders and says when the next one is due. */
 export class Reminders {
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly engine: RemindersDeps) {}
 
   /** The next unsent reminder time of an open, remindable case, or undefined. */
   next(c: StoredCase): number | undefined {
@@ -88,7 +103,7 @@ export class Reminders {
   private async send(id: string, keys: string[], message: string | undefined): Promise<boolean> {
     const e = this.engine;
     let fresh: string[] = [];
-    const c = await e.mutate(id, (x) => {
+    const c = await e.cases.mutate(id, (x) => {
       if (!REMINDABLE.has(x.status)) return false;
       fresh = keys.filter((k) => !x.doc.reminders_sent.includes(k));
       if (!fresh.length) return false;
@@ -96,7 +111,7 @@ export class Reminders {
       return true;
     });
     if (!c) return false;
-    await e.history(id, 'reminder', { at: fresh });
+    await e.cases.history(id, 'reminder', { at: fresh });
     const shorten = (s: string, max: number) =>
       s.length > max
         ? `${Array.from(s)
@@ -108,7 +123,7 @@ export class Reminders {
       message: message ? shorten(message.replace(/\s+/g, ' ').trim(), MAX_MESSAGE) : '',
       expires: formatTime(c.doc.hitl.expires_at),
     });
-    const url = e.detailsUrl(c);
+    const url = e.render.detailsUrl(c);
     const link = url ? { label: t(e.strings, 'link'), url } : null;
     const messages = (await e.store.listMessages(id)).filter((m) => m.state === 'posted');
     await Promise.all(
@@ -123,7 +138,7 @@ export class Reminders {
           );
         } catch (err) {
           const error = err instanceof Error ? err.message : String(err);
-          await e.history(id, 'reminder_failed', { target: m.target, error });
+          await e.cases.history(id, 'reminder_failed', { target: m.target, error });
           e.log.warn({ case: id, target: m.target, err: error }, 'sending a reminder failed');
         }
       }),

@@ -9,17 +9,28 @@
  * most `maxStreams`; the rest are polled as usual.
  */
 import type { Agent } from 'undici';
-import type { Engine } from '../cases/engine.ts';
+import type { CaseRepository } from '../cases/repository.ts';
+import type { Store } from '../cases/store.ts';
 import type { StoredCase } from '../cases/types.ts';
+import type { RelayConfig } from '../config/config.ts';
 import { ValidationError } from '../errors.ts';
+import type { Logger } from '../log.ts';
 import { createGuardedAgent } from '../net/http.ts';
 import { parseReviewEvent, type StatusUpdate } from '../protocol/status.ts';
 import { isTerminal } from '../protocol/types.ts';
-import { confirmByPoll, pollSoon } from './confirm.ts';
+import { type ConfirmDeps, confirmByPoll, pollSoon } from './confirm.ts';
 import { EventBudgets } from './event-budget.ts';
 import { watchHeaders } from './poll.ts';
 import type { Reminders } from './reminders.ts';
 import { connectOnce, type StreamEvent } from './sse-stream.ts';
+
+/** What the event streams touch. */
+export interface EventStreamsDeps extends ConfirmDeps {
+  store: Pick<Store, 'getCase' | 'updateWatch' | 'kv'>;
+  config: Pick<RelayConfig, 'sseMaxStreams' | 'leaseMs'> & Parameters<typeof createGuardedAgent>[0];
+  cases: Pick<CaseRepository, 'history' | 'events'>;
+  log: Logger;
+}
 
 /** Tuning of the SSE client; every field has a production default. */
 export interface EventStreamOptions {
@@ -94,7 +105,7 @@ export class EventStreams {
     );
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: EventStreamsDeps,
     private readonly reminders: Reminders,
     options: EventStreamOptions = {},
   ) {
@@ -125,8 +136,8 @@ export class EventStreams {
   /** Starts taking streams: new cases at once, others when the watcher looks at them. */
   start(): void {
     this.stopped = false;
-    this.engine.events.on('change', this.onChange);
-    this.engine.events.on('ingested', this.onIngested);
+    this.engine.cases.events.on('change', this.onChange);
+    this.engine.cases.events.on('ingested', this.onIngested);
     this.renewTimer = setInterval(() => void this.renew(), Math.max(10, this.o.leaseMs / 3));
     this.renewTimer.unref();
   }
@@ -135,8 +146,8 @@ export class EventStreams {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.renewTimer);
-    this.engine.events.off('change', this.onChange);
-    this.engine.events.off('ingested', this.onIngested);
+    this.engine.cases.events.off('change', this.onChange);
+    this.engine.cases.events.off('ingested', this.onIngested);
     const all = [...this.live.values()];
     for (const l of all) l.abort.abort();
     await Promise.allSettled(all.map((l) => l.done));
@@ -198,7 +209,7 @@ export class EventStreams {
         const started = e.now();
         const r = await connectOnce(url, {
           dispatcher: this.dispatcher,
-          headers: watchHeaders(c, e.secretsOf(c), url),
+          headers: watchHeaders(c, e.sealer.open(c.secrets), url),
           lastEventId: this.lastIds.get(l.id) ?? null,
           signal: l.abort.signal,
           headersTimeoutMs: this.o.headersTimeoutMs,
@@ -274,7 +285,7 @@ export class EventStreams {
     if (parsed.kind === 'reminder') {
       await this.reminders.fromEvent(c.id, parsed, ev.id);
     } else if (parsed.kind === 'terminal' || isTerminal(parsed.update.status)) {
-      await e.history(c.id, 'sse_event', { event: ev.event });
+      await e.cases.history(c.id, 'sse_event', { event: ev.event });
       await confirmByPoll(e, c.id);
       this.remember(c.id, ev.id);
       return 'stop';
@@ -292,7 +303,7 @@ export class EventStreams {
     const flow = l.flow;
     const apply = async (x: StatusUpdate) => {
       flow.lastApplied = e.now();
-      const after = await e.applyStatus(c.id, x, 'sse');
+      const after = await e.status.apply(c.id, x, 'sse');
       if (after) flow.status = after.status;
     };
     if (u.status !== flow.status || u.next_case_id) {
@@ -335,7 +346,7 @@ export class EventStreams {
     const e = this.engine;
     this.lastIds.delete(id);
     await e.store.kv.set(offKey(id), '1', this.o.fallbackForMs);
-    await e.history(id, 'sse_fallback', { reason, failures });
+    await e.cases.history(id, 'sse_fallback', { reason, failures });
     e.log.warn({ case: id, reason, failures }, 'event stream failing; polling only');
     const c = await e.store.getCase(id);
     if (c && !isTerminal(c.status)) await pollSoon(e, c);

@@ -3,13 +3,24 @@
  * leases lapse), polls each within a concurrency limit, applies changes, and schedules the next
  * look between the configured minimum and maximum, honouring Retry-After and backing off on errors.
  */
-import type { Engine } from '../cases/engine.ts';
+import type { CaseRepository } from '../cases/repository.ts';
+import type { Store } from '../cases/store.ts';
 import type { StoredCase, WatchState } from '../cases/types.ts';
+import type { RelayConfig } from '../config/config.ts';
 import { isTerminal } from '../protocol/types.ts';
-import { checkUnknownSubmit } from '../submit/unknown.ts';
+import { checkUnknownSubmit, type UnknownSubmitDeps } from '../submit/unknown.ts';
 import { tapInFlightHere } from './confirm.ts';
 import { OriginPool, originOf } from './origin-pool.ts';
 import { type PollResult, pollCase, pollDelay } from './poll.ts';
+
+/** What the watch loop touches. */
+export interface WatcherDeps extends UnknownSubmitDeps {
+  store: Pick<Store, 'getCase' | 'updateWatch' | 'leaseDue' | 'rescheduleOpen' | 'releaseClaim'>;
+  config: Pick<RelayConfig, 'pollMinMs' | 'pollMaxMs' | 'leaseMs'>;
+  cases: Pick<CaseRepository, 'mutate' | 'patchDoc' | 'history' | 'events'>;
+  /** Names this process in poll leases. */
+  instanceId: string;
+}
 
 /** Options of the watcher. */
 export interface WatcherOptions {
@@ -48,7 +59,7 @@ export class Watcher {
   private readonly hooks: WatchHooks;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: WatcherDeps,
     options: WatcherOptions = {},
     hooks: WatchHooks = {},
   ) {
@@ -161,40 +172,12 @@ export class Watcher {
       return;
     }
     const r = await pollCase(e, c, c.etag);
-    e.events.emit('poll', r.kind); // counted in /metrics
-    let failures = 0;
-    let etag = c.etag;
+    e.cases.events.emit('poll', r.kind); // counted in /metrics
+    const failures = r.kind === 'error' ? c.poll_failures + 1 : 0;
     await noteWatch(e, c, r);
-    if (r.kind === 'status') {
-      etag = r.etag;
-      await e.applyStatus(c.id, r.update, 'poll');
-    } else if (r.kind === 'error') {
-      failures = c.poll_failures + 1;
-      e.log.warn(
-        { case: c.id, failures, failure: r.failure, reason: r.reason },
-        'poll failed: the case cannot be seen',
-      );
-      // The service could not be read past expires_at: the case is shown as expired, but marked
-      // as the relay's own conclusion, with the watch failure that led to it.
-      if (now > Date.parse(c.doc.hitl.expires_at) + this.o.expiryGraceMs)
-        await e.applyStatus(
-          c.id,
-          { status: 'expired', case_id: c.case_id, at: c.doc.hitl.expires_at },
-          'local_expiry',
-          (x) => {
-            x.doc.unconfirmed = `not confirmed by the service (${r.failure}: ${r.reason})`;
-          },
-        );
-    }
-    let after = await e.store.getCase(c.id);
+    await this.apply(c, r, now, failures);
+    let after = await this.settled(c, r, now);
     if (!after) return;
-    // A tap's submit got no answer: this look tells whether the service recorded it.
-    if (r.kind !== 'error' && after.doc.submit_unknown)
-      after = (await checkUnknownSubmit(e, after, r)).case ?? after;
-    // An expired claim is a submit whose outcome is unknown; only a poll that read the case open
-    // shows it did not land (a failed poll shows nothing, and releasing then invites a second POST).
-    if (r.kind !== 'error' && after.claim && after.claim.until < now && !isTerminal(after.status))
-      await e.store.releaseClaim(after.id, after.claim.holder);
     let stretch = false;
     if (!isTerminal(after.status) && (this.hooks.afterCheck || this.hooks.streaming)) {
       await this.hooks
@@ -207,9 +190,49 @@ export class Watcher {
       next_check_at: isTerminal(after.status)
         ? null
         : this.nextCheck(after, now, failures, r.retryAfterMs, stretch),
-      etag,
+      etag: r.kind === 'status' ? r.etag : c.etag,
       poll_failures: failures,
     });
+  }
+
+  /** Applies what a poll read; a failed poll past expires_at (and the grace) shows the case expired. */
+  private async apply(c: StoredCase, r: PollResult, now: number, failures: number): Promise<void> {
+    const e = this.engine;
+    if (r.kind === 'status') {
+      await e.status.apply(c.id, r.update, 'poll');
+      return;
+    }
+    if (r.kind !== 'error') return;
+    e.log.warn(
+      { case: c.id, failures, failure: r.failure, reason: r.reason },
+      'poll failed: the case cannot be seen',
+    );
+    // The service could not be read past expires_at: the case is shown as expired, but marked
+    // as the relay's own conclusion, with the watch failure that led to it.
+    if (now > Date.parse(c.doc.hitl.expires_at) + this.o.expiryGraceMs)
+      await e.status.apply(
+        c.id,
+        { status: 'expired', case_id: c.case_id, at: c.doc.hitl.expires_at },
+        'local_expiry',
+        (x) => {
+          x.doc.unconfirmed = `not confirmed by the service (${r.failure}: ${r.reason})`;
+        },
+      );
+  }
+
+  /** The case after a poll, with an unknown submit and a lapsed claim settled by what it read. */
+  private async settled(c: StoredCase, r: PollResult, now: number) {
+    const e = this.engine;
+    let after = await e.store.getCase(c.id);
+    if (!after) return undefined;
+    // A tap's submit got no answer: this look tells whether the service recorded it.
+    if (r.kind !== 'error' && after.doc.submit_unknown)
+      after = (await checkUnknownSubmit(e, after, r)).case ?? after;
+    // An expired claim is a submit whose outcome is unknown; only a poll that read the case open
+    // shows it did not land (a failed poll shows nothing, and releasing then invites a second POST).
+    if (r.kind !== 'error' && after.claim && after.claim.until < now && !isTerminal(after.status))
+      await e.store.releaseClaim(after.id, after.claim.holder);
+    return after;
   }
 
   private nextCheck(
@@ -245,14 +268,18 @@ export class Watcher {
  * Keeps the case's watch state: a failure is recorded at once (the case view, the card and a
  * notify_on=all agent see it), a good look clears it. Written only when the state changes.
  */
-export async function noteWatch(e: Engine, c: StoredCase, r: PollResult): Promise<void> {
+export async function noteWatch(
+  e: Pick<WatcherDeps, 'cases' | 'now'>,
+  c: StoredCase,
+  r: PollResult,
+): Promise<void> {
   const prev = c.doc.watch;
   if (r.kind !== 'error') {
     if (!prev || prev.state === 'ok') return;
-    await e.patchDoc(c.id, {
+    await e.cases.patchDoc(c.id, {
       watch: { state: 'ok', last_error: null, since: new Date(e.now()).toISOString() },
     });
-    await e.history(c.id, 'watch', { state: 'ok' });
+    await e.cases.history(c.id, 'watch', { state: 'ok' });
     return;
   }
   if (prev && prev.state === r.failure && prev.last_error === r.reason) return;
@@ -261,9 +288,9 @@ export async function noteWatch(e: Engine, c: StoredCase, r: PollResult): Promis
     last_error: r.reason,
     since: prev?.state === r.failure ? prev.since : new Date(e.now()).toISOString(),
   };
-  await e.patchDoc(c.id, { watch: next });
+  await e.cases.patchDoc(c.id, { watch: next });
   if (prev?.state !== r.failure)
-    await e.history(c.id, 'watch', { state: r.failure, error: r.reason });
+    await e.cases.history(c.id, 'watch', { state: r.failure, error: r.reason });
 }
 
 /** Runs `fn` over `items` with at most `limit` at once. */

@@ -3,15 +3,21 @@
  * callback receiver and reminders, plus the hooks through which the poll loop consults them.
  */
 import type { HttpRoute } from '../adapter.ts';
-import type { Engine } from '../cases/engine.ts';
 import type { StoredCase } from '../cases/types.ts';
-import { escalateDue, nextEscalation } from '../policy/escalation.ts';
-import { finalAnswerDue } from '../policy/final.ts';
-import { callbackRoute } from './callbacks.ts';
+import { type EscalationHost, escalateDue, nextEscalation } from '../policy/escalation.ts';
+import { type FinalAnswerDeps, finalAnswerDue } from '../policy/final.ts';
+import { type CallbackDeps, callbackRoute } from './callbacks.ts';
 import { confirmByPoll } from './confirm.ts';
-import { Reminders } from './reminders.ts';
-import { type EventStreamOptions, EventStreams } from './sse.ts';
+import { Reminders, type RemindersDeps } from './reminders.ts';
+import { type EventStreamOptions, EventStreams, type EventStreamsDeps } from './sse.ts';
 import type { WatchHooks } from './watcher.ts';
+
+/** What watching touches: what each of its parts does. */
+export type WatchingDeps = RemindersDeps &
+  EventStreamsDeps &
+  CallbackDeps &
+  EscalationHost &
+  FinalAnswerDeps;
 
 /** The watching parts of a relay. */
 export interface Watching {
@@ -26,7 +32,7 @@ export interface Watching {
 }
 
 /** Creates the SSE client, the callback receiver and reminders for `engine`. */
-export function createWatching(engine: Engine, options: EventStreamOptions = {}): Watching {
+export function createWatching(engine: WatchingDeps, options: EventStreamOptions = {}): Watching {
   const reminders = new Reminders(engine);
   const streams = new EventStreams(engine, reminders, options);
   // One confirming poll per case at a time, however many callbacks arrive for it.
@@ -65,11 +71,11 @@ export function createWatching(engine: Engine, options: EventStreamOptions = {})
       wakeAt: (c) => earliest(reminders.next(c), nextEscalation(c)),
     },
     start() {
-      engine.events.on('ingested', onIngested);
+      engine.cases.events.on('ingested', onIngested);
       streams.start();
     },
     async stop() {
-      engine.events.off('ingested', onIngested);
+      engine.cases.events.off('ingested', onIngested);
       await streams.stop();
     },
   };

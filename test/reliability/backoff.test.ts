@@ -45,7 +45,7 @@ beforeAll(async () => {
     watcher: { tickMs: 2 ** 31 - 1 },
   });
   await relay.start();
-  watcher = new Watcher(relay.engine);
+  watcher = new Watcher(relay.services);
 });
 afterAll(async () => {
   await relay?.stop();

@@ -95,7 +95,7 @@ const pollAnswer = fc.record({
 
 describe('poll answers', () => {
   it('a case only takes a state a valid answer announced, through allowed transitions', async () => {
-    const watcher = new Watcher(relay.relay.engine);
+    const watcher = new Watcher(relay.relay.services);
     await fc.assert(
       fc.asyncProperty(pollAnswer, async (a) => {
         const { id, caseId } = await ingest();

@@ -58,7 +58,7 @@ it('a dead replica holds its poll leases for LEASE_SECONDS, then a live one poll
   expect(await store.leaseDue(clock, 10, 'dead-replica', relay.engine.config.leaseMs)).toHaveLength(
     1,
   );
-  const live = new Watcher(relay.engine);
+  const live = new Watcher(relay.services);
   const polls = () => double.seen('poll', c.case_id).length;
   const before = polls();
 

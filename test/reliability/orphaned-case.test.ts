@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTelegramAdapter } from '../../platforms/telegram/index.ts';
-import { aliveKey } from '../../src/cases/card-delivery.ts';
+import { aliveKey } from '../../src/cases/posting-lease.ts';
 import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
 import type { StoredCase } from '../../src/cases/types.ts';
 import { readConfig } from '../../src/config/config.ts';

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { linkSignature } from '../../src/cases/engine.ts';
+import { linkSignature } from '../../src/cases/ids.ts';
 import { createSealer } from '../../src/cases/sealer.ts';
 import {
   type DemoHandle,

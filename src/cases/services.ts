@@ -1,0 +1,88 @@
+/**
+ * The relay's services, each with its own narrow dependencies, built and wired in one place (the
+ * composition root, relay.ts, calls this). Every consumer takes only the services it names.
+ */
+import type { Dispatcher } from 'undici';
+import type { PlatformAdapter } from '../adapter.ts';
+import type { RelayConfig } from '../config/config.ts';
+import type { Logger } from '../log.ts';
+import { loadStrings, type Strings } from '../render/templates.ts';
+import { TapPipeline } from '../tap/pipeline.ts';
+import { CardDelivery } from './card-delivery.ts';
+import { CardRenderer } from './card-render.ts';
+import { Intake } from './intake.ts';
+import { CaseRepository } from './repository.ts';
+import type { Sealer } from './sealer.ts';
+import { StatusApplier } from './status.ts';
+import type { Store } from './store.ts';
+import { Targets } from './targets.ts';
+import type { StoredCase } from './types.ts';
+
+/** What the services are built from. */
+export interface ServicesOptions {
+  store: Store;
+  sealer: Sealer;
+  adapters: ReadonlyMap<string, PlatformAdapter>;
+  config: RelayConfig;
+  log: Logger;
+  /** Connections for polls and streams. */
+  dispatcher: Dispatcher;
+  /** Connections for submits only (defaults to `dispatcher`). */
+  submitDispatcher?: Dispatcher;
+  /** Names this process in claims and leases. */
+  instanceId: string;
+  now?: () => number;
+}
+
+/** Every service of a relay. */
+export interface Services {
+  readonly config: RelayConfig;
+  readonly log: Logger;
+  readonly now: () => number;
+  readonly instanceId: string;
+  readonly store: Store;
+  readonly sealer: Sealer;
+  readonly strings: Strings;
+  readonly adapters: ReadonlyMap<string, PlatformAdapter>;
+  readonly dispatcher: Dispatcher;
+  readonly submitDispatcher: Dispatcher;
+  /** Targets, routes, allowlists and policies (configuration only). */
+  readonly targets: Targets;
+  /** Cases, their history and change events. */
+  readonly cases: CaseRepository;
+  /** Cards and Details links. */
+  readonly render: CardRenderer;
+  /** Posting and editing cards. */
+  readonly cards: CardDelivery;
+  readonly intake: Intake;
+  readonly status: StatusApplier;
+  readonly taps: TapPipeline;
+}
+
+/** Builds the services and wires the one event between them (a case change edits its cards). */
+export function createServices(o: ServicesOptions): Services {
+  const now = o.now ?? Date.now;
+  const base = {
+    config: o.config,
+    log: o.log,
+    now,
+    instanceId: o.instanceId,
+    store: o.store,
+    sealer: o.sealer,
+    strings: loadStrings(o.config.locale),
+    adapters: o.adapters,
+    dispatcher: o.dispatcher,
+    submitDispatcher: o.submitDispatcher ?? o.dispatcher,
+  };
+  const targets = new Targets(o.config, new Set(o.adapters.keys()));
+  const cases = new CaseRepository({ store: o.store, now });
+  const identityOfAccount = (who: string) => targets.identityOfAccount(who);
+  const render = new CardRenderer({ ...base, identityOfAccount });
+  const cards = new CardDelivery({ ...base, render, cases, targets });
+  // Every stored change of a case brings its cards up to date, in order.
+  cases.events.on('change', (next: StoredCase) => void cards.refresh(next.id, next));
+  const status = new StatusApplier({ ...base, cases });
+  const intake = new Intake({ ...base, targets, cases, cards });
+  const taps = new TapPipeline({ ...base, targets, cases, status, render });
+  return { ...base, targets, cases, render, cards, intake, status, taps };
+}

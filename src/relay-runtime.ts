@@ -1,0 +1,341 @@
+/** A relay's life: start (server, keys, platforms, watchers, timers), readiness, and a graceful stop. */
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
+import type { PlatformAdapter, Tap, TapReply } from './adapter.ts';
+import { ALIVE_TTL_MS, aliveKey } from './cases/posting-lease.ts';
+import { CHANGES_MISSED } from './cases/repository.ts';
+import { startRetention } from './cases/retention.ts';
+import type { Services } from './cases/services.ts';
+import type { StoredCase } from './cases/types.ts';
+import type { Health, Readiness } from './health.ts';
+import type { NotifyWorker } from './notify/worker.ts';
+import { startPlatform } from './platform-start.ts';
+import { inlineActions } from './protocol/actions.ts';
+import { isTerminal } from './protocol/types.ts';
+import { createReceiptIssuer, type ReceiptIssuer } from './receipts/issuer.ts';
+import { createSigner, loadSigningKey, type ReceiptSigner } from './receipts/keys.ts';
+import { detailsLinkKey } from './server/link-key.ts';
+import type { Metrics } from './server/metrics.ts';
+import { giveUpUndelivered } from './undelivered.ts';
+import type { Watcher } from './watch/watcher.ts';
+import type { Watching } from './watch/watching.ts';
+
+const STORE_CHECK_TIMEOUT_MS = 2000;
+
+/** Resolves true when `work` settles within `ms`, false when it does not (it goes on unawaited). */
+export function bounded(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    work.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** The parts a runtime starts and stops. */
+export interface RuntimeParts {
+  services: Services;
+  adapters: PlatformAdapter[];
+  health: Health;
+  metrics: Metrics;
+  notifier: NotifyWorker;
+  watching: Watching;
+  watcher: Watcher;
+  repostAfterMs: number;
+  reconcileEveryMs: number;
+  drainMs: number;
+  startRetry?: { minMs?: number; maxMs?: number } | undefined;
+  onFatal?: ((part: string, reason: string) => void) | undefined;
+}
+
+/** The running state of one relay. */
+export class RelayRuntime {
+  app!: Hono;
+  url = '';
+  started = false;
+  closing = false;
+  /** Ends open /wait requests at shutdown. */
+  readonly closed = new AbortController();
+  /** Taps being handled, so shutdown lets them finish. */
+  private readonly taps = new Set<Promise<TapReply>>();
+  /** Wakes the start-up retry sleeps at shutdown. */
+  private readonly retrySleeps = new Set<() => void>();
+  private server: ReturnType<typeof serve> | undefined;
+  private timers: NodeJS.Timeout[] = [];
+  readonly mounted: Array<{ close(): void }> = [];
+  /** Signed decision receipts: the key is read (or made once and stored) at start. */
+  receipts: { issuer: ReceiptIssuer; signer: ReceiptSigner } | undefined;
+  private retention: { stop(): void } | undefined;
+  private stopListening: (() => Promise<void>) | undefined;
+
+  constructor(private readonly p: RuntimeParts) {}
+
+  private get s(): Services {
+    return this.p.services;
+  }
+
+  /** Issues the receipt of a case that just became final (in the background). */
+  private readonly issueReceipt = (c: StoredCase) => {
+    if (this.receipts && isTerminal(c.status))
+      this.receipts.issuer.receiptOf(c.id, c).catch((err: Error) => {
+        this.s.log.warn(
+          { case: c.id, err: err.message },
+          'receipt not issued; it is issued when asked for',
+        );
+      });
+  };
+
+  /** Handles a tap from an adapter (counted, and waited for at shutdown). */
+  readonly onTap = async (tap: Tap): Promise<TapReply> => {
+    // Once shutdown began a tap is not submitted at all (never half): the person taps again later.
+    if (this.closing)
+      return {
+        outcome: 'failed',
+        text: 'The relay is restarting; tap again in a moment.',
+        card: null,
+      };
+    const end = this.p.metrics.tapSeconds.startTimer({ platform: tap.platform });
+    const work = this.s.taps.handle(tap);
+    this.taps.add(work);
+    try {
+      const reply = await work;
+      end();
+      this.p.metrics.taps.inc({ platform: tap.platform, outcome: reply.outcome });
+      return reply;
+    } finally {
+      this.taps.delete(work);
+    }
+  };
+
+  /** Checks the store with a real write: a full disk, a read-only file or a dead database shows here. */
+  async checkStore(): Promise<void> {
+    const { store, log, instanceId } = this.s;
+    const health = this.p.health;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        store.kv.set(`readyz:${instanceId}`, String(Date.now()), 60_000),
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no answer within ${STORE_CHECK_TIMEOUT_MS} ms`)),
+            STORE_CHECK_TIMEOUT_MS,
+          );
+        }),
+      ]);
+      if (health.get('store')?.state !== 'up') log.info('store is writable');
+      health.set('store', 'up');
+    } catch (err) {
+      const reason = `store not writable: ${err instanceof Error ? err.message : String(err)}`;
+      if (health.get('store')?.reason !== reason) log.warn({ part: 'store' }, reason);
+      health.set('store', 'down', reason);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Listens, takes the keys, starts platforms, watchers and timers; reconciles cards first. */
+  async start(): Promise<void> {
+    const { config, store, cards } = this.s;
+    const app = this.app;
+    this.server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () =>
+        resolve(s),
+      );
+      s.once('error', reject);
+    });
+    const addr = this.server.address() as AddressInfo;
+    this.url = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
+    await this.checkStore();
+    this.beat();
+    await this.loadKeys();
+    this.retention = startRetention(
+      store,
+      { retentionMs: config.retentionMs },
+      this.s.now,
+      this.s.log,
+    );
+    // Changes other replicas write wake this process's /wait requests (no periodic re-reads).
+    const events = this.s.cases.events;
+    this.stopListening = await store.listenChanges?.((id) =>
+      id === null ? events.emit(CHANGES_MISSED) : events.emit(`change:${id}`),
+    );
+    events.on('status', this.issueReceipt);
+    await Promise.all(this.p.adapters.map((a) => startPlatform(this.platformDeps(), a)));
+    // Every open case is polled again soon (spread over one minimum interval, so a large store does not stampede).
+    await store.rescheduleOpen(this.s.now(), Math.min(config.pollMinMs, 30_000));
+    // Cards that fell behind while we were down are brought up to date; unposted ones are posted.
+    await cards.reconcile({ retryPostingOlderThanMs: this.p.repostAfterMs });
+    this.p.watcher.start();
+    this.p.watching.start();
+    this.every(this.p.reconcileEveryMs, () =>
+      cards
+        .reconcile({ retryPostingOlderThanMs: this.p.repostAfterMs })
+        .then(() => giveUpUndelivered(this.s))
+        .catch((err) => this.s.log.warn({ err: String(err) }, 'reconcile failed')),
+    );
+    this.p.notifier.start();
+    this.started = true;
+  }
+
+  private platformDeps() {
+    return {
+      store: this.s.store,
+      log: this.s.log,
+      health: this.p.health,
+      onTap: this.onTap,
+      mayAnswer: (tap: Tap) => this.s.taps.mayAnswer(tap),
+      closing: () => this.closing,
+      retrySleeps: this.retrySleeps,
+      startRetry: this.p.startRetry,
+      onFatal: this.p.onFatal,
+    };
+  }
+
+  /** Runs `fn` every `ms` (unref'd, cleared at stop). */
+  private every(ms: number, fn: () => void): void {
+    const timer = setInterval(fn, ms);
+    timer.unref();
+    this.timers.push(timer);
+  }
+
+  /**
+   * This process is alive while this key is renewed: posts it leaves half-done when it dies are
+   * taken over by the next reconcile once the key lapses.
+   */
+  private beat(): void {
+    const { store, instanceId } = this.s;
+    const beat = () => void store.kv.set(aliveKey(instanceId), '1', ALIVE_TTL_MS).catch(() => {});
+    beat();
+    this.every(ALIVE_TTL_MS / 3, beat);
+  }
+
+  /** The Details-link key and the receipt signing key, shared by every replica and restart. */
+  private async loadKeys(): Promise<void> {
+    const s = this.s;
+    s.render.setLinks(
+      s.config.publicUrl ?? this.url,
+      await detailsLinkKey(s.config.secretKey, s.store.kv),
+    );
+    const signer = createSigner(
+      await loadSigningKey(s.config.receiptSigningKey, s.config.secretKey, s.store.kv),
+    );
+    this.receipts = {
+      signer,
+      issuer: createReceiptIssuer({
+        store: s.store,
+        signer,
+        cardOf: (c) => s.render.cardOf(c),
+        actionsOffered: (c) =>
+          inlineActions(c.doc.hitl, c.doc.inline_submit ?? !!s.sealer.open(c.secrets).submit_token)
+            .actions,
+        instanceId: s.instanceId,
+        now: s.now,
+        log: s.log,
+        keepMs: s.config.receiptRetentionMs,
+      }),
+    };
+  }
+
+  /** What /readyz answers (the store is checked for real). */
+  async readiness(): Promise<Readiness> {
+    if (!this.closing) await this.checkStore();
+    const h = this.p.health;
+    const parts = h.snapshot();
+    const notes = h.noteSnapshot();
+    return {
+      ready: this.started && !this.closing && h.allUp(),
+      parts,
+      ...(notes ? { notes } : {}),
+    };
+  }
+
+  /**
+   * Graceful stop: refuses new work, answers open /wait requests at once, lets taps in flight
+   * finish (bounded), then closes the server, adapters and store; logs each step.
+   */
+  async stop(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    const t0 = Date.now();
+    const step = (msg: string) => this.s.log.info({ ms: Date.now() - t0 }, `shutdown: ${msg}`);
+    step('refusing new cases and taps; answering open /wait requests');
+    this.closed.abort();
+    for (const wake of this.retrySleeps) wake();
+    this.s.cases.events.off('status', this.issueReceipt);
+    this.retention?.stop();
+    this.p.watcher.stop();
+    for (const timer of this.timers) clearInterval(timer);
+    // Mounted services first: their open streams (SSE) would otherwise hold the server open.
+    for (const m of this.mounted) m.close();
+    await this.drain(step);
+    // Our poll leases go back now, rather than lapsing: the next process polls these cases at once.
+    await bounded(
+      this.s.store.releaseWatchLeases(this.s.instanceId).catch(() => 0),
+      500,
+    );
+    await this.closeServer();
+    step('HTTP server closed');
+    await this.closeRest(step);
+  }
+
+  /** Each step is bounded, so the whole stop fits in 5 s (docker stop sends SIGKILL at 10 s). */
+  private async drain(step: (msg: string) => void): Promise<void> {
+    const log = this.s.log;
+    const drainMs = this.p.drainMs;
+    if (this.taps.size) step(`waiting for ${this.taps.size} tap(s) in flight`);
+    await Promise.all([
+      bounded(this.p.notifier.stop(), 1500).then(
+        (ok) => ok || log.warn('shutdown: notify attempt cut'),
+      ),
+      bounded(this.p.watching.stop(), 1500).then(
+        (ok) => ok || log.warn('shutdown: event streams cut'),
+      ),
+      bounded(Promise.allSettled([...this.taps]), drainMs).then(
+        (ok) =>
+          ok || log.warn(`shutdown: ${this.taps.size} tap(s) still in flight after ${drainMs} ms`),
+      ),
+    ]);
+    step('watchers stopped, taps done');
+  }
+
+  private closeServer(): Promise<void> {
+    const server = this.server as
+      | (ReturnType<typeof serve> & {
+          closeIdleConnections?: () => void;
+          closeAllConnections?: () => void;
+        })
+      | undefined;
+    return new Promise<void>((resolve) => {
+      if (!server) return resolve();
+      server.close(() => resolve());
+      // Keep-alive sockets with no request would hold close() open; answered waits free theirs.
+      server.closeIdleConnections?.();
+      const force = setTimeout(() => server.closeAllConnections?.(), 500);
+      force.unref();
+    });
+  }
+
+  /** Adapters, connections (polls or submits under way are cut) and the store. */
+  private async closeRest(step: (msg: string) => void): Promise<void> {
+    const { log, dispatcher, submitDispatcher, store, instanceId } = this.s;
+    for (const a of this.p.adapters)
+      await a
+        .stop()
+        .catch((err) =>
+          log.warn({ platform: a.platform, err: String(err) }, 'shutdown: adapter stop failed'),
+        );
+    step('adapters stopped');
+    if (!(await bounded(dispatcher.close(), 300))) await dispatcher.destroy().catch(() => {});
+    if (!(await bounded(submitDispatcher.close(), 300)))
+      await submitDispatcher.destroy().catch(() => {});
+    await store.kv.delete(`readyz:${instanceId}`).catch(() => {});
+    await this.stopListening?.();
+    await store.close();
+    step('store closed; done');
+  }
+}

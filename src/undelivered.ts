@@ -1,0 +1,61 @@
+/**
+ * Cases nobody can see: a case that no target has shown within the delivery timeout ends its
+ * waiters (delivery_failed), and a card that arrives after all takes the mark away again.
+ */
+import type { CaseRepository } from './cases/repository.ts';
+import type { Store } from './cases/store.ts';
+import type { StoredCase } from './cases/types.ts';
+import type { RelayConfig } from './config/config.ts';
+import type { Logger } from './log.ts';
+import { isTerminal } from './protocol/types.ts';
+import { giveUpDelivery } from './server/intake-delivery.ts';
+
+/** What watching delivery touches. */
+export interface UndeliveredDeps {
+  store: Pick<Store, 'staleMessages' | 'getCase' | 'listMessages'>;
+  cases: Pick<CaseRepository, 'mutate' | 'history' | 'events'>;
+  config: Pick<RelayConfig, 'deliveryTimeoutMs'>;
+  log: Logger;
+  now: () => number;
+}
+
+/** Marks the cases that no target has shown within the delivery timeout (reconcile calls this). */
+export async function giveUpUndelivered(d: UndeliveredDeps): Promise<void> {
+  const timeoutMs = d.config.deliveryTimeoutMs;
+  const cutoff = d.now() - timeoutMs;
+  const ids = new Set(
+    (await d.store.staleMessages(500)).filter((m) => m.state === 'posting').map((m) => m.case_id),
+  );
+  for (const id of ids) {
+    const c = await d.store.getCase(id);
+    if (!c || isTerminal(c.status) || c.doc.delivery_failed || c.created_at > cutoff) continue;
+    const messages = await d.store.listMessages(id);
+    if (messages.some((m) => m.state === 'posted')) continue;
+    const errors = messages.map((m) => `${m.target}: ${m.error ?? 'not posted yet'}`).join('; ');
+    await giveUpDelivery(
+      d,
+      id,
+      `not shown within ${Math.round(timeoutMs / 100) / 10} s (${errors})`,
+    );
+  }
+}
+
+/**
+ * A card that arrives after all (the platform came back) takes the given-up mark away again.
+ * `c` is the case as the post began. Nothing marks a case given up before it is half the delivery
+ * timeout old (the reconcile loop waits the whole timeout; a case whose every post was refused at
+ * intake has none that succeeds), so a young case without the mark is not read again.
+ */
+export function clearGivenUpOnPost(d: UndeliveredDeps): void {
+  d.cases.events.on('posted', (id: string, c: StoredCase | undefined) => {
+    if (c && !c.doc.delivery_failed && d.now() - c.created_at < d.config.deliveryTimeoutMs / 2)
+      return;
+    void d.cases
+      .mutate(id, (x) => {
+        if (!x.doc.delivery_failed) return false;
+        delete x.doc.delivery_failed;
+        return true;
+      })
+      .catch(() => {});
+  });
+}
