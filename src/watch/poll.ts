@@ -100,6 +100,15 @@ export async function pollOnce(
       reason: `the service answered ${res.status}`,
       retryAfterMs: retry,
     };
+  return readPollBody(res, options.expectedCaseId, retry);
+}
+
+/** A 200's body as a poll response for `expectedCaseId`, or why it is not one. */
+function readPollBody(
+  res: { headers: Record<string, string | undefined>; text: string },
+  expectedCaseId: string,
+  retry: number | undefined,
+): PollResult {
   const invalid = (reason: string): PollResult => ({
     kind: 'error',
     failure: 'invalid',
@@ -112,7 +121,7 @@ export async function pollOnce(
     );
   try {
     const update = parsePollResponse(JSON.parse(res.text));
-    if (update.case_id !== options.expectedCaseId)
+    if (update.case_id !== expectedCaseId)
       return invalid(`the service answered for another case (${update.case_id.slice(0, 64)})`);
     return { kind: 'status', update, etag: res.headers.etag ?? null, retryAfterMs: retry };
   } catch (err) {

@@ -52,6 +52,8 @@ export interface ConnectResult {
   retryMs?: number;
 }
 
+type StreamResponse = Awaited<ReturnType<typeof request>>;
+
 /** Opens events_url once and reads it until it ends. */
 export async function connectOnce(url: string, o: ConnectOptions): Promise<ConnectResult> {
   const headers: Record<string, string> = {
@@ -67,7 +69,7 @@ export async function connectOnce(url: string, o: ConnectOptions): Promise<Conne
     permanent: false,
     reason: '',
   };
-  let res: Awaited<ReturnType<typeof request>>;
+  let res: StreamResponse;
   try {
     res = await request(url, {
       method: 'GET',
@@ -83,23 +85,35 @@ export async function connectOnce(url: string, o: ConnectOptions): Promise<Conne
     result.permanent = reason === POLICY_REFUSED;
     return ended(result, o.signal, reason);
   }
-  const type = String(res.headers['content-type'] ?? '');
-  if (res.statusCode !== 200 || !/^text\/event-stream\b/i.test(type)) {
-    await res.body.dump().catch(() => {});
-    const code = res.statusCode;
-    result.reason =
-      code === 200
-        ? `events answered with content-type ${type || 'none'}`
-        : `events answered ${code}`;
-    // SSE (WHATWG) treats 204 as "do not reconnect"; a 4xx will not change on retry; redirects are not followed.
-    result.permanent = code === 204 || (code >= 300 && code < 500 && code !== 408 && code !== 429);
-    const retry = retryAfterMs(headerText(res.headers['retry-after']), o.now());
-    if (retry !== undefined) result.retryMs = retry;
-    return result;
-  }
+  if (await refused(res, o, result)) return result;
   result.opened = true;
   await o.onOpen();
+  return readEvents(res, o, result);
+}
 
+/** True (with `result` filled in) when the answer is not an event stream. */
+async function refused(res: StreamResponse, o: ConnectOptions, result: ConnectResult) {
+  const type = String(res.headers['content-type'] ?? '');
+  if (res.statusCode === 200 && /^text\/event-stream\b/i.test(type)) return false;
+  await res.body.dump().catch(() => {});
+  const code = res.statusCode;
+  result.reason =
+    code === 200
+      ? `events answered with content-type ${type || 'none'}`
+      : `events answered ${code}`;
+  // SSE (WHATWG) treats 204 as "do not reconnect"; a 4xx will not change on retry; redirects are not followed.
+  result.permanent = code === 204 || (code >= 300 && code < 500 && code !== 408 && code !== 429);
+  const retry = retryAfterMs(headerText(res.headers['retry-after']), o.now());
+  if (retry !== undefined) result.retryMs = retry;
+  return true;
+}
+
+/** Reads the open stream, handing each complete event over until it ends or is stopped. */
+async function readEvents(
+  res: StreamResponse,
+  o: ConnectOptions,
+  result: ConnectResult,
+): Promise<ConnectResult> {
   const queue: StreamEvent[] = [];
   let overflow = false;
   const parser = createParser({
