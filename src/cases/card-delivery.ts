@@ -10,6 +10,7 @@ import {
   takePostingLease,
 } from './posting-lease.ts';
 import type { CaseRepository } from './repository.ts';
+import { earlierRounds } from './rounds.ts';
 import type { KvWrite, Store } from './store.ts';
 import type { Targets } from './targets.ts';
 import type { HistoryEntry, StoredCase, StoredMessage } from './types.ts';
@@ -117,12 +118,7 @@ export class CardDelivery {
 
   /** Every round of a chain replies to the first round's card in the same chat: one thread per chain. */
   private async threadRoot(c: StoredCase, target: string): Promise<MessageRef | undefined> {
-    const ids: string[] = [];
-    for (let id = c.doc.previous_id; id && ids.length < 50; ) {
-      ids.unshift(id);
-      id = (await this.d.store.getCase(id))?.doc.previous_id;
-    }
-    for (const id of ids) {
+    for (const id of await earlierRounds(this.d.store, c)) {
       const root = (await this.d.store.listMessages(id)).find(
         (x) => x.target === target && x.ref_id,
       );

@@ -1,11 +1,16 @@
 /** A case's card as it stands, and its signed Details link. */
+import { isTerminal } from '../protocol/types.ts';
 import type { Card } from '../render/card.ts';
 import { renderCase } from '../render/render-case.ts';
 import type { Strings } from '../render/templates.ts';
 import { linkSignature } from './ids.ts';
+import { earlierRounds } from './rounds.ts';
 import type { Sealer } from './sealer.ts';
 import type { Store } from './store.ts';
-import type { StoredCase } from './types.ts';
+import type { CaseSecrets, StoredCase } from './types.ts';
+
+/** Stands for a submit token that exists but stays sealed (rendering only asks whether it exists). */
+const TOKEN_SEALED = '(sealed)';
 
 /** What rendering reads: earlier rounds, the sealed secrets, the texts and who is who. */
 export interface CardRendererDeps {
@@ -24,13 +29,7 @@ export class CardRenderer {
 
   /** The round of a case in a multi-round chain (1 for a lone case). */
   async roundOf(c: StoredCase): Promise<number> {
-    let round = 1;
-    let prev = c.doc.previous_id;
-    while (prev && round < 50) {
-      round++;
-      prev = (await this.d.store.getCase(prev))?.doc.previous_id;
-    }
-    return round;
+    return (await earlierRounds(this.d.store, c)).length + 1;
   }
 
   /**
@@ -48,10 +47,25 @@ export class CardRenderer {
     this.linkKey = key;
   }
 
+  /**
+   * What a card needs of the case's secrets: whether a submit token exists (the buttons) and, with
+   * no Details link, the review URL. The case's inline_submit flag says the first (the token is
+   * only wiped when the case ends), so the sealed secrets are opened only for an older case
+   * without the flag or before the Details link is set; the stand-in never leaves rendering.
+   */
+  private secretsFor(c: StoredCase, detailsUrl: string | undefined): CaseSecrets {
+    const flag = c.doc.inline_submit;
+    if (flag === undefined || !detailsUrl) return this.d.sealer.open(c.secrets);
+    return {
+      submit_token: flag && !isTerminal(c.status) ? TOKEN_SEALED : null,
+      review_url: detailsUrl,
+    };
+  }
+
   /** The card of a case as it stands. */
   async cardOf(c: StoredCase): Promise<Card> {
     const detailsUrl = this.detailsUrl(c);
-    return renderCase(c, this.d.sealer.open(c.secrets), this.d.strings, {
+    return renderCase(c, this.secretsFor(c, detailsUrl), this.d.strings, {
       round: await this.roundOf(c),
       ...(detailsUrl ? { detailsUrl } : {}),
       identityOf: (a) => this.d.identityOfAccount(a),

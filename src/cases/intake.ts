@@ -10,6 +10,7 @@ import { isTerminal } from '../protocol/types.ts';
 import type { CardDelivery } from './card-delivery.ts';
 import { randomId } from './ids.ts';
 import type { CaseRepository } from './repository.ts';
+import { chainAfter } from './rounds.ts';
 import type { Sealer } from './sealer.ts';
 import { sameService } from './status.ts';
 import type { Store } from './store.ts';
@@ -153,7 +154,10 @@ export class Intake {
     const origin = new URL(input.hitl.poll_url).origin;
     const doc = this.docOf(input, now);
     const previous = await this.previousOf(origin, hitl.previous_case_id, review_url);
-    if (previous) doc.previous_id = previous.id;
+    if (previous) {
+      doc.previous_id = previous.id;
+      doc.chain = await chainAfter(this.d.store, previous);
+    }
     const secrets: CaseSecrets = { submit_token: submit_token ?? null, review_url };
     if (input.service_headers) secrets.service_headers = input.service_headers;
     // Already past expires_at on arrival: posted as expired, without live buttons (the service

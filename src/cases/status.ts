@@ -5,13 +5,14 @@ import type { StatusUpdate } from '../protocol/status.ts';
 import { isTerminal } from '../protocol/types.ts';
 import { jsonLimitIssue } from '../server/json-limits.ts';
 import type { CaseRepository, MutateOptions } from './repository.ts';
+import { chainAfter } from './rounds.ts';
 import type { Sealer } from './sealer.ts';
 import type { Store } from './store.ts';
 import type { StoredCase } from './types.ts';
 
 /** What applying a status touches. */
 export interface StatusApplierDeps {
-  store: Pick<Store, 'findCase'>;
+  store: Pick<Store, 'findCase' | 'getCase'>;
   sealer: Sealer;
   log: Logger;
   now: () => number;
@@ -129,7 +130,11 @@ export class StatusApplier {
     const next = found && sameService(this.d.sealer, found, reviewUrl) ? found : undefined;
     if (next && !c.doc.next_id) {
       await this.d.cases.patchDoc(c.id, { next_id: next.id });
-      if (!next.doc.previous_id) await this.d.cases.patchDoc(next.id, { previous_id: c.id });
+      if (!next.doc.previous_id)
+        await this.d.cases.patchDoc(next.id, {
+          previous_id: c.id,
+          chain: await chainAfter(this.d.store, c),
+        });
     }
   }
 }

@@ -67,6 +67,8 @@ export interface CaseDoc {
   labels?: Record<string, string>;
   /** Relay ids of the previous / next round of a multi-round chain. */
   previous_id?: string;
+  /** The ids of the earlier rounds, earliest first (rounds.ts); absent on cases stored before it. */
+  chain?: string[];
   next_id?: string;
   /** Reminder times already sent (ISO strings). */
   reminders_sent: string[];

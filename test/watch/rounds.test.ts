@@ -37,6 +37,10 @@ it('ROUND-1 a three-round approval chain shows as one thread, each earlier card 
   const round3 = await edit(round2.hitl.case_id, 'Fix the conclusion');
   const three = await r.send(`web:${room}`, round3);
   expect(three.previous_id).toBe(two.id);
+  // The chain is stored at intake: a render or a post of round 3 reads no earlier case to know its
+  // round or its thread.
+  const stored = await r.relay.services.store.getCase(three.id);
+  expect(stored?.doc.chain).toEqual([one.id, two.id]);
 
   let msgs = await cards(r, room);
   const byCase = (id: string) => msgs.find((m) => m.case === id);
