@@ -17,7 +17,16 @@ import type { HistoryEntry, StoredCase, StoredMessage } from './types.ts';
 
 /** What card delivery touches. */
 export interface CardDeliveryDeps {
-  readonly store: Store;
+  readonly store: Pick<
+    Store,
+    | 'listMessages'
+    | 'getCase'
+    | 'reserveMessage'
+    | 'updateMessage'
+    | 'staleMessages'
+    | 'orphanCases'
+    | 'kv'
+  >;
   readonly adapters: ReadonlyMap<string, PlatformAdapter>;
   readonly log: Logger;
   readonly instanceId: string;

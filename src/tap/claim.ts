@@ -6,12 +6,18 @@
 import type { Tap } from '../adapter.ts';
 import { randomId } from '../cases/ids.ts';
 import type { HistoryEntry, StoredCase } from '../cases/types.ts';
-import { castVote } from '../policy/vote.ts';
+import { castVote, type VoteHost } from '../policy/vote.ts';
 import { isTerminal } from '../protocol/types.ts';
 import { formatTime } from '../render/render-case.ts';
-import { checkUnknownSubmit, unknownView } from '../submit/unknown.ts';
+import { checkUnknownSubmit, type UnknownSubmitDeps, unknownView } from '../submit/unknown.ts';
 import { pollCase } from '../watch/poll.ts';
 import { type ResolvedTap, refusal, type Stop, type TapDeps } from './deps.ts';
+
+/** What claiming touches (a lapsed claim is settled by a poll before it is taken over). */
+export type ClaimDeps = Pick<
+  TapDeps,
+  'store' | 'now' | 'config' | 'dispatcher' | 'sealer' | 'status' | 'cases'
+>;
 
 /** The service asked to wait (429 Retry-After): no submit before then. */
 export function serviceWait(d: Pick<TapDeps, 'now'>, t: ResolvedTap): Stop | null {
@@ -22,7 +28,7 @@ export function serviceWait(d: Pick<TapDeps, 'now'>, t: ResolvedTap): Stop | nul
 }
 
 /** An earlier submit got no answer: nothing is sent until a poll shows it was not recorded. */
-export async function unknownGate(d: TapDeps, t: ResolvedTap): Promise<Stop | null> {
+export async function unknownGate(d: UnknownSubmitDeps, t: ResolvedTap): Promise<Stop | null> {
   const mark = t.c.doc.submit_unknown;
   if (!mark) return null;
   const checked = await checkUnknownSubmit(d, t.c);
@@ -40,14 +46,17 @@ export async function unknownGate(d: TapDeps, t: ResolvedTap): Promise<Stop | nu
 }
 
 /** An approval policy: the vote is stored first; only the tap that meets the policy goes on. */
-export async function voteStep(d: TapDeps, t: ResolvedTap, tap: Tap): Promise<Stop | null> {
+export async function voteStep(d: VoteHost, t: ResolvedTap, tap: Tap): Promise<Stop | null> {
   const vote = await castVote(d, t.c, tap, t.who);
   if (vote.decides) return null;
   return { outcome: vote.outcome, view: vote.view, current: vote.case };
 }
 
 /** Claims the case for this tap (the claim and the tap's row are one write); the holder, or the stop. */
-export async function claimForTap(d: TapDeps, t: ResolvedTap): Promise<string | Stop> {
+export async function claimForTap(
+  d: ClaimDeps & Pick<TapDeps, 'instanceId'>,
+  t: ResolvedTap,
+): Promise<string | Stop> {
   const holder = `${d.instanceId}:${randomId(6)}`;
   if (await claim(d, t.c, holder, { at: d.now(), kind: 'tap', detail: t.who })) return holder;
   const now = await d.store.getCase(t.c.id);
@@ -61,7 +70,7 @@ export async function claimForTap(d: TapDeps, t: ResolvedTap): Promise<string | 
  * outcome is unknown) is settled by a poll first.
  */
 export async function claim(
-  d: Pick<TapDeps, 'store' | 'now' | 'config' | 'dispatcher' | 'sealer' | 'status' | 'cases'>,
+  d: ClaimDeps,
   c: StoredCase,
   holder: string,
   row: HistoryEntry,
