@@ -6,11 +6,12 @@ import { inlineActions, isIrreversible } from '../protocol/actions.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
 import { isTerminal, REVIEW_TYPES } from '../protocol/types.ts';
 import type { ActionStyle, Card, CardAction } from './card.ts';
+import { formFields, formSummary } from './form-summary.ts';
 import { type Strings, t } from './templates.ts';
 
 const MAX_LINES = 8;
 const MAX_LINE = 200;
-/** Context keys shown elsewhere on the card or not for people. */
+/** Context keys shown elsewhere on the card (the form as a summary) or not for people. */
 const HIDDEN_KEYS = new Set(['form', 'irreversible', 'warning']);
 
 const STYLE: Readonly<Record<string, ActionStyle>> = {
@@ -119,6 +120,29 @@ function contextLines(hitl: Pick<HitlObject, 'context'>, s: Strings): string[] {
   return lines;
 }
 
+/** At most this many step titles in a form's line. */
+const MAX_STEP_TITLES = 6;
+
+/**
+ * What the service's form asks, without its fields: "Form: 6 fields, 5 required", or "3-step form:
+ * Personal Information → Work Preferences → Review & Submit · 10 fields, 7 required".
+ */
+function formLines(hitl: Pick<HitlObject, 'context'>, s: Strings): string[] {
+  const form = formSummary((hitl.context as Record<string, unknown> | undefined)?.form);
+  if (!form) return [];
+  const count = { fields: form.fields, one: form.fields === 1, required: form.required || '' };
+  if (form.steps.length < 2) return form.fields ? [t(s, 'form.fields', count)] : [];
+  const titles = form.steps
+    .slice(0, MAX_STEP_TITLES)
+    .map((title, i) => shorten(title || t(s, 'form.step', { n: i + 1 }), 40));
+  const more = form.steps.length - titles.length;
+  const view = { ...count, steps: form.steps.length, titles: '', more: more || '' };
+  // The titles give way to the counts when the line is long.
+  const room = MAX_LINE - t(s, 'form.steps', view).length;
+  view.titles = shorten(titles.join(' → '), Math.max(room, 1));
+  return [shorten(t(s, 'form.steps', view), MAX_LINE)];
+}
+
 /** At most this many answer fields on a final card, each value at most this long. */
 const MAX_ANSWER_FIELDS = 5;
 const MAX_ANSWER_VALUE = 80;
@@ -148,14 +172,9 @@ export function answerLine(c: StoredCase, s: Strings): string | null {
       MAX_LINE * 2,
     );
   }
-  const form = (ctx.form ?? {}) as { fields?: unknown[]; steps?: { fields?: unknown[] }[] };
-  const fields = [
-    ...(Array.isArray(form.fields) ? form.fields : []),
-    ...(Array.isArray(form.steps) ? form.steps.flatMap((x) => x?.fields ?? []) : []),
-  ] as Record<string, unknown>[];
   const parts: string[] = [];
   let hidden = 0;
-  for (const f of fields) {
+  for (const f of formFields(ctx.form)) {
     const key = typeof f.key === 'string' ? f.key : typeof f.name === 'string' ? f.name : '';
     if (!key || !(key in data)) continue;
     // A sensitive field is counted, never named: its label may say too much already.
@@ -347,7 +366,11 @@ export function renderCase(
     key: c.key,
     title: neutral(cardTitle(type, options.round, s)),
     prompt: neutral(hitl.prompt),
-    lines: [...policyLines(c, s, options.identityOf), ...contextLines(hitl, s)].map(neutral),
+    lines: [
+      ...policyLines(c, s, options.identityOf),
+      ...formLines(hitl, s),
+      ...contextLines(hitl, s),
+    ].map(neutral),
     hint: final || hint === null ? null : neutral(hint),
     actions,
     link: { label: t(s, 'link'), url: options.detailsUrl ?? secrets.review_url },
