@@ -4,7 +4,7 @@ import type { PlatformAdapter } from '../adapter.ts';
 import { SchemaTooNewError } from '../cases/migrations.ts';
 import type { Store } from '../cases/store.ts';
 import { type RelayConfig, readConfig } from '../config/config.ts';
-import { createLogger, registerSecret } from '../log.ts';
+import { createLogger, type Logger, registerSecret } from '../log.ts';
 import { createRelay, type Relay } from '../relay.ts';
 import { CliError } from './output.ts';
 import { startupWarnings } from './warnings.ts';
@@ -17,7 +17,6 @@ export function demoBase(config: RelayConfig): string {
   return `${config.publicUrl ?? `http://127.0.0.1:${config.port}`}/demo`;
 }
 
-type Log = ReturnType<typeof createLogger>;
 /** The demo service's module, loaded only when DEMO is on. */
 type DemoModule = typeof import('../demo/mount.ts');
 
@@ -45,7 +44,7 @@ export async function serveCommand(): Promise<void> {
 }
 
 /** PostgreSQL, with a lost connection logged as what it means for requests. */
-function openDatabaseFor(url: string, log: Log): Promise<Store> {
+function openDatabaseFor(url: string, log: Logger): Promise<Store> {
   return openDatabase(url, (err) =>
     log.warn(
       { err: err.message, code: (err as { code?: string }).code },
@@ -58,7 +57,7 @@ function openDatabaseFor(url: string, log: Log): Promise<Store> {
 async function buildRelay(o: {
   config: RelayConfig;
   adapters: PlatformAdapter[];
-  log: Log;
+  log: Logger;
   store: Store | undefined;
   demo: DemoModule | undefined;
 }): Promise<Relay> {
@@ -102,7 +101,7 @@ async function buildRelay(o: {
 function logStarted(o: {
   config: RelayConfig;
   adapters: PlatformAdapter[];
-  log: Log;
+  log: Logger;
   relay: Relay;
   demo: boolean;
 }): void {
@@ -128,7 +127,7 @@ function logStarted(o: {
 }
 
 /** A first SIGTERM / SIGINT stops the relay (within SHUTDOWN_LIMIT_MS); a second exits at once. */
-function stopOnSignals(relay: Relay, log: Log): void {
+function stopOnSignals(relay: Relay, log: Logger): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {
