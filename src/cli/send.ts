@@ -54,9 +54,9 @@ async function readInput(
   }
 }
 
-/** Runs send; returns the exit code. */
-export async function sendCommand(args: string[], ctx: CliContext): Promise<number> {
-  const { values, positionals } = parseArgs({
+/** The options of send (node:util parseArgs: unknown options are refused). */
+function parseSendArgs(args: string[]) {
+  return parseArgs({
     args,
     allowPositionals: true,
     options: {
@@ -72,16 +72,21 @@ export async function sendCommand(args: string[], ctx: CliContext): Promise<numb
       'relay-url': { type: 'string' },
     },
   });
-  if (!values.to)
-    throw new CliError('--to <target> is required', 2, [{ path: '--to', message: 'is required' }]);
-  if (positionals.length > 1) throw new CliError('give one file (or - for standard input)', 2);
-  const notifyOn = values['notify-on'];
-  if (notifyOn !== undefined && notifyOn !== 'final' && notifyOn !== 'all')
+}
+
+/** --notify-on: final, all or absent. */
+function notifyOnOf(value: string | undefined): 'final' | 'all' | undefined {
+  if (value !== undefined && value !== 'final' && value !== 'all')
     throw new CliError('--notify-on must be final or all', 2, [
       { path: '--notify-on', message: 'must be final or all' },
     ]);
+  return value;
+}
+
+/** Each --label key=value. */
+function labelsOf(values: string[]): Record<string, string> {
   const labels: Record<string, string> = {};
-  for (const l of values.label ?? []) {
+  for (const l of values) {
     const i = l.indexOf('=');
     if (i < 1)
       throw new CliError(`--label ${l}: must look like key=value`, 2, [
@@ -89,26 +94,46 @@ export async function sendCommand(args: string[], ctx: CliContext): Promise<numb
       ]);
     labels[l.slice(0, i)] = l.slice(i + 1);
   }
-  const serviceHeaders: Record<string, string> = {};
-  for (const h of values['service-header'] ?? []) {
+  return labels;
+}
+
+/** Each --service-header "Name: value". */
+function serviceHeadersOf(values: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const h of values) {
     const i = h.indexOf(':');
     if (i < 1 || !h.slice(i + 1).trim())
       throw new CliError('--service-header must look like "Name: value"', 2, [
         { path: '--service-header', message: 'must look like "Name: value"' },
       ]);
-    serviceHeaders[h.slice(0, i).trim()] = h.slice(i + 1).trim();
+    headers[h.slice(0, i).trim()] = h.slice(i + 1).trim();
   }
-  const timeout = waitSeconds(values.timeout);
-  const { name, text } = await readInput(positionals[0], ctx);
-  let doc: unknown;
+  return headers;
+}
+
+/** The JSON document in the file (or standard input). */
+async function readDocument(file: string | undefined, ctx: CliContext): Promise<unknown> {
+  const { name, text } = await readInput(file, ctx);
   try {
-    doc = JSON.parse(text);
+    return JSON.parse(text);
   } catch (err) {
     throw new CliError(`${name} is not JSON: ${(err as Error).message}`, 1, [
       { path: '(root)', message: 'must be a JSON object: a 202 body or a hitl object' },
     ]);
   }
-  const input = toCaseInput(doc, values.to);
+}
+
+/** Runs send; returns the exit code. */
+export async function sendCommand(args: string[], ctx: CliContext): Promise<number> {
+  const { values, positionals } = parseSendArgs(args);
+  if (!values.to)
+    throw new CliError('--to <target> is required', 2, [{ path: '--to', message: 'is required' }]);
+  if (positionals.length > 1) throw new CliError('give one file (or - for standard input)', 2);
+  const notifyOn = notifyOnOf(values['notify-on']);
+  const labels = labelsOf(values.label ?? []);
+  const serviceHeaders = serviceHeadersOf(values['service-header'] ?? []);
+  const timeout = waitSeconds(values.timeout);
+  const input = toCaseInput(await readDocument(positionals[0], ctx), values.to);
   if (values['notify-url']) input.notify_url = values['notify-url'];
   if (notifyOn) input.notify_on = notifyOn;
   if (Object.keys(labels).length) input.labels = labels;

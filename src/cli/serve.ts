@@ -1,9 +1,10 @@
 /** `hitl-relay serve`: the relay with the platforms configured in the environment (and the demo service). */
 import { existsSync } from 'node:fs';
+import type { PlatformAdapter } from '../adapter.ts';
 import { SchemaTooNewError } from '../cases/migrations.ts';
 import type { Store } from '../cases/store.ts';
 import { type RelayConfig, readConfig } from '../config/config.ts';
-import { createLogger, registerSecret } from '../log.ts';
+import { createLogger, type Logger, registerSecret } from '../log.ts';
 import { createRelay, type Relay } from '../relay.ts';
 import { CliError } from './output.ts';
 import { startupWarnings } from './warnings.ts';
@@ -16,6 +17,9 @@ export function demoBase(config: RelayConfig): string {
   return `${config.publicUrl ?? `http://127.0.0.1:${config.port}`}/demo`;
 }
 
+/** The demo service's module, loaded only when DEMO is on. */
+type DemoModule = typeof import('../demo/mount.ts');
+
 /** Starts the relay and keeps it running until SIGTERM / SIGINT. */
 export async function serveCommand(): Promise<void> {
   const config = readConfig();
@@ -27,19 +31,42 @@ export async function serveCommand(): Promise<void> {
   const { loadAdapters } = await import('../../platforms/registry.ts');
   const adapters = await loadAdapters(process.env, config);
   const demo = config.demo ? await import('../demo/mount.ts') : undefined;
-  const store = config.databaseUrl
-    ? await openDatabase(config.databaseUrl, (err) =>
-        log.warn(
-          { err: err.message, code: (err as { code?: string }).code },
-          'PostgreSQL connection lost; requests answer 503 until it is back (see /readyz)',
-        ),
-      )
-    : undefined;
+  const store = config.databaseUrl ? await openDatabaseFor(config.databaseUrl, log) : undefined;
+  const relay = await buildRelay({ config, adapters, log, store, demo });
+  try {
+    await relay.start();
+  } catch (err) {
+    await relay.stop().catch(() => {});
+    throw explainStartError(err, config);
+  }
+  logStarted({ config, adapters, log, relay, demo: !!demo });
+  stopOnSignals(relay, log);
+}
+
+/** PostgreSQL, with a lost connection logged as what it means for requests. */
+function openDatabaseFor(url: string, log: Logger): Promise<Store> {
+  return openDatabase(url, (err) =>
+    log.warn(
+      { err: err.message, code: (err as { code?: string }).code },
+      'PostgreSQL connection lost; requests answer 503 until it is back (see /readyz)',
+    ),
+  );
+}
+
+/** The relay with its store, the demo service when configured, and EXIT_ON_FATAL's exit. */
+async function buildRelay(o: {
+  config: RelayConfig;
+  adapters: PlatformAdapter[];
+  log: Logger;
+  store: Store | undefined;
+  demo: DemoModule | undefined;
+}): Promise<Relay> {
+  const { config, log, store, demo } = o;
   let relay: Relay;
   try {
     relay = createRelay({
       config,
-      adapters,
+      adapters: o.adapters,
       log,
       ...(store ? { store } : {}),
       ...(demo
@@ -67,17 +94,21 @@ export async function serveCommand(): Promise<void> {
     await store?.close();
     throw explainStartError(err, config);
   }
-  try {
-    await relay.start();
-  } catch (err) {
-    await relay.stop().catch(() => {});
-    throw explainStartError(err, config);
-  }
+  return relay;
+}
+
+/** Where the relay listens, what is unsafe about its setup, and where people go. */
+function logStarted(o: {
+  config: RelayConfig;
+  adapters: PlatformAdapter[];
+  log: Logger;
+  relay: Relay;
+  demo: boolean;
+}): void {
+  const { config, log, relay } = o;
+  const platforms = o.adapters.map((a) => a.platform);
   const base = config.publicUrl ?? relay.url;
-  log.info(
-    { url: relay.url, platforms: adapters.map((a) => a.platform) },
-    'hitl-relay is listening',
-  );
+  log.info({ url: relay.url, platforms }, 'hitl-relay is listening');
   if (!config.apiKey)
     log.warn(
       'no RELAY_API_KEY: listening on loopback only, and plain HTTP to loopback services is accepted (local default)',
@@ -86,18 +117,17 @@ export async function serveCommand(): Promise<void> {
     log.warn(
       'notify_url deliveries are unsigned: set RELAY_NOTIFY_SECRET (or RELAY_API_KEY) so receivers can verify them',
     );
-  for (const w of startupWarnings(
-    config,
-    adapters.map((a) => a.platform),
-    base,
-    existsSync('/.dockerenv') || existsSync('/run/.containerenv'),
-  ))
-    log.warn(w);
+  const inContainer = existsSync('/.dockerenv') || existsSync('/run/.containerenv');
+  for (const w of startupWarnings(config, platforms, base, inContainer)) log.warn(w);
   if (config.webChat)
     log.info(
       `web chat: ${base}/chat?room=lobby${config.webChatToken ? ' (people sign in with WEB_CHAT_TOKEN)' : ''}`,
     );
-  if (demo) log.info(`demo HITL service: ${base}/demo`);
+  if (o.demo) log.info(`demo HITL service: ${base}/demo`);
+}
+
+/** A first SIGTERM / SIGINT stops the relay (within SHUTDOWN_LIMIT_MS); a second exits at once. */
+function stopOnSignals(relay: Relay, log: Logger): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {

@@ -201,40 +201,58 @@ export interface RelayConfig {
   callbackSecrets: Record<string, string>;
 }
 
-/** Reads and validates the configuration; throws ValidationError naming the variable or file path. */
-export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
-  const e = parseEnv(envSchema, pickEnv(env, CORE_ENV_VARS), 'invalid configuration');
+type Env = z.infer<typeof envSchema>;
+
+/** Rules between variables, each refused with the variable to change. */
+function checkEnvRules(e: Env): void {
+  const refuse = (path: string, message: string) => {
+    throw new ValidationError('invalid_config', 'invalid configuration', [{ path, message }]);
+  };
   if (e.POLL_INTERVAL_MAX_SECONDS < e.POLL_INTERVAL_MIN_SECONDS)
-    throw new ValidationError('invalid_config', 'invalid configuration', [
-      { path: 'POLL_INTERVAL_MAX_SECONDS', message: 'must not be below POLL_INTERVAL_MIN_SECONDS' },
-    ]);
+    refuse('POLL_INTERVAL_MAX_SECONDS', 'must not be below POLL_INTERVAL_MIN_SECONDS');
   if (e.NOTIFY_RETRY_MAX_SECONDS < e.NOTIFY_RETRY_MIN_SECONDS)
-    throw new ValidationError('invalid_config', 'invalid configuration', [
-      { path: 'NOTIFY_RETRY_MAX_SECONDS', message: 'must not be below NOTIFY_RETRY_MIN_SECONDS' },
-    ]);
+    refuse('NOTIFY_RETRY_MAX_SECONDS', 'must not be below NOTIFY_RETRY_MIN_SECONDS');
   // A claim that lapsed while its submit still waits for a slot or an answer would let a second
   // tap submit too.
   const claimFloor = Math.ceil(
     SUBMIT_GATE_DEFAULTS.maxWaitMs / 1000 + e.SUBMIT_TIMEOUT_SECONDS + 5,
   );
   if (e.CLAIM_SECONDS < claimFloor)
-    throw new ValidationError('invalid_config', 'invalid configuration', [
-      {
-        path: 'CLAIM_SECONDS',
-        message: `must be at least ${claimFloor} (the submit queue's ${SUBMIT_GATE_DEFAULTS.maxWaitMs / 1000} s + SUBMIT_TIMEOUT_SECONDS + 5 s)`,
-      },
-    ]);
-  const file = e.RELAY_CONFIG ? readConfigFile(e.RELAY_CONFIG) : fileSchema.parse({});
-  registerSecret(e.RELAY_API_KEY);
-  registerSecret(e.RELAY_SECRET_KEY);
-  registerSecret(e.RECEIPT_SIGNING_KEY);
-  registerSecret(e.WEB_CHAT_TOKEN);
-  for (const s of Object.values(file.callback_secrets)) registerSecret(s);
-  const local = !e.RELAY_API_KEY;
+    refuse(
+      'CLAIM_SECONDS',
+      `must be at least ${claimFloor} (the submit queue's ${SUBMIT_GATE_DEFAULTS.maxWaitMs / 1000} s + SUBMIT_TIMEOUT_SECONDS + 5 s)`,
+    );
+}
+
+/** notify_url deliveries: signed with RELAY_NOTIFY_SECRET, else a secret derived from a key. */
+function notifySettingsOf(e: Env): NotifySettings {
   const notifyKey = e.RELAY_API_KEY ?? e.RELAY_SECRET_KEY;
-  const notifySecret =
-    e.RELAY_NOTIFY_SECRET ?? (notifyKey ? deriveNotifySecret(notifyKey) : undefined);
-  registerSecret(notifySecret);
+  const secret = e.RELAY_NOTIFY_SECRET ?? (notifyKey ? deriveNotifySecret(notifyKey) : undefined);
+  registerSecret(secret);
+  return {
+    secret,
+    retryMinMs: e.NOTIFY_RETRY_MIN_SECONDS * 1000,
+    retryMaxMs: e.NOTIFY_RETRY_MAX_SECONDS * 1000,
+    maxAttempts: e.NOTIFY_MAX_ATTEMPTS,
+    timeoutMs: e.NOTIFY_TIMEOUT_SECONDS * 1000,
+  };
+}
+
+/** Reads and validates the configuration; throws ValidationError naming the variable or file path. */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
+  const e = parseEnv(envSchema, pickEnv(env, CORE_ENV_VARS), 'invalid configuration');
+  checkEnvRules(e);
+  const file = e.RELAY_CONFIG ? readConfigFile(e.RELAY_CONFIG) : fileSchema.parse({});
+  // Known before anything can log them, so no log line carries them.
+  for (const s of [
+    e.RELAY_API_KEY,
+    e.RELAY_SECRET_KEY,
+    e.RECEIPT_SIGNING_KEY,
+    e.WEB_CHAT_TOKEN,
+    ...Object.values(file.callback_secrets),
+  ])
+    registerSecret(s);
+  const local = !e.RELAY_API_KEY;
   return {
     port: e.PORT,
     host: e.HOST ?? (local ? '127.0.0.1' : '0.0.0.0'),
@@ -269,13 +287,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     sseMaxStreams: e.SSE_MAX_STREAMS,
     submitTimeoutMs: e.SUBMIT_TIMEOUT_SECONDS * 1000,
     claimMs: e.CLAIM_SECONDS * 1000,
-    notify: {
-      secret: notifySecret,
-      retryMinMs: e.NOTIFY_RETRY_MIN_SECONDS * 1000,
-      retryMaxMs: e.NOTIFY_RETRY_MAX_SECONDS * 1000,
-      maxAttempts: e.NOTIFY_MAX_ATTEMPTS,
-      timeoutMs: e.NOTIFY_TIMEOUT_SECONDS * 1000,
-    },
+    notify: notifySettingsOf(e),
     routes: file.routes,
     policies: file.policies,
     targetPolicies: file.target_policies,

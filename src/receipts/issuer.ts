@@ -50,60 +50,81 @@ export function receiptHistory(
   return rows.map((h) => ({ at: new Date(h.at).toISOString(), kind: h.kind, detail: h.detail }));
 }
 
+/** The case as the receipt names it; `final` is the detail of the history row that ended it. */
+function caseSection(
+  c: StoredCase,
+  final: Record<string, unknown> | undefined,
+): ReceiptBody['case'] {
+  return {
+    id: c.id,
+    case_id: c.case_id,
+    service: c.origin,
+    target: c.target,
+    type: c.doc.hitl.type,
+    prompt: c.doc.hitl.prompt,
+    status: c.status,
+    status_at: c.doc.status_at ?? null,
+    // An end the relay concluded on its own (a local expiry) is not the service's word.
+    confirmed: !c.doc.unconfirmed && final?.source !== 'local_expiry',
+  };
+}
+
+/** Who acted on the case: taps, refused taps and submits, from its history. */
+function actorsOf(entries: ReceiptHistoryEntry[]): ReceiptBody['actors'] {
+  return entries
+    .filter((e) => e.kind === 'tap' || e.kind === 'submit' || e.kind === 'tap_refused')
+    .map(({ at, kind, detail: x }) => ({
+      at,
+      platform: String(x.platform ?? ''),
+      user_id: String(x.user ?? ''),
+      name: typeof x.name === 'string' ? x.name : null,
+      kind: kind === 'submit' ? `submit:${String(x.outcome ?? '')}` : kind,
+    }));
+}
+
+/** What was decided, by whom, and under which policy. */
+function decisionOf(c: StoredCase): Pick<ReceiptBody, 'decision' | 'policy'> {
+  return {
+    decision: {
+      result: c.doc.result ?? null,
+      submitted_by: c.doc.submitted_by ?? null,
+      responded_by: c.doc.responded_by ?? null,
+      votes: (c.doc.votes ?? []).map((v) => ({ ...v, at: new Date(v.at).toISOString() })),
+    },
+    policy: c.doc.policy
+      ? {
+          name: c.doc.policy.name,
+          version: c.doc.policy.version,
+          required: c.doc.policy.required,
+        }
+      : null,
+  };
+}
+
+/** The unsigned receipt of a final case. */
+async function receiptBody(d: ReceiptIssuerDeps, c: StoredCase): Promise<ReceiptBody> {
+  const entries = receiptHistory(await d.store.listHistory(c.id));
+  const { link: _link, ...card } = await d.cardOf(c);
+  const final = [...entries]
+    .reverse()
+    .find((e) => e.kind === 'status' && e.detail.to === c.status)?.detail;
+  return {
+    format: RECEIPT_FORMAT,
+    issued_at: new Date(d.now()).toISOString(),
+    instance: d.instanceId,
+    case: caseSection(c, final),
+    content_sha256: sha256Of(c.doc.hitl),
+    // Without the Details link: its base URL is deployment detail, not what was decided on.
+    card_sha256: sha256Of(card),
+    actions: d.actionsOffered(c),
+    actors: actorsOf(entries),
+    ...decisionOf(c),
+    history: { count: entries.length, chain_sha256: historyChain(entries), entries },
+  };
+}
+
 /** Creates the issuer. */
 export function createReceiptIssuer(d: ReceiptIssuerDeps): ReceiptIssuer {
-  async function build(c: StoredCase): Promise<ReceiptBody> {
-    const entries = receiptHistory(await d.store.listHistory(c.id));
-    const { link: _link, ...card } = await d.cardOf(c);
-    const final = [...entries]
-      .reverse()
-      .find((e) => e.kind === 'status' && e.detail.to === c.status)?.detail;
-    return {
-      format: RECEIPT_FORMAT,
-      issued_at: new Date(d.now()).toISOString(),
-      instance: d.instanceId,
-      case: {
-        id: c.id,
-        case_id: c.case_id,
-        service: c.origin,
-        target: c.target,
-        type: c.doc.hitl.type,
-        prompt: c.doc.hitl.prompt,
-        status: c.status,
-        status_at: c.doc.status_at ?? null,
-        // An end the relay concluded on its own (a local expiry) is not the service's word.
-        confirmed: !c.doc.unconfirmed && final?.source !== 'local_expiry',
-      },
-      content_sha256: sha256Of(c.doc.hitl),
-      // Without the Details link: its base URL is deployment detail, not what was decided on.
-      card_sha256: sha256Of(card),
-      actions: d.actionsOffered(c),
-      actors: entries
-        .filter((e) => e.kind === 'tap' || e.kind === 'submit' || e.kind === 'tap_refused')
-        .map(({ at, kind, detail: x }) => ({
-          at,
-          platform: String(x.platform ?? ''),
-          user_id: String(x.user ?? ''),
-          name: typeof x.name === 'string' ? x.name : null,
-          kind: kind === 'submit' ? `submit:${String(x.outcome ?? '')}` : kind,
-        })),
-      decision: {
-        result: c.doc.result ?? null,
-        submitted_by: c.doc.submitted_by ?? null,
-        responded_by: c.doc.responded_by ?? null,
-        votes: (c.doc.votes ?? []).map((v) => ({ ...v, at: new Date(v.at).toISOString() })),
-      },
-      policy: c.doc.policy
-        ? {
-            name: c.doc.policy.name,
-            version: c.doc.policy.version,
-            required: c.doc.policy.required,
-          }
-        : null,
-      history: { count: entries.length, chain_sha256: historyChain(entries), entries },
-    };
-  }
-
   return {
     async receiptOf(id, known) {
       // A case that just became final has no receipt yet: issued from the copy in hand (a receipt
@@ -114,7 +135,7 @@ export function createReceiptIssuer(d: ReceiptIssuerDeps): ReceiptIssuer {
       }
       const c = known ?? (await d.store.getCase(id));
       if (!c || !isTerminal(c.status)) return undefined;
-      const receipt = d.signer.sign(await build(c));
+      const receipt = d.signer.sign(await receiptBody(d, c));
       const keep = d.keepMs ? d.keepMs : undefined;
       if (await d.store.kv.setIfAbsent(keyOf(id), JSON.stringify(receipt), keep)) {
         d.log.info(

@@ -1,16 +1,17 @@
 /** Builds the neutral Card of a case. Ending a case is re-rendering: same body, buttons replaced by an outcome line. */
 import { buttonIrreversible } from '../asks/answer.ts';
-import { askContentOf, kindOf } from '../asks/content.ts';
+import { type AskContent, askContentOf, kindOf } from '../asks/content.ts';
 import type { CaseDoc, CaseSecrets, StoredCase } from '../cases/types.ts';
 import { inlineActions, isIrreversible } from '../protocol/actions.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
 import { isTerminal, REVIEW_TYPES } from '../protocol/types.ts';
 import type { ActionStyle, Card, CardAction } from './card.ts';
+import { formFields, formSummary } from './form-summary.ts';
 import { type Strings, t } from './templates.ts';
 
 const MAX_LINES = 8;
 const MAX_LINE = 200;
-/** Context keys shown elsewhere on the card or not for people. */
+/** Context keys shown elsewhere on the card (the form as a summary) or not for people. */
 const HIDDEN_KEYS = new Set(['form', 'irreversible', 'warning']);
 
 const STYLE: Readonly<Record<string, ActionStyle>> = {
@@ -119,6 +120,29 @@ function contextLines(hitl: Pick<HitlObject, 'context'>, s: Strings): string[] {
   return lines;
 }
 
+/** At most this many step titles in a form's line. */
+const MAX_STEP_TITLES = 6;
+
+/**
+ * What the service's form asks, without its fields: "Form: 6 fields, 5 required", or "3-step form:
+ * Personal Information → Work Preferences → Review & Submit · 10 fields, 7 required".
+ */
+function formLines(hitl: Pick<HitlObject, 'context'>, s: Strings): string[] {
+  const form = formSummary((hitl.context as Record<string, unknown> | undefined)?.form);
+  if (!form) return [];
+  const count = { fields: form.fields, one: form.fields === 1, required: form.required || '' };
+  if (form.steps.length < 2) return form.fields ? [t(s, 'form.fields', count)] : [];
+  const titles = form.steps
+    .slice(0, MAX_STEP_TITLES)
+    .map((title, i) => shorten(title || t(s, 'form.step', { n: i + 1 }), 40));
+  const more = form.steps.length - titles.length;
+  const view = { ...count, steps: form.steps.length, titles: '', more: more || '' };
+  // The titles give way to the counts when the line is long.
+  const room = MAX_LINE - t(s, 'form.steps', view).length;
+  view.titles = shorten(titles.join(' → '), Math.max(room, 1));
+  return [shorten(t(s, 'form.steps', view), MAX_LINE)];
+}
+
 /** At most this many answer fields on a final card, each value at most this long. */
 const MAX_ANSWER_FIELDS = 5;
 const MAX_ANSWER_VALUE = 80;
@@ -148,14 +172,9 @@ export function answerLine(c: StoredCase, s: Strings): string | null {
       MAX_LINE * 2,
     );
   }
-  const form = (ctx.form ?? {}) as { fields?: unknown[]; steps?: { fields?: unknown[] }[] };
-  const fields = [
-    ...(Array.isArray(form.fields) ? form.fields : []),
-    ...(Array.isArray(form.steps) ? form.steps.flatMap((x) => x?.fields ?? []) : []),
-  ] as Record<string, unknown>[];
   const parts: string[] = [];
   let hidden = 0;
-  for (const f of fields) {
+  for (const f of formFields(ctx.form)) {
     const key = typeof f.key === 'string' ? f.key : typeof f.name === 'string' ? f.name : '';
     if (!key || !(key in data)) continue;
     // A sensitive field is counted, never named: its label may say too much already.
@@ -253,6 +272,70 @@ function policyLines(
   return [shorten(t(s, 'policy.tally', view), 400)];
 }
 
+/** The buttons: each inline action, with a confirm dialog where it cannot be undone. */
+function cardActions(
+  c: StoredCase,
+  names: string[],
+  ask: AskContent | undefined,
+  s: Strings,
+): CardAction[] {
+  // An ask says itself which choices cannot be undone; a service's case says it in its context.
+  const irreversible = (action: string) =>
+    ask ? buttonIrreversible(ask, action) : isIrreversible(c.doc.hitl, action);
+  return names.map((action) => {
+    const label = t(s, `action.${action}`);
+    const a: CardAction = {
+      action,
+      label,
+      style: STYLE[action] ?? 'secondary',
+      payload: `hitl:${c.key}:${action}`,
+    };
+    if (irreversible(action))
+      a.confirm = {
+        title: t(s, 'confirm.title'),
+        text: t(s, 'confirm.text', { label }),
+        yes: t(s, 'confirm.yes', { label }),
+        no: t(s, 'confirm.no'),
+      };
+    return a;
+  });
+}
+
+/** The warning beside the actions that cannot be undone (an escalation's Abort, not its Retry). */
+function hintOf(hitl: StoredCase['doc']['hitl'], actions: CardAction[], s: Strings): string | null {
+  const warning = (hitl.context as Record<string, unknown> | undefined)?.warning;
+  const irreversibleLabels = actions.filter((a) => a.confirm).map((a) => a.label);
+  if (!irreversibleLabels.length) return null;
+  return shorten(
+    typeof warning === 'string'
+      ? warning
+      : t(s, 'hint_irreversible', { labels: irreversibleLabels.join(', ') }),
+    300,
+  );
+}
+
+/** The status line with what goes under it: a later round, a notice, an unseen case, the answer. */
+function statusText(c: StoredCase, s: Strings, round: number | undefined, final: boolean): string {
+  let status = statusLine(c, s);
+  if (c.doc.next_id && round)
+    status = `${status} · ${t(s, 'status.revised', { round: round + 1 })}`;
+  if (c.doc.notice && !final) status = `${status}\n${c.doc.notice}`;
+  const w = c.doc.watch;
+  // A case the relay cannot see is said so on the card, not left to look merely "waiting".
+  if (w && w.state !== 'ok' && !final)
+    status = `${status}\n${t(s, `watch.${w.state}`, { error: shorten(w.last_error ?? '', 120) })}`;
+  const answer = answerLine(c, s);
+  if (answer) status = `${status}\n${answer}`;
+  return status;
+}
+
+/** "Approval needed", with its round after the first. */
+function cardTitle(type: string, round: number | undefined, s: Strings): string {
+  return round && round > 1
+    ? `${t(s, `title.${type}`)} · ${t(s, 'round', { round })}`
+    : t(s, `title.${type}`);
+}
+
 /** Renders `c` as a Card; `secrets` are the case's opened secrets (review_url carries the review token). */
 export function renderCase(
   c: StoredCase,
@@ -275,62 +358,23 @@ export function renderCase(
       )
     : [];
   const ask = canTap && secrets.submit_token ? askContentOf(hitl.context) : undefined;
-  // An ask says itself which choices cannot be undone; a service's case says it in its context.
-  const irreversible = (action: string) =>
-    ask ? buttonIrreversible(ask, action) : isIrreversible(hitl, action);
-  const actions: CardAction[] = names.map((action) => {
-    const label = t(s, `action.${action}`);
-    const a: CardAction = {
-      action,
-      label,
-      style: STYLE[action] ?? 'secondary',
-      payload: `hitl:${c.key}:${action}`,
-    };
-    if (irreversible(action))
-      a.confirm = {
-        title: t(s, 'confirm.title'),
-        text: t(s, 'confirm.text', { label }),
-        yes: t(s, 'confirm.yes', { label }),
-        no: t(s, 'confirm.no'),
-      };
-    return a;
-  });
-  const warning = (hitl.context as Record<string, unknown> | undefined)?.warning;
-  // The warning names the actions that cannot be undone (an escalation's Abort, not its Retry).
-  const irreversibleLabels = actions.filter((a) => a.confirm).map((a) => a.label);
-  const hint = irreversibleLabels.length
-    ? shorten(
-        typeof warning === 'string'
-          ? warning
-          : t(s, 'hint_irreversible', { labels: irreversibleLabels.join(', ') }),
-        300,
-      )
-    : null;
-  let status = statusLine(c, s);
-  if (c.doc.next_id && options.round)
-    status = `${status} · ${t(s, 'status.revised', { round: options.round + 1 })}`;
-  if (c.doc.notice && !final) status = `${status}\n${c.doc.notice}`;
-  const w = c.doc.watch;
-  // A case the relay cannot see is said so on the card, not left to look merely "waiting".
-  if (w && w.state !== 'ok' && !final)
-    status = `${status}\n${t(s, `watch.${w.state}`, { error: shorten(w.last_error ?? '', 120) })}`;
-  const answer = answerLine(c, s);
-  if (answer) status = `${status}\n${answer}`;
-  const title =
-    options.round && options.round > 1
-      ? `${t(s, `title.${type}`)} · ${t(s, 'round', { round: options.round })}`
-      : t(s, `title.${type}`);
+  const actions = cardActions(c, names, ask, s);
+  const hint = hintOf(hitl, actions, s);
   return {
     ...(ask ? { ask: { kind: kindOf(ask), content: ask } } : {}),
     caseId: c.id,
     key: c.key,
-    title: neutral(title),
+    title: neutral(cardTitle(type, options.round, s)),
     prompt: neutral(hitl.prompt),
-    lines: [...policyLines(c, s, options.identityOf), ...contextLines(hitl, s)].map(neutral),
+    lines: [
+      ...policyLines(c, s, options.identityOf),
+      ...formLines(hitl, s),
+      ...contextLines(hitl, s),
+    ].map(neutral),
     hint: final || hint === null ? null : neutral(hint),
     actions,
     link: { label: t(s, 'link'), url: options.detailsUrl ?? secrets.review_url },
-    status: neutral(status),
+    status: neutral(statusText(c, s, options.round, final)),
     final,
     state: c.status,
   };

@@ -28,10 +28,11 @@ export interface Metrics {
   notDelivered: Counter<'when'>;
 }
 
-/** Creates the registry; the case gauges read the store when scraped, SSE from `sseStreams`. */
-export function createMetrics(store: Store, sseStreams: () => number = () => 0): Metrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+/**
+ * The case gauges, read from the store when scraped: one store query per scrape serves the three
+ * open-case gauges. The returned function forgets that query's answer before the next scrape.
+ */
+function registerCaseGauges(registry: Registry, store: Store): () => void {
   new Gauge({
     name: 'hitl_relay_cases',
     help: 'Cases by status',
@@ -42,7 +43,6 @@ export function createMetrics(store: Store, sseStreams: () => number = () => 0):
         this.set({ status }, n);
     },
   });
-  // One store query per scrape serves the three open-case gauges.
   let stats: ReturnType<Store['openStats']> | undefined;
   const openStats = () => {
     stats ??= store.openStats();
@@ -73,22 +73,16 @@ export function createMetrics(store: Store, sseStreams: () => number = () => 0):
       this.set((await openStats()).undelivered);
     },
   });
-  new Gauge({
-    name: 'hitl_relay_sse_connections',
-    help: 'Event streams (SSE) this process holds open to services',
-    registers: [registry],
-    collect() {
-      this.set(sseStreams());
-    },
-  });
+  return () => {
+    stats = undefined;
+  };
+}
+
+/** The counters and the tap histogram: events counted as they happen. */
+function registerEventMetrics(registry: Registry): Omit<Metrics, 'registry' | 'scrape'> {
   const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
     new Counter<L>({ name, help, labelNames, registers: [registry] });
   return {
-    registry,
-    scrape() {
-      stats = undefined;
-      return registry.metrics();
-    },
     ingested: counter('hitl_relay_ingested_total', 'Cases taken in', ['created']),
     taps: counter('hitl_relay_taps_total', 'Taps by outcome', ['platform', 'outcome']),
     tapSeconds: new Histogram({
@@ -119,5 +113,28 @@ export function createMetrics(store: Store, sseStreams: () => number = () => 0):
       'Cases no target could show (refused at intake, or given up later)',
       ['when'],
     ),
+  };
+}
+
+/** Creates the registry; the case gauges read the store when scraped, SSE from `sseStreams`. */
+export function createMetrics(store: Store, sseStreams: () => number = () => 0): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const newScrape = registerCaseGauges(registry, store);
+  new Gauge({
+    name: 'hitl_relay_sse_connections',
+    help: 'Event streams (SSE) this process holds open to services',
+    registers: [registry],
+    collect() {
+      this.set(sseStreams());
+    },
+  });
+  return {
+    registry,
+    scrape() {
+      newScrape();
+      return registry.metrics();
+    },
+    ...registerEventMetrics(registry),
   };
 }

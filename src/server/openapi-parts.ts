@@ -21,6 +21,14 @@ export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
+/** What every route behind RELAY_API_KEY says about it. */
+export const AUTH_NOTE =
+  ' Needs `Authorization: Bearer <RELAY_API_KEY>` when the relay has an API key.';
+/** The security requirement of a route behind RELAY_API_KEY. */
+export const secured = [{ apiKey: [] }];
+/** The relay case id as a path parameter. */
+export const caseIdParam = () => pathParam('id', 'The relay case id (hc_...).');
+
 /** A reference to a component schema. */
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 /** A JSON body of a component schema, with its example when there is one. */

@@ -1,8 +1,7 @@
 /** The receipt routes in the OpenAPI document (see receipt-routes.ts). */
-import { error, type PathItem, pathParam } from './openapi-parts.ts';
+import { AUTH_NOTE, caseIdParam, error, type PathItem, secured } from './openapi-parts.ts';
 import { RECEIPT_KEYS_PATH } from './receipt-routes.ts';
 
-const AUTH_NOTE = ' Needs `Authorization: Bearer <RELAY_API_KEY>` when the relay has an API key.';
 const object = (description: string) => ({
   description,
   content: { 'application/json': { schema: { type: 'object' } } },
@@ -10,7 +9,7 @@ const object = (description: string) => ({
 
 /** Paths of the receipt routes. */
 export function receiptPaths(): Record<string, PathItem> {
-  const caseId = pathParam('id', 'The relay case id (hc_...).');
+  const caseId = caseIdParam();
   return {
     '/v1/cases/{id}/receipt': {
       get: {
@@ -18,7 +17,7 @@ export function receiptPaths(): Record<string, PathItem> {
         tags: ['receipts'],
         summary: 'The signed decision receipt of a final case',
         description: `Issued once when the case ends and never changed; verify it with \`hitl-relay verify\` (README: Receipts).${AUTH_NOTE}`,
-        security: [{ apiKey: [] }],
+        security: secured,
         parameters: [caseId],
         responses: {
           '200': object('The receipt: `{receipt, signature}`.'),
@@ -35,7 +34,7 @@ export function receiptPaths(): Record<string, PathItem> {
         tags: ['receipts'],
         summary: "The case's stored history in receipt form, to check against a receipt",
         description: `\`{entries: [{at, kind, detail}]}\`, oldest first.${AUTH_NOTE}`,
-        security: [{ apiKey: [] }],
+        security: secured,
         parameters: [caseId],
         responses: {
           '200': object('The stored history.'),

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config/config.ts';
 import { ValidationError } from '../../src/errors.ts';
+import { scrub } from '../../src/log.ts';
+import { deriveNotifySecret } from '../../src/notify/signature.ts';
 
 function detailsOf(fn: () => unknown) {
   try {
@@ -59,6 +61,13 @@ describe('readConfig', () => {
         readConfig({ POLL_INTERVAL_MIN_SECONDS: '60', POLL_INTERVAL_MAX_SECONDS: '30' }),
       )[0]!.path,
     ).toBe('POLL_INTERVAL_MAX_SECONDS');
+    expect(
+      detailsOf(() =>
+        readConfig({ NOTIFY_RETRY_MIN_SECONDS: '60', NOTIFY_RETRY_MAX_SECONDS: '30' }),
+      ),
+    ).toEqual([
+      { path: 'NOTIFY_RETRY_MAX_SECONDS', message: 'must not be below NOTIFY_RETRY_MIN_SECONDS' },
+    ]);
     expect(readConfig({ RELAY_API_KEY: '  ' }).apiKey).toBeUndefined();
   });
 
@@ -85,5 +94,33 @@ describe('readConfig', () => {
     expect(detailsOf(() => readConfig({ RELAY_CONFIG: join(dir, 'missing.json') }))[0]!.path).toBe(
       'RELAY_CONFIG',
     );
+  });
+
+  it('signs notify deliveries with RELAY_NOTIFY_SECRET, else a secret derived from a key, and keeps every secret out of logs', () => {
+    expect(readConfig({}).notify).toEqual({
+      secret: undefined,
+      retryMinMs: 5_000,
+      retryMaxMs: 3_600_000,
+      maxAttempts: 20,
+      timeoutMs: 10_000,
+    });
+    const apiKey = 'config-test-api-key-0001';
+    expect(readConfig({ RELAY_API_KEY: apiKey }).notify?.secret).toBe(deriveNotifySecret(apiKey));
+    const secretKey = 'config-test-secret-key-0002';
+    expect(readConfig({ RELAY_SECRET_KEY: secretKey }).notify?.secret).toBe(
+      deriveNotifySecret(secretKey),
+    );
+    const notify = 'config-test-notify-secret-0003';
+    expect(readConfig({ RELAY_API_KEY: apiKey, RELAY_NOTIFY_SECRET: notify }).notify?.secret).toBe(
+      notify,
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    const file = join(dir, 'secrets.json');
+    const callback = 'config-test-callback-secret-0004';
+    writeFileSync(file, JSON.stringify({ callback_secrets: { 'https://svc.example': callback } }));
+    const chat = 'config-test-web-chat-token-0005';
+    readConfig({ RELAY_CONFIG: file, WEB_CHAT_TOKEN: chat });
+    for (const secret of [apiKey, deriveNotifySecret(apiKey), secretKey, notify, callback, chat])
+      expect(scrub(`line with ${secret} in it`)).toBe('line with [REDACTED] in it');
   });
 });

@@ -55,7 +55,7 @@ describe('renderCase', () => {
     expect(card.hint).toBe('Sends 3 emails.');
   });
 
-  it('shows scalar context and item labels, never form fields or secret-looking keys', () => {
+  it('shows scalar context and item labels, a form by its field count, never form fields or secret-looking keys', () => {
     const card = renderCase(
       caseWith({
         type: 'input',
@@ -72,7 +72,7 @@ describe('renderCase', () => {
       secrets,
       s,
     );
-    expect(card.lines).toEqual(['Query: Berlin', 'Options: Job A; Job B']);
+    expect(card.lines).toEqual(['Form: 1 field', 'Query: Berlin', 'Options: Job A; Job B']);
     expect(JSON.stringify(card)).not.toMatch(/zzz|Salary|123456/);
   });
 
