@@ -123,6 +123,8 @@ export interface AdapterContext {
   log: Logger;
   /** Reports that the platform stopped working after start (shown on /readyz; null reason = up again). */
   reportDown?(reason: string | null): void;
+  /** Whether this person may answer this case now: null when yes, else the reply the tap would get (nothing stored or sent). */
+  mayAnswer?(tap: Tap): Promise<TapReply | null>;
 }
 
 /** Options for posting a card. */
