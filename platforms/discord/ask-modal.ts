@@ -7,9 +7,8 @@
  * there is no button: the card keeps the signed review page (Details).
  */
 import type { Tap } from '../../src/adapter.ts';
-import { actionFor } from '../../src/asks/answer.ts';
 import type { AskContent, FieldType } from '../../src/asks/content.ts';
-import { type AskInput, askInputs, inputsAnswer } from '../../src/asks/inputs.ts';
+import { type AskInput, answerAction, askInputs, inputsAnswer } from '../../src/asks/inputs.ts';
 import type { Card } from '../../src/render/card.ts';
 import { DISCORD_SELECT_MAX_OPTIONS, type DiscordStringSelect } from './ask.ts';
 
@@ -157,7 +156,7 @@ export function choiceAnswer(c: AskContent, n: number): Pick<Tap, 'action' | 'da
   const choice = c.choices[n];
   if (!choice) return null;
   const data = { decision: choice.key };
-  return { action: actionFor(c, data), data };
+  return { action: answerAction(c, data), data };
 }
 
 /** `hitl-modal:<key>` -> the key; null for other custom_ids. */

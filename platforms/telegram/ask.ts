@@ -9,20 +9,19 @@
  * approval's decision as buttons). More options than TELEGRAM_ASK_MAX_OPTIONS: the review page.
  */
 import type { InlineKeyboardButton } from 'grammy/types';
-import { type AskAnswer, actionFor } from '../../src/asks/answer.ts';
 import {
   type AskContent,
   type FieldValue,
   isIsoDate,
   valueProblem,
 } from '../../src/asks/content.ts';
-import { type AskInput, askInputs, inputsAnswer } from '../../src/asks/inputs.ts';
+import { type AskInput, answerAction, askInputs, inputsAnswer } from '../../src/asks/inputs.ts';
 
 export type { FieldValue } from '../../src/asks/content.ts';
 
 /** The protocol action an answer is submitted with (the engine checks it again). */
 const typedAnswer = (content: AskContent, data: Record<string, unknown>) => ({
-  action: actionFor(content, data as AskAnswer),
+  action: answerAction(content, data),
   data,
 });
 

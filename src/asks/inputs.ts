@@ -100,7 +100,12 @@ export function inputsAnswer(
   else if (c.type === 'approval' && c.sub_type === 'modify' && decision !== undefined)
     data = Object.keys(values).length ? { decision, values } : { decision };
   else return null;
-  return { action: actionFor(c, data as AskAnswer), data };
+  return { action: answerAction(c, data), data };
+}
+
+/** The protocol action an answer's data is submitted with (answer.ts's actionFor, for platforms). */
+export function answerAction(c: AskContent, data: Record<string, unknown>): string {
+  return actionFor(c, data as AskAnswer);
 }
 
 /**
