@@ -119,12 +119,16 @@ export interface HttpRoute {
 /** What the engine hands an adapter when it starts. */
 export interface AdapterContext {
   onTap(tap: Tap): Promise<TapReply>;
+  /**
+   * Whether this person may answer this case now, asked before collecting an answer's input: null
+   * when they may (known case, open, allowlist/policy allow them), else the reply the tap would
+   * get (forbidden, closed, not_an_approver, ...). Nothing is stored and nothing sent.
+   */
+  mayAnswer?(tap: Tap): Promise<TapReply | null>;
   kv: KeyValue;
   log: Logger;
   /** Reports that the platform stopped working after start (shown on /readyz; null reason = up again). */
   reportDown?(reason: string | null): void;
-  /** Whether this person may answer this case now: null when yes, else the reply the tap would get (nothing stored or sent). */
-  mayAnswer?(tap: Tap): Promise<TapReply | null>;
 }
 
 /** Options for posting a card. */
