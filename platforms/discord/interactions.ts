@@ -58,16 +58,6 @@ export interface InteractionFlowDeps {
   tapDeadlineMs?: number;
 }
 
-/** An ask interaction being answered: its case, content and person. */
-interface AskAt {
-  raw: RawInteraction;
-  key: string;
-  content: AskContent;
-  user: Tap['user'];
-  respond: Respond;
-  ctx: AdapterContext;
-}
-
 const FAILED_REPLY: TapReply = {
   outcome: 'failed',
   text: 'Something went wrong; nothing was decided. Try again in a moment or open Details.',
@@ -395,4 +385,14 @@ export function logDeliveryFailure(ctx: AdapterContext, what: string, error: unk
   if (isAnsweredElsewhere(error))
     ctx.log.debug({ err: message }, `discord ${what}: interaction already answered`);
   else ctx.log.warn({ err: message }, `discord ${what} failed`);
+}
+
+/** An ask interaction being answered: its case, content and person. */
+interface AskAt {
+  raw: RawInteraction;
+  key: string;
+  content: AskContent;
+  user: Tap['user'];
+  respond: Respond;
+  ctx: AdapterContext;
 }
