@@ -3,10 +3,8 @@
  * decides how the initial response travels (the HTTP answer, or a REST callback for the gateway).
  */
 import type { AdapterContext, Tap, TapReply } from '../../src/adapter.ts';
-import type { AskContent } from '../../src/asks/content.ts';
-import { probeAction } from '../../src/asks/inputs.ts';
 import type { DiscordApi, DiscordInteractionResponse } from './api.ts';
-import { loadAsk } from './ask-flow.ts';
+import { type AskContent, askRefusal, loadAsk } from './ask-flow.ts';
 import {
   askModal,
   CALLBACK_MODAL,
@@ -245,27 +243,12 @@ export class InteractionFlow {
    * then the refusal is the ephemeral answer and no modal or ranking opens.
    */
   private async refused(at: AskAt): Promise<boolean> {
-    if (!at.ctx.mayAnswer) return false;
     const channelId = interactionChannelId(at.raw);
     const ref =
       channelId && at.raw.message?.id ? discordMessageRef(channelId, at.raw.message.id) : null;
-    const probe: Tap = {
-      platform: 'discord',
-      key: at.key,
-      action: probeAction(at.content),
-      user: at.user,
-      ref,
-    };
-    let reply: TapReply | null;
-    try {
-      reply = await at.ctx.mayAnswer(probe);
-    } catch (error) {
-      // The answer is checked again when it is submitted; a failed look-up only delays a refusal.
-      logDeliveryFailure(at.ctx, 'may-answer check', error);
-      return false;
-    }
-    if (reply) await at.respond(ephemeral(reply.text));
-    return reply !== null;
+    const text = await askRefusal(at.ctx, at.key, at.content, at.user, ref);
+    if (text !== null) await at.respond(ephemeral(text));
+    return text !== null;
   }
 
   /** A ranking's next step (`places` null: the first, from the card's "Rank…" button). */
