@@ -24,6 +24,8 @@ const CORE_SURFACE = [
   '^src/net/url-policy\\.ts$',
   // Which protocol action an ask's answer is sent with (pure): native widgets submit with it.
   '^src/asks/protocol\\.ts$',
+  // The inputs of the typing kinds and the answer they make (pure): chat modals and flows share it.
+  '^src/asks/inputs\\.ts$',
 ];
 
 module.exports = {

@@ -3,9 +3,12 @@
  * kv while the card is open, so a tap on "Answer…" or "Rank…" can build its modal or select on any
  * replica; the interaction flow answers with the modal, the ranking steps and refusals.
  */
-import type { AdapterContext } from '../../src/adapter.ts';
+import type { AdapterContext, MessageRef, Tap } from '../../src/adapter.ts';
 import type { AskContent } from '../../src/asks/content.ts';
+import { probeAction } from '../../src/asks/inputs.ts';
 import type { Card } from '../../src/render/card.ts';
+
+export type { AskContent } from '../../src/asks/content.ts';
 
 const askKey = (key: string) => `discord:ask:${key}`;
 /** Kept a little longer than the longest ask (30 days). */
@@ -27,5 +30,30 @@ export async function loadAsk(ctx: AdapterContext, key: string): Promise<AskCont
     return JSON.parse(raw) as AskContent;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The text a tap by `user` would be refused with now (AdapterContext.mayAnswer: allowlist, approval
+ * policy, closed case), asked before a modal or a ranking collects anything; null when they may go on.
+ */
+export async function askRefusal(
+  ctx: AdapterContext,
+  key: string,
+  content: AskContent,
+  user: Tap['user'],
+  ref: MessageRef | null,
+): Promise<string | null> {
+  if (!ctx.mayAnswer) return null;
+  const probe: Tap = { platform: 'discord', key, action: probeAction(content), user, ref };
+  try {
+    return (await ctx.mayAnswer(probe))?.text ?? null;
+  } catch (error) {
+    // The answer is checked again when it is submitted; a failed look-up only delays a refusal.
+    ctx.log.warn(
+      { err: error instanceof Error ? error.message : String(error) },
+      'discord ask: may-answer check failed',
+    );
+    return null;
   }
 }

@@ -8,18 +8,9 @@
  */
 import type { Tap } from '../../src/adapter.ts';
 import type { AskContent, FieldType } from '../../src/asks/content.ts';
+import { type AskInput, answerAction, askInputs, inputsAnswer } from '../../src/asks/inputs.ts';
 import type { Card } from '../../src/render/card.ts';
 import { DISCORD_SELECT_MAX_OPTIONS, type DiscordStringSelect } from './ask.ts';
-
-/**
- * The protocol action an answer is submitted with: src/asks/protocol.ts's mapping, restated here
- * because a platform sees only the content model (the engine checks the action again).
- */
-function askAction(c: AskContent, data: Record<string, unknown>): string {
-  if (c.type === 'approval' && plainApproval(c)) return String(data.decision);
-  if (c.type === 'decision' && c.sub_type !== 'rank') return 'select';
-  return 'submit';
-}
 
 /** Approve / reject keys only: the protocol `approval` type, whose buttons the card already has. */
 function plainApproval(c: Extract<AskContent, { type: 'approval' }>): boolean {
@@ -62,17 +53,9 @@ export interface DiscordModal {
   components: Array<{ type: 1; components: [DiscordTextInput] }>;
 }
 
-/** One input of a modal and how its text becomes a typed value. */
-interface Input {
-  key: string;
-  label: string;
-  type: FieldType;
-  required: boolean;
-  paragraph?: boolean;
-  /** Prefilled (drafts, tool args, modifiable fields): an unchanged value is left out. */
+/** One input of a modal (askInputs), its current value as the text the input is prefilled with. */
+interface Input extends Omit<AskInput, 'current'> {
   current?: string;
-  options?: string[];
-  placeholder?: string;
 }
 
 const HINTS: Partial<Record<FieldType, string>> = {
@@ -83,73 +66,9 @@ const HINTS: Partial<Record<FieldType, string>> = {
 
 /** The modal's inputs for a kind that has a modal; null for other kinds or beyond the limits. */
 function inputsOf(c: AskContent): Input[] | null {
-  const show = (v: unknown) => (typeof v === 'string' ? v : String(v));
-  let inputs: Input[];
-  switch (c.type) {
-    case 'context':
-      if (c.sub_type === 'confirm') return null;
-      inputs =
-        c.sub_type === 'freetext'
-          ? [
-              {
-                key: 'value',
-                label: c.input.label,
-                type: 'STRING',
-                required: true,
-                paragraph: true,
-                ...(c.input.placeholder ? { placeholder: c.input.placeholder } : {}),
-              },
-            ]
-          : c.fields.map((f) => ({
-              key: f.key,
-              label: f.label,
-              type: f.type,
-              required: f.required,
-              ...(f.options ? { options: f.options } : {}),
-              ...(f.placeholder ? { placeholder: f.placeholder } : {}),
-            }));
-      break;
-    case 'edit':
-      if (c.sub_type === 'content') {
-        if (c.draft.length > INPUT_VALUE_MAX) return null;
-        inputs = [
-          {
-            key: 'content',
-            label: 'Your version',
-            type: 'STRING',
-            required: true,
-            paragraph: true,
-            current: c.draft,
-          },
-        ];
-      } else
-        inputs = c.args
-          .filter((a) => a.editable)
-          .map((a) => ({
-            key: a.key,
-            label: a.label,
-            type: a.type,
-            required: false,
-            current: show(a.value),
-          }));
-      break;
-    case 'approval':
-      if (c.sub_type !== 'modify') return null;
-      inputs = c.modifiable.map((f) =>
-        f.type === 'DROPDOWN'
-          ? {
-              key: f.key,
-              label: f.label,
-              type: f.type,
-              required: false,
-              options: f.value as string[],
-            }
-          : { key: f.key, label: f.label, type: f.type, required: false, current: show(f.value) },
-      );
-      break;
-    default:
-      return null;
-  }
+  const inputs = askInputs(c).map(
+    ({ current, ...i }): Input => (current === undefined ? i : { ...i, current: String(current) }),
+  );
   if (!inputs.length || inputs.length > DISCORD_MODAL_MAX_INPUTS) return null;
   if (inputs.some((i) => (i.current?.length ?? 0) > INPUT_VALUE_MAX)) return null;
   return inputs;
@@ -170,7 +89,7 @@ export function askModal(key: string, c: AskContent): DiscordModal | null {
       const input: DiscordTextInput = {
         type: 4,
         custom_id: i.key,
-        style: i.paragraph ? 2 : 1,
+        style: i.multiline ? 2 : 1,
         label: cut(i.label, INPUT_LABEL_MAX),
         required: i.required,
         max_length: INPUT_VALUE_MAX,
@@ -237,7 +156,7 @@ export function choiceAnswer(c: AskContent, n: number): Pick<Tap, 'action' | 'da
   const choice = c.choices[n];
   if (!choice) return null;
   const data = { decision: choice.key };
-  return { action: askAction(c, data), data };
+  return { action: answerAction(c, data), data };
 }
 
 /** `hitl-modal:<key>` -> the key; null for other custom_ids. */
@@ -285,16 +204,7 @@ export function modalAnswer(
     if (text === '' && !i.required) continue;
     values[i.key] = typed(i.type, text);
   }
-  let data: Record<string, unknown>;
-  if (c.type === 'context')
-    data = c.sub_type === 'freetext' ? { value: values.value ?? '' } : { values };
-  else if (c.type === 'edit')
-    data = c.sub_type === 'content' ? { content: values.content ?? '' } : { args: values };
-  else if (c.type === 'approval') {
-    const decision = approveChoice(c);
-    data = Object.keys(values).length ? { decision, values } : { decision };
-  } else return null;
-  return { action: askAction(c, data), data };
+  return inputsAnswer(c, values, c.type === 'approval' ? approveChoice(c) : undefined);
 }
 
 function ordinal(n: number): string {

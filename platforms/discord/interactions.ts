@@ -4,7 +4,7 @@
  */
 import type { AdapterContext, Tap, TapReply } from '../../src/adapter.ts';
 import type { DiscordApi, DiscordInteractionResponse } from './api.ts';
-import { loadAsk } from './ask-flow.ts';
+import { type AskContent, askRefusal, loadAsk } from './ask-flow.ts';
 import {
   askModal,
   CALLBACK_MODAL,
@@ -209,58 +209,86 @@ export class InteractionFlow {
       await respond(ephemeral('This one can no longer be answered here; use Details.'));
       return true;
     }
-    if (open?.what === 'choice') {
-      const answer = choiceAnswer(content, open.n);
-      if (!answer) {
-        await respond(ephemeral('This button is no longer active.'));
-        return true;
-      }
-      const channelId = interactionChannelId(raw);
-      const ref =
-        channelId && raw.message?.id ? discordMessageRef(channelId, raw.message.id) : null;
-      await this.submit(raw, { platform: 'discord', key, ...answer, user, ref }, respond, ctx);
-      return true;
-    }
-    if (open?.what === 'open') {
+    const at: AskAt = { raw, key, content, user, respond, ctx };
+    if (open?.what === 'choice') await this.askChoice(at, open.n);
+    // The first step of a modal or a ranking: refused at once when this person may not answer.
+    else if (open && (await this.refused(at))) return true;
+    else if (open?.what === 'open') {
       const modal = askModal(key, content);
       await respond(
         modal
           ? { type: CALLBACK_MODAL, data: modal }
           : ephemeral('Use Details to answer this one.'),
       );
-      return true;
+    } else await this.askRank(at, rank?.places ?? null);
+    return true;
+  }
+
+  /** An approval's own choice button: its answer goes to the engine. */
+  private async askChoice(at: AskAt, n: number): Promise<void> {
+    const answer = choiceAnswer(at.content, n);
+    if (!answer) {
+      await at.respond(ephemeral('This button is no longer active.'));
+      return;
     }
-    const picked = raw.data?.values?.[0];
-    const places = rank ? [...rank.places, Number(picked)] : [];
-    if (rank && !/^\d{1,2}$/.test(picked ?? '')) {
-      await respond(ephemeralUpdate('That choice is not valid; start again from the card.'));
-      return true;
+    const channelId = interactionChannelId(at.raw);
+    const ref =
+      channelId && at.raw.message?.id ? discordMessageRef(channelId, at.raw.message.id) : null;
+    const tap: Tap = { platform: 'discord', key: at.key, ...answer, user: at.user, ref };
+    await this.submit(at.raw, tap, at.respond, at.ctx);
+  }
+
+  /**
+   * Whether the context refuses this person before any input (allowlist, policy, closed case):
+   * then the refusal is the ephemeral answer and no modal or ranking opens.
+   */
+  private async refused(at: AskAt): Promise<boolean> {
+    const channelId = interactionChannelId(at.raw);
+    const ref =
+      channelId && at.raw.message?.id ? discordMessageRef(channelId, at.raw.message.id) : null;
+    const text = await askRefusal(at.ctx, at.key, at.content, at.user, ref);
+    if (text !== null) await at.respond(ephemeral(text));
+    return text !== null;
+  }
+
+  /** A ranking's next step (`places` null: the first, from the card's "Rank…" button). */
+  private async askRank(at: AskAt, places: number[] | null): Promise<void> {
+    const picked = at.raw.data?.values?.[0];
+    if (places && !/^\d{1,2}$/.test(picked ?? '')) {
+      await at.respond(ephemeralUpdate('That choice is not valid; start again from the card.'));
+      return;
     }
-    const step = rankStep(key, content, places);
+    const step = rankStep(at.key, at.content, places ? [...places, Number(picked)] : []);
     if (!step) {
-      await respond(ephemeral('Use Details to answer this one.'));
-      return true;
+      await at.respond(ephemeral('Use Details to answer this one.'));
+      return;
     }
     if ('ranking' in step) {
       // The ranking is complete: the answer goes to the engine; the ephemeral says what became of it.
-      const tap: Tap = { platform: 'discord', key, action: 'submit', data: step, user, ref: null };
-      await this.submit(raw, tap, respond, ctx, true);
-      return true;
+      const tap: Tap = {
+        platform: 'discord',
+        key: at.key,
+        action: 'submit',
+        data: step,
+        user: at.user,
+        ref: null,
+      };
+      await this.submit(at.raw, tap, at.respond, at.ctx, true);
+      return;
     }
     const message = {
       content: step.content,
       components: [{ type: 1 as const, components: [step.select] as [typeof step.select] }],
       allowed_mentions: NO_MENTIONS,
     };
-    await respond(
-      rank
+    await at.respond(
+      places
         ? { type: CallbackType.updateMessage, data: message }
         : {
             type: CallbackType.channelMessage,
             data: { ...message, flags: DISCORD_FLAG_EPHEMERAL },
           },
     );
-    return true;
   }
 
   /** A submitted ask modal: typed and checked by the engine; a refusal is an ephemeral reply. */
@@ -340,4 +368,14 @@ export function logDeliveryFailure(ctx: AdapterContext, what: string, error: unk
   if (isAnsweredElsewhere(error))
     ctx.log.debug({ err: message }, `discord ${what}: interaction already answered`);
   else ctx.log.warn({ err: message }, `discord ${what} failed`);
+}
+
+/** An ask interaction being answered: its case, content and person. */
+interface AskAt {
+  raw: RawInteraction;
+  key: string;
+  content: AskContent;
+  user: Tap['user'];
+  respond: Respond;
+  ctx: AdapterContext;
 }

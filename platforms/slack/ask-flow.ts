@@ -5,6 +5,8 @@
  */
 import type { App, SlackViewAction } from '@slack/bolt';
 import type { AdapterContext, Tap } from '../../src/adapter.ts';
+import type { AskContent } from '../../src/asks/content.ts';
+import { probeAction } from '../../src/asks/inputs.ts';
 import type { Logger } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
 import type { SlackApi } from './api.ts';
@@ -71,7 +73,7 @@ export async function openAskModal(running: Running, open: OpenRequest): Promise
         open.channel && open.ts ? `${open.channel}:${open.ts}` : '',
       )
     : null;
-  if (!view) {
+  if (!view || !ask) {
     await tell(
       running,
       open.channel,
@@ -80,11 +82,40 @@ export async function openAskModal(running: Running, open: OpenRequest): Promise
     );
     return;
   }
+  const refusal = await refusalOf(running, open, ask.content);
+  if (refusal) {
+    // Refused before any typing (allowlist, approval policy, closed case): no modal opens.
+    await tell(running, open.channel, open.userId, refusal);
+    return;
+  }
   try {
     await running.app.client.views.open({ trigger_id: open.triggerId, view });
   } catch (err) {
     running.log.warn({ err, key: open.key }, 'slack views.open failed');
     await tell(running, open.channel, open.userId, 'Could not open the form; use Details.');
+  }
+}
+
+/** The text a tap by this person would be refused with now (AdapterContext.mayAnswer), or null. */
+async function refusalOf(
+  running: Running,
+  open: OpenRequest,
+  content: AskContent,
+): Promise<string | null> {
+  if (!running.ctx.mayAnswer) return null;
+  const probe: Tap = {
+    platform: 'slack',
+    key: open.key,
+    action: probeAction(content),
+    user: { id: open.userId },
+    ref: open.channel && open.ts ? messageRef(open.channel, open.ts) : null,
+  };
+  try {
+    return (await running.ctx.mayAnswer(probe))?.text ?? null;
+  } catch (err) {
+    // The answer is checked again when it is submitted; a failed look-up only delays a refusal.
+    running.log.warn({ err, key: open.key }, 'slack ask: may-answer check failed');
+    return null;
   }
 }
 

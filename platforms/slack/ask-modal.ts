@@ -125,8 +125,93 @@ function input(
   };
 }
 
+type Blocks = Array<Block | null>;
+
+/** approval.modify: the fields (as a form's, under `f.`) and the decision, which the submission carries. */
+function modifyBlocks(c: Extract<AskContent, { sub_type: 'modify' }>, fitText: FitText): Blocks {
+  const blocks: Blocks = c.modifiable.map((f) =>
+    input(
+      fitText,
+      `f.${f.key}`,
+      f.label,
+      element(fitText, `f.${f.key}`, f.type, f.type === 'DROPDOWN' ? undefined : f.value, {
+        options: f.type === 'DROPDOWN' ? (f.value as string[]) : undefined,
+      }),
+      true,
+    ),
+  );
+  const choices = c.choices.map((x) => ({
+    text: plain(fitText, x.impact_hint ? `${x.label} (${x.impact_hint})` : x.label, 75),
+    value: x.key,
+  }));
+  const radio = { type: 'radio_buttons' as const, action_id: 'decision', options: choices };
+  blocks.push(input(fitText, 'decision', 'Decision', radio, false));
+  return blocks;
+}
+
+/** context.form: one input per field under `f.` (a BOOLEAN's unticked box is its "no"). */
+function formBlocks(c: Extract<AskContent, { sub_type: 'form' }>, fitText: FitText): Blocks {
+  return c.fields.map((f) =>
+    input(
+      fitText,
+      `f.${f.key}`,
+      f.label,
+      element(fitText, `f.${f.key}`, f.type, undefined, {
+        options: f.options,
+        placeholder: f.placeholder,
+      }),
+      !f.required || f.type === 'BOOLEAN',
+    ),
+  );
+}
+
+/** edit.tool_args: the tool, read-only args as text, editable ones as typed inputs under `a.`. */
+function toolArgsBlocks(
+  c: Extract<AskContent, { sub_type: 'tool_args' }>,
+  fitText: FitText,
+): Blocks {
+  const blocks: Blocks = [
+    { type: 'context', elements: [plain(fitText, `Tool: ${c.tool_name || '(unnamed)'}`, 3000)] },
+  ];
+  for (const a of c.args)
+    blocks.push(
+      a.editable
+        ? input(
+            fitText,
+            `a.${a.key}`,
+            a.label,
+            element(fitText, `a.${a.key}`, a.type, a.value, {}),
+            true,
+          )
+        : {
+            type: 'section',
+            text: plain(fitText, `${a.label} (read-only): ${JSON.stringify(a.value)}`, 3000),
+          },
+    );
+  return blocks;
+}
+
+/** The input blocks of a modal kind (a null where Slack cannot hold a field). */
+function kindBlocks(c: AskContent, fitText: FitText): Blocks {
+  const text = (id: string, label: string, value: string, placeholder?: string) =>
+    input(
+      fitText,
+      id,
+      label,
+      element(fitText, id, 'STRING', value, { multiline: true, placeholder }),
+      false,
+    );
+  if (c.type === 'approval' && c.sub_type === 'modify') return modifyBlocks(c, fitText);
+  if (c.type === 'context' && c.sub_type === 'freetext')
+    return [text('value', c.input.label, '', c.input.placeholder)];
+  if (c.type === 'context' && c.sub_type === 'form') return formBlocks(c, fitText);
+  if (c.type === 'edit' && c.sub_type === 'content') return [text('content', 'Draft', c.draft)];
+  if (c.type === 'edit' && c.sub_type === 'tool_args') return toolArgsBlocks(c, fitText);
+  return [];
+}
+
 /**
- * The modal for a card's ask, or null when the kind is not a modal kind or does not fitText Slack's
+ * The modal for a card's ask, or null when the kind is not a modal kind or does not fit Slack's
  * limits (then the card keeps the review page). `metadata` goes back with the submission.
  */
 export function modalView(
@@ -136,95 +221,10 @@ export function modalView(
 ): types.ModalView | null {
   const c = card.ask?.content;
   if (!c || !isModalKind(c)) return null;
-  const blocks: Array<Block | null> = [{ type: 'section', text: plain(fitText, c.prompt, 3000) }];
-  if (c.type === 'approval' && c.sub_type === 'modify') {
-    // The fields (as a form's, under `f.`) and the decision, which the submission carries.
-    for (const f of c.modifiable)
-      blocks.push(
-        input(
-          fitText,
-          `f.${f.key}`,
-          f.label,
-          element(fitText, `f.${f.key}`, f.type, f.type === 'DROPDOWN' ? undefined : f.value, {
-            options: f.type === 'DROPDOWN' ? (f.value as string[]) : undefined,
-          }),
-          true,
-        ),
-      );
-    const choices = c.choices.map((x) => ({
-      text: plain(fitText, x.impact_hint ? `${x.label} (${x.impact_hint})` : x.label, 75),
-      value: x.key,
-    }));
-    blocks.push(
-      input(
-        fitText,
-        'decision',
-        'Decision',
-        { type: 'radio_buttons', action_id: 'decision', options: choices },
-        false,
-      ),
-    );
-  } else if (c.type === 'context' && c.sub_type === 'freetext') {
-    blocks.push(
-      input(
-        fitText,
-        'value',
-        c.input.label,
-        element(fitText, 'value', 'STRING', '', {
-          multiline: true,
-          placeholder: c.input.placeholder,
-        }),
-        false,
-      ),
-    );
-  } else if (c.type === 'context' && c.sub_type === 'form') {
-    for (const f of c.fields)
-      blocks.push(
-        input(
-          fitText,
-          `f.${f.key}`,
-          f.label,
-          element(fitText, `f.${f.key}`, f.type, undefined, {
-            options: f.options,
-            placeholder: f.placeholder,
-          }),
-          !f.required || f.type === 'BOOLEAN',
-        ),
-      );
-  } else if (c.type === 'edit' && c.sub_type === 'content') {
-    blocks.push(
-      input(
-        fitText,
-        'content',
-        'Draft',
-        element(fitText, 'content', 'STRING', c.draft, { multiline: true }),
-        false,
-      ),
-    );
-  } else if (c.type === 'edit' && c.sub_type === 'tool_args') {
-    blocks.push({
-      type: 'context',
-      elements: [plain(fitText, `Tool: ${c.tool_name || '(unnamed)'}`, 3000)],
-    });
-    for (const a of c.args) {
-      if (!a.editable) {
-        blocks.push({
-          type: 'section',
-          text: plain(fitText, `${a.label} (read-only): ${JSON.stringify(a.value)}`, 3000),
-        });
-        continue;
-      }
-      blocks.push(
-        input(
-          fitText,
-          `a.${a.key}`,
-          a.label,
-          element(fitText, `a.${a.key}`, a.type, a.value, {}),
-          true,
-        ),
-      );
-    }
-  }
+  const blocks: Blocks = [
+    { type: 'section', text: plain(fitText, c.prompt, 3000) },
+    ...kindBlocks(c, fitText),
+  ];
   // A field Slack cannot hold (too long, too many options) sends the person to the review page.
   if (blocks.some((b) => b === null) || blocks.length > MODAL_MAX_BLOCKS) return null;
   return {

@@ -13,6 +13,7 @@ import type { Api, Context } from 'grammy';
 import type { InlineKeyboardButton, InlineKeyboardMarkup, Message } from 'grammy/types';
 import type { AdapterContext, MessageRef, Tap, TapReply } from '../../src/adapter.ts';
 import type { AskContent } from '../../src/asks/content.ts';
+import { probeAction } from '../../src/asks/inputs.ts';
 import type { Card } from '../../src/render/card.ts';
 import {
   type AskButton,
@@ -25,6 +26,7 @@ import {
   nextPickState,
   type PickState,
   parseAskData,
+  pickSummary,
   readReply,
   type Step,
   stepRows,
@@ -94,6 +96,12 @@ function withAskRows(
   return { inline_keyboard: [...rows, ...rest] };
 }
 
+/** The message a tapped ask button is on, and who tapped. */
+interface Tapped {
+  user: Tap['user'];
+  message: NonNullable<NonNullable<Context['callbackQuery']>['message']>;
+}
+
 /** A tap on one of an ask's buttons. */
 export async function handleAskButton(
   c: Context,
@@ -101,97 +109,155 @@ export async function handleAskButton(
   deps: AskDeps,
 ): Promise<QueryAnswer> {
   const query = c.callbackQuery;
-  const message = query?.message;
-  if (!query || !message) return { text: TAP_TEXTS.unknownButton };
-  const user = tapUser(query.from);
-  const chat = message.chat.id;
+  if (!query?.message) return { text: TAP_TEXTS.unknownButton };
+  const at: Tapped = { user: tapUser(query.from), message: query.message };
   // Value buttons under a flow's prompt belong to the flow, not to the card.
-  if (b.op === 'v' || b.op === 'k' || b.op === 's') {
-    const flow = await loadJson<Flow>(deps.ctx, flowKey(chat, user.id));
-    const content = await loadJson<AskContent>(deps.ctx, contentKey(b.key));
-    if (!flow || !content || flow.key !== b.key || flow.prompt !== message.message_id)
-      return { text: 'This question is no longer open; start again from the card.' };
-    const step = flowSteps(content)[flow.step];
-    if (!step) return { text: TAP_TEXTS.unknownButton };
-    if (b.op === 'v') {
-      const value = buttonValue(step, b.n ?? -1);
-      if (value === null) return { text: TAP_TEXTS.unknownButton };
-      flow.values[step.key] = value;
-    } else if (b.op === 'k' && step.current !== undefined) flow.values[step.key] = step.current;
-    else if (b.op === 's' && step.required) return { text: 'This one is required.', alert: true };
-    return advance(deps, chat, user, content, flow, null);
-  }
+  if (b.op === 'v' || b.op === 'k' || b.op === 's') return flowButton(deps, b, at);
   const content = await loadJson<AskContent>(deps.ctx, contentKey(b.key));
   if (!content) return { text: TAP_TEXTS.unknownButton };
-  const tap = (answer: { action: string; data: Record<string, unknown> }): Tap => ({
-    platform: 'telegram',
-    key: b.key,
-    action: answer.action,
-    data: answer.data,
-    user,
-    ref: refFromMessage(message),
-  });
   switch (b.op) {
     case 'x':
       return { text: 'Already placed; Undo takes the last place back.' };
     case 't':
     case 'r':
-    case 'u': {
-      const state = (await loadJson<PickState>(deps.ctx, pickKey(b.key, user.id))) ?? {
-        picked: [],
-      };
-      const next = nextPickState(content, b, state);
-      if (!next) return { text: TAP_TEXTS.unknownButton };
-      await deps.ctx.kv.set(pickKey(b.key, user.id), JSON.stringify(next), PICK_TTL_MS);
-      try {
-        await deps.api.editMessageReplyMarkup(chat, message.message_id, {
-          reply_markup: withAskRows(
-            'reply_markup' in message ? message.reply_markup : undefined,
-            b.key,
-            askRows(b.key, content, next),
-          ),
-        });
-      } catch (err) {
-        // The choice is kept either way; Done submits what is stored.
-        deps.ctx.log.warn({ err, key: b.key }, 'telegram ask keyboard edit failed');
-      }
-      const names = next.picked.map((i) =>
-        content.type === 'decision' ? content.options[i]?.label : '',
-      );
-      return { text: names.length ? names.join(' › ') : 'Nothing chosen yet.' };
-    }
-    case 'f': {
-      const steps = flowSteps(content);
-      if (!steps.length) return { text: TAP_TEXTS.unknownButton };
-      // A channel post has no author, so a reply there cannot be told apart: Details instead.
-      if (message.chat.type === 'channel')
-        return { text: 'In a channel, please answer this one with Details.', alert: true };
-      const flow: Flow = {
-        key: b.key,
-        ref: refFromMessage(message),
-        step: 0,
-        values: {},
-        prompt: 0,
-      };
-      await sendStep(deps, chat, user, content, flow, null);
-      return { text: 'Answer below.' };
-    }
-    default: {
-      const state =
-        b.op === 'd'
-          ? ((await loadJson<PickState>(deps.ctx, pickKey(b.key, user.id))) ?? { picked: [] })
-          : { picked: [] };
-      const answer = buttonAnswer(content, b, state);
-      if (!answer) return { text: TAP_TEXTS.unknownButton };
-      const out = await submitWithin((t) => deps.ctx.onTap(t), tap(answer), {
-        log: deps.ctx.log,
-        waitMs: deps.waitMs,
+    case 'u':
+      return (await refusal(deps, b.key, content, at)) ?? pickButton(deps, b, content, at);
+    case 'f':
+      return (await refusal(deps, b.key, content, at)) ?? startFlow(deps, b, content, at);
+    default:
+      return answerButton(deps, b, content, at);
+  }
+}
+
+/**
+ * The refusal a tap would get (allowlist, approval policy, closed case), asked before any input is
+ * collected, so nobody fills in a whole flow only to be refused at the end; null when they may go on.
+ */
+async function refusal(
+  deps: AskDeps,
+  key: string,
+  content: AskContent,
+  at: Tapped,
+): Promise<QueryAnswer | null> {
+  if (!deps.ctx.mayAnswer) return null;
+  const probe: Tap = {
+    platform: 'telegram',
+    key,
+    action: probeAction(content),
+    user: at.user,
+    ref: refFromMessage(at.message),
+  };
+  try {
+    const reply = await deps.ctx.mayAnswer(probe);
+    return reply ? { text: reply.text } : null;
+  } catch (err) {
+    // The answer is checked again when it is submitted; a failed look-up only delays a refusal.
+    deps.ctx.log.warn({ err, key }, 'telegram ask: may-answer check failed');
+    return null;
+  }
+}
+
+/** A Yes / No, option, Keep or Skip button under a flow's prompt. */
+async function flowButton(deps: AskDeps, b: AskButton, at: Tapped): Promise<QueryAnswer> {
+  const chat = at.message.chat.id;
+  const flow = await loadJson<Flow>(deps.ctx, flowKey(chat, at.user.id));
+  const content = await loadJson<AskContent>(deps.ctx, contentKey(b.key));
+  if (!flow || !content || flow.key !== b.key || flow.prompt !== at.message.message_id)
+    return { text: 'This question is no longer open; start again from the card.' };
+  const step = flowSteps(content)[flow.step];
+  if (!step) return { text: TAP_TEXTS.unknownButton };
+  if (b.op === 'v') {
+    const value = buttonValue(step, b.n ?? -1);
+    if (value === null) return { text: TAP_TEXTS.unknownButton };
+    flow.values[step.key] = value;
+  } else if (b.op === 'k' && step.current !== undefined) flow.values[step.key] = step.current;
+  else if (b.op === 's' && step.required) return { text: 'This one is required.', alert: true };
+  return advance(deps, chat, at.user, content, flow, null);
+}
+
+/**
+ * A toggle, a ranked place or Undo: the person's own picks, kept in the kv under their id. A
+ * private chat's keyboard shows them; a group's keyboard is shared by everyone, so it keeps
+ * showing nobody's picks and each person sees theirs in the toast of their tap.
+ */
+async function pickButton(
+  deps: AskDeps,
+  b: AskButton,
+  content: AskContent,
+  at: Tapped,
+): Promise<QueryAnswer> {
+  const state = (await loadJson<PickState>(deps.ctx, pickKey(b.key, at.user.id))) ?? {
+    picked: [],
+  };
+  const next = nextPickState(content, b, state);
+  if (!next) return { text: TAP_TEXTS.unknownButton };
+  await deps.ctx.kv.set(pickKey(b.key, at.user.id), JSON.stringify(next), PICK_TTL_MS);
+  if (at.message.chat.type === 'private') {
+    try {
+      await deps.api.editMessageReplyMarkup(at.message.chat.id, at.message.message_id, {
+        reply_markup: withAskRows(
+          'reply_markup' in at.message ? at.message.reply_markup : undefined,
+          b.key,
+          askRows(b.key, content, next),
+        ),
       });
-      if (b.op === 'd' && out.reply?.outcome === 'submitted')
-        await deps.ctx.kv.set(pickKey(b.key, user.id), '', 1);
-      return out;
+    } catch (err) {
+      // The choice is kept either way; Done submits what is stored.
+      deps.ctx.log.warn({ err, key: b.key }, 'telegram ask keyboard edit failed');
     }
   }
+  return { text: pickSummary(content, next) };
+}
+
+/** "Answer…" / "Edit…": the first prompt of the field-by-field flow. */
+async function startFlow(
+  deps: AskDeps,
+  b: AskButton,
+  content: AskContent,
+  at: Tapped,
+): Promise<QueryAnswer> {
+  if (!flowSteps(content).length) return { text: TAP_TEXTS.unknownButton };
+  // A channel post has no author, so a reply there cannot be told apart: Details instead.
+  if (at.message.chat.type === 'channel')
+    return { text: 'In a channel, please answer this one with Details.', alert: true };
+  const flow: Flow = {
+    key: b.key,
+    ref: refFromMessage(at.message),
+    step: 0,
+    values: {},
+    prompt: 0,
+  };
+  await sendStep(deps, at.message.chat.id, at.user, content, flow, null);
+  return { text: 'Answer below.' };
+}
+
+/** A choice, a pick, Done or "as it is": the answer goes to the engine. */
+async function answerButton(
+  deps: AskDeps,
+  b: AskButton,
+  content: AskContent,
+  at: Tapped,
+): Promise<QueryAnswer> {
+  const state =
+    b.op === 'd'
+      ? ((await loadJson<PickState>(deps.ctx, pickKey(b.key, at.user.id))) ?? { picked: [] })
+      : { picked: [] };
+  const answer = buttonAnswer(content, b, state);
+  if (!answer) return { text: TAP_TEXTS.unknownButton };
+  const tap: Tap = {
+    platform: 'telegram',
+    key: b.key,
+    ...answer,
+    user: at.user,
+    ref: refFromMessage(at.message),
+  };
+  const out = await submitWithin((t) => deps.ctx.onTap(t), tap, {
+    log: deps.ctx.log,
+    waitMs: deps.waitMs,
+  });
+  if (b.op === 'd' && out.reply?.outcome === 'submitted')
+    await deps.ctx.kv.set(pickKey(b.key, at.user.id), '', 1);
+  return out;
 }
 
 /** A text message: the answer to the sender's open prompt in this chat, if it is one. */

@@ -11,35 +11,19 @@
 import type { InlineKeyboardButton } from 'grammy/types';
 import {
   type AskContent,
-  type FieldType,
+  type FieldValue,
   isIsoDate,
   valueProblem,
 } from '../../src/asks/content.ts';
+import { type AskInput, answerAction, askInputs, inputsAnswer } from '../../src/asks/inputs.ts';
 
-/** A typed value of a field, modifiable field or tool arg. */
-export type FieldValue = string | number | boolean;
+export type { FieldValue } from '../../src/asks/content.ts';
 
-/**
- * The protocol action an answer is submitted with: src/asks/protocol.ts's mapping, restated here
- * because a platform sees only the content model (the engine checks the action again). Approvals
- * whose choice keys are approve / reject submit the key; other approvals, ranks, text kinds and
- * edits `submit`; single and multi `select`; confirm `confirm` / `cancel`.
- */
-export function askAction(content: AskContent, data: Record<string, unknown>): string {
-  switch (content.type) {
-    case 'approval':
-      return content.choices.every((c) => c.key === 'approve' || c.key === 'reject')
-        ? String(data.decision)
-        : 'submit';
-    case 'decision':
-      return content.sub_type === 'rank' ? 'submit' : 'select';
-    case 'context':
-      if (content.sub_type !== 'confirm') return 'submit';
-      return data.confirmed === true ? 'confirm' : 'cancel';
-    default:
-      return 'submit';
-  }
-}
+/** The protocol action an answer is submitted with (the engine checks it again). */
+const typedAnswer = (content: AskContent, data: Record<string, unknown>) => ({
+  action: answerAction(content, data),
+  data,
+});
 
 /** Prefix of ask buttons (the card's plain buttons keep `hitl:<key>:<action>`). */
 export const ASK_DATA_PREFIX = 'ha:';
@@ -98,13 +82,14 @@ const button = (text: string, data: string): InlineKeyboardButton.CallbackButton
 });
 
 /**
- * The ask's keyboard rows (above the card's own buttons), for one person's `state` (none: as posted).
+ * The ask's keyboard rows (above the card's own buttons): as posted (`state` null: nobody's picks,
+ * which is what a group's shared keyboard always shows), or with one person's picks (a private chat).
  * Empty when Telegram cannot draw the kind or its buttons are the card's own (confirm).
  */
 export function askRows(
   key: string,
   content: AskContent,
-  state: PickState = { picked: [] },
+  state: PickState | null = null,
 ): InlineKeyboardButton[][] {
   if (!telegramDrawsAsk(content)) return [];
   switch (content.type) {
@@ -116,49 +101,82 @@ export function askRows(
         rows.push([button('✏️ Edit values…', askData(key, 'f'))]);
       return rows;
     }
-    case 'decision': {
-      const c = content;
-      if (c.sub_type === 'single')
-        return c.options.map((o, i) => [button(describe(o), askData(key, 'p', i))]);
-      if (c.sub_type === 'multi') {
-        const rows = c.options.map((o, i) => [
-          button(`${state.picked.includes(i) ? '✅' : '⬜'} ${describe(o)}`, askData(key, 't', i)),
-        ]);
-        const limits =
-          c.max_select === null ? `at least ${c.min_select}` : `${c.min_select}-${c.max_select}`;
-        rows.push([button(`Done (${state.picked.length} chosen; ${limits})`, askData(key, 'd'))]);
-        return rows;
-      }
-      // rank: the places so far in order, then what is left; Undo takes the last place back.
-      const rows = state.picked.map((i, place) => [
-        button(`${place + 1}. ${cut(c.options[i]?.label ?? '?')}`, askData(key, 'x', i)),
-      ]);
-      c.options.forEach((o, i) => {
-        if (!state.picked.includes(i))
-          rows.push([button(`➕ ${describe(o)}`, askData(key, 'r', i))]);
-      });
-      rows.push([
-        button('↩️ Undo', askData(key, 'u')),
-        button(`Done (${state.picked.length}/${c.options.length})`, askData(key, 'd')),
-      ]);
-      return rows;
-    }
+    case 'decision':
+      if (content.sub_type === 'single')
+        return content.options.map((o, i) => [button(describe(o), askData(key, 'p', i))]);
+      return content.sub_type === 'multi'
+        ? multiRows(key, content, state)
+        : rankRows(key, content, state);
     case 'context':
       if (content.sub_type === 'confirm') return [];
       return [
         [button(content.sub_type === 'form' ? '📝 Fill in…' : '✍️ Answer…', askData(key, 'f'))],
       ];
     case 'edit':
-      if (content.sub_type === 'content')
-        return [
-          [button('✏️ Edit the draft…', askData(key, 'f'))],
-          [button('✅ Send the draft as it is', askData(key, 'a'))],
-        ];
-      return [
-        [button('✏️ Edit arguments…', askData(key, 'f'))],
-        [button('✅ Run with these arguments', askData(key, 'a'))],
-      ];
+      return content.sub_type === 'content'
+        ? [
+            [button('✏️ Edit the draft…', askData(key, 'f'))],
+            [button('✅ Send the draft as it is', askData(key, 'a'))],
+          ]
+        : [
+            [button('✏️ Edit arguments…', askData(key, 'f'))],
+            [button('✅ Run with these arguments', askData(key, 'a'))],
+          ];
   }
+}
+
+type Multi = Extract<AskContent, { sub_type: 'multi' }>;
+type Rank = Extract<AskContent, { sub_type: 'rank' }>;
+
+const limitsOf = (c: Multi) =>
+  c.max_select === null ? `at least ${c.min_select}` : `${c.min_select}-${c.max_select}`;
+
+/** Toggles (✅ for this person's picks) and Done. */
+function multiRows(key: string, c: Multi, state: PickState | null): InlineKeyboardButton[][] {
+  const picked = state?.picked ?? [];
+  const rows = c.options.map((o, i) => [
+    button(`${picked.includes(i) ? '✅' : '⬜'} ${describe(o)}`, askData(key, 't', i)),
+  ]);
+  const done = state
+    ? `Done (${picked.length} chosen; ${limitsOf(c)})`
+    : `Done (choose ${limitsOf(c)})`;
+  rows.push([button(done, askData(key, 'd'))]);
+  return rows;
+}
+
+/** This person's places so far in order, then what is left; Undo takes the last place back. */
+function rankRows(key: string, c: Rank, state: PickState | null): InlineKeyboardButton[][] {
+  const picked = state?.picked ?? [];
+  const rows = picked.map((i, place) => [
+    button(`${place + 1}. ${cut(c.options[i]?.label ?? '?')}`, askData(key, 'x', i)),
+  ]);
+  c.options.forEach((o, i) => {
+    if (!picked.includes(i)) rows.push([button(`➕ ${describe(o)}`, askData(key, 'r', i))]);
+  });
+  const done = state
+    ? `Done (${picked.length}/${c.options.length})`
+    : `Done (rank all ${c.options.length})`;
+  rows.push([button('↩️ Undo', askData(key, 'u')), button(done, askData(key, 'd'))]);
+  return rows;
+}
+
+/** Telegram's limit for a callback query answer (the toast only the tapper sees). */
+const TOAST_MAX = 200;
+
+/**
+ * One person's picks so far, for the toast of their tap (only they see it): in a group this is
+ * the only place their selection shows, as the shared keyboard cannot differ per person.
+ */
+export function pickSummary(content: AskContent, state: PickState): string {
+  if (content.type !== 'decision') return '';
+  const labels = state.picked.map((i) => content.options[i]?.label ?? '?');
+  const text =
+    content.sub_type === 'multi'
+      ? `Your choice (${labels.length}; ${limitsOf(content)}): ${labels.join(', ') || 'none yet'}. Done sends it.`
+      : `Your order (${labels.length}/${content.options.length}): ${
+          labels.map((l, n) => `${n + 1}. ${l}`).join(' › ') || 'none yet'
+        }`;
+  return cut(text, TOAST_MAX);
 }
 
 /** True when the card's own (protocol action) buttons are replaced by the ask's rows. */
@@ -172,10 +190,7 @@ export function buttonAnswer(
   b: AskButton,
   state: PickState,
 ): { action: string; data: Record<string, unknown> } | null {
-  const typed = (answer: Record<string, unknown>) => ({
-    action: askAction(content, answer),
-    data: answer,
-  });
+  const typed = (answer: Record<string, unknown>) => typedAnswer(content, answer);
   if (content.type === 'approval' && b.op === 'c') {
     const choice = content.choices[b.n ?? -1];
     return choice ? typed({ decision: choice.key }) : null;
@@ -213,97 +228,26 @@ export function nextPickState(
 }
 
 /** One step of the field flow: a value typed as a reply, or picked with a button. */
-export interface Step {
-  key: string;
-  label: string;
+export interface Step extends Omit<AskInput, 'type' | 'multiline'> {
   /** CHOICE: the approval's decision at the end of a modify flow. */
-  type: FieldType | 'CHOICE';
-  required: boolean;
-  /** The button values (DROPDOWN, CHOICE; BOOLEAN is Yes/No). */
-  options?: string[];
+  type: AskInput['type'] | 'CHOICE';
   /** Labels of `options` (CHOICE). */
   optionLabels?: string[];
-  /** The current value (drafts, modifiable fields, tool args): "Keep" answers it. */
-  current?: FieldValue;
-  placeholder?: string;
 }
 
-/** The steps of the flow of a kind that has one; [] otherwise. */
+/** The steps of the flow of a kind that has one (the shared inputs, then a modify's decision). */
 export function flowSteps(content: AskContent): Step[] {
-  switch (content.type) {
-    case 'context':
-      if (content.sub_type === 'freetext')
-        return [
-          {
-            key: 'value',
-            label: content.input.label,
-            type: 'STRING',
-            required: true,
-            ...(content.input.placeholder ? { placeholder: content.input.placeholder } : {}),
-          },
-        ];
-      if (content.sub_type === 'form')
-        return content.fields.map((f) => ({
-          key: f.key,
-          label: f.label,
-          type: f.type,
-          required: f.required,
-          ...(f.type === 'DROPDOWN' ? { options: f.options ?? [] } : {}),
-          ...(f.placeholder ? { placeholder: f.placeholder } : {}),
-        }));
-      return [];
-    case 'edit':
-      if (content.sub_type === 'content')
-        return [
-          {
-            key: 'content',
-            label: 'Your version',
-            type: 'STRING',
-            required: true,
-            current: content.draft,
-          },
-        ];
-      return content.args
-        .filter((a) => a.editable)
-        .map((a) => ({
-          key: a.key,
-          label: a.label,
-          type: a.type,
-          required: false,
-          current: a.value as FieldValue,
-        }));
-    case 'approval':
-      if (content.sub_type !== 'modify') return [];
-      return [
-        ...content.modifiable.map((f) =>
-          f.type === 'DROPDOWN'
-            ? {
-                key: f.key,
-                label: f.label,
-                type: f.type,
-                required: false,
-                options: f.value as string[],
-              }
-            : {
-                key: f.key,
-                label: f.label,
-                type: f.type,
-                required: false,
-                current: f.value as FieldValue,
-              },
-        ),
-        {
-          key: '',
-          label: 'Your decision',
-          type: 'CHOICE' as const,
-          required: true,
-          options: content.choices.map((c) => c.key),
-          optionLabels: content.choices.map((c) => describe(c)),
-        },
-      ];
-    default:
-      return [];
-  }
+  const steps: Step[] = askInputs(content).map(({ multiline: _, ...input }) => input);
+  if (content.type === 'approval' && content.sub_type === 'modify')
+    steps.push({
+      key: '',
+      label: 'Your decision',
+      type: 'CHOICE',
+      required: true,
+      options: content.choices.map((c) => c.key),
+      optionLabels: content.choices.map((c) => describe(c)),
+    });
+  return steps;
 }
 
 /** A reply's text as the step's typed value, or why it is not one. */
@@ -374,25 +318,18 @@ export function stepRows(key: string, step: Step): InlineKeyboardButton[][] {
   return rows;
 }
 
-/** The answer of a finished flow: the values given (unchanged ones left out where the kind says so). */
+/** The answer of a finished flow: the values given (a modify's decision under the key ""). */
 export function flowAnswer(
   content: AskContent,
   values: Record<string, FieldValue>,
 ): { action: string; data: Record<string, unknown> } {
-  let data: Record<string, unknown>;
-  switch (content.type) {
-    case 'context':
-      data = content.sub_type === 'freetext' ? { value: values.value } : { values };
-      break;
-    case 'edit':
-      data = content.sub_type === 'content' ? { content: values.content } : { args: values };
-      break;
-    default: {
-      const { '': decision, ...rest } = values;
-      data = Object.keys(rest).length ? { decision, values: rest } : { decision };
+  const { '': decision, ...rest } = values;
+  return (
+    inputsAnswer(content, rest, decision === undefined ? undefined : String(decision)) ?? {
+      action: 'submit',
+      data: {},
     }
-  }
-  return { action: askAction(content, data), data };
+  );
 }
 
 /** What the person must see to answer (a confirm's statement, a draft, a tool's arguments). */

@@ -5,17 +5,24 @@
  */
 import type { ValidationIssue } from '../errors.ts';
 import {
+  formValues,
+  type Issues,
+  isRecord,
+  issue,
+  keyList,
+  modifiedValues,
+  toolArgs,
+} from './answer-values.ts';
+import {
   type AskContent,
   type AskKind,
   type ContentOf,
-  type FieldType,
+  type FieldValue,
   kindOf,
-  valueProblem,
 } from './content.ts';
 import { protocolOf } from './protocol.ts';
 
-/** A typed value of a form field, modifiable field or tool arg. */
-export type FieldValue = string | number | boolean;
+export type { FieldValue } from './content.ts';
 
 /** result.data per kind (the hgateway response TypedDicts). */
 export interface AnswerByKind {
@@ -45,13 +52,6 @@ export type AskAnswer = AnswerByKind[AskKind];
 export type CheckedAnswer =
   | { ok: true; action: string; data: AskAnswer }
   | { ok: false; issues: ValidationIssue[] };
-
-type Issues = ValidationIssue[];
-const issue = (path: string, message: string): ValidationIssue => ({ path, message });
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Data keys a kind's answer takes (anything else is refused, so typos do not pass silently). */
 const ANSWER_KEYS: Record<AskKind, readonly string[]> = {
@@ -123,231 +123,132 @@ export function actionFor(content: AskContent, answer: AskAnswer): string {
   }
 }
 
+/** Reads one kind's answer from the data given, pushing what is wrong to `issues`. */
+type Reader = (
+  content: AskContent,
+  action: string,
+  d: Record<string, unknown>,
+  issues: Issues,
+) => AskAnswer | undefined;
+
+function approvalAnswer(
+  content: AskContent,
+  action: string,
+  d: Record<string, unknown>,
+  issues: Issues,
+): AskAnswer | undefined {
+  const c = content as ContentOf<'approval.modify'>;
+  const keys = c.choices.map((x) => x.key);
+  // A plain approve/reject button carries no data: the action is the decision.
+  const decision = d.decision ?? (keys.includes(action) ? action : undefined);
+  if (typeof decision !== 'string' || !keys.includes(decision)) {
+    issues.push(issue('data.decision', `must be one of: ${keys.join(', ')}`));
+    return undefined;
+  }
+  if (content.sub_type === 'binary') return { decision };
+  const values = modifiedValues(c, d.values, issues);
+  return values && Object.keys(values).length ? { decision, values } : { decision };
+}
+
+const singleAnswer: Reader = (content, _action, d, issues) => {
+  const keys = (content as ContentOf<'decision.single'>).options.map((o) => o.key);
+  if (typeof d.selected !== 'string' || !keys.includes(d.selected)) {
+    issues.push(issue('data.selected', `pick one of: ${keys.join(', ')}`));
+    return undefined;
+  }
+  return { selected: d.selected };
+};
+
+const multiAnswer: Reader = (content, _action, d, issues) => {
+  const c = content as ContentOf<'decision.multi'>;
+  const keys = c.options.map((o) => o.key);
+  const sel = keyList(d.selected, keys, 'data.selected', issues);
+  if (!sel) return undefined;
+  if (sel.length < c.min_select)
+    issues.push(issue('data.selected', `select at least ${c.min_select}`));
+  if (c.max_select !== null && sel.length > c.max_select)
+    issues.push(issue('data.selected', `select at most ${c.max_select}`));
+  // Kept in the content's order, so the same choice always reads the same.
+  return issues.length ? undefined : { selected: keys.filter((k) => sel.includes(k)) };
+};
+
+const rankAnswer: Reader = (content, _action, d, issues) => {
+  const keys = (content as ContentOf<'decision.rank'>).options.map((o) => o.key);
+  const ranking = keyList(d.ranking, keys, 'data.ranking', issues);
+  if (!ranking) return undefined;
+  const missing = keys.filter((k) => !ranking.includes(k));
+  if (missing.length) {
+    issues.push(issue('data.ranking', `rank every option; missing: ${missing.join(', ')}`));
+    return undefined;
+  }
+  return { ranking };
+};
+
+/** A required text (freetext's value, the edited draft) within `max` characters. */
+function requiredText(
+  v: unknown,
+  path: string,
+  empty: string,
+  max: number,
+  issues: Issues,
+): string | undefined {
+  if (typeof v !== 'string' || v.trim() === '') {
+    issues.push(issue(path, empty));
+    return undefined;
+  }
+  if (v.length > max) {
+    issues.push(issue(path, `at most ${max} characters`));
+    return undefined;
+  }
+  return v;
+}
+
+const freetextAnswer: Reader = (_c, _a, d, issues) => {
+  const value = requiredText(d.value, 'data.value', 'required: type an answer', 4_000, issues);
+  return value === undefined ? undefined : { value };
+};
+
+const confirmAnswer: Reader = (_c, action, d, issues) => {
+  const confirmed = action === 'confirm';
+  if (d.confirmed !== undefined && d.confirmed !== confirmed) {
+    issues.push(issue('data.confirmed', `must be ${confirmed} for "${action}"`));
+    return undefined;
+  }
+  return { confirmed };
+};
+
+const contentAnswer: Reader = (_c, _a, d, issues) => {
+  const empty = 'required: the (edited) text must not be empty';
+  const content = requiredText(d.content, 'data.content', empty, 20_000, issues);
+  return content === undefined ? undefined : { content };
+};
+
+const READERS: Record<AskKind, Reader> = {
+  'approval.binary': approvalAnswer,
+  'approval.modify': approvalAnswer,
+  'decision.single': singleAnswer,
+  'decision.multi': multiAnswer,
+  'decision.rank': rankAnswer,
+  'context.freetext': freetextAnswer,
+  'context.form': (c, _a, d, issues) => {
+    const values = formValues(c as ContentOf<'context.form'>, d.values, issues);
+    return values ? { values } : undefined;
+  },
+  'context.confirm': confirmAnswer,
+  'edit.content': contentAnswer,
+  'edit.tool_args': (c, _a, d, issues) => {
+    const args = toolArgs(c as ContentOf<'edit.tool_args'>, d.args, issues);
+    return args ? { args } : undefined;
+  },
+};
+
 function answerData(
   content: AskContent,
   action: string,
   d: Record<string, unknown>,
   issues: Issues,
 ): AskAnswer | undefined {
-  switch (`${content.type}.${content.sub_type}` as AskKind) {
-    case 'approval.binary':
-    case 'approval.modify': {
-      const c = content as ContentOf<'approval.modify'>;
-      const keys = c.choices.map((x) => x.key);
-      // A plain approve/reject button carries no data: the action is the decision.
-      const decision = d.decision ?? (keys.includes(action) ? action : undefined);
-      if (typeof decision !== 'string' || !keys.includes(decision)) {
-        issues.push(issue('data.decision', `must be one of: ${keys.join(', ')}`));
-        return undefined;
-      }
-      if (content.sub_type === 'binary') return { decision };
-      const values = modifiedValues(c, d.values, issues);
-      return values && Object.keys(values).length ? { decision, values } : { decision };
-    }
-    case 'decision.single': {
-      const keys = (content as ContentOf<'decision.single'>).options.map((o) => o.key);
-      if (typeof d.selected !== 'string' || !keys.includes(d.selected)) {
-        issues.push(issue('data.selected', `pick one of: ${keys.join(', ')}`));
-        return undefined;
-      }
-      return { selected: d.selected };
-    }
-    case 'decision.multi': {
-      const c = content as ContentOf<'decision.multi'>;
-      const keys = c.options.map((o) => o.key);
-      const sel = keyList(d.selected, keys, 'data.selected', issues);
-      if (!sel) return undefined;
-      if (sel.length < c.min_select)
-        issues.push(issue('data.selected', `select at least ${c.min_select}`));
-      if (c.max_select !== null && sel.length > c.max_select)
-        issues.push(issue('data.selected', `select at most ${c.max_select}`));
-      // Kept in the content's order, so the same choice always reads the same.
-      return issues.length ? undefined : { selected: keys.filter((k) => sel.includes(k)) };
-    }
-    case 'decision.rank': {
-      const keys = (content as ContentOf<'decision.rank'>).options.map((o) => o.key);
-      const ranking = keyList(d.ranking, keys, 'data.ranking', issues);
-      if (!ranking) return undefined;
-      const missing = keys.filter((k) => !ranking.includes(k));
-      if (missing.length) {
-        issues.push(issue('data.ranking', `rank every option; missing: ${missing.join(', ')}`));
-        return undefined;
-      }
-      return { ranking };
-    }
-    case 'context.freetext': {
-      if (typeof d.value !== 'string' || d.value.trim() === '') {
-        issues.push(issue('data.value', 'required: type an answer'));
-        return undefined;
-      }
-      if (d.value.length > 4_000) {
-        issues.push(issue('data.value', 'at most 4000 characters'));
-        return undefined;
-      }
-      return { value: d.value };
-    }
-    case 'context.form': {
-      const values = formValues(content as ContentOf<'context.form'>, d.values, issues);
-      return values ? { values } : undefined;
-    }
-    case 'context.confirm': {
-      const confirmed = action === 'confirm';
-      if (d.confirmed !== undefined && d.confirmed !== confirmed) {
-        issues.push(issue('data.confirmed', `must be ${confirmed} for "${action}"`));
-        return undefined;
-      }
-      return { confirmed };
-    }
-    case 'edit.content': {
-      if (typeof d.content !== 'string' || d.content.trim() === '') {
-        issues.push(issue('data.content', 'required: the (edited) text must not be empty'));
-        return undefined;
-      }
-      if (d.content.length > 20_000) {
-        issues.push(issue('data.content', 'at most 20000 characters'));
-        return undefined;
-      }
-      return { content: d.content };
-    }
-    case 'edit.tool_args': {
-      const args = toolArgs(content as ContentOf<'edit.tool_args'>, d.args, issues);
-      return args ? { args } : undefined;
-    }
-  }
-}
-
-/** A list of distinct option keys. */
-function keyList(v: unknown, keys: string[], path: string, issues: Issues): string[] | undefined {
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) {
-    issues.push(issue(path, 'must be a list of option keys'));
-    return undefined;
-  }
-  const list = v as string[];
-  const unknown = list.filter((k) => !keys.includes(k));
-  if (unknown.length) {
-    issues.push(issue(path, `not options: ${unknown.join(', ')}`));
-    return undefined;
-  }
-  if (new Set(list).size !== list.length) {
-    issues.push(issue(path, 'each option at most once'));
-    return undefined;
-  }
-  return list;
-}
-
-function valuesObject(
-  v: unknown,
-  keys: string[],
-  path: string,
-  issues: Issues,
-): Record<string, unknown> | undefined {
-  if (v === undefined || v === null) return {};
-  if (!isRecord(v)) {
-    issues.push(issue(path, 'must be an object of field values'));
-    return undefined;
-  }
-  const unknown = Object.keys(v).filter((k) => !keys.includes(k));
-  for (const k of unknown) issues.push(issue(`${path}.${k}`, 'no such field'));
-  return unknown.length ? undefined : v;
-}
-
-function typed(
-  type: FieldType,
-  value: unknown,
-  path: string,
-  issues: Issues,
-  options?: string[],
-): value is FieldValue {
-  const why = valueProblem(type, value, options);
-  if (why) issues.push(issue(path, why));
-  return !why;
-}
-
-/** approval.modify: only the values that differ from the content's (DROPDOWN: the picked value). */
-function modifiedValues(
-  c: ContentOf<'approval.modify'>,
-  raw: unknown,
-  issues: Issues,
-): Record<string, FieldValue> | undefined {
-  const given = valuesObject(
-    raw,
-    c.modifiable.map((f) => f.key),
-    'data.values',
-    issues,
-  );
-  if (!given) return undefined;
-  const out: Record<string, FieldValue> = {};
-  for (const f of c.modifiable) {
-    const v = given[f.key];
-    if (v === undefined || v === null) continue;
-    const options = f.type === 'DROPDOWN' ? (f.value as string[]) : undefined;
-    if (!typed(f.type, v, `data.values.${f.key}`, issues, options)) continue;
-    if (f.type === 'DROPDOWN' || v !== f.value) out[f.key] = v;
-  }
-  return issues.length ? undefined : out;
-}
-
-/** context.form: every required field present, every value of its type; empty optional ones left out. */
-function formValues(
-  c: ContentOf<'context.form'>,
-  raw: unknown,
-  issues: Issues,
-): Record<string, FieldValue> | undefined {
-  if (raw === undefined || raw === null) {
-    if (c.fields.some((f) => f.required)) {
-      for (const f of c.fields.filter((x) => x.required))
-        issues.push(issue(`data.values.${f.key}`, `required: ${f.label}`));
-      return undefined;
-    }
-  }
-  const given = valuesObject(
-    raw,
-    c.fields.map((f) => f.key),
-    'data.values',
-    issues,
-  );
-  if (!given) return undefined;
-  const out: Record<string, FieldValue> = {};
-  for (const f of c.fields) {
-    const v = given[f.key];
-    if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '')) {
-      if (f.required) issues.push(issue(`data.values.${f.key}`, `required: ${f.label}`));
-      continue;
-    }
-    if (typed(f.type, v, `data.values.${f.key}`, issues, f.options)) out[f.key] = v;
-  }
-  return issues.length ? undefined : out;
-}
-
-/** edit.tool_args: all args; editable ones may change (same type), read-only ones must not. */
-function toolArgs(
-  c: ContentOf<'edit.tool_args'>,
-  raw: unknown,
-  issues: Issues,
-): Record<string, FieldValue> | undefined {
-  const given = valuesObject(
-    raw,
-    c.args.map((a) => a.key),
-    'data.args',
-    issues,
-  );
-  if (!given) return undefined;
-  const out: Record<string, FieldValue> = {};
-  for (const a of c.args) {
-    const v = given[a.key];
-    if (v === undefined) {
-      out[a.key] = a.value as FieldValue;
-      continue;
-    }
-    if (!a.editable) {
-      if (v !== a.value)
-        issues.push(issue(`data.args.${a.key}`, `read-only: must stay ${JSON.stringify(a.value)}`));
-      else out[a.key] = v as FieldValue;
-      continue;
-    }
-    if (typed(a.type, v, `data.args.${a.key}`, issues)) out[a.key] = v;
-  }
-  return issues.length ? undefined : out;
+  return READERS[kindOf(content)](content, action, d, issues);
 }
 
 /** The irreversible choice or options an answer picks (they want a confirming step first). */

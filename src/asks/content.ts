@@ -333,3 +333,6 @@ export function askContentOf(context: unknown): AskContent | undefined {
   const r = parseAskContent(ask);
   return r.ok ? r.content : undefined;
 }
+
+/** A typed value of a form field, modifiable field or tool arg. */
+export type FieldValue = string | number | boolean;

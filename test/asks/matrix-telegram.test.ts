@@ -155,24 +155,18 @@ it('decision.single: one button per option, irreversible marked; a stale one ref
   await answered(id, 'decision.single');
 });
 
-it('decision.multi: toggles edit the keyboard; too many refused with an alert; Done', async () => {
+it("decision.multi: toggles answered with the person's picks (the group's keyboard stays shared); too many refused; Done", async () => {
   const { id, card } = await ask(content('decision.multi'));
-  expect(buttons(card).map((b) => b.text)).toEqual([
-    '⬜ Infrastructure',
-    '⬜ Backend',
-    '⬜ Frontend',
-    'Done (0 chosen; 1-2)',
-  ]);
+  const posted = ['⬜ Infrastructure', '⬜ Backend', '⬜ Frontend', 'Done (choose 1-2)'];
+  expect(buttons(card).map((b) => b.text)).toEqual(posted);
   const empty = await tap(card, ':d');
   expect(empty).toMatchObject({ show_alert: true });
   expect(empty.text).toMatch(/data\.selected/);
-  for (const op of [':t:0', ':t:1', ':t:2']) await tap(card, op);
-  expect(buttons(card).map((b) => b.text)).toEqual([
-    '✅ Infrastructure',
-    '✅ Backend',
-    '✅ Frontend',
-    'Done (3 chosen; 1-2)',
-  ]);
+  for (const op of [':t:0', ':t:1']) await tap(card, op);
+  expect((await tap(card, ':t:2')).text).toBe(
+    'Your choice (3; 1-2): Infrastructure, Backend, Frontend. Done sends it.',
+  );
+  expect(buttons(card).map((b) => b.text)).toEqual(posted);
   expect(await tap(card, ':d')).toMatchObject({ show_alert: true });
   expect(await status(id)).toBe('pending');
   await tap(card, ':t:2');
@@ -180,18 +174,18 @@ it('decision.multi: toggles edit the keyboard; too many refused with an alert; D
   await answered(id, 'decision.multi');
 });
 
-it('decision.rank: successive taps show the order; Undo; an incomplete ranking refused', async () => {
+it('decision.rank: successive taps answered with the order so far; Undo; an incomplete ranking refused', async () => {
   const { id, card } = await ask(content('decision.rank'));
   await tap(card, ':r:2');
   await tap(card, ':r:1');
   await tap(card, ':u');
-  await tap(card, ':r:0');
+  expect((await tap(card, ':r:0')).text).toBe('Your order (2/3): 1. Push Notification › 2. Email');
   expect(buttons(card).map((b) => b.text)).toEqual([
-    '1. Push Notification',
-    '2. Email',
+    '➕ Email',
     '➕ SMS',
+    '➕ Push Notification',
     '↩️ Undo',
-    'Done (2/3)',
+    'Done (rank all 3)',
   ]);
   const incomplete = await tap(card, ':d');
   expect(incomplete).toMatchObject({ show_alert: true });

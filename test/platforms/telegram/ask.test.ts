@@ -4,6 +4,7 @@ import {
   askRows,
   flowSteps,
   parseAskData,
+  pickSummary,
   readReply,
   TELEGRAM_ASK_MAX_OPTIONS,
   telegramDrawsAsk,
@@ -65,4 +66,21 @@ it('replies become typed values or a named problem', () => {
   // Read-only tool args are never asked.
   const args = flowSteps(parse(KINDS['edit.tool_args'].content)).map((s) => s.key);
   expect(args).toEqual(['limit', 'dry_run']);
+});
+
+it("a person's picks fit the 200-character toast, however many and long the options", () => {
+  const options = Array.from({ length: TELEGRAM_ASK_MAX_OPTIONS }, (_, i) => ({
+    key: `o${i}`,
+    label: `Option ${i} ${'with a long label '.repeat(10)}`.slice(0, 200),
+  }));
+  for (const sub_type of ['multi', 'rank'] as const) {
+    const c = parse({ type: 'decision', sub_type, prompt: 'p', options });
+    const text = pickSummary(c, { picked: options.map((_, i) => i) });
+    expect(text.length).toBeLessThanOrEqual(200);
+    expect(text).toMatch(
+      sub_type === 'multi' ? /^Your choice \(40; at least 1\)/ : /^Your order \(40\/40\)/,
+    );
+  }
+  const none = parse({ type: 'decision', sub_type: 'rank', prompt: 'p', options });
+  expect(pickSummary(none, { picked: [] })).toBe('Your order (0/40): none yet');
 });
