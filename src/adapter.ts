@@ -116,11 +116,38 @@ export interface HttpRoute {
   handle(req: InboundRequest): Promise<InboundResponse>;
 }
 
+/**
+ * The adapters' own words (toasts, failure replies), from templates/<LOCALE>.json "adapter", so a
+ * locale reaches them like it reaches the cards. Built by src/adapter-kit.ts adapterStrings().
+ */
+export interface AdapterStrings {
+  /** A slow tap is still being submitted; the edited card will show the outcome. */
+  submitting: string;
+  /** A tap on a button that is not (or no longer) hitl-relay's. */
+  unknownButton: string;
+  /** Handling the tap failed inside the relay: nothing was decided. */
+  tapFailed: string;
+  /** The case can no longer be answered on this platform. */
+  notAnswerable: string;
+  /** Only the review page can take this answer. */
+  useDetails: string;
+  /** A step of a multi-step widget came back invalid. */
+  choiceInvalid: string;
+  /** An answer given in a private (ephemeral) widget was recorded. */
+  answerRecorded: string;
+  /** A card action that is not hitl-relay's. */
+  notOurs: string;
+  /** A refused answer: the engine's text and each problem by its field (bounded by the caller). */
+  refusal(text: string, issues: ReadonlyArray<{ path: string; message: string }>): string;
+}
+
 /** What the engine hands an adapter when it starts. */
 export interface AdapterContext {
   onTap(tap: Tap): Promise<TapReply>;
   kv: KeyValue;
   log: Logger;
+  /** The adapter's texts in the relay's LOCALE (absent: English, adapterStrings()). */
+  strings?: AdapterStrings;
   /** Reports that the platform stopped working after start (shown on /readyz; null reason = up again). */
   reportDown?(reason: string | null): void;
 }

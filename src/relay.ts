@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { PlatformAdapter, Tap, TapReply } from './adapter.ts';
+import { adapterStrings } from './adapter-kit.ts';
 import { mountAskService } from './asks/mount.ts';
 import { ALIVE_TTL_MS, aliveKey } from './cases/card-delivery.ts';
 import { CHANGES_MISSED, Engine } from './cases/engine.ts';
@@ -237,6 +238,7 @@ export function createRelay(o: RelayOptions): Relay {
               kv: store.kv,
               log: plog,
               onTap,
+              strings: adapterStrings(engine.strings),
               reportDown: (reason) =>
                 reason === null ? health.set(part, 'up') : health.set(part, 'failed', reason),
             });

@@ -13,6 +13,7 @@ import type {
   PostOptions,
   TapReply,
 } from '../../src/adapter.ts';
+import { firstDelivery, stringsOf } from '../../src/adapter-kit.ts';
 import { PlatformError } from '../../src/errors.ts';
 import { type Logger, registerSecret } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
@@ -55,7 +56,6 @@ export interface SlackAdapterOptions {
 export const SLACK_INTERACTION_TTL_MS = 30 * 60_000;
 
 /** Shown to a person when the engine itself failed on their tap. */
-const TAP_FAILED_TEXT = 'Something went wrong; nothing was decided. Try again, or open Details.';
 
 interface Running {
   api: SlackApi;
@@ -259,9 +259,9 @@ export class SlackAdapter implements PlatformAdapter {
     if (
       typeof trigger === 'string' &&
       trigger &&
-      !(await running.ctx.kv.setIfAbsent(
+      !(await firstDelivery(
+        running.ctx.kv,
         `slack:interaction:${trigger}`,
-        '1',
         SLACK_INTERACTION_TTL_MS,
       ))
     ) {
@@ -279,7 +279,7 @@ export class SlackAdapter implements PlatformAdapter {
         { err, key: tap.key, action: tap.action },
         'slack tap failed in the engine',
       );
-      reply = { outcome: 'failed', text: TAP_FAILED_TEXT, card: null };
+      reply = { outcome: 'failed', text: stringsOf(running.ctx).tapFailed, card: null };
     }
     // A submitted tap shows in the card itself (the engine updates it); anything else is said
     // to that person only. confirm_required is said too: it tells them to tap again.

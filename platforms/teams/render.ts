@@ -4,6 +4,7 @@
  * that predate Action.Execute, plus Action.OpenUrl for Details. An ask's inputs come from ask.ts.
  * Size and text limits are checked here.
  */
+import { truncateCodePoints } from '../../src/adapter-kit.ts';
 import type { Card, CardAction } from '../../src/render/card.ts';
 import { type AskButton, type AskRetry, plainAskActions, teamsAsk } from './ask.ts';
 
@@ -21,8 +22,6 @@ export const TEAMS_MAX_LINES = 40;
 export const TEAMS_NOTICE_BLOCK_ID = 'hitl-notice';
 /** The data field that carries the payload in Action.Execute / Action.Submit. */
 export const TEAMS_PAYLOAD_FIELD = 'hitl';
-
-const ELLIPSIS = '…';
 
 /** Adaptive Card JSON, loosely typed (it goes straight onto the wire). */
 export type AdaptiveCardJson = Record<string, unknown> & {
@@ -42,11 +41,7 @@ export interface RenderOptions {
 }
 
 /** Cuts `text` to at most `max` code points, ending with an ellipsis when it cut. */
-export function truncateText(text: string, max: number): string {
-  const points = Array.from(text);
-  if (points.length <= max) return text;
-  return `${points.slice(0, Math.max(0, max - 1)).join('')}${ELLIPSIS}`;
-}
+export const truncateText = truncateCodePoints;
 
 /**
  * Escapes service text for a TextBlock, which renders a Markdown subset (emphasis, links, lists)

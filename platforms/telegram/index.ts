@@ -144,6 +144,7 @@ export class TelegramAdapter implements PlatformAdapter {
         onTap: ctx ? (tap) => ctx.onTap(tap) : null,
         log: ctx?.log,
         waitMs: waitMs(),
+        strings: ctx?.strings,
         ask: ctx ? (q, b) => handleAskButton(q, b, { api: bot.api, ctx, waitMs: waitMs() }) : null,
       });
     });
