@@ -99,6 +99,10 @@ export interface InboundRequest {
   rawBody: Buffer;
   /** Values of `:name` segments of the route's path. */
   params: Record<string, string>;
+  /** The peer's address (bounds per client); absent when the server cannot tell. */
+  remoteAddress?: string;
+  /** Aborted when the client goes away (a long-poll stops waiting for it). */
+  signal?: AbortSignal;
 }
 
 /** The answer to an inbound request. An object body is sent as JSON. */
@@ -141,6 +145,20 @@ export interface AdapterStrings {
   refusal(text: string, issues: ReadonlyArray<{ path: string; message: string }>): string;
 }
 
+/**
+ * Named change signals across replicas (PostgreSQL LISTEN/NOTIFY where the store has it): an
+ * adapter that serves waiting clients (the web chat) wakes them on a change made anywhere.
+ */
+export interface AdapterSignals {
+  /** Tells every replica (this one included) that `topic` changed. Best effort, never throws. */
+  publish(topic: string): void;
+  /**
+   * Calls `onChange` when `topic` changes on any replica, and also when changes may have been
+   * missed (the listening connection was lost and is back). Returns the unsubscribe function.
+   */
+  subscribe(topic: string, onChange: () => void): () => void;
+}
+
 /** What the engine hands an adapter when it starts. */
 export interface AdapterContext {
   onTap(tap: Tap): Promise<TapReply>;
@@ -148,6 +166,8 @@ export interface AdapterContext {
   log: Logger;
   /** The adapter's texts in the relay's LOCALE (absent: English, adapterStrings()). */
   strings?: AdapterStrings;
+  /** Change signals shared by every replica (absent: this process only). */
+  signals?: AdapterSignals;
   /** Reports that the platform stopped working after start (shown on /readyz; null reason = up again). */
   reportDown?(reason: string | null): void;
 }

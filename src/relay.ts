@@ -6,6 +6,7 @@ import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { PlatformAdapter, Tap, TapReply } from './adapter.ts';
 import { adapterStrings } from './adapter-kit.ts';
+import { createAdapterSignals } from './adapter-signals.ts';
 import { mountAskService } from './asks/mount.ts';
 import { ALIVE_TTL_MS, aliveKey } from './cases/card-delivery.ts';
 import { CHANGES_MISSED, Engine } from './cases/engine.ts';
@@ -223,6 +224,14 @@ export function createRelay(o: RelayOptions): Relay {
     }
   };
 
+  // Web chat rooms wake their waiting pages on a change made by any replica.
+  const signals = createAdapterSignals({
+    events: engine.events,
+    missedEvent: CHANGES_MISSED,
+    publishRemote: store.publishChange ? (topic) => store.publishChange!(topic) : undefined,
+    log,
+  });
+
   /** Starts one adapter; resolves after the first attempt, retrying passing failures in the background. */
   function startPlatform(a: PlatformAdapter): Promise<void> {
     const part = `platform:${a.platform}`;
@@ -239,6 +248,7 @@ export function createRelay(o: RelayOptions): Relay {
               log: plog,
               onTap,
               strings: adapterStrings(engine.strings),
+              signals,
               reportDown: (reason) =>
                 reason === null ? health.set(part, 'up') : health.set(part, 'failed', reason),
             });
