@@ -55,8 +55,6 @@ export interface SlackAdapterOptions {
  */
 export const SLACK_INTERACTION_TTL_MS = 30 * 60_000;
 
-/** Shown to a person when the engine itself failed on their tap. */
-
 interface Running {
   api: SlackApi;
   app: App;
@@ -107,40 +105,66 @@ export class SlackAdapter implements PlatformAdapter {
   async start(ctx: AdapterContext): Promise<void> {
     if (this.running) throw new Error('slack adapter already started');
     const log = ctx.log.child({ platform: 'slack' });
-    const retryConfig = this.options.retryConfig ?? {
-      retries: 2,
-      minTimeout: 500,
-      maxTimeout: 2000,
-    };
-    const api = new SlackApi({
-      botToken: this.config.botToken,
-      ...(this.config.apiUrl ? { apiUrl: this.config.apiUrl } : {}),
-      log,
-      rateLimit: { maxRetries: 3, maxWaitMs: 30_000, sleep, ...this.options.rateLimit },
-      retryConfig,
-      timeoutMs: this.options.timeoutMs ?? 10_000,
-      ...(this.options.pace ? { pace: this.options.pace } : {}),
-    });
+    const api = this.makeApi(log);
     // Bolt would call auth.test itself (token in the request body); we ask once, token in the header.
     const ids =
       this.config.botId && this.config.botUserId
         ? { botId: this.config.botId, botUserId: this.config.botUserId }
         : await api.authTest();
-
     const logger = slackLogger(log);
     const httpReceiver =
       this.config.mode === 'http'
         ? new SlackHttpReceiver(this.config.signingSecret!, log, this.now)
         : undefined;
-    const receiver: Receiver =
-      httpReceiver ??
-      createSocketReceiver({
-        appToken: this.config.appToken!,
-        logger,
-        ...(this.config.apiUrl ? { apiUrl: this.config.apiUrl } : {}),
-        ...(this.options.socket ? { options: this.options.socket } : {}),
-      });
-    const app = new App({
+    const app = this.makeApp(ids, httpReceiver ?? this.socketReceiver(logger), logger);
+    app.error(async (err) => {
+      log.error({ err }, 'slack listener failed');
+    });
+    const names = new UserNames((user) => api.displayName(user), log, this.now);
+    const running: Running = { api, app, httpReceiver, names, ctx, log };
+    this.listen(running);
+    this.running = running;
+    try {
+      await app.start();
+    } catch (err) {
+      this.running = undefined;
+      // Socket Mode opens its connection here (apps.connections.open with the app token).
+      throw toPlatformError(err, this.config.mode === 'socket' ? 'apps.connections.open' : 'start');
+    }
+    log.info({ mode: this.config.mode, botUserId: ids.botUserId }, 'slack adapter started');
+  }
+
+  private retryConfig(): RetryOptions {
+    return this.options.retryConfig ?? { retries: 2, minTimeout: 500, maxTimeout: 2000 };
+  }
+
+  private makeApi(log: Logger): SlackApi {
+    return new SlackApi({
+      botToken: this.config.botToken,
+      ...(this.config.apiUrl ? { apiUrl: this.config.apiUrl } : {}),
+      log,
+      rateLimit: { maxRetries: 3, maxWaitMs: 30_000, sleep, ...this.options.rateLimit },
+      retryConfig: this.retryConfig(),
+      timeoutMs: this.options.timeoutMs ?? 10_000,
+      ...(this.options.pace ? { pace: this.options.pace } : {}),
+    });
+  }
+
+  private socketReceiver(logger: ReturnType<typeof slackLogger>): Receiver {
+    return createSocketReceiver({
+      appToken: this.config.appToken!,
+      logger,
+      ...(this.config.apiUrl ? { apiUrl: this.config.apiUrl } : {}),
+      ...(this.options.socket ? { options: this.options.socket } : {}),
+    });
+  }
+
+  private makeApp(
+    ids: { botId: string; botUserId: string },
+    receiver: Receiver,
+    logger: ReturnType<typeof slackLogger>,
+  ): App {
+    return new App({
       token: this.config.botToken,
       botId: ids.botId,
       botUserId: ids.botUserId,
@@ -151,15 +175,14 @@ export class SlackAdapter implements PlatformAdapter {
       clientOptions: {
         ...(this.config.apiUrl ? { slackApiUrl: this.config.apiUrl } : {}),
         rejectRateLimitedCalls: true,
-        retryConfig,
+        retryConfig: this.retryConfig(),
       },
     });
-    app.error(async (err) => {
-      log.error({ err }, 'slack listener failed');
-    });
-    const names = new UserNames((user) => api.displayName(user), log, this.now);
-    const running: Running = { api, app, httpReceiver, names, ctx, log };
+  }
 
+  /** Taps, ask modals and `/hitl` on the app. */
+  private listen(running: Running): void {
+    const { app } = running;
     // Every button tap is acknowledged first (Slack waits 3 s), URL buttons included; then the work.
     app.action(/.*/, async ({ ack, body }) => {
       await ack();
@@ -173,16 +196,6 @@ export class SlackAdapter implements PlatformAdapter {
     app.command(/.*/, async ({ ack, command }) => {
       await ack({ response_type: 'ephemeral', text: targetAnswer(command.channel_id) });
     });
-
-    this.running = running;
-    try {
-      await app.start();
-    } catch (err) {
-      this.running = undefined;
-      // Socket Mode opens its connection here (apps.connections.open with the app token).
-      throw toPlatformError(err, this.config.mode === 'socket' ? 'apps.connections.open' : 'start');
-    }
-    log.info({ mode: this.config.mode, botUserId: ids.botUserId }, 'slack adapter started');
   }
 
   async stop(): Promise<void> {

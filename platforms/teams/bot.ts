@@ -39,7 +39,7 @@ const REPLY_MAX_CHARS = 2000;
 function cardAnswer(
   card: Card,
   notice: string | null,
-  submitting = false,
+  submitting: boolean | string = false,
   askRetry?: AskRetry,
 ): InvokeBody {
   return {
@@ -151,9 +151,8 @@ export class TeamsBot {
   /** The card as it stands, marked "Submitting…" (or the bare text when there is no card). */
   private async submitting(ref: MessageRef | null): Promise<InvokeBody> {
     const current = await this.currentCard(ref);
-    return current
-      ? cardAnswer(current, null, true)
-      : messageAnswer(stringsOf(this.deps.ctx).submitting);
+    const submitting = stringsOf(this.deps.ctx).submitting;
+    return current ? cardAnswer(current, null, submitting) : messageAnswer(submitting);
   }
 
   private async onExecute(activity: TeamsActivity): Promise<InvokeBody> {

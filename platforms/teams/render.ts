@@ -34,8 +34,8 @@ export type AdaptiveCardJson = Record<string, unknown> & {
 export interface RenderOptions {
   /** A line for the person who tapped (shown in an invoke answer only). */
   notice?: string | null;
-  /** The tap is being submitted: buttons hidden, status says so. */
-  submitting?: boolean;
+  /** The tap is being submitted: buttons hidden, status says so (in these words, or "Submitting…"). */
+  submitting?: boolean | string;
   /** An ask's refused answer: the person's values shown again, each problem under its field. */
   askRetry?: AskRetry;
 }
@@ -143,6 +143,21 @@ export function cardBytes(json: AdaptiveCardJson): number {
   return Buffer.byteLength(JSON.stringify(json), 'utf8');
 }
 
+/** Halves the longest piece of body text (or drops the last line when every piece is tiny). */
+function halveLongest(t: Texts): void {
+  const pieces: Array<{ text: string; set: (v: string) => void }> = [
+    { text: t.prompt, set: (v) => (t.prompt = v) },
+    ...t.lines.map((l, i) => ({ text: l, set: (v: string) => (t.lines[i] = v) })),
+    { text: t.hint ?? '', set: (v) => (t.hint = v) },
+    { text: t.status, set: (v) => (t.status = v) },
+  ];
+  const sized = pieces.map((p) => ({ ...p, length: Array.from(p.text).length }));
+  sized.sort((a, b) => b.length - a.length);
+  const longest = sized[0];
+  if (!longest || longest.length <= 1) t.lines = t.lines.slice(0, -1);
+  else longest.set(truncateText(longest.text, Math.ceil(longest.length / 2)));
+}
+
 /** Renders `card`; text is cut (never an action or payload) until the card fits TEAMS_MESSAGE_MAX_BYTES. */
 export function renderTeamsCard(
   card: Card,
@@ -154,7 +169,9 @@ export function renderTeamsCard(
     prompt: card.prompt,
     lines: card.lines.slice(0, TEAMS_MAX_LINES).map((l) => truncateText(l, TEAMS_LINE_MAX_CHARS)),
     hint: card.hint,
-    status: options.submitting ? `${card.status} · Submitting…` : card.status,
+    status: options.submitting
+      ? `${card.status} · ${typeof options.submitting === 'string' ? options.submitting : 'Submitting…'}`
+      : card.status,
     notice: options.notice ? truncateText(options.notice, 400) : null,
   };
   // An ask whose inputs alone do not fit keeps the review page (Details) instead.
@@ -164,43 +181,7 @@ export function renderTeamsCard(
   let json = build(card, t, options, native);
   // Halve the longest piece of body text until the card fits; escaping can only grow text by 2x.
   for (let round = 0; round < 64 && cardBytes(json) > maxBytes; round++) {
-    const pieces: Array<[number, (v: string) => void, string]> = [
-      [
-        Array.from(t.prompt).length,
-        (v) => {
-          t.prompt = v;
-        },
-        t.prompt,
-      ],
-      ...t.lines.map((l, i): [number, (v: string) => void, string] => [
-        Array.from(l).length,
-        (v) => {
-          t.lines[i] = v;
-        },
-        l,
-      ]),
-      [
-        Array.from(t.hint ?? '').length,
-        (v) => {
-          t.hint = v;
-        },
-        t.hint ?? '',
-      ],
-      [
-        Array.from(t.status).length,
-        (v) => {
-          t.status = v;
-        },
-        t.status,
-      ],
-    ];
-    pieces.sort((a, b) => b[0] - a[0]);
-    const [length, set, text] = pieces[0] ?? [0, () => {}, ''];
-    if (length <= 1) {
-      t.lines = t.lines.slice(0, -1);
-    } else {
-      set(truncateText(text, Math.ceil(length / 2)));
-    }
+    halveLongest(t);
     json = build(card, t, options, native);
   }
   return json;
