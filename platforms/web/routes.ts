@@ -65,6 +65,16 @@ function waitSeconds(req: InboundRequest): number | null {
 }
 
 /**
+ * Who is waiting, for the per-client bound: the peer address, and behind a proxy the first
+ * X-Forwarded-For hop (else every page behind it would share one client's waits). A forged header
+ * only buys more waits under the per-replica cap, and a wait costs no store reads.
+ */
+function clientOf(req: InboundRequest): string {
+  const forwarded = req.headers['x-forwarded-for']?.split(',')[0]?.trim().slice(0, 64);
+  return `${req.remoteAddress ?? 'unknown'}|${forwarded ?? ''}`;
+}
+
+/**
  * The room's messages, or 304 when the page already has this version. With `?wait=N` an unchanged
  * room is answered when it changes (woken by the change signal, never by re-reading on a timer),
  * or 304 after N seconds; the page then asks again.
@@ -79,8 +89,7 @@ async function listRoom(req: InboundRequest, deps: WebRouteDeps): Promise<Inboun
       error: 'invalid_wait',
       message: `wait must be 0-${WEB_WAIT_MAX_SECONDS} seconds`,
     });
-  const wait =
-    seconds > 0 ? deps.waits.open(room, req.remoteAddress ?? 'unknown', req.signal) : null;
+  const wait = seconds > 0 ? deps.waits.open(room, clientOf(req), req.signal) : null;
   if (seconds > 0 && !wait)
     return {
       status: 429,

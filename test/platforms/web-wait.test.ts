@@ -62,14 +62,23 @@ async function started(events = new EventEmitter()) {
 function list(
   web: PlatformAdapter,
   room: string,
-  o: { etag?: string; wait?: number; client?: string; signal?: AbortSignal } = {},
+  o: {
+    etag?: string;
+    wait?: number;
+    client?: string;
+    signal?: AbortSignal;
+    forwardedFor?: string;
+  } = {},
 ): Promise<InboundResponse> {
   const route = web.routes.find((r) => r.path === '/web/api/rooms/:room/messages')!;
   const req: InboundRequest = {
     method: 'GET',
     path: `/web/api/rooms/${room}/messages`,
     query: new URLSearchParams(o.wait ? { wait: String(o.wait) } : {}),
-    headers: o.etag ? { 'if-none-match': o.etag } : {},
+    headers: {
+      ...(o.etag ? { 'if-none-match': o.etag } : {}),
+      ...(o.forwardedFor ? { 'x-forwarded-for': o.forwardedFor } : {}),
+    },
     rawBody: Buffer.alloc(0),
     params: { room },
     remoteAddress: o.client ?? '127.0.0.1',
@@ -174,6 +183,17 @@ describe('web chat: waiting for a room', () => {
     const other = new AbortController();
     const second = list(web, 'busy', { etag, wait: 30, client: '10.0.0.2', signal: other.signal });
     expect((await list(web, 'busy', { etag, client: '10.0.0.1' })).status).toBe(304);
+    // Behind a proxy, pages are told apart by the first X-Forwarded-For hop.
+    const behind = new AbortController();
+    const proxied = list(web, 'busy', {
+      etag,
+      wait: 30,
+      client: '10.0.0.1',
+      signal: behind.signal,
+      forwardedFor: '192.0.2.7, 10.0.0.1',
+    });
+    behind.abort();
+    expect((await proxied).status).toBe(304);
     // The clients go away: their waits end at once and make room.
     for (const c of [...leaving, other]) c.abort();
     for (const res of await Promise.all([...held, second])) expect(res.status).toBe(304);
