@@ -12,6 +12,8 @@ const ANY_SDK = Object.values(SDK).join('|');
 // What a platform may use of the core: the adapter contract and its small helpers, nothing else.
 const CORE_SURFACE = [
   '^src/adapter\\.ts$',
+  // The adapter kit: answer a tap within the platform's window, de-duplication, truncation, strings.
+  '^src/adapter-kit\\.ts$',
   '^src/render/card\\.ts$',
   '^src/errors\\.ts$',
   '^src/log\\.ts$',

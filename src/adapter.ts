@@ -99,6 +99,10 @@ export interface InboundRequest {
   rawBody: Buffer;
   /** Values of `:name` segments of the route's path. */
   params: Record<string, string>;
+  /** The peer's address (bounds per client); absent when the server cannot tell. */
+  remoteAddress?: string;
+  /** Aborted when the client goes away (a long-poll stops waiting for it). */
+  signal?: AbortSignal;
 }
 
 /** The answer to an inbound request. An object body is sent as JSON. */
@@ -116,6 +120,45 @@ export interface HttpRoute {
   handle(req: InboundRequest): Promise<InboundResponse>;
 }
 
+/**
+ * The adapters' own words (toasts, failure replies), from templates/<LOCALE>.json "adapter", so a
+ * locale reaches them like it reaches the cards. Built by src/adapter-kit.ts adapterStrings().
+ */
+export interface AdapterStrings {
+  /** A slow tap is still being submitted; the edited card will show the outcome. */
+  submitting: string;
+  /** A tap on a button that is not (or no longer) hitl-relay's. */
+  unknownButton: string;
+  /** Handling the tap failed inside the relay: nothing was decided. */
+  tapFailed: string;
+  /** The case can no longer be answered on this platform. */
+  notAnswerable: string;
+  /** Only the review page can take this answer. */
+  useDetails: string;
+  /** A step of a multi-step widget came back invalid. */
+  choiceInvalid: string;
+  /** An answer given in a private (ephemeral) widget was recorded. */
+  answerRecorded: string;
+  /** A card action that is not hitl-relay's. */
+  notOurs: string;
+  /** A refused answer: the engine's text and each problem by its field (bounded by the caller). */
+  refusal(text: string, issues: ReadonlyArray<{ path: string; message: string }>): string;
+}
+
+/**
+ * Named change signals across replicas (PostgreSQL LISTEN/NOTIFY where the store has it): an
+ * adapter that serves waiting clients (the web chat) wakes them on a change made anywhere.
+ */
+export interface AdapterSignals {
+  /** Tells every replica (this one included) that `topic` changed. Best effort, never throws. */
+  publish(topic: string): void;
+  /**
+   * Calls `onChange` when `topic` changes on any replica, and also when changes may have been
+   * missed (the listening connection was lost and is back). Returns the unsubscribe function.
+   */
+  subscribe(topic: string, onChange: () => void): () => void;
+}
+
 /** What the engine hands an adapter when it starts. */
 export interface AdapterContext {
   onTap(tap: Tap): Promise<TapReply>;
@@ -127,6 +170,10 @@ export interface AdapterContext {
   mayAnswer?(tap: Tap): Promise<TapReply | null>;
   kv: KeyValue;
   log: Logger;
+  /** The adapter's texts in the relay's LOCALE (absent: English, adapterStrings()). */
+  strings?: AdapterStrings;
+  /** Change signals shared by every replica (absent: this process only). */
+  signals?: AdapterSignals;
   /** Reports that the platform stopped working after start (shown on /readyz; null reason = up again). */
   reportDown?(reason: string | null): void;
 }

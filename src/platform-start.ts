@@ -1,5 +1,5 @@
 /** Starting one platform adapter: a passing failure is retried with backoff, a refusal is reported. */
-import type { PlatformAdapter, Tap, TapReply } from './adapter.ts';
+import type { AdapterSignals, AdapterStrings, PlatformAdapter, Tap, TapReply } from './adapter.ts';
 import type { Store } from './cases/store.ts';
 import { PlatformError } from './errors.ts';
 import { type Health, isNetworkError } from './health.ts';
@@ -12,6 +12,10 @@ export interface PlatformStartDeps {
   health: Health;
   onTap(tap: Tap): Promise<TapReply>;
   mayAnswer(tap: Tap): Promise<TapReply | null>;
+  /** The adapters' texts in the relay's LOCALE. */
+  strings: AdapterStrings;
+  /** Change signals across replicas (the web chat's waiting pages). */
+  signals: AdapterSignals;
   /** True once shutdown began: no more attempts. */
   closing(): boolean;
   /** Wakes the retry sleeps at shutdown. */
@@ -49,6 +53,8 @@ async function attempt(
       log: plog,
       onTap: d.onTap,
       mayAnswer: d.mayAnswer,
+      strings: d.strings,
+      signals: d.signals,
       reportDown: (reason) =>
         reason === null ? d.health.set(part, 'up') : d.health.set(part, 'failed', reason),
     });

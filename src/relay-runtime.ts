@@ -2,7 +2,9 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import type { PlatformAdapter, Tap, TapReply } from './adapter.ts';
+import type { AdapterSignals, PlatformAdapter, Tap, TapReply } from './adapter.ts';
+import { adapterStrings } from './adapter-kit.ts';
+import { createAdapterSignals } from './adapter-signals.ts';
 import { ALIVE_TTL_MS, aliveKey } from './cases/posting-lease.ts';
 import { CHANGES_MISSED } from './cases/repository.ts';
 import { startRetention } from './cases/retention.ts';
@@ -182,8 +184,20 @@ export class RelayRuntime {
     this.started = true;
   }
 
+  /** Web chat rooms wake their waiting pages on a change made by any replica. */
+  private signals: AdapterSignals | undefined;
+
   private platformDeps() {
+    const store = this.s.store;
+    this.signals ??= createAdapterSignals({
+      events: this.s.cases.events,
+      missedEvent: CHANGES_MISSED,
+      publishRemote: store.publishChange ? (topic) => store.publishChange!(topic) : undefined,
+      log: this.s.log,
+    });
     return {
+      strings: adapterStrings(this.s.strings),
+      signals: this.signals,
       store: this.s.store,
       log: this.s.log,
       health: this.p.health,

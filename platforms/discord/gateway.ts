@@ -4,7 +4,16 @@
  * discord.js finds the gateway through REST `GET /gateway/bot` on the configured API base, so
  * tests run it against a fake gateway (test/fakes/discord-gateway.ts); it resumes by itself.
  */
-import { Client, Events, GatewayIntentBits, type Interaction } from 'discord.js';
+import {
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  Client,
+  Events,
+  GatewayIntentBits,
+  type Interaction,
+  type ModalSubmitInteraction,
+  type StringSelectMenuInteraction,
+} from 'discord.js';
 import type { Logger } from '../../src/log.ts';
 import { InteractionType, type RawInteraction } from './parse.ts';
 
@@ -21,14 +30,14 @@ export interface DiscordGatewayOptions {
   onInteraction(raw: RawInteraction): void;
 }
 
-/** A discord.js interaction -> the documented interaction JSON (the fields parse.ts reads). */
-export function toRawInteraction(interaction: Interaction): RawInteraction | null {
+/** The fields every interaction carries. */
+function baseOf(interaction: Interaction): RawInteraction {
   const user = {
     id: interaction.user.id,
     username: interaction.user.username,
     global_name: interaction.user.globalName,
   };
-  const base: RawInteraction = {
+  return {
     id: interaction.id,
     application_id: interaction.applicationId,
     type: interaction.type,
@@ -36,55 +45,59 @@ export function toRawInteraction(interaction: Interaction): RawInteraction | nul
     ...(interaction.channelId ? { channel_id: interaction.channelId } : {}),
     ...(interaction.guildId ? { guild_id: interaction.guildId, member: { user } } : { user }),
   };
-  if (interaction.isButton()) {
-    return {
-      ...base,
-      type: InteractionType.messageComponent,
-      message: { id: interaction.message.id, channel_id: interaction.message.channelId },
-      data: { custom_id: interaction.customId, component_type: interaction.componentType },
-    };
-  }
-  // An ask's select (the choice is the answer, or a ranking step) and an ask's submitted modal.
-  if (interaction.isStringSelectMenu()) {
-    return {
-      ...base,
-      type: InteractionType.messageComponent,
-      message: { id: interaction.message.id, channel_id: interaction.message.channelId },
-      data: {
-        custom_id: interaction.customId,
-        component_type: interaction.componentType,
-        values: [...interaction.values],
-      },
-    };
-  }
-  if (interaction.isModalSubmit()) {
-    const inputs = [...interaction.fields.fields.values()].flatMap((f) =>
-      'value' in f && typeof f.value === 'string'
-        ? [{ type: 1, components: [{ type: 4, custom_id: f.customId, value: f.value }] }]
-        : [],
-    );
-    return {
-      ...base,
-      type: InteractionType.modalSubmit,
-      ...(interaction.message
-        ? { message: { id: interaction.message.id, channel_id: interaction.message.channelId } }
-        : {}),
-      data: { custom_id: interaction.customId, components: inputs },
-    };
-  }
-  if (interaction.isChatInputCommand()) {
-    const sub = interaction.options.getSubcommand(false);
-    return {
-      ...base,
-      type: InteractionType.applicationCommand,
-      data: {
-        name: interaction.commandName,
-        type: 1,
-        ...(sub ? { options: [{ name: sub, type: 1 }] } : {}),
-      },
-    };
-  }
-  return null;
+}
+
+/** A button or an ask's select (the choice is the answer, or a ranking step). */
+function componentData(
+  interaction: ButtonInteraction | StringSelectMenuInteraction,
+): Partial<RawInteraction> {
+  return {
+    type: InteractionType.messageComponent,
+    message: { id: interaction.message.id, channel_id: interaction.message.channelId },
+    data: {
+      custom_id: interaction.customId,
+      component_type: interaction.componentType,
+      ...(interaction.isStringSelectMenu() ? { values: [...interaction.values] } : {}),
+    },
+  };
+}
+
+/** An ask's submitted modal: its text inputs as action rows. */
+function modalData(interaction: ModalSubmitInteraction): Partial<RawInteraction> {
+  const inputs = [...interaction.fields.fields.values()].flatMap((f) =>
+    'value' in f && typeof f.value === 'string'
+      ? [{ type: 1, components: [{ type: 4, custom_id: f.customId, value: f.value }] }]
+      : [],
+  );
+  return {
+    type: InteractionType.modalSubmit,
+    ...(interaction.message
+      ? { message: { id: interaction.message.id, channel_id: interaction.message.channelId } }
+      : {}),
+    data: { custom_id: interaction.customId, components: inputs },
+  };
+}
+
+/** `/hitl <subcommand>`. */
+function commandData(interaction: ChatInputCommandInteraction): Partial<RawInteraction> {
+  const sub = interaction.options.getSubcommand(false);
+  return {
+    type: InteractionType.applicationCommand,
+    data: {
+      name: interaction.commandName,
+      type: 1,
+      ...(sub ? { options: [{ name: sub, type: 1 }] } : {}),
+    },
+  };
+}
+
+/** A discord.js interaction -> the documented interaction JSON (the fields parse.ts reads). */
+export function toRawInteraction(interaction: Interaction): RawInteraction | null {
+  let data: Partial<RawInteraction> | null = null;
+  if (interaction.isButton() || interaction.isStringSelectMenu()) data = componentData(interaction);
+  else if (interaction.isModalSubmit()) data = modalData(interaction);
+  else if (interaction.isChatInputCommand()) data = commandData(interaction);
+  return data ? ({ ...baseOf(interaction), ...data } as RawInteraction) : null;
 }
 
 /** Logs in and starts delivering interactions. One process per bot token (one shard). */

@@ -3,6 +3,7 @@
  * decides how the initial response travels (the HTTP answer, or a REST callback for the gateway).
  */
 import type { AdapterContext, Tap, TapReply } from '../../src/adapter.ts';
+import { firstDelivery, stringsOf, tapWithin, truncateUtf16 } from '../../src/adapter-kit.ts';
 import type { DiscordApi, DiscordInteractionResponse } from './api.ts';
 import { type AskContent, askRefusal, loadAsk } from './ask-flow.ts';
 import {
@@ -56,12 +57,6 @@ export interface InteractionFlowDeps {
   tapDeadlineMs?: number;
 }
 
-const FAILED_REPLY: TapReply = {
-  outcome: 'failed',
-  text: 'Something went wrong; nothing was decided. Try again in a moment or open Details.',
-  card: null,
-};
-
 function ephemeral(content: string): DiscordInteractionResponse {
   return {
     type: CallbackType.channelMessage,
@@ -78,9 +73,13 @@ function ephemeralUpdate(content: string): DiscordInteractionResponse {
 }
 
 /** A refused answer: the engine's text and each problem with its field (bounded). */
-function refusal(reply: TapReply): string {
-  const issues = (reply.issues ?? []).slice(0, 5).map((i) => `• ${i.path}: ${i.message}`);
-  return [reply.text, ...issues].join('\n').slice(0, 1900);
+function refusal(reply: TapReply, ctx: AdapterContext): string {
+  return truncateUtf16(stringsOf(ctx).refusal(reply.text, reply.issues ?? []), 1900);
+}
+
+/** True for the first delivery of an interaction (Discord redelivers what it thinks was lost). */
+function firstOf(raw: RawInteraction, ctx: AdapterContext): Promise<boolean> {
+  return firstDelivery(ctx.kv, `discord:interaction:${raw.id}`, DISCORD_INTERACTION_TOKEN_TTL_MS);
 }
 
 /** Handles one interaction end to end (answer + follow-up). */
@@ -130,11 +129,7 @@ export class InteractionFlow {
     respond: Respond,
     ctx: AdapterContext,
   ): Promise<void> {
-    const fresh = await ctx.kv.setIfAbsent(
-      `discord:interaction:${raw.id}`,
-      '1',
-      DISCORD_INTERACTION_TOKEN_TTL_MS,
-    );
+    const fresh = await firstOf(raw, ctx);
     if (fresh && (await this.askComponent(raw, respond, ctx))) return;
     const tap = fresh ? parseTap(raw) : null;
     if (!tap) {
@@ -156,30 +151,16 @@ export class InteractionFlow {
     ctx: AdapterContext,
     inEphemeral = false,
   ): Promise<void> {
-    const pending = ctx.onTap(tap).catch((error: unknown) => {
-      ctx.log.error(
-        { err: error instanceof Error ? error.message : String(error) },
-        'discord tap failed',
-      );
-      return FAILED_REPLY;
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const early = await Promise.race([
-      pending,
-      new Promise<null>((resolve) => {
-        timer = setTimeout(() => resolve(null), this.deadlineMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    const within = await tapWithin(ctx, tap, this.deadlineMs);
+    const early = within.late ? null : within.reply;
     if (early?.outcome === 'invalid_answer') {
-      await respond(inEphemeral ? ephemeralUpdate(refusal(early)) : ephemeral(refusal(early)));
+      const text = refusal(early, ctx);
+      await respond(inEphemeral ? ephemeralUpdate(text) : ephemeral(text));
       return;
     }
     if (early && inEphemeral) {
       await respond(
-        ephemeralUpdate(
-          early.outcome === 'submitted' ? 'Thanks, your answer is recorded.' : early.text,
-        ),
+        ephemeralUpdate(early.outcome === 'submitted' ? stringsOf(ctx).answerRecorded : early.text),
       );
       return;
     }
@@ -190,7 +171,7 @@ export class InteractionFlow {
     }
     // Too slow for the 3 s window: acknowledge now; the engine edits the message when it is done.
     await respond({ type: CallbackType.deferredUpdate });
-    await this.followUp(raw, await pending, ctx);
+    if (within.late) await this.followUp(raw, await within.late, ctx);
   }
 
   /** An ask's "Answer…" / "Rank…" button or a ranking step; false when the component is not one. */
@@ -297,20 +278,14 @@ export class InteractionFlow {
     respond: Respond,
     ctx: AdapterContext,
   ): Promise<void> {
-    const fresh = await ctx.kv.setIfAbsent(
-      `discord:interaction:${raw.id}`,
-      '1',
-      DISCORD_INTERACTION_TOKEN_TTL_MS,
-    );
+    const fresh = await firstOf(raw, ctx);
     const key = fresh ? parseModalId(raw.data?.custom_id) : null;
     const content = key ? await loadAsk(ctx, key) : undefined;
     const user = interactionUser(raw);
     const answer = content ? modalAnswer(content, modalValues(raw.data?.components)) : null;
     if (!key || !user || !answer) {
       await respond(
-        fresh
-          ? ephemeral('This one can no longer be answered here; use Details.')
-          : { type: CallbackType.deferredUpdate },
+        fresh ? ephemeral(stringsOf(ctx).notAnswerable) : { type: CallbackType.deferredUpdate },
       );
       return;
     }

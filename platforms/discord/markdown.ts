@@ -1,4 +1,5 @@
 /** Discord markdown: escaping untrusted text and cutting it without breaking an escape. */
+import { truncateUtf16 } from '../../src/adapter-kit.ts';
 
 /** Zero-width space: placed after every `@` so `@everyone` / `@here` stay text even if allowed_mentions were ignored. */
 const ZWSP = '\u200b';
@@ -55,11 +56,5 @@ export function truncateEscaped(text: string, max: number): string {
   return `${cut.trimEnd()}…`;
 }
 
-/** Truncates plain text (labels) to `max` characters with an ellipsis, keeping surrogate pairs whole. */
-export function truncatePlain(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let cut = text.slice(0, Math.max(0, max - 1));
-  const lastCode = cut.charCodeAt(cut.length - 1);
-  if (lastCode >= 0xd800 && lastCode <= 0xdbff) cut = cut.slice(0, -1);
-  return `${cut.trimEnd()}…`;
-}
+/** Truncates plain text (labels) to `max` characters with an ellipsis, keeping graphemes whole. */
+export const truncatePlain = truncateUtf16;

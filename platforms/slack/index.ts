@@ -13,6 +13,7 @@ import type {
   PostOptions,
   TapReply,
 } from '../../src/adapter.ts';
+import { firstDelivery, stringsOf } from '../../src/adapter-kit.ts';
 import { PlatformError } from '../../src/errors.ts';
 import { type Logger, registerSecret } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
@@ -53,9 +54,6 @@ export interface SlackAdapterOptions {
  * retries, or a Socket Mode envelope after a reconnect) within minutes; each is handled once.
  */
 export const SLACK_INTERACTION_TTL_MS = 30 * 60_000;
-
-/** Shown to a person when the engine itself failed on their tap. */
-const TAP_FAILED_TEXT = 'Something went wrong; nothing was decided. Try again, or open Details.';
 
 interface Running {
   api: SlackApi;
@@ -107,40 +105,66 @@ export class SlackAdapter implements PlatformAdapter {
   async start(ctx: AdapterContext): Promise<void> {
     if (this.running) throw new Error('slack adapter already started');
     const log = ctx.log.child({ platform: 'slack' });
-    const retryConfig = this.options.retryConfig ?? {
-      retries: 2,
-      minTimeout: 500,
-      maxTimeout: 2000,
-    };
-    const api = new SlackApi({
-      botToken: this.config.botToken,
-      ...(this.config.apiUrl ? { apiUrl: this.config.apiUrl } : {}),
-      log,
-      rateLimit: { maxRetries: 3, maxWaitMs: 30_000, sleep, ...this.options.rateLimit },
-      retryConfig,
-      timeoutMs: this.options.timeoutMs ?? 10_000,
-      ...(this.options.pace ? { pace: this.options.pace } : {}),
-    });
+    const api = this.makeApi(log);
     // Bolt would call auth.test itself (token in the request body); we ask once, token in the header.
     const ids =
       this.config.botId && this.config.botUserId
         ? { botId: this.config.botId, botUserId: this.config.botUserId }
         : await api.authTest();
-
     const logger = slackLogger(log);
     const httpReceiver =
       this.config.mode === 'http'
         ? new SlackHttpReceiver(this.config.signingSecret!, log, this.now)
         : undefined;
-    const receiver: Receiver =
-      httpReceiver ??
-      createSocketReceiver({
-        appToken: this.config.appToken!,
-        logger,
-        ...(this.config.apiUrl ? { apiUrl: this.config.apiUrl } : {}),
-        ...(this.options.socket ? { options: this.options.socket } : {}),
-      });
-    const app = new App({
+    const app = this.makeApp(ids, httpReceiver ?? this.socketReceiver(logger), logger);
+    app.error(async (err) => {
+      log.error({ err }, 'slack listener failed');
+    });
+    const names = new UserNames((user) => api.displayName(user), log, this.now);
+    const running: Running = { api, app, httpReceiver, names, ctx, log };
+    this.listen(running);
+    this.running = running;
+    try {
+      await app.start();
+    } catch (err) {
+      this.running = undefined;
+      // Socket Mode opens its connection here (apps.connections.open with the app token).
+      throw toPlatformError(err, this.config.mode === 'socket' ? 'apps.connections.open' : 'start');
+    }
+    log.info({ mode: this.config.mode, botUserId: ids.botUserId }, 'slack adapter started');
+  }
+
+  private retryConfig(): RetryOptions {
+    return this.options.retryConfig ?? { retries: 2, minTimeout: 500, maxTimeout: 2000 };
+  }
+
+  private makeApi(log: Logger): SlackApi {
+    return new SlackApi({
+      botToken: this.config.botToken,
+      ...(this.config.apiUrl ? { apiUrl: this.config.apiUrl } : {}),
+      log,
+      rateLimit: { maxRetries: 3, maxWaitMs: 30_000, sleep, ...this.options.rateLimit },
+      retryConfig: this.retryConfig(),
+      timeoutMs: this.options.timeoutMs ?? 10_000,
+      ...(this.options.pace ? { pace: this.options.pace } : {}),
+    });
+  }
+
+  private socketReceiver(logger: ReturnType<typeof slackLogger>): Receiver {
+    return createSocketReceiver({
+      appToken: this.config.appToken!,
+      logger,
+      ...(this.config.apiUrl ? { apiUrl: this.config.apiUrl } : {}),
+      ...(this.options.socket ? { options: this.options.socket } : {}),
+    });
+  }
+
+  private makeApp(
+    ids: { botId: string; botUserId: string },
+    receiver: Receiver,
+    logger: ReturnType<typeof slackLogger>,
+  ): App {
+    return new App({
       token: this.config.botToken,
       botId: ids.botId,
       botUserId: ids.botUserId,
@@ -151,15 +175,14 @@ export class SlackAdapter implements PlatformAdapter {
       clientOptions: {
         ...(this.config.apiUrl ? { slackApiUrl: this.config.apiUrl } : {}),
         rejectRateLimitedCalls: true,
-        retryConfig,
+        retryConfig: this.retryConfig(),
       },
     });
-    app.error(async (err) => {
-      log.error({ err }, 'slack listener failed');
-    });
-    const names = new UserNames((user) => api.displayName(user), log, this.now);
-    const running: Running = { api, app, httpReceiver, names, ctx, log };
+  }
 
+  /** Taps, ask modals and `/hitl` on the app. */
+  private listen(running: Running): void {
+    const { app } = running;
     // Every button tap is acknowledged first (Slack waits 3 s), URL buttons included; then the work.
     app.action(/.*/, async ({ ack, body }) => {
       await ack();
@@ -173,16 +196,6 @@ export class SlackAdapter implements PlatformAdapter {
     app.command(/.*/, async ({ ack, command }) => {
       await ack({ response_type: 'ephemeral', text: targetAnswer(command.channel_id) });
     });
-
-    this.running = running;
-    try {
-      await app.start();
-    } catch (err) {
-      this.running = undefined;
-      // Socket Mode opens its connection here (apps.connections.open with the app token).
-      throw toPlatformError(err, this.config.mode === 'socket' ? 'apps.connections.open' : 'start');
-    }
-    log.info({ mode: this.config.mode, botUserId: ids.botUserId }, 'slack adapter started');
   }
 
   async stop(): Promise<void> {
@@ -259,9 +272,9 @@ export class SlackAdapter implements PlatformAdapter {
     if (
       typeof trigger === 'string' &&
       trigger &&
-      !(await running.ctx.kv.setIfAbsent(
+      !(await firstDelivery(
+        running.ctx.kv,
         `slack:interaction:${trigger}`,
-        '1',
         SLACK_INTERACTION_TTL_MS,
       ))
     ) {
@@ -279,7 +292,7 @@ export class SlackAdapter implements PlatformAdapter {
         { err, key: tap.key, action: tap.action },
         'slack tap failed in the engine',
       );
-      reply = { outcome: 'failed', text: TAP_FAILED_TEXT, card: null };
+      reply = { outcome: 'failed', text: stringsOf(running.ctx).tapFailed, card: null };
     }
     // A submitted tap shows in the card itself (the engine updates it); anything else is said
     // to that person only. confirm_required is said too: it tells them to tap again.

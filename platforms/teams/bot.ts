@@ -1,16 +1,18 @@
 /**
  * One inbound turn: the bot added to a conversation (capture its reference, say the target), the
  * `hitl id` command, Action.Execute invokes (answered with the refreshed card) and Action.Submit
- * messages from older clients.
+ * messages from older clients (a refusal is said in the conversation). Speaks TeamsActivity and
+ * returns what to send (connector.ts does the sending), so no SDK is needed here.
  */
-import { type Activity, type ConversationReference, TurnContext } from 'botbuilder';
 import type { AdapterContext, MessageRef, Tap, TapReply } from '../../src/adapter.ts';
+import { stringsOf, tapWithin, truncateCodePoints } from '../../src/adapter-kit.ts';
 import { scrub } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
+import { referenceOf, type TeamsActivity, textWithoutBotMention } from './activity.ts';
 import { type AskRetry, askInputs } from './ask.ts';
+import type { InvokeBody, TurnResult } from './connector.ts';
 import {
   activityIdOf,
-  baseConversationId,
   conversationKey,
   parseExecuteInvoke,
   parseSubmitMessage,
@@ -30,27 +32,14 @@ export interface TeamsBotDeps {
   refresh(ref: MessageRef): Promise<void>;
 }
 
-type InvokeBody = { statusCode: number; type: string; value: unknown };
-
 const HITL_ID = /^\/?hitl\s+id$/i;
-
-/** The conversation reference to keep: the channel itself (no thread), no activity to reply to. */
-export function storableReference(activity: Activity): Partial<ConversationReference> {
-  const reference = TurnContext.getConversationReference(activity);
-  delete reference.activityId;
-  const conversation = {
-    ...activity.conversation,
-    id: baseConversationId(activity.conversation.id),
-  };
-  const tenant = (activity.channelData as { tenant?: { id?: string } } | undefined)?.tenant?.id;
-  if (!conversation.tenantId && tenant) conversation.tenantId = tenant;
-  return { ...reference, conversation };
-}
+/** A reply in the conversation stays short (Teams shows long texts folded anyway). */
+const REPLY_MAX_CHARS = 2000;
 
 function cardAnswer(
   card: Card,
   notice: string | null,
-  submitting = false,
+  submitting: boolean | string = false,
   askRetry?: AskRetry,
 ): InvokeBody {
   return {
@@ -64,74 +53,77 @@ function messageAnswer(text: string): InvokeBody {
   return { statusCode: 200, type: 'application/vnd.microsoft.activity.message', value: text };
 }
 
-async function answerInvoke(context: TurnContext, body: InvokeBody): Promise<void> {
-  await context.sendActivity({ type: 'invokeResponse', value: { status: 200, body } });
+function plainReply(text: string): TurnResult {
+  return { replies: [{ text: truncateCodePoints(text, REPLY_MAX_CHARS), textFormat: 'plain' }] };
 }
 
-/** The turn logic handed to CloudAdapter.process. */
+/** The turn logic the connector runs for each authenticated activity. */
 export class TeamsBot {
   constructor(private readonly deps: TeamsBotDeps) {}
 
-  async turn(context: TurnContext): Promise<void> {
-    const activity = context.activity;
+  async turn(activity: TeamsActivity): Promise<TurnResult> {
     try {
-      if (activity.type === 'conversationUpdate') return await this.onConversationUpdate(context);
+      if (activity.type === 'conversationUpdate') return await this.onConversationUpdate(activity);
       if (activity.type === 'invoke' && activity.name === TEAMS_CARD_ACTION_INVOKE) {
-        return await this.onExecute(context);
+        return { invoke: await this.onExecute(activity) };
       }
-      if (activity.type === 'message') return await this.onMessage(context);
+      if (activity.type === 'message') return await this.onMessage(activity);
     } catch (err) {
       this.deps.ctx.log.error(
         { platform: 'teams', activity: activity.type, err: scrub(String(err)) },
         'teams turn failed',
       );
-      if (activity.type === 'invoke') {
-        await answerInvoke(context, messageAnswer('Something went wrong; nothing was decided.'));
-      }
+      if (activity.type === 'invoke')
+        return { invoke: messageAnswer(stringsOf(this.deps.ctx).tapFailed) };
     }
+    return {};
   }
 
-  private async onConversationUpdate(context: TurnContext): Promise<void> {
-    const { activity } = context;
+  private async onConversationUpdate(activity: TeamsActivity): Promise<TurnResult> {
     const botAdded = (activity.membersAdded ?? []).some((m) => m.id === activity.recipient?.id);
-    if (!botAdded) return;
+    if (!botAdded) return {};
     const key = await this.capture(activity);
     this.deps.ctx.log.info({ platform: 'teams', target: `teams:${key}` }, 'teams bot added');
-    await context.sendActivity({
-      type: 'message',
-      textFormat: 'plain',
-      text: `Hello! I post HITL review cases here. The target for this conversation is teams:${key} (ask me "hitl id" any time).`,
-    });
+    return plainReply(
+      `Hello! I post HITL review cases here. The target for this conversation is teams:${key} (ask me "hitl id" any time).`,
+    );
   }
 
-  private async onMessage(context: TurnContext): Promise<void> {
-    const { activity } = context;
+  private async onMessage(activity: TeamsActivity): Promise<TurnResult> {
     const submitted = parseSubmitMessage(activity);
     if (submitted) return this.onSubmit(activity, submitted);
-    const text = TurnContext.removeRecipientMention(activity)?.trim() ?? '';
-    if (!HITL_ID.test(text)) return;
+    if (!HITL_ID.test(textWithoutBotMention(activity))) return {};
     const key = await this.capture(activity);
-    await context.sendActivity({
-      type: 'message',
-      textFormat: 'plain',
-      text: `The target for this conversation is teams:${key}. Your Teams user id is ${activity.from.id}.`,
-    });
+    return plainReply(
+      `The target for this conversation is teams:${key}. Your Teams user id is ${activity.from?.id ?? '?'}.`,
+    );
   }
 
-  private async capture(activity: Activity): Promise<string> {
+  private async capture(activity: TeamsActivity): Promise<string> {
     const key = conversationKey(activity.conversation.id);
-    const reference = storableReference(activity);
+    const reference = referenceOf(activity);
     // An activity nobody vouched for may add a conversation, never redirect one already known.
     if (this.deps.authenticated) await this.deps.store.saveReference(key, reference);
     else await this.deps.store.addReference(key, reference);
     return key;
   }
 
-  /** Action.Submit (older clients): no answer reaches the person; the card update tells the rest. */
-  private async onSubmit(activity: Activity, tap: Tap): Promise<void> {
-    if (activity.id && !(await this.deps.store.claimActivity(activity.id))) return;
-    const reply = await this.deps.ctx.onTap(tap);
-    this.deps.ctx.log.info({ platform: 'teams', outcome: reply.outcome }, 'teams submit tap');
+  /**
+   * Action.Submit (older clients): there is no invoke answer to carry a notice, so an outcome
+   * other than "submitted" (a refused ask answer with its field messages, "not allowed", ...) is
+   * said in the conversation, naming the person; a submitted one shows in the card update.
+   */
+  private async onSubmit(activity: TeamsActivity, tap: Tap): Promise<TurnResult> {
+    if (activity.id && !(await this.deps.store.claimActivity(activity.id))) return {};
+    const { ctx } = this.deps;
+    const reply = await ctx.onTap(tap).catch((err): TapReply => {
+      ctx.log.error({ platform: 'teams', err: scrub(String(err)) }, 'teams tap failed');
+      return { outcome: 'failed', text: stringsOf(ctx).tapFailed, card: null };
+    });
+    ctx.log.info({ platform: 'teams', outcome: reply.outcome }, 'teams submit tap');
+    if (reply.outcome === 'submitted' || !reply.text.trim()) return {};
+    const text = stringsOf(ctx).refusal(reply.text, reply.issues ?? []);
+    return plainReply(tap.user.name ? `${tap.user.name}: ${text}` : text);
   }
 
   private async currentCard(ref: MessageRef | null): Promise<Card | null> {
@@ -156,52 +148,42 @@ export class TeamsBot {
     return card ? cardAnswer(card, reply.text || null, false, retry) : messageAnswer(reply.text);
   }
 
-  private async onExecute(context: TurnContext): Promise<void> {
-    const { activity } = context;
+  /** The card as it stands, marked "Submitting…" (or the bare text when there is no card). */
+  private async submitting(ref: MessageRef | null): Promise<InvokeBody> {
+    const current = await this.currentCard(ref);
+    const submitting = stringsOf(this.deps.ctx).submitting;
+    return current ? cardAnswer(current, null, submitting) : messageAnswer(submitting);
+  }
+
+  private async onExecute(activity: TeamsActivity): Promise<InvokeBody> {
     const tap = parseExecuteInvoke(activity);
-    if (!tap) {
-      await answerInvoke(context, messageAnswer("This button is not one of hitl-relay's."));
-      return;
-    }
+    if (!tap) return messageAnswer(stringsOf(this.deps.ctx).notOurs);
     const { store } = this.deps;
     if (activity.id && !(await store.claimActivity(activity.id))) {
       // A retry of an invoke we (or another replica) already took: same answer, or "Submitting…".
       const earlier = await store.loadAnswer(activity.id);
-      const current = await this.currentCard(tap.ref);
-      const body =
-        (earlier as InvokeBody | null) ??
-        (current ? cardAnswer(current, null, true) : messageAnswer('Submitting…'));
-      await answerInvoke(context, body);
-      return;
+      return (earlier as InvokeBody | null) ?? (await this.submitting(tap.ref));
     }
     // A failed tap still gets an answer (and the same one on a retry).
-    const work = this.deps.ctx.onTap(tap).catch((err): TapReply => {
-      this.deps.ctx.log.error({ platform: 'teams', err: scrub(String(err)) }, 'teams tap failed');
-      return { outcome: 'failed', text: 'Something went wrong; nothing was decided.', card: null };
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => {
-      timer = setTimeout(() => resolve('late'), this.deps.invokeDeadlineMs);
-    });
-    const first = await Promise.race([work, late]).finally(() => clearTimeout(timer));
-    if (first !== 'late') {
-      const inputs = askInputs(
-        (activity.value as { action?: { data?: unknown } } | undefined)?.action?.data,
-      );
-      const body = await this.answerFor(first, tap.ref, inputs);
+    const within = await tapWithin(this.deps.ctx, tap, this.deps.invokeDeadlineMs);
+    if (!within.late) {
+      const data = (activity.value as { action?: { data?: unknown } } | undefined)?.action?.data;
+      const body = await this.answerFor(within.reply, tap.ref, askInputs(data));
       if (activity.id) await store.saveAnswer(activity.id, body);
-      await answerInvoke(context, body);
-      return;
+      return body;
     }
     // Teams gives an invoke about 5 s: answer now with the card as it stands, marked "Submitting…".
-    const current = await this.currentCard(tap.ref);
-    await answerInvoke(
-      context,
-      current ? cardAnswer(current, null, true) : messageAnswer('Submitting…'),
-    );
-    void work
+    const body = await this.submitting(tap.ref);
+    this.settleLate(activity.id, tap, within.late);
+    return body;
+  }
+
+  /** After a late answer: keep it for retries and send the card again to everyone. */
+  private settleLate(activityId: string | undefined, tap: Tap, late: Promise<TapReply>): void {
+    const { store } = this.deps;
+    void late
       .then(async (reply) => {
-        if (activity.id) await store.saveAnswer(activity.id, await this.answerFor(reply, tap.ref));
+        if (activityId) await store.saveAnswer(activityId, await this.answerFor(reply, tap.ref));
         // The "Submitting…" view may have landed after the engine's own update: send the card again.
         if (tap.ref) await this.deps.refresh(tap.ref);
       })

@@ -1,19 +1,10 @@
 /**
- * The Microsoft Teams adapter: botbuilder's CloudAdapter behind POST /api/messages, Adaptive Cards
- * with Action.Execute, proactive posts and edits through continueConversationAsync. Conversation
- * references and card state live in the shared key-value store, so any replica can serve any card.
- * botbuilder is imported nowhere outside this folder.
+ * The Microsoft Teams adapter: POST /api/messages, Adaptive Cards with Action.Execute, proactive
+ * posts and edits. The Bot Framework SDK sits behind connector.ts (the JWT check, the turn, send
+ * and update); conversation references (our own SDK-neutral shape) and card state live in the
+ * shared key-value store, so any replica can serve any card.
  */
 
-import {
-  type Activity,
-  CallerIdConstants,
-  CardFactory,
-  CloudAdapter,
-  ConfigurationBotFrameworkAuthentication,
-  type ConversationReference,
-  TurnContext,
-} from 'botbuilder';
 import { z } from 'zod';
 import type {
   AdapterContext,
@@ -27,10 +18,17 @@ import type {
 import { PlatformError, ValidationError } from '../../src/errors.ts';
 import { scrub } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
+import {
+  adaptiveCard,
+  type OutgoingActivity,
+  type TeamsActivity,
+  type TeamsReference,
+} from './activity.ts';
 import { TeamsBot } from './bot.ts';
 import type { TeamsConfig, TeamsTuning } from './config.ts';
+import { createTeamsConnector, type Inbound, type TeamsConnector } from './connector.ts';
 import { TeamsUnknownConversationError, toPlatformError } from './errors.ts';
-import { classifyAuthFailure, testModeServiceUrlRefusal } from './http.ts';
+import { testModeServiceUrlRefusal } from './http.ts';
 import { ConversationPace, type PaceClock, TEAMS_CONVERSATION_PACE } from './pace.ts';
 import { activityIdOf, teamsMessageRef } from './parse.ts';
 import { escapeTeamsText, renderTeamsCard, truncateText } from './render.ts';
@@ -66,50 +64,13 @@ const realClock: PaceClock = {
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
 
-type Reference = Partial<ConversationReference>;
-
-/**
- * The public cloud's settings with the JWT signing keys read from `metadataUrl` (tests: a loopback
- * issuer). botbuilder takes all of them once any one is set, so the rest are its own defaults.
- */
-function publicCloudWithKeysAt(metadataUrl: string): Record<string, string | boolean> {
-  return {
-    ToBotFromChannelOpenIdMetadataUrl: metadataUrl,
-    ToBotFromEmulatorOpenIdMetadataUrl: metadataUrl,
-    ToBotFromChannelTokenIssuer: 'https://api.botframework.com',
-    ToChannelFromBotLoginUrl: 'https://login.microsoftonline.com/botframework.com',
-    ToChannelFromBotOAuthScope: 'https://api.botframework.com',
-    OAuthUrl: 'https://api.botframework.com',
-    ValidateAuthority: true,
-    CallerId: CallerIdConstants.PublicAzureChannel,
-  };
-}
-
-type AuthResult = Awaited<
-  ReturnType<ConfigurationBotFrameworkAuthentication['authenticateRequest']>
->;
-
-/**
- * CloudAdapter with its turn run after our own authentication step: CloudAdapter.process answers a
- * failed authentication with 500 and the error text (a forged token's "invalid signature").
- */
-class RelayCloudAdapter extends CloudAdapter {
-  runAuthenticated(
-    auth: AuthResult,
-    activity: Activity,
-    logic: (context: TurnContext) => Promise<void>,
-  ) {
-    return this.processActivity(auth, activity, logic);
-  }
-}
-
 /** The thread of message `activityId`: channels thread by conversation id, chats by replyToId. */
 function inThreadOf(
-  reference: Reference,
+  reference: TeamsReference,
   activityId: string,
-): { reference: Reference; replyToId?: string } {
+): { reference: TeamsReference; replyToId?: string } {
   const conversation = reference.conversation;
-  if (conversation?.conversationType === 'channel') {
+  if (conversation.type === 'channel') {
     return {
       reference: {
         ...reference,
@@ -120,12 +81,61 @@ function inThreadOf(
   return { reference, replyToId: activityId };
 }
 
+/** The activity in `req`, or the 400 answer saying which field is wrong. */
+function readActivity(req: InboundRequest): TeamsActivity | InboundResponse {
+  let body: unknown;
+  try {
+    body = JSON.parse(req.rawBody.toString('utf8'));
+  } catch {
+    return { status: 400, body: { error: 'invalid_json' } };
+  }
+  const shape = ACTIVITY_SHAPE.safeParse(body);
+  if (shape.success) return body as TeamsActivity;
+  // The SDK throws on activities without these; refuse them here with the field that is wrong.
+  const issue = shape.error.issues[0];
+  return {
+    status: 400,
+    body: {
+      error: 'not_an_activity',
+      message: `${issue?.path.join('.') || '(body)'}: ${issue?.message ?? 'invalid'}`,
+    },
+  };
+}
+
+/** A Teams message carrying `card` (the title as the notification summary). */
+function cardMessage(card: Card, extra: OutgoingActivity = {}): OutgoingActivity {
+  return {
+    attachments: [adaptiveCard(renderTeamsCard(card))],
+    summary: truncateText(card.title, 200),
+    ...extra,
+  };
+}
+
+/** A reminder: plain text, or the text inside a card when it carries a link button. */
+function noticeMessage(
+  text: string,
+  link: { label: string; url: string } | null,
+): OutgoingActivity {
+  // Text and a card in one activity are split in two by Teams: the text goes inside the card.
+  if (!link) return { text, textFormat: 'plain' };
+  return {
+    attachments: [
+      adaptiveCard({
+        type: 'AdaptiveCard',
+        version: '1.4',
+        body: [{ type: 'TextBlock', text: escapeTeamsText(text), wrap: true }],
+        actions: [{ type: 'Action.OpenUrl', title: link.label, url: link.url }],
+      }),
+    ],
+    summary: truncateText(text, 200),
+  };
+}
+
 class TeamsAdapter implements PlatformAdapter {
   readonly platform = 'teams';
   readonly credentialEnv = 'TEAMS_APP_PASSWORD';
   readonly routes: HttpRoute[];
-  private readonly cloud: RelayCloudAdapter;
-  private readonly auth: ConfigurationBotFrameworkAuthentication;
+  private readonly connector: TeamsConnector;
   private readonly tuning: TeamsTuning;
   private ctx: AdapterContext | null = null;
   private store: TeamsStore | null = null;
@@ -136,7 +146,7 @@ class TeamsAdapter implements PlatformAdapter {
     clock: PaceClock,
   ) {
     if (!config.appId && !config.allowUnauthenticated) {
-      // An empty app id makes botbuilder accept every request unauthenticated.
+      // An empty app id makes the SDK accept every request unauthenticated.
       throw new ValidationError('invalid_config', 'Teams configuration', [
         {
           path: 'TEAMS_APP_ID',
@@ -150,21 +160,7 @@ class TeamsAdapter implements PlatformAdapter {
       this.tuning.retry,
       clock,
     );
-    const metadata = this.tuning.openIdMetadataUrl;
-    this.auth = new ConfigurationBotFrameworkAuthentication(
-      {
-        MicrosoftAppId: config.appId,
-        MicrosoftAppPassword: config.appPassword,
-        MicrosoftAppType: config.appType,
-        MicrosoftAppTenantId: config.tenantId,
-        ...(metadata ? publicCloudWithKeysAt(metadata) : {}),
-      },
-      undefined,
-      undefined,
-      undefined,
-      { httpClient: transport },
-    );
-    this.cloud = new RelayCloudAdapter(this.auth);
+    this.connector = createTeamsConnector(config, transport, this.tuning.openIdMetadataUrl);
     this.routes = [
       { method: 'POST', path: TEAMS_MESSAGES_PATH, handle: (req) => this.receive(req) },
     ];
@@ -202,65 +198,48 @@ class TeamsAdapter implements PlatformAdapter {
 
   private async receive(req: InboundRequest): Promise<InboundResponse> {
     const bot = this.bot;
-    if (!this.ctx || !bot) return { status: 503, body: { error: 'not_started' } };
-    let body: unknown;
-    try {
-      body = JSON.parse(req.rawBody.toString('utf8'));
-    } catch {
-      return { status: 400, body: { error: 'invalid_json' } };
-    }
-    const shape = ACTIVITY_SHAPE.safeParse(body);
-    if (!shape.success) {
-      // botbuilder throws on activities without these; refuse them here with the field that is wrong.
-      const issue = shape.error.issues[0];
-      return {
-        status: 400,
-        body: {
-          error: 'not_an_activity',
-          message: `${issue?.path.join('.') || '(body)'}: ${issue?.message ?? 'invalid'}`,
-        },
-      };
-    }
-    const activity = body as Activity;
-    const log = this.ctx.log;
+    const ctx = this.ctx;
+    if (!ctx || !bot) return { status: 503, body: { error: 'not_started' } };
+    const activity = readActivity(req);
+    if ('status' in activity) return activity;
     if (!this.config.appId) {
       // Nobody vouches for this activity, and the relay would send to its serviceUrl.
       const refusal = testModeServiceUrlRefusal(activity.serviceUrl);
       if (refusal) {
-        log.warn({ platform: 'teams', reason: refusal }, 'teams activity refused');
+        ctx.log.warn({ platform: 'teams', reason: refusal }, 'teams activity refused');
         return { status: 403, body: { error: 'service_url_refused', message: refusal } };
       }
     }
-    const authorization = req.headers.authorization ?? '';
-    let auth: AuthResult;
     try {
-      auth = await this.auth.authenticateRequest(activity, authorization);
+      const inbound = await this.connector.receive(activity, req.headers.authorization ?? '', (a) =>
+        bot.turn(a),
+      );
+      return this.answer(inbound, ctx);
     } catch (err) {
-      const failure = classifyAuthFailure(err, authorization);
-      if (failure.kind === 'unavailable') {
-        log.error(
-          { platform: 'teams', reason: failure.reason },
-          'teams request not checked: the Bot Framework signing keys could not be read',
-        );
-        return { status: 503, headers: { 'retry-after': '5' }, body: { error: 'unavailable' } };
-      }
-      log.warn(
-        { platform: 'teams', reason: failure.reason },
+      ctx.log.error({ platform: 'teams', err: scrub(String(err)) }, 'teams activity failed');
+      return { status: 500, body: { error: 'internal_error' } };
+    }
+  }
+
+  /** The HTTP answer to an inbound request; a refusal says only "unauthorized" (never why). */
+  private answer(inbound: Inbound, ctx: AdapterContext): InboundResponse {
+    if (inbound.kind === 'unavailable') {
+      ctx.log.error(
+        { platform: 'teams', reason: inbound.reason },
+        'teams request not checked: the Bot Framework signing keys could not be read',
+      );
+      return { status: 503, headers: { 'retry-after': '5' }, body: { error: 'unavailable' } };
+    }
+    if (inbound.kind === 'refused') {
+      ctx.log.warn(
+        { platform: 'teams', reason: inbound.reason },
         'teams request refused: not authenticated',
       );
       return { status: 401, body: { error: 'unauthorized' } };
     }
-    try {
-      const answer = await this.cloud.runAuthenticated(auth, activity, (context) =>
-        bot.turn(context),
-      );
-      return answer?.body === undefined
-        ? { status: answer?.status ?? 200 }
-        : { status: answer.status, body: answer.body as InboundResponse['body'] };
-    } catch (err) {
-      log.error({ platform: 'teams', err: scrub(String(err)) }, 'teams activity failed');
-      return { status: 500, body: { error: 'internal_error' } };
-    }
+    return inbound.body === undefined
+      ? { status: inbound.status }
+      : { status: inbound.status, body: inbound.body as InboundResponse['body'] };
   }
 
   private requireStore(call: string): TeamsStore {
@@ -268,51 +247,10 @@ class TeamsAdapter implements PlatformAdapter {
     return this.store;
   }
 
-  private async reference(address: string, call: string): Promise<Reference> {
+  private async reference(address: string, call: string): Promise<TeamsReference> {
     const reference = await this.requireStore(call).loadReference(address);
     if (!reference) throw toPlatformError(new TeamsUnknownConversationError(address), call);
     return reference;
-  }
-
-  /** Runs `work` in a proactive turn of `reference`; errors leave as PlatformError naming `call`. */
-  private async proactive<T>(
-    reference: Reference,
-    call: string,
-    work: (context: TurnContext) => Promise<T>,
-  ): Promise<T> {
-    let outcome: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
-    try {
-      await this.cloud.continueConversationAsync(this.config.appId, reference, async (context) => {
-        try {
-          outcome = { ok: true, value: await work(context) };
-        } catch (error) {
-          outcome = { ok: false, error };
-        }
-      });
-    } catch (error) {
-      throw toPlatformError(error, call);
-    }
-    if (!outcome)
-      throw new PlatformError('teams', call, 'remote', 'the proactive turn did not run');
-    if (!outcome.ok) throw toPlatformError(outcome.error, call);
-    return outcome.value;
-  }
-
-  /** Sends one activity built on `reference` (no bogus replyToId: posts are top-level). */
-  private async send(
-    context: TurnContext,
-    reference: Reference,
-    partial: Partial<Activity>,
-    call: string,
-  ): Promise<string> {
-    const activity = TurnContext.applyConversationReference(
-      { type: 'message', ...partial },
-      reference,
-    );
-    const [response] = await context.adapter.sendActivities(context, [activity]);
-    if (!response?.id)
-      throw new PlatformError('teams', call, 'remote', 'the connector returned no activity id');
-    return response.id;
   }
 
   async post(address: string, card: Card, options?: PostOptions): Promise<MessageRef> {
@@ -321,15 +259,9 @@ class TeamsAdapter implements PlatformAdapter {
     let replyToId: string | undefined;
     const parent = options?.replyTo ? activityIdOf(options.replyTo) : null;
     if (parent) ({ reference, replyToId } = inThreadOf(reference, parent));
-    const attachments = [CardFactory.adaptiveCard(renderTeamsCard(card))];
-    const summary = truncateText(card.title, 200);
-    const activityId = await this.proactive(reference, 'sendActivity', (context) =>
-      this.send(
-        context,
-        reference,
-        { attachments, summary, ...(replyToId ? { replyToId } : {}) },
-        'sendActivity',
-      ),
+    const activityId = await this.connector.send(
+      reference,
+      cardMessage(card, replyToId ? { replyToId } : {}),
     );
     await store.saveCard(address, activityId, card);
     return teamsMessageRef(address, activityId);
@@ -349,14 +281,7 @@ class TeamsAdapter implements PlatformAdapter {
   /** Replaces the message's card on Teams (updateActivity), leaving the stored card alone. */
   private async put(ref: MessageRef, activityId: string, card: Card): Promise<void> {
     const reference = await this.reference(ref.address, 'updateActivity');
-    const attachments = [CardFactory.adaptiveCard(renderTeamsCard(card))];
-    await this.proactive(reference, 'updateActivity', async (context) => {
-      const activity = TurnContext.applyConversationReference(
-        { type: 'message', id: activityId, attachments, summary: truncateText(card.title, 200) },
-        reference,
-      );
-      await context.adapter.updateActivity(context, activity);
-    });
+    await this.connector.update(reference, activityId, cardMessage(card));
   }
 
   async notify(
@@ -368,24 +293,9 @@ class TeamsAdapter implements PlatformAdapter {
     if (!activityId)
       throw new PlatformError('teams', 'sendActivity', 'bad_request', 'not a Teams message ref');
     const thread = inThreadOf(await this.reference(ref.address, 'sendActivity'), activityId);
-    // Text and a card in one activity are split in two by Teams: the text goes inside the card.
-    const partial: Partial<Activity> = link
-      ? {
-          attachments: [
-            CardFactory.adaptiveCard({
-              type: 'AdaptiveCard',
-              version: '1.4',
-              body: [{ type: 'TextBlock', text: escapeTeamsText(text), wrap: true }],
-              actions: [{ type: 'Action.OpenUrl', title: link.label, url: link.url }],
-            }),
-          ],
-          summary: truncateText(text, 200),
-        }
-      : { text, textFormat: 'plain' };
-    if (thread.replyToId) partial.replyToId = thread.replyToId;
-    await this.proactive(thread.reference, 'sendActivity', (context) =>
-      this.send(context, thread.reference, partial, 'sendActivity'),
-    );
+    const message = noticeMessage(text, link);
+    if (thread.replyToId) message.replyToId = thread.replyToId;
+    await this.connector.send(thread.reference, message);
   }
 
   /**

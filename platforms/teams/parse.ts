@@ -1,7 +1,7 @@
 /** Teams activities -> Tap (pure): Action.Execute invokes and Action.Submit messages. */
 import { createHash } from 'node:crypto';
-import type { Activity } from 'botbuilder';
 import type { MessageRef, Tap } from '../../src/adapter.ts';
+import { baseConversationId, type TeamsActivity } from './activity.ts';
 import { askTapData } from './ask.ts';
 import { TEAMS_PAYLOAD_FIELD } from './render.ts';
 
@@ -12,13 +12,7 @@ export const TEAMS_CONVERSATION_KEY_CHARS = 16;
 
 const PAYLOAD = /^hitl:([^:\s]{1,64}):([^:\s]{1,64})$/;
 
-/**
- * A channel message's conversation id carries its thread (";messageid=<root>"); the channel itself
- * is the part before the first ";".
- */
-export function baseConversationId(conversationId: string): string {
-  return conversationId.split(';')[0] ?? conversationId;
-}
+export { baseConversationId };
 
 /** The short key that names a conversation in targets (`teams:<key>`) and MessageRefs. */
 export function conversationKey(conversationId: string): string {
@@ -48,7 +42,7 @@ export function parsePayload(payload: unknown): { key: string; action: string } 
   return match?.[1] && match[2] ? { key: match[1], action: match[2] } : null;
 }
 
-type ActivityLike = Partial<Activity> & { value?: unknown };
+type ActivityLike = Partial<TeamsActivity>;
 
 function record(value: unknown): Record<string, unknown> | null {
   return value && typeof value === 'object' && !Array.isArray(value)

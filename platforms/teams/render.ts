@@ -4,6 +4,7 @@
  * that predate Action.Execute, plus Action.OpenUrl for Details. An ask's inputs come from ask.ts.
  * Size and text limits are checked here.
  */
+import { truncateCodePoints } from '../../src/adapter-kit.ts';
 import type { Card, CardAction } from '../../src/render/card.ts';
 import { type AskButton, type AskRetry, plainAskActions, teamsAsk } from './ask.ts';
 
@@ -22,8 +23,6 @@ export const TEAMS_NOTICE_BLOCK_ID = 'hitl-notice';
 /** The data field that carries the payload in Action.Execute / Action.Submit. */
 export const TEAMS_PAYLOAD_FIELD = 'hitl';
 
-const ELLIPSIS = '…';
-
 /** Adaptive Card JSON, loosely typed (it goes straight onto the wire). */
 export type AdaptiveCardJson = Record<string, unknown> & {
   type: 'AdaptiveCard';
@@ -35,18 +34,14 @@ export type AdaptiveCardJson = Record<string, unknown> & {
 export interface RenderOptions {
   /** A line for the person who tapped (shown in an invoke answer only). */
   notice?: string | null;
-  /** The tap is being submitted: buttons hidden, status says so. */
-  submitting?: boolean;
+  /** The tap is being submitted: buttons hidden, status says so (in these words, or "Submitting…"). */
+  submitting?: boolean | string;
   /** An ask's refused answer: the person's values shown again, each problem under its field. */
   askRetry?: AskRetry;
 }
 
 /** Cuts `text` to at most `max` code points, ending with an ellipsis when it cut. */
-export function truncateText(text: string, max: number): string {
-  const points = Array.from(text);
-  if (points.length <= max) return text;
-  return `${points.slice(0, Math.max(0, max - 1)).join('')}${ELLIPSIS}`;
-}
+export const truncateText = truncateCodePoints;
 
 /**
  * Escapes service text for a TextBlock, which renders a Markdown subset (emphasis, links, lists)
@@ -148,6 +143,21 @@ export function cardBytes(json: AdaptiveCardJson): number {
   return Buffer.byteLength(JSON.stringify(json), 'utf8');
 }
 
+/** Halves the longest piece of body text (or drops the last line when every piece is tiny). */
+function halveLongest(t: Texts): void {
+  const pieces: Array<{ text: string; set: (v: string) => void }> = [
+    { text: t.prompt, set: (v) => (t.prompt = v) },
+    ...t.lines.map((l, i) => ({ text: l, set: (v: string) => (t.lines[i] = v) })),
+    { text: t.hint ?? '', set: (v) => (t.hint = v) },
+    { text: t.status, set: (v) => (t.status = v) },
+  ];
+  const sized = pieces.map((p) => ({ ...p, length: Array.from(p.text).length }));
+  sized.sort((a, b) => b.length - a.length);
+  const longest = sized[0];
+  if (!longest || longest.length <= 1) t.lines = t.lines.slice(0, -1);
+  else longest.set(truncateText(longest.text, Math.ceil(longest.length / 2)));
+}
+
 /** Renders `card`; text is cut (never an action or payload) until the card fits TEAMS_MESSAGE_MAX_BYTES. */
 export function renderTeamsCard(
   card: Card,
@@ -159,7 +169,9 @@ export function renderTeamsCard(
     prompt: card.prompt,
     lines: card.lines.slice(0, TEAMS_MAX_LINES).map((l) => truncateText(l, TEAMS_LINE_MAX_CHARS)),
     hint: card.hint,
-    status: options.submitting ? `${card.status} · Submitting…` : card.status,
+    status: options.submitting
+      ? `${card.status} · ${typeof options.submitting === 'string' ? options.submitting : 'Submitting…'}`
+      : card.status,
     notice: options.notice ? truncateText(options.notice, 400) : null,
   };
   // An ask whose inputs alone do not fit keeps the review page (Details) instead.
@@ -169,43 +181,7 @@ export function renderTeamsCard(
   let json = build(card, t, options, native);
   // Halve the longest piece of body text until the card fits; escaping can only grow text by 2x.
   for (let round = 0; round < 64 && cardBytes(json) > maxBytes; round++) {
-    const pieces: Array<[number, (v: string) => void, string]> = [
-      [
-        Array.from(t.prompt).length,
-        (v) => {
-          t.prompt = v;
-        },
-        t.prompt,
-      ],
-      ...t.lines.map((l, i): [number, (v: string) => void, string] => [
-        Array.from(l).length,
-        (v) => {
-          t.lines[i] = v;
-        },
-        l,
-      ]),
-      [
-        Array.from(t.hint ?? '').length,
-        (v) => {
-          t.hint = v;
-        },
-        t.hint ?? '',
-      ],
-      [
-        Array.from(t.status).length,
-        (v) => {
-          t.status = v;
-        },
-        t.status,
-      ],
-    ];
-    pieces.sort((a, b) => b[0] - a[0]);
-    const [length, set, text] = pieces[0] ?? [0, () => {}, ''];
-    if (length <= 1) {
-      t.lines = t.lines.slice(0, -1);
-    } else {
-      set(truncateText(text, Math.ceil(length / 2)));
-    }
+    halveLongest(t);
     json = build(card, t, options, native);
   }
   return json;

@@ -3,9 +3,10 @@
  * conversation, update any card and answer a retried invoke: conversation references, the latest
  * Card of each posted message, and invoke answers.
  */
-import type { ConversationReference } from 'botbuilder';
 import type { KeyValue } from '../../src/adapter.ts';
+import { firstDelivery } from '../../src/adapter-kit.ts';
 import type { Card } from '../../src/render/card.ts';
+import { readReference, type TeamsReference } from './activity.ts';
 
 /** A card's latest state is kept this long after its last change (for invoke answers only). */
 const CARD_TTL_MS = 30 * 24 * 3600_000;
@@ -18,18 +19,24 @@ export const INVOKE_PENDING = 'pending';
 export class TeamsStore {
   constructor(private readonly kv: KeyValue) {}
 
-  async saveReference(key: string, reference: Partial<ConversationReference>): Promise<void> {
+  async saveReference(key: string, reference: TeamsReference): Promise<void> {
     await this.kv.set(`teams:conv:${key}`, JSON.stringify(reference));
   }
 
   /** Stores the reference only when `key` has none yet; false when one was kept. */
-  addReference(key: string, reference: Partial<ConversationReference>): Promise<boolean> {
+  addReference(key: string, reference: TeamsReference): Promise<boolean> {
     return this.kv.setIfAbsent(`teams:conv:${key}`, JSON.stringify(reference));
   }
 
-  async loadReference(key: string): Promise<Partial<ConversationReference> | null> {
+  /** The stored reference (today's shape, or a botbuilder one stored by an older version). */
+  async loadReference(key: string): Promise<TeamsReference | null> {
     const raw = await this.kv.get(`teams:conv:${key}`);
-    return raw ? (JSON.parse(raw) as Partial<ConversationReference>) : null;
+    if (!raw) return null;
+    try {
+      return readReference(JSON.parse(raw));
+    } catch {
+      return null;
+    }
   }
 
   async saveCard(key: string, activityId: string, card: Card): Promise<void> {
@@ -43,7 +50,7 @@ export class TeamsStore {
 
   /** True for the first delivery of `activityId`; false for a retry (on any replica). */
   claimActivity(activityId: string): Promise<boolean> {
-    return this.kv.setIfAbsent(`teams:invoke:${activityId}`, INVOKE_PENDING, INVOKE_TTL_MS);
+    return firstDelivery(this.kv, `teams:invoke:${activityId}`, INVOKE_TTL_MS, INVOKE_PENDING);
   }
 
   async saveAnswer(activityId: string, answer: object): Promise<void> {

@@ -6,19 +6,28 @@
  * through untouched (it only retries its own RestErrors). Request headers (the Bearer token) are
  * forwarded as they are and never logged.
  */
-import type { ConfigurationBotFrameworkAuthentication } from 'botbuilder';
 import { request } from 'undici';
 import { TeamsHttpError, TeamsNetworkError } from './errors.ts';
 import type { ConversationPace, PaceClock } from './pace.ts';
 
-type ConnectorClientOptions = NonNullable<
-  ConstructorParameters<typeof ConfigurationBotFrameworkAuthentication>[4]
->;
-/** botbuilder's compat HttpClient (a core-http RequestPolicy). */
-export type CompatHttpClient = NonNullable<ConnectorClientOptions['httpClient']>;
-type WebResourceLike = Parameters<CompatHttpClient['sendRequest']>[0];
-type CompatResponse = Awaited<ReturnType<CompatHttpClient['sendRequest']>>;
-type HttpHeadersLike = WebResourceLike['headers'];
+/**
+ * The request and response of the compat HttpClient (core-http's WebResourceLike, as far as we
+ * use it), typed here so that only connector.ts names the SDK; it checks this class against it.
+ */
+interface WebResourceLike {
+  url: string;
+  method: string;
+  headers: { toJson(options?: { preserveCase?: boolean }): Record<string, string> };
+  body?: unknown;
+  timeout?: number;
+  abortSignal?: unknown;
+}
+interface CompatResponse<R extends WebResourceLike> {
+  request: R;
+  status: number;
+  headers: Headers;
+  bodyAsText?: string;
+}
 
 /** Backoff for retryable connector answers. */
 export interface RetryOptions {
@@ -46,7 +55,7 @@ const RETRYABLE = new Set([412, 429, 502, 504]);
 /** Default timeout of one connector request. */
 const TEAMS_REQUEST_TIMEOUT_MS = 30_000;
 
-class Headers implements HttpHeadersLike {
+class Headers {
   private readonly map = new Map<string, { name: string; value: string }>();
   constructor(raw: Record<string, string> = {}) {
     for (const [name, value] of Object.entries(raw)) this.set(name, value);
@@ -123,7 +132,7 @@ interface Attempt {
 }
 
 /** The paced, retrying transport handed to botbuilder. */
-export class TeamsTransport implements CompatHttpClient {
+export class TeamsTransport {
   constructor(
     private readonly pace: ConversationPace,
     private readonly retry: RetryOptions,
@@ -131,7 +140,7 @@ export class TeamsTransport implements CompatHttpClient {
     private readonly random: () => number = Math.random,
   ) {}
 
-  async sendRequest(req: WebResourceLike): Promise<CompatResponse> {
+  async sendRequest<R extends WebResourceLike>(req: R): Promise<CompatResponse<R>> {
     const conversation = conversationOf(req.url);
     const method = req.method.toUpperCase();
     for (let attempt = 0; ; attempt++) {
@@ -142,7 +151,7 @@ export class TeamsTransport implements CompatHttpClient {
           status: answer.status,
           headers: new Headers(answer.headers),
           bodyAsText: answer.text,
-        } as CompatResponse;
+        };
       }
       const retryAfterMs = parseRetryAfter(answer.headers['retry-after'], this.clock.now());
       const wait = this.backoff(attempt, retryAfterMs);

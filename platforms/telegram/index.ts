@@ -8,6 +8,7 @@ import type {
   PlatformAdapter,
   PostOptions,
 } from '../../src/adapter.ts';
+import { firstDelivery } from '../../src/adapter-kit.ts';
 import { PlatformError, ValidationError } from '../../src/errors.ts';
 import { registerSecret } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
@@ -121,7 +122,7 @@ export class TelegramAdapter implements PlatformAdapter {
       const kv = this.ctx?.kv;
       if (!kv) return;
       const key = `telegram:${c.me.id}:update:${c.update.update_id}`;
-      if (!(await kv.setIfAbsent(key, 'handling', UPDATE_HANDLING_TTL_MS))) {
+      if (!(await firstDelivery(kv, key, UPDATE_HANDLING_TTL_MS, 'handling'))) {
         this.ctx?.log.debug({ update_id: c.update.update_id }, 'telegram duplicate update skipped');
         return;
       }
@@ -144,6 +145,7 @@ export class TelegramAdapter implements PlatformAdapter {
         onTap: ctx ? (tap) => ctx.onTap(tap) : null,
         log: ctx?.log,
         waitMs: waitMs(),
+        strings: ctx?.strings,
         ask: ctx ? (q, b) => handleAskButton(q, b, { api: bot.api, ctx, waitMs: waitMs() }) : null,
       });
     });

@@ -1,5 +1,6 @@
 /** Card -> Telegram message (HTML parse mode + inline keyboard). Pure: no I/O. */
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
+import { truncateUtf16 } from '../../src/adapter-kit.ts';
 import { PlatformError } from '../../src/errors.ts';
 import type { ActionStyle, Card, CardLink } from '../../src/render/card.ts';
 import { askLines, askReplacesActions, askRows } from './ask.ts';
@@ -36,23 +37,8 @@ export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-
-/**
- * Shortens plain text to at most `max` UTF-16 code units (Telegram's count never exceeds that),
- * ending with "…". Cuts only between graphemes: never inside a surrogate pair or an emoji sequence.
- */
-export function truncateText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  if (max <= 0) return '';
-  const room = max - ELLIPSIS.length;
-  let end = 0;
-  for (const { segment, index } of graphemes.segment(text)) {
-    if (index + segment.length > room) break;
-    end = index + segment.length;
-  }
-  return `${text.slice(0, end).trimEnd()}${ELLIPSIS}`;
-}
+/** Shortens plain text to at most `max` UTF-16 code units (Telegram's count never exceeds that). */
+export const truncateText = truncateUtf16;
 
 /** Throws when a button payload does not fit Telegram's callback_data limit. */
 export function checkCallbackData(data: string, action: string): void {

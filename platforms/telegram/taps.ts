@@ -1,6 +1,7 @@
 /** Button taps and commands: what the bot does with the updates it receives. */
 import type { Context } from 'grammy';
-import type { Tap, TapReply } from '../../src/adapter.ts';
+import type { AdapterStrings, Tap, TapReply } from '../../src/adapter.ts';
+import { stringsOf, tapWithin } from '../../src/adapter-kit.ts';
 import type { Logger } from '../../src/log.ts';
 import { type AskButton, parseAskData } from './ask.ts';
 import { toPlatformError } from './errors.ts';
@@ -14,11 +15,11 @@ import { renderTapAnswer } from './render.ts';
  */
 export const TELEGRAM_TAP_ANSWER_WAIT_MS = 2000;
 
-/** Toast texts of the adapter itself. */
+/** The adapter's toast texts in English (the relay passes its LOCALE's in AdapterContext.strings). */
 export const TAP_TEXTS = {
-  submitting: 'Submitting…',
-  unknownButton: 'This button is no longer active.',
-  failed: 'Something went wrong; nothing was decided. Please try again.',
+  submitting: stringsOf(null).submitting,
+  unknownButton: stringsOf(null).unknownButton,
+  failed: stringsOf(null).tapFailed,
 } as const;
 
 /** What the tap handler needs from the adapter. */
@@ -26,6 +27,8 @@ export interface TapDeps {
   onTap: ((tap: Tap) => Promise<TapReply>) | null;
   log: Logger | undefined;
   waitMs: number;
+  /** The adapter's texts in the relay's LOCALE (default English). */
+  strings?: AdapterStrings | undefined;
   /** Handles a tap on an ask's own button (toggles, ranks, flows); what to answer the query with. */
   ask?: ((ctx: Context, button: AskButton) => Promise<QueryAnswer>) | null;
 }
@@ -36,27 +39,6 @@ export interface QueryAnswer {
   alert?: boolean;
 }
 
-type Settled = { reply: TapReply } | { error: unknown } | null;
-
-/** Waits for `pending` at most `ms`; null when it took longer. */
-async function settleWithin(pending: Promise<TapReply>, ms: number): Promise<Settled> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), ms);
-  });
-  try {
-    return await Promise.race([
-      pending.then(
-        (reply) => ({ reply }),
-        (error: unknown) => ({ error }),
-      ),
-      late,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * Submits `tap` and waits at most `waitMs` for the outcome: its text (an alert for a refused
  * answer), or "Submitting…" when it is slower (the edited card then shows the outcome).
@@ -64,23 +46,11 @@ async function settleWithin(pending: Promise<TapReply>, ms: number): Promise<Set
 export async function submitWithin(
   onTap: (tap: Tap) => Promise<TapReply>,
   tap: Tap,
-  deps: Pick<TapDeps, 'log' | 'waitMs'>,
+  deps: Pick<TapDeps, 'log' | 'waitMs' | 'strings'>,
 ): Promise<QueryAnswer & { reply?: TapReply }> {
-  const pending = onTap(tap);
-  const settled = await settleWithin(pending, deps.waitMs);
-  if (settled === null) {
-    pending.then(
-      (reply) =>
-        deps.log?.info({ key: tap.key, outcome: reply.outcome }, 'telegram tap settled late'),
-      (err: unknown) => deps.log?.error({ err, key: tap.key }, 'telegram tap failed'),
-    );
-    return { text: TAP_TEXTS.submitting };
-  }
-  if ('error' in settled) {
-    deps.log?.error({ err: settled.error, key: tap.key }, 'telegram tap failed');
-    return { text: TAP_TEXTS.failed };
-  }
-  const reply = settled.reply;
+  const within = await tapWithin({ onTap, log: deps.log, strings: deps.strings }, tap, deps.waitMs);
+  if (within.late) return { text: stringsOf(deps).submitting };
+  const reply = within.reply;
   return { text: reply.text, alert: reply.outcome === 'invalid_answer', reply };
 }
 
@@ -93,11 +63,11 @@ export async function handleCallbackQuery(ctx: Context, deps: TapDeps): Promise<
   let answer: QueryAnswer;
   try {
     if (askButton && deps.ask) answer = await deps.ask(ctx, askButton);
-    else if (!tap || !deps.onTap) answer = { text: TAP_TEXTS.unknownButton };
+    else if (!tap || !deps.onTap) answer = { text: stringsOf(deps).unknownButton };
     else answer = await submitWithin(deps.onTap, tap, deps);
   } catch (err) {
     deps.log?.error({ err, data: askButton ? 'ask' : 'tap' }, 'telegram tap failed');
-    answer = { text: TAP_TEXTS.failed };
+    answer = { text: stringsOf(deps).tapFailed };
   }
   try {
     const text = renderTapAnswer(answer.text);

@@ -113,15 +113,37 @@ function draw(messages) {
 }
 function merge(changed) { draw(latest.map((m) => changed.find((c) => c.id === m.id) || m)); }
 let loading = false;
+// The room's ETag: an unchanged room is a 304 (the browser keeps the last answer).
+function ask(wait, signal) {
+  return fetch('/web/api/rooms/' + room + '/messages' + (wait ? '?wait=' + wait : ''), { headers: load.etag ? { 'if-none-match': load.etag } : {}, cache: 'no-store', signal });
+}
+async function take(res) {
+  if (res.status === 200) { load.etag = res.headers.get('etag'); draw(await res.json()); }
+  else if (res.status === 401) location.reload(); // the session ended: show the sign-in form
+  return res.status;
+}
+// Reads the room now (after a tap or a new case), besides the waiting request.
 async function load() {
   if (loading) return;
   loading = true;
-  try {
-    // The room's ETag: an unchanged room is a 304 (the browser keeps the last answer).
-    const res = await fetch('/web/api/rooms/' + room + '/messages', { headers: load.etag ? { 'if-none-match': load.etag } : {}, cache: 'no-store' });
-    if (res.status === 200) { load.etag = res.headers.get('etag'); draw(await res.json()); }
-    else if (res.status === 401) location.reload(); // the session ended: show the sign-in form
-  } catch {} finally { loading = false; }
+  try { await take(await ask(0)); } catch {} finally { loading = false; }
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// Waits for the room to change: the relay answers when it does (or 304 after 25 s) and the page
+// asks again at once. A dropped connection or a refusal is retried with growing pauses.
+async function watch() {
+  let pause = 0;
+  for (;;) {
+    if (document.hidden) { await new Promise((r) => document.addEventListener('visibilitychange', r, { once: true })); continue; }
+    try {
+      const status = await take(await ask(25));
+      if (status !== 200 && status !== 304) throw new Error('HTTP ' + status);
+      pause = 0;
+    } catch {
+      pause = Math.min(30000, pause ? pause * 2 : 1000);
+      await sleep(pause / 2 + Math.random() * pause / 2);
+    }
+  }
 }
 async function demo(type, inline) {
   const r = await fetch('/demo/api/reviews?type=' + type + '&inline=' + inline, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -133,9 +155,8 @@ async function demo(type, inline) {
   load();
 }
 for (const b of document.querySelectorAll('.demo button')) b.onclick = () => demo(b.dataset.type, b.dataset.inline);
-// Poll once a second while the page is visible; a hidden tab costs the relay nothing.
-load(); setInterval(() => { if (!document.hidden) load(); }, 1000);
-document.addEventListener('visibilitychange', () => { if (!document.hidden) load(); });
+// One waiting request while the page is visible; a hidden tab stops asking after its last wait.
+watch();
 `;
 
 /** The page's icon (an SVG, also served at /favicon.ico). */

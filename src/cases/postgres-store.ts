@@ -603,6 +603,9 @@ export async function openPostgresStore(
         undelivered: row?.undelivered ?? 0,
       };
     },
+    async publishChange(topic) {
+      await pool.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, `${changeSource}:${topic}`]);
+    },
     async listenChanges(onChange) {
       let client: pg.Client | undefined;
       let stopped = false;

@@ -131,6 +131,11 @@ export interface Store {
    * to a function that stops listening.
    */
   listenChanges?(onChange: (id: string | null) => void): Promise<() => Promise<void>>;
+  /**
+   * Tells the other processes' listenChanges that `topic` changed (a change that is not a case's:
+   * a web chat room). Absent where one process owns the store.
+   */
+  publishChange?(topic: string): Promise<void>;
   close(): Promise<void>;
 }
 

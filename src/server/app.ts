@@ -357,9 +357,18 @@ export function mountRoute(app: Hono, route: HttpRoute): void {
       headers,
       rawBody: Buffer.from(await c.req.arrayBuffer()),
       params: c.req.param() as Record<string, string>,
+      ...peerOf(c.env),
+      signal: c.req.raw.signal,
     });
     return toResponse(res);
   });
+}
+
+/** The peer's address from @hono/node-server's bindings (absent elsewhere). */
+function peerOf(env: unknown): { remoteAddress?: string } {
+  const address = (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)
+    ?.incoming?.socket?.remoteAddress;
+  return address ? { remoteAddress: address } : {};
 }
 
 function toResponse(res: InboundResponse): Response {

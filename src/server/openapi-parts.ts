@@ -87,13 +87,16 @@ const PLATFORM_OPERATIONS: Record<string, Record<string, Operation>> = {
     },
     'GET /web/api/rooms/:room/messages': {
       summary: 'The messages of a web chat room, oldest first',
+      description:
+        'With `?wait=N` (0-30 seconds) and a matching If-None-Match, the answer waits until the room changes (on any replica), or is a 304 after N seconds.',
       responses: {
         '304': { description: "Not modified: If-None-Match is the room's current ETag." },
+        '429': error('Too many waiting requests from this client; try again after Retry-After.'),
         '200': {
           description: 'The messages.',
           content: { 'application/json': { schema: { type: 'array', items: ref('WebMessage') } } },
         },
-        '400': error('Invalid room name.'),
+        '400': error('Invalid room name or wait.'),
         '401': error('No web chat session (WEB_CHAT_TOKEN is set).'),
       },
     },

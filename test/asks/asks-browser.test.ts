@@ -85,11 +85,19 @@ it('shows a refused answer beside the controls, keeps typing across redraws, the
   const now = await request(`${relay.url}/v1/asks/${id}`);
   expect(((await now.body.json()) as any).status).toBe('pending');
   await page.locator('form.ask textarea').fill('A full refund, please.');
-  // Two more redraws of the room (the page polls it), and the text is still there.
-  for (let i = 0; i < 2; i++) await page.waitForResponse((r) => r.url().includes('/messages'));
-  expect(await page.locator('form.ask textarea').inputValue()).toBe('A full refund, please.');
-  await page.locator('form.ask button', { hasText: 'Submit' }).click();
-  await page.locator('.msg .status', { hasText: /by Web user/ }).waitFor({ timeout: 10_000 });
+  // Two more redraws of the room (two new cards arrive through its waiting request), and the text
+  // is still there.
+  for (let i = 0; i < 2; i++) {
+    const redrawn = page.waitForResponse(
+      (r) => r.url().includes('/messages') && r.status() === 200,
+    );
+    await ask('b-freetext', KINDS['decision.single'].content);
+    await redrawn;
+  }
+  const card = page.locator('.msg').first();
+  expect(await card.locator('form.ask textarea').inputValue()).toBe('A full refund, please.');
+  await card.locator('form.ask button', { hasText: 'Submit' }).click();
+  await card.locator('.status', { hasText: /by Web user/ }).waitFor({ timeout: 10_000 });
   expect((await answerOf(id)).answer).toEqual({ value: 'A full refund, please.' });
   await page.close();
 });

@@ -171,3 +171,30 @@ it('shows service text as text, never as markup', async () => {
   ).toBeUndefined();
   await page.close();
 });
+
+it('waits for its room by event and asks again after its waiting request was dropped', async () => {
+  const page = await browser.newPage();
+  const waits: string[] = [];
+  let dropped = 0;
+  // The first two waiting requests are cut (a proxy restart, a network blip); later ones go through.
+  await page.route(/\/web\/api\/rooms\/drops\/messages\?wait=/, async (route) => {
+    waits.push(route.request().url());
+    if (dropped < 2) {
+      dropped++;
+      await route.abort('connectionreset');
+    } else await route.continue();
+  });
+  await page.goto(`${relay.url}/chat?room=drops`);
+  await expect.poll(() => waits.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+  expect(waits.every((u) => u.endsWith('?wait=25'))).toBe(true);
+  const sent = await relay.send(
+    'web:drops',
+    await (
+      await fetch(`${relay.url}/demo/api/reviews?type=approval&inline=1`, { method: 'POST' })
+    ).json(),
+  );
+  // The card arrives through the waiting request (the page does not poll on a timer).
+  await page.locator(`.msg[data-case="${sent.body.id}"]`).waitFor({ timeout: 10_000 });
+  expect(dropped).toBe(2);
+  await page.close();
+});

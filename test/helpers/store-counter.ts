@@ -78,7 +78,9 @@ export function countStore(inner: Store): CountedStore {
       if (typeof v !== 'function' || prop === 'close') return v;
       return (...args: unknown[]) => {
         const method = String(prop);
-        calls.push({ method, write: !READS.has(method) });
+        // A change signal is named by its topic: the web chat's ("web:room:…") count as its own.
+        const key = method === 'publishChange' ? { key: String(args[0]) } : {};
+        calls.push({ method, ...key, write: !READS.has(method) });
         return v.apply(target, args);
       };
     },

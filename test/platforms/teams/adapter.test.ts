@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { conversationKey } from '../../../platforms/teams/parse.ts';
 import type { TapReply } from '../../../src/adapter.ts';
+import { stringsOf } from '../../../src/adapter-kit.ts';
 import { MemoryKeyValue } from '../../../src/cases/memory-kv.ts';
 import { PlatformError } from '../../../src/errors.ts';
 import { adaptiveCardOf } from '../../fakes/teams-connector.ts';
@@ -50,17 +51,54 @@ describe('installation and the target string', () => {
     const [welcome] = rig.fake.conversation(conversationId);
     expect(welcome?.versions[0]?.text).toContain(`teams:${key}`);
     const stored = JSON.parse((await rig.kv.get(`teams:conv:${key}`)) ?? '{}');
-    expect(stored).toMatchObject({
+    // Our own SDK-neutral shape: nothing of botbuilder's ConversationReference is stored.
+    expect(stored).toEqual({
+      v: 2,
       serviceUrl: rig.fake.serviceUrl,
       channelId: 'msteams',
       conversation: {
         id: conversationId,
-        conversationType: 'channel',
+        type: 'channel',
         tenantId: '72f988bf-86f1-41af-91ab-2d7cd011db47',
       },
-      bot: { id: '28:f5d48856-5b42-41a0-8c3a-c5f944b679b0' },
+      botId: '28:f5d48856-5b42-41a0-8c3a-c5f944b679b0',
     });
-    expect(stored).not.toHaveProperty('activityId');
+  });
+
+  it('keeps posting, threading and editing through a reference stored in the older botbuilder shape', async () => {
+    rig = await startRig();
+    const conversationId = channelId();
+    const key = conversationKey(conversationId);
+    // What versions before the SDK-neutral reference stored (botbuilder's ConversationReference).
+    await rig.kv.set(
+      `teams:conv:${key}`,
+      JSON.stringify({
+        user: { id: '29:1abc', aadObjectId: '6f1b8d3a-0000-4000-8000-000000000001' },
+        bot: { id: '28:f5d48856-5b42-41a0-8c3a-c5f944b679b0', name: 'hitl-relay' },
+        conversation: {
+          isGroup: true,
+          conversationType: 'channel',
+          id: conversationId,
+          tenantId: '72f988bf-86f1-41af-91ab-2d7cd011db47',
+        },
+        channelId: 'msteams',
+        locale: 'en-US',
+        serviceUrl: rig.fake.serviceUrl,
+      }),
+    );
+    expect(await rig.adapter.checkAddress?.(key)).toBeNull();
+    const ref = await rig.adapter.post(key, makeCard());
+    await rig.adapter.update(
+      ref,
+      makeCard({ status: 'Approved by Ann', final: true, actions: [] }),
+    );
+    await rig.adapter.notify(ref, 'Reminder: still open', null);
+    const [card, reminder] = rig.fake.conversation(conversationId);
+    expect(card?.versions).toHaveLength(2);
+    expect(JSON.stringify(card?.versions[1])).toContain('Approved by Ann');
+    expect(reminder?.versions[0]?.text).toBe('Reminder: still open');
+    // In the card's thread (a channel threads by the conversation id's ";messageid=").
+    expect(reminder?.replyToId).toBe(card?.id);
   });
 
   it('says nothing when someone else joins', async () => {
@@ -392,7 +430,7 @@ describe('taps', () => {
     const body = first.body as { type: string; value: { body: Array<Record<string, unknown>> } };
     expect(body.type).toBe('application/vnd.microsoft.card.adaptive');
     expect(body.value.body.at(-1)).toMatchObject({
-      text: 'Something went wrong; nothing was decided.',
+      text: stringsOf(null).tapFailed,
     });
     expect(await rig.deliver(invoke)).toEqual(first);
     expect(rig.taps).toHaveLength(1);
@@ -407,6 +445,37 @@ describe('taps', () => {
     expect(rig.taps).toEqual([
       { platform: 'teams', key: 'k7Qa9', action: 'reject', user: ANN, ref },
     ]);
+  });
+  it('says a refused Action.Submit answer (older clients) in the conversation, with its field messages', async () => {
+    const { conversationId, activityId } = await posted(async () => ({
+      outcome: 'invalid_answer',
+      text: 'That answer is not valid: 2 problems',
+      card: null,
+      issues: [
+        { path: 'name', message: 'is required' },
+        { path: 'count', message: 'must be at most 5' },
+      ],
+    }));
+    const before = rig.fake.conversation(conversationId).length;
+    const res = await rig.deliver(
+      submitMessage(rig.fake.serviceUrl, conversationId, activityId, 'hitl:k7Qa9:submit', ANN),
+    );
+    expect(res.status).toBe(200);
+    const said = rig.fake.conversation(conversationId).slice(before);
+    expect(said.map((m) => m.versions[0]?.text)).toEqual([
+      `${ANN.name}: That answer is not valid: 2 problems\n• name: is required\n• count: must be at most 5`,
+    ]);
+    expect(said[0]?.versions[0]).toMatchObject({ type: 'message', textFormat: 'plain' });
+  });
+
+  it('says nothing more for a submitted Action.Submit answer (the card update tells everyone)', async () => {
+    const { conversationId, activityId } = await posted();
+    const before = rig.fake.conversation(conversationId).length;
+    const res = await rig.deliver(
+      submitMessage(rig.fake.serviceUrl, conversationId, activityId, 'hitl:k7Qa9:approve', ANN),
+    );
+    expect(res.status).toBe(200);
+    expect(rig.fake.conversation(conversationId)).toHaveLength(before);
   });
 });
 

@@ -1,0 +1,223 @@
+/** The web chat's HTTP routes: the page, sign-in, the room listing (a long-poll) and taps. */
+import type {
+  AdapterContext,
+  HttpRoute,
+  InboundRequest,
+  InboundResponse,
+} from '../../src/adapter.ts';
+import { answerOf } from './ask-controls.ts';
+import { chatPage, FAVICON_SVG } from './page.ts';
+import { publicMessage } from './render.ts';
+import type { WebRooms } from './rooms.ts';
+import { sessionCookie, signedIn, signInPage, tokenFrom } from './signin.ts';
+import { type RoomWaits, WEB_WAIT_MAX_SECONDS } from './waits.ts';
+
+/** Room names: short, URL-safe. */
+export const WEB_ROOM = /^[A-Za-z0-9_-]{1,64}$/;
+/** Action names as button payloads carry them (`hitl:<key>:<action>`). */
+const WEB_ACTION = /^[a-z_]{1,32}$/;
+
+/** What the routes share with the adapter. */
+export interface WebRouteDeps {
+  rooms: WebRooms;
+  waits: RoomWaits;
+  token: string | undefined;
+  demo: boolean;
+  ctx(): AdapterContext | undefined;
+}
+
+const json = (status: number, body: object): InboundResponse => ({ status, body });
+const html = (status: number, body: string, headers: Record<string, string> = {}) => ({
+  status,
+  headers: { 'content-type': 'text/html; charset=utf-8', ...headers },
+  body,
+});
+const roomOf = (raw: string | null | undefined) =>
+  WEB_ROOM.test(raw ?? '') ? (raw as string) : 'lobby';
+const invalidRoom = () =>
+  json(400, { error: 'invalid_room', message: 'room must be 1-64 of A-Z a-z 0-9 _ -' });
+/** The web chat's JSON API without a session: say how to get one. */
+const unauthorized = () =>
+  json(401, {
+    error: 'unauthorized',
+    message:
+      'sign in at /chat with the WEB_CHAT_TOKEN, or send Authorization: Bearer <WEB_CHAT_TOKEN>',
+  });
+
+async function signIn(req: InboundRequest, token: string | undefined): Promise<InboundResponse> {
+  const room = roomOf(new URLSearchParams(req.rawBody.toString('utf8')).get('room'));
+  if (!token) return { status: 303, headers: { location: `/chat?room=${room}` } };
+  const given = tokenFrom(req);
+  if (!signedIn({ ...req, headers: { authorization: `Bearer ${given}` } }, token))
+    return html(401, signInPage(room, 'That token is not right. Ask whoever runs the relay.'));
+  return {
+    status: 303,
+    headers: { location: `/chat?room=${room}`, 'set-cookie': sessionCookie(req, token) },
+  };
+}
+
+/** `?wait=<seconds>`: how long an unchanged room may be waited for (0: answer at once). */
+function waitSeconds(req: InboundRequest): number | null {
+  const raw = req.query.get('wait');
+  if (raw === null || raw === '') return 0;
+  const n = Number(raw);
+  return Number.isFinite(n) && n >= 0 ? Math.min(n, WEB_WAIT_MAX_SECONDS) : null;
+}
+
+/**
+ * Who is waiting, for the per-client bound: the peer address, and behind a proxy the first
+ * X-Forwarded-For hop (else every page behind it would share one client's waits). A forged header
+ * only buys more waits under the per-replica cap, and a wait costs no store reads.
+ */
+function clientOf(req: InboundRequest): string {
+  const forwarded = req.headers['x-forwarded-for']?.split(',')[0]?.trim().slice(0, 64);
+  return `${req.remoteAddress ?? 'unknown'}|${forwarded ?? ''}`;
+}
+
+/**
+ * The room's messages, or 304 when the page already has this version. With `?wait=N` an unchanged
+ * room is answered when it changes (woken by the change signal, never by re-reading on a timer),
+ * or 304 after N seconds; the page then asks again.
+ */
+async function listRoom(req: InboundRequest, deps: WebRouteDeps): Promise<InboundResponse> {
+  if (!signedIn(req, deps.token)) return unauthorized();
+  const room = req.params.room ?? '';
+  if (!WEB_ROOM.test(room)) return invalidRoom();
+  const seconds = waitSeconds(req);
+  if (seconds === null)
+    return json(400, {
+      error: 'invalid_wait',
+      message: `wait must be 0-${WEB_WAIT_MAX_SECONDS} seconds`,
+    });
+  const wait = seconds > 0 ? deps.waits.open(room, clientOf(req), req.signal) : null;
+  if (seconds > 0 && !wait)
+    return {
+      status: 429,
+      headers: { 'retry-after': '5' },
+      body: {
+        error: 'too_many_waits',
+        message: 'too many open waits from this client; try again in a moment',
+      },
+    };
+  try {
+    const until = Date.now() + seconds * 1000;
+    for (;;) {
+      const etag = `"${await deps.rooms.version(room)}"`;
+      if (req.headers['if-none-match'] !== etag) {
+        const messages = await deps.rooms.messages(room);
+        return { status: 200, headers: { etag }, body: messages.map(publicMessage) };
+      }
+      if (!wait || (await wait.next(until)) !== 'changed')
+        return { status: 304, headers: { etag } };
+    }
+  } finally {
+    wait?.close();
+  }
+}
+
+/** The tap's user and answer from the JSON body, or the 4xx that says what is wrong. */
+function readTapBody(
+  req: InboundRequest,
+): { user: { id: string; name?: string }; answer: ReturnType<typeof answerOf> } | InboundResponse {
+  if (
+    req.rawBody.length > 0 &&
+    !/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')
+  )
+    return json(415, {
+      error: 'unsupported_media_type',
+      message: 'send Content-Type: application/json with {"user":{"id":"...","name":"..."}}',
+    });
+  let user: { id?: unknown; name?: unknown } | undefined;
+  let answer: ReturnType<typeof answerOf> = {};
+  try {
+    const body: unknown = JSON.parse(req.rawBody.toString('utf8') || '{}');
+    // A JSON null or scalar has no user; it gets the invalid_user answer below, not a crash.
+    user =
+      typeof body === 'object' && body !== null ? (body as { user?: typeof user }).user : undefined;
+    answer = answerOf(body);
+  } catch {
+    return json(400, {
+      error: 'invalid_json',
+      message: 'body must be JSON: {"user":{"id":"...","name":"..."}}',
+    });
+  }
+  if (!user || typeof user.id !== 'string' || !user.id || user.id.length > 128)
+    return json(400, {
+      error: 'invalid_user',
+      message: 'user.id (string, 1-128 characters) is required',
+    });
+  if (user.name !== undefined && (typeof user.name !== 'string' || user.name.length > 128))
+    return json(400, {
+      error: 'invalid_user',
+      message: 'user.name must be a string of at most 128 characters',
+    });
+  return {
+    user: { id: user.id, ...(typeof user.name === 'string' ? { name: user.name } : {}) },
+    answer,
+  };
+}
+
+/** A tap on a message's button: handed to the engine, answered with its outcome and the message. */
+async function tapMessage(req: InboundRequest, deps: WebRouteDeps): Promise<InboundResponse> {
+  if (!signedIn(req, deps.token)) return unauthorized();
+  const { room = '', id = '', action = '' } = req.params;
+  if (!WEB_ROOM.test(room)) return invalidRoom();
+  if (!WEB_ACTION.test(action))
+    return json(400, { error: 'invalid_action', message: 'action must be 1-32 of a-z and _' });
+  const body = readTapBody(req);
+  if ('status' in body) return body;
+  const m = await deps.rooms.load(id);
+  if (!m?.key || m.room !== room)
+    return json(404, { error: 'not_found', message: 'no such message in this room' });
+  const ctx = deps.ctx();
+  if (!ctx)
+    return json(503, {
+      error: 'not_started',
+      message: 'the web chat is not running (the relay is starting or stopping); try again',
+    });
+  const reply = await ctx.onTap({
+    platform: 'web',
+    key: m.key,
+    action,
+    user: body.user,
+    ref: { platform: 'web', address: room, id },
+    ...body.answer,
+  });
+  const now = (await deps.rooms.load(id)) ?? m;
+  return json(reply.outcome === 'invalid_answer' ? 422 : 200, {
+    outcome: reply.outcome,
+    text: reply.text,
+    ...(reply.issues ? { issues: reply.issues } : {}),
+    message: publicMessage(now),
+  });
+}
+
+/** Every route of the web chat. */
+export function webRoutes(deps: WebRouteDeps): HttpRoute[] {
+  return [
+    {
+      method: 'GET',
+      path: '/chat',
+      handle: async (req) =>
+        signedIn(req, deps.token)
+          ? html(200, chatPage({ demo: deps.demo }))
+          : html(401, signInPage(roomOf(req.query.get('room')))),
+    },
+    { method: 'POST', path: '/chat/signin', handle: (req) => signIn(req, deps.token) },
+    {
+      method: 'GET',
+      path: '/favicon.ico',
+      handle: async () => ({
+        status: 200,
+        headers: { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' },
+        body: FAVICON_SVG,
+      }),
+    },
+    { method: 'GET', path: '/web/api/rooms/:room/messages', handle: (req) => listRoom(req, deps) },
+    {
+      method: 'POST',
+      path: '/web/api/rooms/:room/messages/:id/actions/:action',
+      handle: (req) => tapMessage(req, deps),
+    },
+  ];
+}

@@ -1,0 +1,108 @@
+/**
+ * What every chat adapter does the same way: answer a tap within the platform's window (or say
+ * "Submitting…" and let the edited card show the outcome), take a redelivered event only once,
+ * cut text to a platform limit, and speak in the relay's LOCALE. Platforms import this module
+ * (it is on .dependency-cruiser.cjs CORE_SURFACE); it holds no platform knowledge.
+ */
+import type { AdapterContext, AdapterStrings, KeyValue, Tap, TapReply } from './adapter.ts';
+import type { Logger } from './log.ts';
+import { loadStrings, type Strings, t } from './render/templates.ts';
+
+/** The adapter texts of `strings` (a loaded locale; default English). */
+export function adapterStrings(strings: Strings = loadStrings('en')): AdapterStrings {
+  const text = (key: string) => t(strings, `adapter.${key}`);
+  return {
+    submitting: text('submitting'),
+    unknownButton: text('unknown_button'),
+    tapFailed: text('tap_failed'),
+    notAnswerable: text('not_answerable'),
+    useDetails: text('use_details'),
+    choiceInvalid: text('choice_invalid'),
+    answerRecorded: text('answer_recorded'),
+    notOurs: text('not_ours'),
+    refusal: (reply, issues) =>
+      t(strings, 'adapter.refused_fields', { text: reply, fields: issues.slice(0, 5) }),
+  };
+}
+
+let english: AdapterStrings | undefined;
+
+/** The context's strings, or English for a context built without them (tests, tools). */
+export function stringsOf(ctx: Pick<AdapterContext, 'strings'> | null | undefined): AdapterStrings {
+  if (ctx?.strings) return ctx.strings;
+  english ??= adapterStrings();
+  return english;
+}
+
+/** A tap's outcome within the window, or the still-pending outcome when it was slower. */
+export type TapWithin = { reply: TapReply; late?: undefined } | { late: Promise<TapReply> };
+
+/**
+ * Hands `tap` to the engine and waits at most `ms` for its reply. An engine failure becomes a
+ * `failed` reply in the context's words (logged once, without the tap's data); a slower reply is
+ * returned as `late` (its outcome is logged when it comes), so the adapter can answer the
+ * platform at once ("Submitting…") and the edited card shows the outcome.
+ */
+export async function tapWithin(
+  ctx: Pick<AdapterContext, 'onTap' | 'strings'> & { log?: Logger | undefined },
+  tap: Tap,
+  ms: number,
+): Promise<TapWithin> {
+  const pending = ctx.onTap(tap).catch((error: unknown): TapReply => {
+    const err = error instanceof Error ? error.message : String(error);
+    ctx.log?.error({ platform: tap.platform, key: tap.key, err }, `${tap.platform} tap failed`);
+    return { outcome: 'failed', text: stringsOf(ctx).tapFailed, card: null };
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  const first = await Promise.race([pending, late]).finally(() => clearTimeout(timer));
+  if (first) return { reply: first };
+  void pending.then((reply) =>
+    ctx.log?.info(
+      { platform: tap.platform, key: tap.key, outcome: reply.outcome },
+      `${tap.platform} tap settled late`,
+    ),
+  );
+  return { late: pending };
+}
+
+/**
+ * True for the first delivery of event `id` (on any replica, within `ttlMs`); false for a
+ * redelivery (platforms retry an event they think was lost). `mark` is stored as the value.
+ */
+export function firstDelivery(
+  kv: KeyValue,
+  id: string,
+  ttlMs: number,
+  mark = '1',
+): Promise<boolean> {
+  return kv.setIfAbsent(id, mark, ttlMs);
+}
+
+const ELLIPSIS = '…';
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * Shortens plain text to at most `max` UTF-16 code units (how Telegram, Discord and Slack count),
+ * ending with "…". Cuts only between graphemes: never inside a surrogate pair or an emoji sequence.
+ */
+export function truncateUtf16(text: string, max: number): string {
+  if (text.length <= max) return text;
+  if (max <= 0) return '';
+  const room = max - ELLIPSIS.length;
+  let end = 0;
+  for (const { segment, index } of graphemes.segment(text)) {
+    if (index + segment.length > room) break;
+    end = index + segment.length;
+  }
+  return `${text.slice(0, end).trimEnd()}${ELLIPSIS}`;
+}
+
+/** Shortens text to at most `max` code points (how Teams counts), ending with "…" when it cut. */
+export function truncateCodePoints(text: string, max: number): string {
+  const points = Array.from(text);
+  if (points.length <= max) return text;
+  return `${points.slice(0, Math.max(0, max - 1)).join('')}${ELLIPSIS}`;
+}
