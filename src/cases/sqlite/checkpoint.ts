@@ -32,6 +32,8 @@ export interface CheckpointPass {
   log: number;
   checkpointed: number;
   walBytes: number;
+  /** When the pass began (ms since the epoch). */
+  at: number;
 }
 
 /** The worker: CommonJS (an eval'd worker), given the driver's resolved path. */
@@ -43,11 +45,12 @@ const db = new Database(w.file);
 db.pragma('busy_timeout = 5000');
 const walBytes = () => { try { return statSync(w.file + '-wal').size; } catch { return 0; } };
 const pass = () => {
+  const at = Date.now();
   const size = walBytes();
   const mode = size > w.truncateAbove ? 'TRUNCATE' : 'PASSIVE';
   try {
     const [r] = db.pragma('wal_checkpoint(' + mode + ')');
-    parentPort.postMessage({ pass: { mode, ...r, walBytes: size } });
+    parentPort.postMessage({ pass: { mode, ...r, walBytes: size, at } });
   } catch (err) {
     parentPort.postMessage({ error: String((err && err.message) || err) });
   }
