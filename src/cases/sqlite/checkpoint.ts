@@ -7,7 +7,7 @@
  * empties the file, so the WAL cannot grow without limit. If the worker dies, automatic
  * checkpoints are turned back on, so the bound holds either way.
  */
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 
@@ -80,7 +80,8 @@ export function startCheckpointer(
   const worker = new Worker(WORKER, {
     eval: true,
     workerData: {
-      driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+      // The driver this module loads, by path (an eval'd worker resolves from no module).
+      driver: fileURLToPath(import.meta.resolve('better-sqlite3')),
       file,
       intervalMs: o.intervalMs ?? 1000,
       truncateAbove: o.truncateAboveBytes ?? 64 * 1024 * 1024,
