@@ -8,6 +8,7 @@ import type { PlatformAdapter, Tap, TapReply } from './adapter.ts';
 import { mountAskService } from './asks/mount.ts';
 import { ALIVE_TTL_MS, aliveKey } from './cases/card-delivery.ts';
 import { CHANGES_MISSED, Engine } from './cases/engine.ts';
+import { reclaimLeases } from './cases/reclaim.ts';
 import { startRetention } from './cases/retention.ts';
 import { createSealer } from './cases/sealer.ts';
 import { openSqliteStore } from './cases/sqlite-store.ts';
@@ -340,6 +341,16 @@ export function createRelay(o: RelayOptions): Relay {
       beat();
       aliveTimer = setInterval(beat, ALIVE_TTL_MS / 3);
       aliveTimer.unref();
+      // Leases held by processes that are gone are given back before any work starts (issue 18).
+      await reclaimLeases({
+        kv: store.kv,
+        watch: store,
+        now: engine.now,
+        log,
+        self: instanceId,
+      }).catch((err: Error) =>
+        log.warn({ err: err.message }, 'reclaiming leases failed; they lapse instead'),
+      );
       // One link-signing key for every replica and restart, so Details links keep working.
       engine.setLinks(
         o.config.publicUrl ?? relay.url,
