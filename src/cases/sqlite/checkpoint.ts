@@ -93,8 +93,11 @@ export function startCheckpointer(
     if (m.pass) o.onPass?.(m.pass);
     if (m.error) report(new Error(`SQLite checkpoint failed (retried next pass): ${m.error}`));
   });
+  let dead = false;
   const died = (why: string) => {
-    if (stopping || !db.open) return;
+    // 'error' is followed by 'exit': reported once.
+    if (stopping || dead || !db.open) return;
+    dead = true;
     // Without the worker, commits checkpoint again as SQLite does by default: bounded, if slower.
     db.pragma('wal_autocheckpoint = 1000');
     report(
