@@ -6,6 +6,7 @@ import type { AdapterSignals, PlatformAdapter, Tap, TapReply } from './adapter.t
 import { adapterStrings } from './adapter-kit.ts';
 import { createAdapterSignals } from './adapter-signals.ts';
 import { ALIVE_TTL_MS, aliveKey } from './cases/posting-lease.ts';
+import { reclaimLeases } from './cases/reclaim.ts';
 import { CHANGES_MISSED } from './cases/repository.ts';
 import { startRetention } from './cases/retention.ts';
 import type { Services } from './cases/services.ts';
@@ -154,6 +155,7 @@ export class RelayRuntime {
     this.url = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
     await this.checkStore();
     this.beat();
+    await this.reclaim();
     await this.loadKeys();
     this.retention = startRetention(
       store,
@@ -226,6 +228,15 @@ export class RelayRuntime {
     const beat = () => void store.kv.set(aliveKey(instanceId), '1', ALIVE_TTL_MS).catch(() => {});
     beat();
     this.every(ALIVE_TTL_MS / 3, beat);
+  }
+
+  /** Leases held by processes that are gone are given back before any work starts (issue 18). */
+  private async reclaim(): Promise<void> {
+    const { store, now, log, instanceId } = this.s;
+    await reclaimLeases({ kv: store.kv, watch: store, now, log, self: instanceId }).catch(
+      (err: Error) =>
+        log.warn({ err: err.message }, 'reclaiming leases failed; they lapse instead'),
+    );
   }
 
   /** The Details-link key and the receipt signing key, shared by every replica and restart. */

@@ -10,8 +10,8 @@ export const HISTORY_CAPPED_DETAIL = JSON.stringify({
   message: `history capped at ${HISTORY_CAP} rows; later entries other than status changes are not kept`,
 });
 
-/** Persistence for cases, their messages, history, watch leases and adapters' key-values. */
-export interface Store {
+/** Cases: intake, reads, the compare-and-set change, and what /metrics counts. */
+export interface CaseRows {
   /**
    * Inserts a case unless (origin, case_id) exists; returns the stored one either way. The first
    * delivery intents (its message reservations and its first history row) are written in the same
@@ -44,11 +44,19 @@ export interface Store {
     outbox?: NotifyDelivery[],
     step?: StepWrites,
   ): Promise<boolean>;
-  /** Updates only the watch bookkeeping (no version bump): next check, ETag, failure count, lease release. */
-  updateWatch(
-    id: string,
-    watch: { next_check_at: number | null; etag: string | null; poll_failures: number },
-  ): Promise<void>;
+  /**
+   * Open cases created before `before` that have no message at all: left by a version that stored
+   * the case and its messages in two writes (a crash between them). Reconcile posts their cards.
+   */
+  orphanCases(before: number, limit: number): Promise<StoredCase[]>;
+  /** A consistent count of cases by status (for /metrics). */
+  countByStatus(): Promise<Record<string, number>>;
+  /** Open cases: how many, when the oldest was taken in, and how many no target shows yet (for /metrics). */
+  openStats(): Promise<OpenStats>;
+}
+
+/** The submit claim of a case: one tap submits at a time, across replicas. */
+export interface ClaimRows {
   /**
    * Takes the submit claim when nobody holds a live one and the case is open. An expired claim is
    * not taken over here: its submit outcome is unknown and must be settled first (see takeOverClaim).
@@ -59,6 +67,15 @@ export interface Store {
   takeOverClaim(id: string, expiredHolder: string, holder: string, until: number): Promise<boolean>;
   /** Releases the claim when `holder` holds it. */
   releaseClaim(id: string, holder: string): Promise<void>;
+}
+
+/** Watch bookkeeping and poll leases: which replica polls which case when. */
+export interface WatchRows {
+  /** Updates only the watch bookkeeping (no version bump): next check, ETag, failure count, lease release. */
+  updateWatch(
+    id: string,
+    watch: { next_check_at: number | null; etag: string | null; poll_failures: number },
+  ): Promise<void>;
   /**
    * Leases up to `limit` open cases whose next check is due, for `leaseMs`; other replicas skip
    * them until the lease ends (a dead replica's work comes back by itself).
@@ -68,6 +85,12 @@ export interface Store {
   rescheduleOpen(now: number, spreadMs: number): Promise<number>;
   /** Gives back every watch lease `owner` holds (a process stopping), so others poll at once. */
   releaseWatchLeases(owner: string): Promise<number>;
+  /** The owners of poll leases still live at `now` (a start-up pass gives back those of dead owners). */
+  watchLeaseOwners(now: number): Promise<string[]>;
+}
+
+/** The cards of cases: one message slot per (case, target). */
+export interface MessageRows {
   /** Reserves the (case, target) message slot; false when another process already did (post once). */
   reserveMessage(m: StoredMessage): Promise<boolean>;
   /**
@@ -82,19 +105,25 @@ export interface Store {
   findMessageByRef(platform: string, refId: string): Promise<StoredMessage | undefined>;
   /** Messages whose card is behind their case's version or not yet posted (reconciled at start-up). */
   staleMessages(limit: number): Promise<StoredMessage[]>;
-  /**
-   * Open cases created before `before` that have no message at all: left by a version that stored
-   * the case and its messages in two writes (a crash between them). Reconcile posts their cards.
-   */
-  orphanCases(before: number, limit: number): Promise<StoredCase[]>;
+}
+
+/** The audit history of cases. */
+export interface HistoryRows {
   /**
    * Appends to a case's history, at most HISTORY_CAP rows per case: the last row kept is a
    * "history_capped" summary and later rows are dropped, except status changes (few by nature).
    */
   appendHistory(caseId: string, entry: HistoryEntry): Promise<void>;
   listHistory(caseId: string): Promise<HistoryEntry[]>;
-  /** Key-values with expiry, shared by replicas. */
+}
+
+/** Key-values with expiry, shared by replicas (leases, marks, keys): the coordination tool. */
+export interface KeyValueRows {
   kv: KeyValue;
+}
+
+/** The notify_url outbox. */
+export interface OutboxRows {
   /** Queues a notify delivery; false when the case already has one for this event. */
   enqueueDelivery(d: NotifyDelivery): Promise<boolean>;
   /**
@@ -113,6 +142,10 @@ export interface Store {
    */
   settleDelivery(id: string, owner: string, outcome: DeliveryOutcome): Promise<void>;
   listDeliveries(caseId: string): Promise<NotifyDelivery[]>;
+}
+
+/** Retention: what is deleted once it is no longer needed. */
+export interface RetentionRows {
   /**
    * Deletes up to `limit` final cases last changed before `before`, with their messages, history
    * and notify deliveries (retention); returns how many cases went.
@@ -120,10 +153,10 @@ export interface Store {
   purgeClosed(before: number, limit: number): Promise<number>;
   /** Deletes expired key-values (leases, claims, de-duplication marks); returns how many. */
   purgeExpiredKv(now: number): Promise<number>;
-  /** A consistent count of cases by status (for /metrics). */
-  countByStatus(): Promise<Record<string, number>>;
-  /** Open cases: how many, when the oldest was taken in, and how many no target shows yet (for /metrics). */
-  openStats(): Promise<OpenStats>;
+}
+
+/** Case changes written by other processes. */
+export interface ChangeFeed {
   /**
    * Hears the case changes other processes write (PostgreSQL LISTEN/NOTIFY on its own connection):
    * `onChange(id)` per changed case, `onChange(null)` when changes may have been missed (the
@@ -136,8 +169,23 @@ export interface Store {
    * a web chat room). Absent where one process owns the store.
    */
   publishChange?(topic: string): Promise<void>;
-  close(): Promise<void>;
 }
+
+/**
+ * Persistence for cases, their messages, history, watch leases and adapters' key-values: every
+ * concern above in one object. Callers that need one concern take its narrow interface.
+ */
+export type Store = CaseRows &
+  ClaimRows &
+  WatchRows &
+  MessageRows &
+  HistoryRows &
+  KeyValueRows &
+  OutboxRows &
+  RetentionRows &
+  ChangeFeed & {
+    close(): Promise<void>;
+  };
 
 /** Writes that go in the same commit as a change of a case. */
 export interface StepWrites {

@@ -176,6 +176,22 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       expect(await store.releaseWatchLeases('nobody')).toBe(0);
     });
 
+    it('names the owners of live watch leases, not of lapsed or given-back ones', async () => {
+      for (const [owner, leaseMs] of [
+        ['r1', 60_000],
+        ['r1', 60_000],
+        ['r2', 1_000],
+        ['r3', 60_000],
+      ] as const) {
+        await store.createCase(sampleCase({ next_check_at: 5_000 }));
+        expect(await store.leaseDue(now, 1, owner, leaseMs)).toHaveLength(1);
+      }
+      await store.releaseWatchLeases('r3');
+      expect((await store.watchLeaseOwners(now + 1_000)).sort()).toEqual(['r1', 'r2']);
+      // r2's lease lapsed: not named, and due for anyone.
+      expect(await store.watchLeaseOwners(now + 1_001)).toEqual(['r1']);
+    });
+
     it('takes millisecond times with a fraction (jitter, fractional seconds) as whole milliseconds', async () => {
       const c = sampleCase({ next_check_at: 5_000.4 });
       await store.createCase(c);

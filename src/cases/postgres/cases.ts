@@ -1,0 +1,64 @@
+/** PostgreSQL: reading case rows, and what /metrics counts. */
+import type pg from 'pg';
+import type { CaseRows } from '../store.ts';
+import { CASE_COLS, type Row, TERMINAL, toCase } from './rows.ts';
+
+export function pgCaseReads(
+  pool: pg.Pool,
+): Pick<CaseRows, 'getCase' | 'getCaseByKey' | 'findCase' | 'listCases' | 'orphanCases'> {
+  const one = async (where: string, params: unknown[]) => {
+    const r = (await pool.query<Row>(`SELECT ${CASE_COLS} FROM cases WHERE ${where}`, params))
+      .rows[0];
+    return r && toCase(r);
+  };
+  return {
+    getCase: (id) => one('id = $1', [id]),
+    getCaseByKey: (key) => one('key = $1', [key]),
+    findCase: (origin, caseId) => one('origin = $1 AND case_id = $2', [origin, caseId]),
+    async listCases({ open, limit, offset = 0 }) {
+      const where = open ? `WHERE status NOT IN ${TERMINAL}` : '';
+      return (
+        await pool.query<Row>(
+          `SELECT ${CASE_COLS} FROM cases ${where} ORDER BY created_at DESC LIMIT $1 OFFSET $2`,
+          [limit, offset],
+        )
+      ).rows.map(toCase);
+    },
+    async orphanCases(before, limit) {
+      const r = await pool.query<Row>(
+        `SELECT ${CASE_COLS} FROM cases c WHERE c.status NOT IN ${TERMINAL} AND c.created_at < $1
+         AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.case_id = c.id) LIMIT $2`,
+        [before, limit],
+      );
+      return r.rows.map(toCase);
+    },
+  };
+}
+
+export function pgCaseStats(pool: pg.Pool): Pick<CaseRows, 'countByStatus' | 'openStats'> {
+  return {
+    async countByStatus() {
+      const r = await pool.query<{ status: string; n: number }>(
+        'SELECT status, count(*)::int AS n FROM cases GROUP BY status',
+      );
+      return Object.fromEntries(r.rows.map((x) => [x.status, x.n]));
+    },
+    async openStats() {
+      const r = await pool.query<{
+        open: number;
+        oldest: string | null;
+        undelivered: number | null;
+      }>(
+        `SELECT count(*)::int AS open, min(created_at) AS oldest,
+        sum(CASE WHEN EXISTS (SELECT 1 FROM messages m WHERE m.case_id = c.id AND m.state = 'posted') THEN 0 ELSE 1 END)::int AS undelivered
+        FROM cases c WHERE status NOT IN ${TERMINAL}`,
+      );
+      const row = r.rows[0];
+      return {
+        open: row?.open ?? 0,
+        oldestCreatedAt: row?.oldest == null ? null : Number(row.oldest),
+        undelivered: row?.undelivered ?? 0,
+      };
+    },
+  };
+}

@@ -1,0 +1,87 @@
+/** PostgreSQL: the submit claim of a case and the poll leases of the watcher (columns of the case row). */
+import type pg from 'pg';
+import type { ClaimRows, WatchRows } from '../store.ts';
+import { type AppendHistory, historyParts } from './history.ts';
+import { wholeJson } from './pool.ts';
+import { CASE_COLS, type Row, TERMINAL, toCase } from './rows.ts';
+
+const CLAIM = `UPDATE cases SET claim_holder = $2, claim_until = $3 WHERE id = $1 AND claim_holder IS NULL AND status NOT IN ${TERMINAL}`;
+
+export function pgClaims(
+  pool: pg.Pool,
+  appendHistory: AppendHistory,
+  now: () => number,
+): ClaimRows {
+  return {
+    async claimCase(id, holder, until, history) {
+      if (!history) return (await pool.query(CLAIM, [id, holder, until])).rowCount === 1;
+      // One statement: the claim and the tap's history row.
+      const h = historyParts('$1', '$4', 'c');
+      const r = await pool.query<{ n: number; recorded: boolean }>(
+        `WITH c AS (${CLAIM} RETURNING id), ${h.ctes}
+         SELECT (SELECT count(*)::int FROM c) AS n, ${h.recorded} AS recorded`,
+        [id, holder, until, wholeJson([history])],
+      );
+      const row = r.rows[0];
+      if (row?.n !== 1) return false;
+      if (!row.recorded) await appendHistory(id, history);
+      return true;
+    },
+    async takeOverClaim(id, expiredHolder, holder, until) {
+      const r = await pool.query(
+        `UPDATE cases SET claim_holder = $2, claim_until = $3 WHERE id = $1 AND claim_holder = $4 AND claim_until < $5 AND status NOT IN ${TERMINAL}`,
+        [id, holder, until, expiredHolder, now()],
+      );
+      return r.rowCount === 1;
+    },
+    async releaseClaim(id, holder) {
+      await pool.query(
+        'UPDATE cases SET claim_holder = NULL, claim_until = NULL WHERE id = $1 AND claim_holder = $2',
+        [id, holder],
+      );
+    },
+  };
+}
+
+/** Poll leases: FOR UPDATE SKIP LOCKED, so replicas never poll the same case at once. */
+export function pgWatch(pool: pg.Pool): WatchRows {
+  return {
+    async updateWatch(id, w) {
+      await pool.query(
+        'UPDATE cases SET next_check_at = $2, etag = $3, poll_failures = $4, lease_owner = NULL, lease_until = NULL WHERE id = $1',
+        [id, w.next_check_at, w.etag, w.poll_failures],
+      );
+    },
+    async leaseDue(at, limit, owner, leaseMs) {
+      const r = await pool.query<Row>(
+        `UPDATE cases SET lease_owner = $1, lease_until = $2 WHERE id IN (
+           SELECT id FROM cases WHERE next_check_at IS NOT NULL AND next_check_at <= $3 AND (lease_until IS NULL OR lease_until < $3)
+           ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+         RETURNING ${CASE_COLS}`,
+        [owner, at + leaseMs, at, limit],
+      );
+      return r.rows.map(toCase).sort((a, b) => (a.next_check_at ?? 0) - (b.next_check_at ?? 0));
+    },
+    async releaseWatchLeases(owner) {
+      const r = await pool.query(
+        'UPDATE cases SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1',
+        [owner],
+      );
+      return r.rowCount ?? 0;
+    },
+    async watchLeaseOwners(at) {
+      const r = await pool.query<{ owner: string }>(
+        'SELECT DISTINCT lease_owner AS owner FROM cases WHERE lease_owner IS NOT NULL AND lease_until >= $1',
+        [at],
+      );
+      return r.rows.map((x) => x.owner);
+    },
+    async rescheduleOpen(at, spreadMs) {
+      const r = await pool.query(
+        'UPDATE cases SET next_check_at = $1 + floor(random() * $2)::bigint WHERE next_check_at IS NOT NULL AND next_check_at > $1',
+        [at, Math.max(1, Math.floor(spreadMs))],
+      );
+      return r.rowCount ?? 0;
+    },
+  };
+}

@@ -1,0 +1,58 @@
+/** How a case is stored in PostgreSQL: one row, the document as jsonb. */
+import type { StoredCase } from '../types.ts';
+
+export const CASE_COLS =
+  'id, key, origin, case_id, target, status, version, doc, secrets, next_check_at, etag, poll_failures, claim_holder, claim_until, created_at, updated_at';
+
+/** The statuses after which nothing changes, as an SQL list. */
+export const TERMINAL = "('completed','expired','cancelled')";
+
+export interface Row {
+  id: string;
+  key: string;
+  origin: string;
+  case_id: string;
+  target: string;
+  status: string;
+  version: number;
+  doc: StoredCase['doc'];
+  secrets: string;
+  next_check_at: number | null;
+  etag: string | null;
+  poll_failures: number;
+  claim_holder: string | null;
+  claim_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export function toCase(r: Row): StoredCase {
+  const { claim_holder, claim_until, ...rest } = r;
+  return {
+    ...rest,
+    status: r.status as StoredCase['status'],
+    claim: claim_holder ? { holder: claim_holder, until: claim_until ?? 0 } : null,
+  };
+}
+
+/** The parameters of a case row, in CASE_COLS order. */
+export function values(c: StoredCase): unknown[] {
+  return [
+    c.id,
+    c.key,
+    c.origin,
+    c.case_id,
+    c.target,
+    c.status,
+    c.version,
+    JSON.stringify(c.doc),
+    c.secrets,
+    c.next_check_at,
+    c.etag,
+    c.poll_failures,
+    c.claim?.holder ?? null,
+    c.claim?.until ?? null,
+    c.created_at,
+    c.updated_at,
+  ];
+}

@@ -1,0 +1,120 @@
+/**
+ * SQLite WAL checkpoints off the request path (issue 22). The request connection has automatic
+ * checkpoints turned off (otherwise the commit that crosses 1,000 WAL pages copies them into the
+ * database and fsyncs, inside a request). A worker thread with its own connection runs a PASSIVE
+ * checkpoint on a timer instead (it never blocks a writer); when the WAL file still grew past a
+ * bound (a checkpoint could not keep up), it runs TRUNCATE, which waits for the writer once and
+ * empties the file, so the WAL cannot grow without limit. If the worker dies, automatic
+ * checkpoints are turned back on, so the bound holds either way.
+ */
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type Database from 'better-sqlite3';
+
+/** How the checkpointer runs. */
+export interface CheckpointOptions {
+  /** Time between passes (default 1 s). */
+  intervalMs?: number;
+  /** A WAL file larger than this is truncated by the next pass (default 64 MiB). */
+  truncateAboveBytes?: number;
+  /** Each pass's result (tests count them). */
+  onPass?: (pass: CheckpointPass) => void;
+  /** A failed pass or a dead worker (default: a process warning on stderr). */
+  onError?: (err: Error) => void;
+}
+
+/** What one pass did: PRAGMA wal_checkpoint's answer and the WAL size it saw before. */
+export interface CheckpointPass {
+  mode: 'PASSIVE' | 'TRUNCATE';
+  /** 1 when the checkpoint could not finish (a writer or reader was in the way). */
+  busy: number;
+  /** Frames in the WAL, and how many of them are now in the database. */
+  log: number;
+  checkpointed: number;
+  walBytes: number;
+  /** When the pass began (ms since the epoch). */
+  at: number;
+}
+
+/** The worker: CommonJS (an eval'd worker), given the driver's resolved path. */
+const WORKER = `
+const { parentPort, workerData: w } = require('node:worker_threads');
+const { statSync } = require('node:fs');
+const Database = require(w.driver);
+const db = new Database(w.file);
+db.pragma('busy_timeout = 5000');
+const walBytes = () => { try { return statSync(w.file + '-wal').size; } catch { return 0; } };
+const pass = () => {
+  const at = Date.now();
+  const size = walBytes();
+  const mode = size > w.truncateAbove ? 'TRUNCATE' : 'PASSIVE';
+  try {
+    const [r] = db.pragma('wal_checkpoint(' + mode + ')');
+    parentPort.postMessage({ pass: { mode, ...r, walBytes: size, at } });
+  } catch (err) {
+    parentPort.postMessage({ error: String((err && err.message) || err) });
+  }
+};
+const timer = setInterval(pass, w.intervalMs);
+parentPort.on('message', () => {
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
+});
+`;
+
+/** A running checkpointer; stop() ends it (before the request connection closes). */
+export interface Checkpointer {
+  stop(): Promise<void>;
+}
+
+/** Turns automatic checkpoints off on `db` and starts the worker that checkpoints `file`. */
+export function startCheckpointer(
+  db: Database.Database,
+  file: string,
+  o: CheckpointOptions = {},
+): Checkpointer {
+  const report =
+    o.onError ?? ((err: Error) => process.emitWarning(err.message, 'SQLiteCheckpoint'));
+  db.pragma('wal_autocheckpoint = 0');
+  const worker = new Worker(WORKER, {
+    eval: true,
+    workerData: {
+      // The driver this module loads, by path (an eval'd worker resolves from no module).
+      driver: fileURLToPath(import.meta.resolve('better-sqlite3')),
+      file,
+      intervalMs: o.intervalMs ?? 1000,
+      truncateAbove: o.truncateAboveBytes ?? 64 * 1024 * 1024,
+    },
+  });
+  worker.unref();
+  let stopping = false;
+  worker.on('message', (m: { pass?: CheckpointPass; error?: string }) => {
+    if (m.pass) o.onPass?.(m.pass);
+    if (m.error) report(new Error(`SQLite checkpoint failed (retried next pass): ${m.error}`));
+  });
+  let dead = false;
+  const died = (why: string) => {
+    // 'error' is followed by 'exit': reported once.
+    if (stopping || dead || !db.open) return;
+    dead = true;
+    // Without the worker, commits checkpoint again as SQLite does by default: bounded, if slower.
+    db.pragma('wal_autocheckpoint = 1000');
+    report(
+      new Error(`SQLite checkpoint worker stopped (${why}); automatic checkpoints are back on`),
+    );
+  };
+  worker.on('error', (err) => died(err.message));
+  worker.on('exit', (code) => died(`exit code ${code}`));
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  return {
+    async stop() {
+      if (stopping) return exited;
+      stopping = true;
+      worker.postMessage('stop');
+      const timer = setTimeout(() => void worker.terminate(), 2000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
