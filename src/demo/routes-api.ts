@@ -44,7 +44,7 @@ export function registerApiRoutes(app: Hono, deps: DemoDeps): void {
       const message = `Not actions of a ${type} review: ${unknown.join(', ')}`;
       return c.json(errorBody('invalid_request', message), 400);
     }
-    const created = createCase(
+    const created = await createCase(
       deps.engine,
       {
         type,
@@ -68,7 +68,7 @@ export function registerApiRoutes(app: Hono, deps: DemoDeps): void {
   app.get('/api/reviews/:id/status', async (c) => {
     const fault = await deps.faults.apply(c, 'status');
     if (fault?.response) return fault.response;
-    const stored = deps.engine.refresh(c.req.param('id'));
+    const stored = await deps.engine.refresh(c.req.param('id'));
     if (!stored) return c.json(errorBody('not_found', 'No such review case.'), 404);
     const json = JSON.stringify(pollBody(stored.kase));
     const etag = etagFor(json);
