@@ -70,6 +70,8 @@ export interface DemoService {
   app: Hono;
   /** Stops timers, ends SSE streams and pending callbacks, closes the database. */
   close(): Promise<void>;
+  /** Resolves once the store is open and other replicas' changes are heard (when it has a feed). */
+  ready(): Promise<void>;
   /** Every respond request received, oldest first (bodies and bearer_valid, never a token). */
   submissions(): Promise<Submission[]>;
   /** Takes a reviewer step on a case, as the review page would; rejects with DemoActError. */
@@ -154,23 +156,53 @@ function buildApp(parts: Parts, testControls: boolean): Hono {
   return app;
 }
 
-/** Hears other replicas' commits: their events wake this process's streams and scheduler. */
-function listenForOthers(parts: Parts): Promise<(() => Promise<void>) | undefined> {
+/** How long a failed start of the change feed (a store that cannot open yet) waits to try again. */
+const LISTEN_RETRY_MS = 5_000;
+
+/**
+ * Hears other replicas' commits: their events wake this process's streams and scheduler. `ready`
+ * resolves once the feed is up (at once for a store without one); a failure is logged and retried.
+ */
+function listenForOthers(parts: Parts) {
   const { store, engine, log } = parts.deps;
-  if (!store.listen) return Promise.resolve(undefined);
-  return store
-    .listen((caseId) => {
-      if (caseId === null) parts.hub.wakeAll();
-      else parts.hub.wake(caseId);
-      engine.schedule();
-    })
-    .catch((error: Error) => {
+  let stop: (() => Promise<void>) | undefined;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+  let heard!: () => void;
+  const ready = new Promise<void>((resolve) => {
+    heard = resolve;
+  });
+  const onChange = (caseId: string | null) => {
+    if (caseId === null) parts.hub.wakeAll();
+    else parts.hub.wake(caseId);
+    engine.schedule();
+  };
+  const attempt = async (listen: NonNullable<ServiceStore['listen']>) => {
+    try {
+      const s = await listen(onChange);
+      if (closed) await s();
+      else stop = s;
+      heard();
+    } catch (error) {
       log.error(
-        { err: error.message },
-        'demo service cannot hear other replicas; streams re-read every 15 s',
+        { err: (error as Error).message },
+        `demo service cannot hear other replicas yet; retrying in ${LISTEN_RETRY_MS / 1000} s`,
       );
-      return undefined;
-    });
+      if (closed) return;
+      retry = setTimeout(() => void attempt(listen), LISTEN_RETRY_MS);
+      retry.unref();
+    }
+  };
+  if (store.listen) void attempt(store.listen.bind(store));
+  else heard();
+  return {
+    ready,
+    async close() {
+      closed = true;
+      clearTimeout(retry);
+      await stop?.();
+    },
+  };
 }
 
 /** Creates the demo HITL service. */
@@ -187,7 +219,7 @@ export function createDemoService(options: DemoServiceOptions = {}): DemoService
     engine.stop();
     hub.closeAll();
     callbacks.close();
-    await (await listening)?.();
+    await listening.close();
     await store.close();
   };
   return {
@@ -196,6 +228,7 @@ export function createDemoService(options: DemoServiceOptions = {}): DemoService
       closed ??= close();
       return closed;
     },
+    ready: () => listening.ready,
     submissions: () => store.submissions(),
     act: (caseId, step) =>
       actOnCase(deps, caseId, typeof step === 'string' ? { step } : step, parts.lastBase()),

@@ -206,3 +206,38 @@ export class DemoStore implements ServiceStore {
     if (this.db.open) this.db.close();
   }
 }
+
+/**
+ * A store that opens in the background (PostgreSQL migrates first) while the service is already
+ * mounted: every call waits for it. A failed opening is tried again by the next call.
+ */
+export function deferredStore(open: () => Promise<ServiceStore>): ServiceStore {
+  let opening: Promise<ServiceStore> | undefined;
+  const ready = () => {
+    opening ??= open().catch((err: unknown) => {
+      opening = undefined;
+      throw err;
+    });
+    return opening;
+  };
+  return {
+    insert: async (kase, reviewHash, submitHash) =>
+      (await ready()).insert(kase, reviewHash, submitHash),
+    get: async (caseId) => (await ready()).get(caseId),
+    commit: async (kase, version, events) => (await ready()).commit(kase, version, events),
+    dueCases: async (nowMs) => (await ready()).dueCases(nowMs),
+    nextDue: async () => (await ready()).nextDue(),
+    lastSeq: async (caseId) => (await ready()).lastSeq(caseId),
+    eventsAfter: async (caseId, seq) => (await ready()).eventsAfter(caseId, seq),
+    addSubmission: async (s) => (await ready()).addSubmission(s),
+    submissions: async () => (await ready()).submissions(),
+    async listen(onChange) {
+      const store = await ready();
+      return store.listen ? store.listen(onChange) : async () => {};
+    },
+    async close() {
+      const store = await opening?.catch(() => undefined);
+      await store?.close();
+    },
+  };
+}
