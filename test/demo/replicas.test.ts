@@ -4,6 +4,7 @@
  * a respond at A racing B's scheduler expiring the same case has exactly one winner, whose
  * callback is the only one sent; a restarted replica still has its cases.
  */
+import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
@@ -237,6 +238,29 @@ describe('two replicas on one PostgreSQL', () => {
       ]);
     } finally {
       await store.close();
+    }
+  });
+
+  it('the shared tables hold token hashes, never a token', async () => {
+    const { hitl } = await createCase(a.base, 'approval', true);
+    await inlineSubmit(hitl.submit_url, hitl.submit_token, submitBody('approve'));
+    const reviewToken = new URL(hitl.review_url).searchParams.get('token')!;
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      const row = (await c.query('SELECT * FROM asks_cases WHERE case_id = $1', [hitl.case_id]))
+        .rows[0];
+      const sha = (t: string) => createHash('sha256').update(t).digest();
+      expect(row.review_hash).toEqual(sha(reviewToken));
+      expect(row.submit_hash).toEqual(sha(hitl.submit_token));
+      const dump = JSON.stringify([
+        row.data,
+        (await c.query('SELECT * FROM asks_events')).rows,
+        (await c.query('SELECT * FROM asks_submissions')).rows,
+      ]);
+      for (const token of [reviewToken, hitl.submit_token]) expect(dump).not.toContain(token);
+    } finally {
+      await c.end();
     }
   });
 
