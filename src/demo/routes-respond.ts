@@ -48,6 +48,13 @@ function send(c: Context, answer: Answer, form: boolean, title: string): Respons
 
 /** Registers respond, cancel and progress under `/api/reviews/:id/`. */
 export function registerRespondRoutes(app: Hono, deps: DemoDeps): void {
+  registerRespond(app, deps);
+  registerCancel(app, deps);
+  registerProgress(app, deps);
+}
+
+/** `POST respond`: every request is recorded (test controls show them), with its outcome. */
+function registerRespond(app: Hono, deps: DemoDeps): void {
   app.post('/api/reviews/:id/respond', async (c) => {
     const caseId = c.req.param('id');
     const bearer = bearerToken(c.req.header('authorization'));
@@ -83,7 +90,10 @@ export function registerRespondRoutes(app: Hono, deps: DemoDeps): void {
     });
     return send(c, answer, body.form, 'Thank you, your answer was recorded.');
   });
+}
 
+/** `POST cancel`: the reviewer gives up (review token only). */
+function registerCancel(app: Hono, deps: DemoDeps): void {
   app.post('/api/reviews/:id/cancel', async (c) => {
     const body = await readBody(c);
     const stored = await deps.engine.refresh(c.req.param('id'));
@@ -110,7 +120,10 @@ export function registerRespondRoutes(app: Hono, deps: DemoDeps): void {
       : (closedAnswer(outcome.kase ?? stored.kase) ?? notFound());
     return send(c, answer, body.form, 'The review was cancelled.');
   });
+}
 
+/** `POST progress`: form-filling progress from the review page (review token only). */
+function registerProgress(app: Hono, deps: DemoDeps): void {
   app.post('/api/reviews/:id/progress', async (c) => {
     const body = await readBody(c);
     const stored = await deps.engine.refresh(c.req.param('id'));

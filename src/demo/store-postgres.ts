@@ -44,80 +44,106 @@ export async function openPostgresServiceStore(
   // An idle client that loses its connection must not crash the process; the next query reconnects.
   pool.on('error', (err) => o.onError?.(err));
   await migratePostgres(pool, Date.now);
-  const source = randomBytes(6).toString('hex');
-  return {
-    async insert(kase, reviewHash, submitHash) {
-      // One statement that also tells the other replicas, whose schedulers then look at its expiry.
-      await pool.query(
-        `WITH added AS (
-          INSERT INTO asks_cases (case_id, version, data, review_hash, submit_hash, due_at)
-          VALUES ($1, 1, $2, $3, $4, $5) RETURNING case_id)
-        SELECT pg_notify($6, $7) FROM added`,
-        [
-          kase.case_id,
-          JSON.stringify(kase),
-          reviewHash,
-          submitHash,
-          dueAt(kase),
-          CHANNEL,
-          `${source}:${kase.case_id}`,
-        ],
-      );
-    },
-    async get(caseId) {
-      const r = await pool.query<CaseRow>(
-        'SELECT data, review_hash, submit_hash, version FROM asks_cases WHERE case_id = $1',
-        [caseId],
-      );
-      return r.rows[0] ? toStored(r.rows[0]) : undefined;
-    },
-    commit: (kase, version, events) => commit(pool, source, kase, version, events),
-    async dueCases(nowMs) {
-      const r = await pool.query<{ case_id: string }>(
-        'SELECT case_id FROM asks_cases WHERE due_at IS NOT NULL AND due_at <= $1 ORDER BY due_at LIMIT 500',
-        [nowMs],
-      );
-      return r.rows.map((x) => x.case_id);
-    },
-    async nextDue() {
-      const r = await pool.query<{ due: number | null }>(
-        'SELECT min(due_at) AS due FROM asks_cases WHERE due_at IS NOT NULL',
-      );
-      return r.rows[0]?.due ?? null;
-    },
-    async lastSeq(caseId) {
-      const r = await pool.query<{ seq: number }>(
-        'SELECT COALESCE(max(seq), 0) AS seq FROM asks_events WHERE case_id = $1',
-        [caseId],
-      );
-      return r.rows[0]?.seq ?? 0;
-    },
-    async eventsAfter(caseId, seq) {
-      const r = await pool.query<{ seq: number; event: ReviewEventName; data: string }>(
-        'SELECT seq, event, data FROM asks_events WHERE case_id = $1 AND seq > $2 ORDER BY seq',
-        [caseId, seq],
-      );
-      return r.rows.map((x) => ({
-        case_id: caseId,
-        seq: x.seq,
-        event: x.event,
-        data: JSON.parse(x.data) as Record<string, unknown>,
-      }));
-    },
-    async addSubmission(submission) {
-      await pool.query('INSERT INTO asks_submissions (data) VALUES ($1)', [
-        JSON.stringify(submission),
-      ]);
-    },
-    async submissions() {
-      const r = await pool.query<{ data: string }>('SELECT data FROM asks_submissions ORDER BY id');
-      return r.rows.map((x) => JSON.parse(x.data) as Submission);
-    },
-    listen: (onChange) => listen(url, source, onChange, o.onError),
-    async close() {
-      await pool.end();
-    },
-  };
+  return new PostgresServiceStore(pool, url, o.onError);
+}
+
+class PostgresServiceStore implements ServiceStore {
+  /** Tags this process's notices, so it does not hear its own commits. */
+  private readonly source = randomBytes(6).toString('hex');
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly url: string,
+    private readonly onError?: (err: Error) => void,
+  ) {}
+
+  async insert(kase: DemoCase, reviewHash: Buffer, submitHash: Buffer | null): Promise<void> {
+    // One statement that also tells the other replicas, whose schedulers then look at its expiry.
+    await this.pool.query(
+      `WITH added AS (
+        INSERT INTO asks_cases (case_id, version, data, review_hash, submit_hash, due_at)
+        VALUES ($1, 1, $2, $3, $4, $5) RETURNING case_id)
+      SELECT pg_notify($6, $7) FROM added`,
+      [
+        kase.case_id,
+        JSON.stringify(kase),
+        reviewHash,
+        submitHash,
+        dueAt(kase),
+        CHANNEL,
+        `${this.source}:${kase.case_id}`,
+      ],
+    );
+  }
+
+  async get(caseId: string): Promise<StoredCase | undefined> {
+    const r = await this.pool.query<CaseRow>(
+      'SELECT data, review_hash, submit_hash, version FROM asks_cases WHERE case_id = $1',
+      [caseId],
+    );
+    return r.rows[0] ? toStored(r.rows[0]) : undefined;
+  }
+
+  commit(kase: DemoCase, version: number, events: NewEvent[]): Promise<ReviewEvent[] | null> {
+    return commit(this.pool, this.source, kase, version, events);
+  }
+
+  async dueCases(nowMs: number): Promise<string[]> {
+    const r = await this.pool.query<{ case_id: string }>(
+      'SELECT case_id FROM asks_cases WHERE due_at IS NOT NULL AND due_at <= $1 ORDER BY due_at LIMIT 500',
+      [nowMs],
+    );
+    return r.rows.map((x) => x.case_id);
+  }
+
+  async nextDue(): Promise<number | null> {
+    const r = await this.pool.query<{ due: number | null }>(
+      'SELECT min(due_at) AS due FROM asks_cases WHERE due_at IS NOT NULL',
+    );
+    return r.rows[0]?.due ?? null;
+  }
+
+  async lastSeq(caseId: string): Promise<number> {
+    const r = await this.pool.query<{ seq: number }>(
+      'SELECT COALESCE(max(seq), 0) AS seq FROM asks_events WHERE case_id = $1',
+      [caseId],
+    );
+    return r.rows[0]?.seq ?? 0;
+  }
+
+  async eventsAfter(caseId: string, seq: number): Promise<ReviewEvent[]> {
+    const r = await this.pool.query<{ seq: number; event: ReviewEventName; data: string }>(
+      'SELECT seq, event, data FROM asks_events WHERE case_id = $1 AND seq > $2 ORDER BY seq',
+      [caseId, seq],
+    );
+    return r.rows.map((x) => ({
+      case_id: caseId,
+      seq: x.seq,
+      event: x.event,
+      data: JSON.parse(x.data) as Record<string, unknown>,
+    }));
+  }
+
+  async addSubmission(submission: Submission): Promise<void> {
+    await this.pool.query('INSERT INTO asks_submissions (data) VALUES ($1)', [
+      JSON.stringify(submission),
+    ]);
+  }
+
+  async submissions(): Promise<Submission[]> {
+    const r = await this.pool.query<{ data: string }>(
+      'SELECT data FROM asks_submissions ORDER BY id',
+    );
+    return r.rows.map((x) => JSON.parse(x.data) as Submission);
+  }
+
+  listen(onChange: (caseId: string | null) => void): Promise<() => Promise<void>> {
+    return listen(this.url, this.source, onChange, this.onError);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
 }
 
 function toStored(row: CaseRow): StoredCase {
