@@ -164,6 +164,7 @@ export class DemoEngine {
     this.deps.store.nextDue().then(
       (next) => this.arm(next),
       (error: Error) => {
+        if (this.stopped) return;
         this.deps.log.error({ err: error.message }, 'demo scheduler could not read its store');
         this.arm(this.deps.now() + (this.deps.maxTimerMs ?? MAX_TIMER_MS));
       },
@@ -187,7 +188,9 @@ export class DemoEngine {
       // Every replica sweeps; the compare-and-set picks one winner per due case, which publishes.
       for (const id of await this.deps.store.dueCases(this.deps.now())) await this.refresh(id);
     } catch (error) {
-      this.deps.log.error({ err: (error as Error).message }, 'demo scheduler sweep failed');
+      // A store closed by a shutdown under a running sweep is no failure.
+      if (!this.stopped)
+        this.deps.log.error({ err: (error as Error).message }, 'demo scheduler sweep failed');
     }
     this.schedule();
   }

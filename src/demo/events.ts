@@ -69,11 +69,7 @@ async function streamCase(
   // Subscribed before the first read, so a commit between the two is never missed.
   const unsubscribe = hub.subscribe(caseId, poke, end);
   stream.onAbort(end);
-  const keepAlive = setInterval(() => {
-    void stream.write(': keep-alive\n\n');
-    // A change whose notice was lost (a dropped feed connection) is still found within a tick.
-    poke();
-  }, SSE_KEEP_ALIVE_MS);
+  const keepAlive = keepAliveTimer(stream, poke);
   let sent = after;
   try {
     while (!closed) {
@@ -99,10 +95,24 @@ async function streamCase(
       }
       sent = next;
     }
+  } catch (error) {
+    // The store failed (or closed under a shutdown): the stream ends and the client resumes with
+    // Last-Event-ID, at this replica or another.
+    if (!closed)
+      deps.log.warn({ case_id: caseId, err: (error as Error).message }, 'event stream ended early');
   } finally {
     clearInterval(keepAlive);
     unsubscribe();
   }
+}
+
+/** The comment line that keeps proxies from closing an idle stream; each tick also re-reads. */
+function keepAliveTimer(stream: SSEStreamingApi, poke: () => void): NodeJS.Timeout {
+  return setInterval(() => {
+    void stream.write(': keep-alive\n\n');
+    // A change whose notice was lost (a dropped feed connection) is still found within a tick.
+    poke();
+  }, SSE_KEEP_ALIVE_MS);
 }
 
 /** Writes the events after `sent`; the last sequence number written, or 'terminal' after the end. */

@@ -87,7 +87,7 @@ describe('asks across two replicas on one PostgreSQL', () => {
     }
   });
 
-  it('created at A; polled, streamed, reviewed and answered at B; the typed answer at A', async () => {
+  it('created at A; polled, streamed, reviewed and answered at B; the typed answer by /wait at A', async () => {
     const fx = KINDS['decision.single'];
     const created = await post(a.url, '/v1/asks', { target: 'web:replicas', content: fx.content });
     expect(created.status).toBe(202);
@@ -102,27 +102,32 @@ describe('asks across two replicas on one PostgreSQL', () => {
     await again.body.text();
     expect(again.statusCode).toBe(304);
 
-    const stream = await sse(at(b, hitl.events_url));
+    // A stream at each replica: each must carry the events the other replica commits.
+    const streamA = await sse(hitl.events_url);
+    const streamB = await sse(at(b, hitl.events_url));
     const page = await request(at(b, hitl.review_url));
     expect(page.statusCode).toBe(200);
     expect(await page.body.text()).toContain(String(fx.content.prompt));
-    // The answer goes to A while B's stream waits: B hears A's commit through the database.
+    const submit = new URL(at(b, hitl.submit_url));
     const answer = await post(
-      a.url,
-      new URL(hitl.submit_url).pathname + new URL(hitl.submit_url).search,
+      b.url,
+      submit.pathname + submit.search,
       { ...fx.answer, submitted_via: 'x-test', submitted_by },
       hitl.submit_token,
     );
     expect(answer.status).toBe(200);
-    const events = await stream.ended;
-    expect(events.map((e) => e.event)).toEqual(['review.opened', 'review.completed']);
+    for (const events of await Promise.all([streamA.ended, streamB.ended]))
+      expect(events.map((e) => [e.id, e.event])).toEqual([
+        ['1', 'review.opened'],
+        ['2', 'review.completed'],
+      ]);
 
     const waited = await request(`${a.url}/v1/asks/${created.body.relay.id}/wait?timeout=20`);
     const view = (await waited.body.json()) as any;
     expect(view).toMatchObject({ status: 'completed', answer: fx.result });
-    // B refuses a second answer: the case is final for every replica.
+    // A refuses a second answer: the case is final for every replica.
     const late = await post(
-      b.url,
+      a.url,
       new URL(hitl.submit_url).pathname + new URL(hitl.submit_url).search,
       { ...fx.answer, submitted_via: 'x-test', submitted_by },
       hitl.submit_token,
