@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import { openPostgresStore } from '../../src/cases/postgres-store.ts';
 import { freshSchemaUrl } from '../helpers/postgres.ts';
-import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
+import { freePort } from '../helpers/process.ts';
+import { eventually, logLines, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { KINDS } from './fixtures.ts';
 
 let url: string;
@@ -155,5 +156,42 @@ describe('asks across two replicas on one PostgreSQL', () => {
     expect(answer.status).toBe(200);
     const waited = await request(`${b.url}/v1/asks/${created.body.relay.id}/wait?timeout=20`);
     expect(await waited.body.json()).toMatchObject({ status: 'completed', answer: fx.result });
+  });
+});
+
+describe('asks when DATABASE_URL cannot be opened for them', () => {
+  it('/readyz shows parts.asks down with the reason, never the password; an ask is refused with 503', async () => {
+    const before = logLines.length;
+    // The relay's own store is the test's SQLite; only the asks service meets the dead database.
+    const relay = await startRelay({
+      adapters: [createWebAdapter()],
+      env: { DATABASE_URL: `postgres://relay:s3cretpw@127.0.0.1:${await freePort()}/relay` },
+    });
+    try {
+      const z = await eventually(
+        async () => {
+          const r = await readyz(relay);
+          return r.body.parts.asks?.state === 'down' ? r : null;
+        },
+        10_000,
+        'asks down',
+      );
+      expect(z.body.ready).toBe(false);
+      expect(z.body.parts.asks.reason).toMatch(
+        /asks service cannot open DATABASE_URL: .*ECONNREFUSED/,
+      );
+      const created = await post(relay.url, '/v1/asks', {
+        target: 'web:down',
+        content: KINDS['context.confirm'].content,
+      });
+      // Nothing half-made: the asks store is down, so the relay refuses with its retry advice.
+      expect(created).toMatchObject({ status: 503, body: { error: 'store_unavailable' } });
+      const lines = logLines.slice(before).join('\n');
+      expect(lines).toContain('asks service cannot open DATABASE_URL');
+      expect(lines).not.toContain('s3cretpw');
+      expect(JSON.stringify(z.body)).not.toContain('s3cretpw');
+    } finally {
+      await relay.stop();
+    }
   });
 });
