@@ -7,25 +7,22 @@ import { registerAskRoutes } from './routes.ts';
 import { mountAsks } from './service.ts';
 
 /**
- * Why asks need care with replicas: the service keeps its cases in this replica's SQLite file, not
- * in DATABASE_URL, so its URLs only answer on the replica that created them.
+ * Mounts both on `app`; close() stops the service's timers and event streams. With DATABASE_URL
+ * the service keeps its cases in PostgreSQL, so every replica serves every ask.
  */
-export const ASKS_REPLICAS_NOTE =
-  "the asks service keeps its cases in this replica's DATA_DIR (SQLite), not in DATABASE_URL: route POST /v1/asks and /asks/* to one replica only (GET /v1/asks/:id works on every replica); see README, Asking the relay directly";
-
-/** Mounts both on `app`; close() stops the service's timers and event streams. */
 export function mountAskService(
   app: Hono,
   engine: Engine,
   log: Logger,
   health?: Health,
-): { close(): void } {
-  // With a shared store there may be replicas, and the asks service is not shared: say so loudly.
-  if (engine.config.databaseUrl) {
-    log.warn({ part: 'asks' }, `asks: ${ASKS_REPLICAS_NOTE}`);
-    health?.note('asks', ASKS_REPLICAS_NOTE);
-  }
-  const service = mountAsks(app, { dataDir: engine.config.dataDir, log });
+): { close(): Promise<void> } {
+  const { dataDir, databaseUrl } = engine.config;
+  const service = mountAsks(app, {
+    dataDir,
+    log,
+    ...(databaseUrl && { databaseUrl }),
+    ...(health && { health }),
+  });
   registerAskRoutes(app, engine, service);
   return service;
 }

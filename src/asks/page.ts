@@ -68,86 +68,107 @@ function confirmText(o: {
   return o.irreversible ? `${o.label}${o.impact_hint ? ` (${o.impact_hint})` : ''}` : '';
 }
 
+/** Of one family. */
+type Family<T extends AskContent['type']> = Extract<AskContent, { type: T }>;
+
+/** The submit button of a kind answered by one protocol action. */
+function submitButton(c: AskContent, label = 'Submit'): string {
+  return `<div class="actions">${button('action', protocolOf(c).actions[0] ?? 'submit', label, 'primary')}</div>`;
+}
+
 /** The controls and buttons for an open ask (`editable`), or a read-only view of its content. */
 export function askReviewHtml(c: AskContent, editable: boolean): string {
-  const submit = (label = 'Submit') =>
-    `<div class="actions">${button('action', protocolOf(c).actions[0] ?? 'submit', label, 'primary')}</div>`;
   switch (c.type) {
-    case 'approval': {
-      const fields =
-        c.sub_type === 'modify'
-          ? c.modifiable
-              .map((f) =>
-                input(`v.${f.key}`, f.type, f.type === 'DROPDOWN' ? undefined : f.value, {
-                  label: f.label,
-                  readOnly: !editable,
-                  options: f.type === 'DROPDOWN' ? (f.value as string[]) : undefined,
-                }),
-              )
-              .join('')
-          : '';
-      const buttons = c.choices
-        .map(
-          (ch) =>
-            `${button('decision', ch.key, ch.label, ch.key === 'reject' ? 'danger' : 'primary', confirmText(ch))}${hint(ch.impact_hint ?? undefined, ch.irreversible)}`,
-        )
-        .join('');
-      return `${fields}${editable ? `<div class="actions">${buttons}</div>` : ''}`;
-    }
-    case 'decision': {
-      if (c.sub_type === 'rank') {
-        const n = c.options.length;
-        const rows = c.options
-          .map((o, i) => {
-            const sel = Array.from(
-              { length: n },
-              (_, r) => `<option value="${r + 1}"${r === i ? ' selected' : ''}>${r + 1}</option>`,
-            ).join('');
-            return `<label class="check"><select name="rank.${e(o.key)}"${editable ? '' : ' disabled'}>${sel}</select> ${e(o.label)}${hint(o.description ?? undefined)}</label>`;
-          })
-          .join('');
-        return `<div class="box"><p class="hint">1 = first. Give every option its own place.</p>${rows}</div>${editable ? submit('Submit ranking') : ''}`;
-      }
-      const type = c.sub_type === 'single' ? 'radio' : 'checkbox';
-      const bounds =
-        c.sub_type === 'multi'
-          ? `<p class="hint">Select at least ${c.min_select}${c.max_select !== null ? `, at most ${c.max_select}` : ''}.</p>`
-          : '';
-      const rows = c.options
-        .map(
-          (o) =>
-            `<label class="check"><input type="${type}" name="selected" value="${e(o.key)}" data-field${o.irreversible ? ` data-confirm="${e(confirmText(o))}"` : ''}${editable ? '' : ' disabled'}> ${e(o.label)}${hint(o.description ?? undefined)}${hint(o.impact_hint ?? undefined, o.irreversible)}</label>`,
-        )
-        .join('');
-      return `<div class="box">${bounds}${rows}</div>${editable ? submit('Submit') : ''}`;
-    }
-    case 'context': {
-      if (c.sub_type === 'freetext')
-        return `<label for="f_value">${e(c.input.label)}</label><textarea id="f_value" name="value" rows="4" data-field${
-          c.input.placeholder ? ` placeholder="${e(c.input.placeholder)}"` : ''
-        }${editable ? ' required' : ' disabled'}></textarea>${editable ? submit() : ''}`;
-      if (c.sub_type === 'form')
-        return `${c.fields.map((f) => formField(f, editable)).join('')}${editable ? submit() : ''}`;
-      return `<div class="box warn">${e(c.statement)}</div>${
-        editable
-          ? `<div class="actions">${button('action', 'confirm', 'Confirm', 'primary')}${button('action', 'cancel', 'Decline')}</div>`
-          : ''
-      }`;
-    }
-    case 'edit': {
-      if (c.sub_type === 'content')
-        return `<label for="f_content">Draft</label><textarea id="f_content" name="content" rows="12" data-field${editable ? ' required' : ' disabled'}>${e(c.draft)}</textarea>${editable ? submit('Submit text') : ''}`;
-      const args = c.args
-        .map((a) =>
-          input(`a.${a.key}`, a.type, a.value, {
-            label: `${a.label}${a.editable ? '' : ' (read-only)'}`,
-            readOnly: !editable || !a.editable,
-          }),
-        )
-        .join('');
-      return `<p>Tool: <code>${e(c.tool_name)}</code></p>${args}${editable ? submit('Submit arguments') : ''}`;
-    }
+    case 'approval':
+      return approvalHtml(c, editable);
+    case 'decision':
+      return decisionHtml(c, editable);
+    case 'context':
+      return contextHtml(c, editable);
+    case 'edit':
+      return editHtml(c, editable);
   }
+}
+
+function approvalHtml(c: Family<'approval'>, editable: boolean): string {
+  const fields =
+    c.sub_type === 'modify'
+      ? c.modifiable
+          .map((f) =>
+            input(`v.${f.key}`, f.type, f.type === 'DROPDOWN' ? undefined : f.value, {
+              label: f.label,
+              readOnly: !editable,
+              options: f.type === 'DROPDOWN' ? (f.value as string[]) : undefined,
+            }),
+          )
+          .join('')
+      : '';
+  const buttons = c.choices
+    .map(
+      (ch) =>
+        `${button('decision', ch.key, ch.label, ch.key === 'reject' ? 'danger' : 'primary', confirmText(ch))}${hint(ch.impact_hint ?? undefined, ch.irreversible)}`,
+    )
+    .join('');
+  return `${fields}${editable ? `<div class="actions">${buttons}</div>` : ''}`;
+}
+
+function decisionHtml(c: Family<'decision'>, editable: boolean): string {
+  const submit = (label?: string) => submitButton(c, label);
+  if (c.sub_type === 'rank') {
+    const n = c.options.length;
+    const rows = c.options
+      .map((o, i) => {
+        const sel = Array.from(
+          { length: n },
+          (_, r) => `<option value="${r + 1}"${r === i ? ' selected' : ''}>${r + 1}</option>`,
+        ).join('');
+        return `<label class="check"><select name="rank.${e(o.key)}"${editable ? '' : ' disabled'}>${sel}</select> ${e(o.label)}${hint(o.description ?? undefined)}</label>`;
+      })
+      .join('');
+    return `<div class="box"><p class="hint">1 = first. Give every option its own place.</p>${rows}</div>${editable ? submit('Submit ranking') : ''}`;
+  }
+  const type = c.sub_type === 'single' ? 'radio' : 'checkbox';
+  const bounds =
+    c.sub_type === 'multi'
+      ? `<p class="hint">Select at least ${c.min_select}${c.max_select !== null ? `, at most ${c.max_select}` : ''}.</p>`
+      : '';
+  const rows = c.options
+    .map(
+      (o) =>
+        `<label class="check"><input type="${type}" name="selected" value="${e(o.key)}" data-field${o.irreversible ? ` data-confirm="${e(confirmText(o))}"` : ''}${editable ? '' : ' disabled'}> ${e(o.label)}${hint(o.description ?? undefined)}${hint(o.impact_hint ?? undefined, o.irreversible)}</label>`,
+    )
+    .join('');
+  return `<div class="box">${bounds}${rows}</div>${editable ? submit('Submit') : ''}`;
+}
+
+function contextHtml(c: Family<'context'>, editable: boolean): string {
+  const submit = (label?: string) => submitButton(c, label);
+  if (c.sub_type === 'freetext')
+    return `<label for="f_value">${e(c.input.label)}</label><textarea id="f_value" name="value" rows="4" data-field${
+      c.input.placeholder ? ` placeholder="${e(c.input.placeholder)}"` : ''
+    }${editable ? ' required' : ' disabled'}></textarea>${editable ? submit() : ''}`;
+  if (c.sub_type === 'form')
+    return `${c.fields.map((f) => formField(f, editable)).join('')}${editable ? submit() : ''}`;
+  return `<div class="box warn">${e(c.statement)}</div>${
+    editable
+      ? `<div class="actions">${button('action', 'confirm', 'Confirm', 'primary')}${button('action', 'cancel', 'Decline')}</div>`
+      : ''
+  }`;
+}
+
+function editHtml(c: Family<'edit'>, editable: boolean): string {
+  const submit = (label?: string) => submitButton(c, label);
+  if (c.sub_type === 'content')
+    return `<label for="f_content">Draft</label><textarea id="f_content" name="content" rows="12" data-field${editable ? ' required' : ' disabled'}>${e(c.draft)}</textarea>${editable ? submit('Submit text') : ''}`;
+  const args = c.args
+    .map((a) =>
+      input(`a.${a.key}`, a.type, a.value, {
+        label: `${a.label}${a.editable ? '' : ' (read-only)'}`,
+        readOnly: !editable || !a.editable,
+      }),
+    )
+    .join('');
+  return `<p>Tool: <code>${e(c.tool_name)}</code></p>${args}${editable ? submit('Submit arguments') : ''}`;
 }
 
 function formField(f: FormField, editable: boolean): string {
@@ -178,39 +199,10 @@ export function askFormAnswer(
 ): { action: string; data: Record<string, unknown> } {
   const action = first(p, 'action') ?? '';
   switch (c.type) {
-    case 'approval': {
-      const decision = first(p, 'decision') ?? '';
-      const data: Record<string, unknown> = { decision };
-      if (c.sub_type === 'modify') {
-        const values: Record<string, unknown> = {};
-        for (const f of c.modifiable) {
-          const v = typedValue(f.type, first(p, `v.${f.key}`), first(p, `v.${f.key}`) === 'true');
-          if (v !== undefined) values[f.key] = v;
-        }
-        data.values = values;
-      }
-      return { action: actionFor(c, { decision } as AskAnswer), data };
-    }
-    case 'decision': {
-      if (c.sub_type === 'rank') {
-        const places = c.options.map((o) => ({
-          key: o.key,
-          at: Number(first(p, `rank.${o.key}`)),
-        }));
-        const used = new Set(places.map((x) => x.at));
-        // Two options on one place leave a place empty: the ranking is incomplete, and says so.
-        const ranking =
-          used.size === places.length
-            ? places.sort((a, b) => a.at - b.at).map((x) => x.key)
-            : [...new Map(places.map((x) => [x.at, x.key])).values()];
-        return { action, data: { ranking } };
-      }
-      if (c.sub_type === 'single') {
-        const s = first(p, 'selected');
-        return { action, data: s === undefined ? {} : { selected: s } };
-      }
-      return { action, data: { selected: all(p, 'selected') } };
-    }
+    case 'approval':
+      return approvalAnswer(c, p);
+    case 'decision':
+      return { action, data: decisionData(c, p) };
     case 'context': {
       if (c.sub_type === 'freetext') return { action, data: { value: first(p, 'value') ?? '' } };
       if (c.sub_type === 'confirm') return { action, data: {} };
@@ -232,4 +224,39 @@ export function askFormAnswer(
       return { action, data: { args } };
     }
   }
+}
+
+function approvalAnswer(c: Family<'approval'>, p: Params) {
+  const decision = first(p, 'decision') ?? '';
+  const data: Record<string, unknown> = { decision };
+  if (c.sub_type === 'modify') {
+    const values: Record<string, unknown> = {};
+    for (const f of c.modifiable) {
+      const v = typedValue(f.type, first(p, `v.${f.key}`), first(p, `v.${f.key}`) === 'true');
+      if (v !== undefined) values[f.key] = v;
+    }
+    data.values = values;
+  }
+  return { action: actionFor(c, { decision } as AskAnswer), data };
+}
+
+function decisionData(c: Family<'decision'>, p: Params): Record<string, unknown> {
+  if (c.sub_type === 'rank') {
+    const places = c.options.map((o) => ({
+      key: o.key,
+      at: Number(first(p, `rank.${o.key}`)),
+    }));
+    const used = new Set(places.map((x) => x.at));
+    // Two options on one place leave a place empty: the ranking is incomplete, and says so.
+    const ranking =
+      used.size === places.length
+        ? places.sort((a, b) => a.at - b.at).map((x) => x.key)
+        : [...new Map(places.map((x) => [x.at, x.key])).values()];
+    return { ranking };
+  }
+  if (c.sub_type === 'single') {
+    const s = first(p, 'selected');
+    return s === undefined ? {} : { selected: s };
+  }
+  return { selected: all(p, 'selected') };
 }

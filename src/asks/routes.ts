@@ -161,7 +161,8 @@ async function replayOrRefuse(c: Context, engine: Engine, idem: IdempotencyKey) 
   );
 }
 
-async function ask(c: Context, engine: Engine, asks: DemoService, raw: unknown) {
+/** The validated ask: its body, content, protocol mapping and lifetime in seconds. */
+function checkAsk(engine: Engine, raw: unknown) {
   const input = askSchema.safeParse(raw);
   if (!input.success) throw invalid(toIssues(input.error));
   const body = input.data;
@@ -172,10 +173,9 @@ async function ask(c: Context, engine: Engine, asks: DemoService, raw: unknown) 
   const issues: ValidationIssue[] = [];
   if (body.expires_in !== undefined && body.expires_at !== undefined)
     issues.push({ path: 'expires_at', message: 'give expires_in or expires_at, not both' });
-  const now = engine.now();
   const seconds =
     body.expires_at !== undefined
-      ? Math.round((Date.parse(body.expires_at) - now) / 1000)
+      ? Math.round((Date.parse(body.expires_at) - engine.now()) / 1000)
       : (body.expires_in ?? DEFAULT_ASK_SECONDS);
   if (seconds < 1 || seconds > MAX_ASK_SECONDS)
     issues.push({
@@ -188,11 +188,16 @@ async function ask(c: Context, engine: Engine, asks: DemoService, raw: unknown) 
       message: `a ${kindOf(content)} ask takes ${mapping.defaults.join(', ')}`,
     });
   if (issues.length) throw invalid(issues);
+  return { body, content, mapping, seconds };
+}
+
+async function ask(c: Context, engine: Engine, asks: DemoService, raw: unknown) {
+  const { body, content, mapping, seconds } = checkAsk(engine, raw);
   // Refuse an unknown target before a case exists anywhere.
   engine.resolveTargets(body.target);
 
   const base = `${engine.config.publicUrl ?? new URL(c.req.url).origin}${ASKS_MOUNT_PATH}`;
-  const created = asks.create(
+  const created = await asks.create(
     {
       type: mapping.type,
       inline: true,

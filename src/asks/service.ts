@@ -6,8 +6,16 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
-import { createDemoService, type DemoService, type ServiceProfile } from '../demo/index.ts';
+import {
+  createDemoService,
+  type DemoService,
+  type ServiceProfile,
+  type ServiceStore,
+} from '../demo/index.ts';
+import { deferredStore } from '../demo/store.ts';
+import { openPostgresServiceStore } from '../demo/store-postgres.ts';
 import type { DemoCase } from '../demo/types.ts';
+import type { Health } from '../health.ts';
 import type { Logger } from '../log.ts';
 import { checkAnswer } from './answer.ts';
 import { askContentOf } from './content.ts';
@@ -40,15 +48,50 @@ export const askProfile: ServiceProfile = {
   },
 };
 
-/** Creates the asks service (SQLite in `dataDir`, kept across restarts) and routes /asks/* to it. */
-export function mountAsks(app: Hono, o: { dataDir: string; log: Logger }): DemoService {
-  mkdirSync(o.dataDir, { recursive: true });
+/**
+ * Creates the asks service and routes /asks/* to it: on PostgreSQL (`databaseUrl`, shared by every
+ * replica) or in SQLite in `dataDir` (one process); either way kept across restarts.
+ */
+export function mountAsks(
+  app: Hono,
+  o: { dataDir: string; log: Logger; databaseUrl?: string; health?: Health },
+): DemoService {
+  const log = o.log.child({ component: 'asks' });
   const service = createDemoService({
-    dbPath: join(o.dataDir, 'asks.sqlite'),
+    ...(o.databaseUrl
+      ? { store: postgresStore(o.databaseUrl, log, o.health) }
+      : { dbPath: sqliteFile(o.dataDir) }),
     mountPath: ASKS_MOUNT_PATH,
-    log: o.log.child({ component: 'asks' }),
+    log,
     profile: askProfile,
   });
   app.route(ASKS_MOUNT_PATH, service.app);
+  if (o.databaseUrl && o.health) {
+    // Up once its tables are there and other replicas' changes are heard.
+    const { health } = o;
+    health.set('asks', 'starting', 'opening the asks service tables in DATABASE_URL');
+    void service.ready().then(() => health.set('asks', 'up'));
+  }
   return service;
+}
+
+function sqliteFile(dataDir: string): string {
+  mkdirSync(dataDir, { recursive: true });
+  return join(dataDir, 'asks.sqlite');
+}
+
+/** The PostgreSQL store, opened in the background; a failure to open is logged and shown on /readyz. */
+function postgresStore(url: string, log: Logger, health?: Health): ServiceStore {
+  const onError = (err: Error) =>
+    log.warn({ part: 'asks', err: err.message }, 'asks service: database connection error');
+  return deferredStore(async () => {
+    try {
+      return await openPostgresServiceStore(url, { onError });
+    } catch (err) {
+      const reason = `asks service cannot open DATABASE_URL: ${(err as Error).message}`;
+      log.error({ part: 'asks' }, reason);
+      health?.set('asks', 'down', reason);
+      throw err;
+    }
+  });
 }

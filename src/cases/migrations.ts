@@ -166,6 +166,56 @@ export const MIGRATIONS: readonly Migration[] = [
     sqlite: 'CREATE INDEX IF NOT EXISTS kv_until ON kv (until) WHERE until IS NOT NULL',
     postgres: 'CREATE INDEX IF NOT EXISTS kv_until ON kv (until) WHERE until IS NOT NULL',
   },
+  {
+    // The relay's own HITL service (/asks) shared by replicas (src/demo/store-postgres.ts): its
+    // cases with their version (compare-and-set), numbered events (SSE replay) and the respond
+    // requests it received. A relay on SQLite keeps its asks in DATA_DIR/asks.sqlite (one
+    // process); the SQLite tables exist so both dialects keep the same schema.
+    version: 3,
+    name: 'asks_service',
+    sqlite: `
+    CREATE TABLE IF NOT EXISTS asks_cases (
+      case_id TEXT PRIMARY KEY,
+      version INTEGER NOT NULL,
+      data TEXT NOT NULL,
+      review_hash BLOB NOT NULL,
+      submit_hash BLOB,
+      due_at INTEGER
+    );
+    CREATE INDEX IF NOT EXISTS asks_cases_due ON asks_cases (due_at) WHERE due_at IS NOT NULL;
+    CREATE TABLE IF NOT EXISTS asks_events (
+      case_id TEXT NOT NULL,
+      seq INTEGER NOT NULL,
+      event TEXT NOT NULL,
+      data TEXT NOT NULL,
+      PRIMARY KEY (case_id, seq)
+    );
+    CREATE TABLE IF NOT EXISTS asks_submissions (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      data TEXT NOT NULL
+    );`,
+    postgres: `
+    CREATE TABLE IF NOT EXISTS asks_cases (
+      case_id TEXT PRIMARY KEY,
+      version INTEGER NOT NULL,
+      data TEXT NOT NULL,
+      review_hash BYTEA NOT NULL,
+      submit_hash BYTEA,
+      due_at BIGINT
+    );
+    CREATE INDEX IF NOT EXISTS asks_cases_due ON asks_cases (due_at) WHERE due_at IS NOT NULL;
+    CREATE TABLE IF NOT EXISTS asks_events (
+      case_id TEXT NOT NULL,
+      seq INTEGER NOT NULL,
+      event TEXT NOT NULL,
+      data TEXT NOT NULL,
+      PRIMARY KEY (case_id, seq)
+    );
+    CREATE TABLE IF NOT EXISTS asks_submissions (
+      id BIGSERIAL PRIMARY KEY,
+      data TEXT NOT NULL
+    );`,
+  },
 ];
 
 /** The newest schema version this build knows. */

@@ -17,18 +17,18 @@ export class DemoActError extends Error {
 }
 
 /** Takes one reviewer step on a case; throws DemoActError when the case cannot take it. */
-export function actOnCase(
+export async function actOnCase(
   deps: DemoDeps,
   caseId: string,
   step: DemoStep,
   base: string,
-): DemoActResult {
+): Promise<DemoActResult> {
   const { engine } = deps;
   if (step.step === 'respond') {
-    const stored = engine.refresh(caseId);
+    const stored = await engine.refresh(caseId);
     if (!stored) throw new DemoActError(404, 'not_found', `No review case ${caseId}`);
     if (!step.action) throw new DemoActError(400, 'invalid_request', 'respond needs an action');
-    const answer = submitFromBrowser(
+    const answer = await submitFromBrowser(
       deps,
       stored.kase,
       {
@@ -46,7 +46,7 @@ export function actOnCase(
     if (answer.next) result.next = answer.next;
     return result;
   }
-  const outcome = ((): TransitionOutcome => {
+  const outcome = await ((): Promise<TransitionOutcome> => {
     switch (step.step) {
       case 'open':
         return engine.open(caseId);

@@ -51,13 +51,13 @@ export function closedAnswer(kase: DemoCase): Answer | undefined {
 }
 
 /** The inline submit (Bearer submit_token) path, status by status as spec 7.5's table has it. */
-export function submitInline(
+export async function submitInline(
   deps: DemoDeps,
   stored: StoredCase,
   bearer: string,
   body: unknown,
   base: string,
-): Answer {
+): Promise<Answer> {
   const { kase } = stored;
   // Only the submit hash: a review token presented as Bearer must fail (spec 7.5 implementation note).
   if (!tokenMatches(bearer, stored.submitHash)) {
@@ -107,12 +107,12 @@ export function submitInline(
 }
 
 /** The review page path (review token already checked by the caller, or a test-control step). */
-export function submitFromBrowser(
+export async function submitFromBrowser(
   deps: DemoDeps,
   kase: DemoCase,
   answer: BrowserAnswerInput,
   base: string,
-): Answer {
+): Promise<Answer> {
   const closed = closedAnswer(kase);
   if (closed) return closed;
   if (!actionsFor(kase.type).includes(answer.action)) {
@@ -140,20 +140,22 @@ function invalidAnswer(details: Array<{ path: string; message: string }>): Answe
   };
 }
 
-function finish(
+async function finish(
   deps: DemoDeps,
   kase: DemoCase,
   result: { action: string; data: Record<string, unknown> },
   respondedBy: { name?: string; email?: string },
   context: SubmissionContext,
   base: string,
-): Answer {
+): Promise<Answer> {
   // Spec 10.1: an edit starts the next round, linked both ways.
   const next =
     kase.type === 'approval' && result.action === 'edit'
-      ? createCase(deps.engine, followUpSpec(kase, result.data), base, deps.now())
+      ? await createCase(deps.engine, followUpSpec(kase, result.data), base, deps.now())
       : undefined;
-  const outcome = deps.engine.complete(kase.case_id, {
+  // Another replica may have answered, expired or cancelled the case since it was read: the
+  // compare-and-set lets one of us win, and the loser answers 409 / 410 as spec 7.5 says.
+  const outcome = await deps.engine.complete(kase.case_id, {
     result,
     responded_by: respondedBy,
     submission_context: context,

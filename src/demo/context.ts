@@ -5,11 +5,11 @@ import type { DemoEngine } from './engine.ts';
 import type { FaultQueue } from './faults.ts';
 import type { ServiceProfile } from './profile.ts';
 import type { RateLimiter } from './rate-limit.ts';
-import type { DemoStore } from './store.ts';
+import type { ServiceStore } from './store.ts';
 
 /** The service's parts, handed to each route module. */
 export interface DemoDeps {
-  store: DemoStore;
+  store: ServiceStore;
   engine: DemoEngine;
   faults: FaultQueue;
   limiter: RateLimiter;

@@ -35,12 +35,12 @@ export interface CaseSpec {
 export const DEFAULT_EXPIRES_IN_SECONDS = 86_400;
 
 /** Creates and stores a case; returns its 202 body, the only place its raw tokens ever appear. */
-export function createCase(
+export async function createCase(
   engine: DemoEngine,
   spec: CaseSpec,
   base: string,
   nowMs: number,
-): DemoCreated {
+): Promise<DemoCreated> {
   const caseId = newCaseId();
   const reviewToken = newToken();
   const submitToken = spec.inline ? newToken() : null;
@@ -68,8 +68,8 @@ export function createCase(
   if (spec.reminder_at !== undefined) kase.reminder_at = spec.reminder_at;
   if (spec.previous_case_id) kase.previous_case_id = spec.previous_case_id;
   if (spec.verification) kase.verification_policy = verificationPolicy(spec.verification, expires);
-  engine.insert(kase, hashToken(reviewToken), submitToken ? hashToken(submitToken) : null);
-  if (spec.previous_case_id) engine.linkNext(spec.previous_case_id, caseId);
+  await engine.insert(kase, hashToken(reviewToken), submitToken ? hashToken(submitToken) : null);
+  if (spec.previous_case_id) await engine.linkNext(spec.previous_case_id, caseId);
   return createdBody(kase, base, reviewToken, submitToken);
 }
 

@@ -2,15 +2,8 @@
 import type { Logger } from '../log.ts';
 import type { CallbackSender } from './callbacks.ts';
 import type { EventHub } from './hub.ts';
-import { type DemoStore, reminderTimes, type StoredCase } from './store.ts';
-import type {
-  DemoCase,
-  Progress,
-  ReviewEvent,
-  ReviewEventName,
-  ReviewResult,
-  SubmissionContext,
-} from './types.ts';
+import { type NewEvent, reminderTimes, type ServiceStore, type StoredCase } from './store.ts';
+import type { DemoCase, Progress, ReviewEvent, ReviewResult, SubmissionContext } from './types.ts';
 import { TERMINAL_STATUSES } from './types.ts';
 
 /** Why a transition did not happen. */
@@ -24,16 +17,26 @@ export type TransitionOutcome =
 /** The longest the scheduler sleeps, so a clock that jumps (or an injected one) is noticed soon. */
 const MAX_TIMER_MS = 1_000;
 
-type Pending = Array<{ event: ReviewEventName; data: Record<string, unknown> }>;
+/** Compare-and-set retries before a transition gives up (each loss means another writer won). */
+const MAX_ATTEMPTS = 20;
 
-/** Owns transitions, the expiry/reminder scheduler and event publication. */
+type Pending = NewEvent[];
+
+/** Changes a case in place and lists its events; false when nothing is to change. */
+type Apply = (kase: DemoCase, events: Pending) => boolean;
+
+/**
+ * Owns transitions, the expiry/reminder scheduler and event publication. Every change is a
+ * compare-and-set on the case's version, so replicas sharing one store never both win: the loser
+ * reads the case again and sees it changed (or final).
+ */
 export class DemoEngine {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
   constructor(
     private readonly deps: {
-      store: DemoStore;
+      store: ServiceStore;
       hub: EventHub;
       callbacks: CallbackSender;
       now: () => number;
@@ -49,39 +52,29 @@ export class DemoEngine {
   }
 
   /** Stores a new case and wakes the scheduler for its expiry and reminders. */
-  insert(kase: DemoCase, reviewHash: Buffer, submitHash: Buffer | null): void {
-    this.deps.store.insert(kase, reviewHash, submitHash);
+  async insert(kase: DemoCase, reviewHash: Buffer, submitHash: Buffer | null): Promise<void> {
+    await this.deps.store.insert(kase, reviewHash, submitHash);
     this.schedule();
   }
 
   /** Applies any expiry or reminder that is due, then returns the case as it now stands. */
-  refresh(caseId: string): StoredCase | undefined {
-    const stored = this.deps.store.get(caseId);
-    if (!stored || TERMINAL_STATUSES.has(stored.kase.status)) return stored;
-    const now = this.deps.now();
-    const expires = Date.parse(stored.kase.expires_at);
-    const times = reminderTimes(stored.kase);
-    const reminderDue = (times[stored.kase.reminders_done] ?? Number.POSITIVE_INFINITY) <= now;
-    if (now < expires && !reminderDue) return stored;
-    this.mutate(caseId, (kase, events) => {
-      if (now >= expires) {
-        // The case expired when its time ran out, not when somebody happened to look.
-        expireCase(kase, kase.expires_at, events);
-        return true;
+  async refresh(caseId: string): Promise<StoredCase | undefined> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const stored = await this.deps.store.get(caseId);
+      if (!stored || TERMINAL_STATUSES.has(stored.kase.status)) return stored;
+      const events: Pending = [];
+      if (!applyDue(stored.kase, this.deps.now(), events)) return stored;
+      const written = await this.deps.store.commit(stored.kase, stored.version, events);
+      if (written) {
+        this.published(stored.kase, written);
+        return { ...stored, version: stored.version + 1 };
       }
-      while ((times[kase.reminders_done] ?? Number.POSITIVE_INFINITY) <= now) {
-        const at = times[kase.reminders_done]!;
-        kase.reminders_done += 1;
-        // Spec 8.5: reminders only while nobody has started on the review.
-        if (kase.status === 'pending' || kase.status === 'opened') remind(kase, at, now, events);
-      }
-      return true;
-    });
-    return this.deps.store.get(caseId);
+    }
+    throw new Error(`case ${caseId} kept changing under the scheduler`);
   }
 
   /** pending -> opened (the review page was loaded). */
-  open(caseId: string): TransitionOutcome {
+  open(caseId: string): Promise<TransitionOutcome> {
     return this.transition(caseId, (kase, events) => {
       if (kase.status !== 'pending') return true;
       openCase(kase, this.nowIso(), events);
@@ -90,7 +83,7 @@ export class DemoEngine {
   }
 
   /** -> in_progress, recording form progress. */
-  progress(caseId: string, progress: Progress | undefined): TransitionOutcome {
+  progress(caseId: string, progress: Progress | undefined): Promise<TransitionOutcome> {
     return this.transition(caseId, (kase, events) => {
       if (kase.status === 'pending') openCase(kase, this.nowIso(), events);
       kase.status = 'in_progress';
@@ -103,35 +96,15 @@ export class DemoEngine {
   }
 
   /** -> completed with the human's answer. */
-  complete(
-    caseId: string,
-    answer: {
-      result: ReviewResult;
-      responded_by?: { name?: string; email?: string };
-      submission_context: SubmissionContext;
-      next_case_id?: string;
-    },
-  ): TransitionOutcome {
+  complete(caseId: string, answer: Answer): Promise<TransitionOutcome> {
     return this.transition(caseId, (kase, events) => {
-      kase.status = 'completed';
-      kase.completed_at = this.nowIso();
-      kase.result = answer.result;
-      if (answer.responded_by) kase.responded_by = answer.responded_by;
-      kase.submission_context = answer.submission_context;
-      if (answer.next_case_id) kase.next_case_id = answer.next_case_id;
-      const data: Record<string, unknown> = {
-        case_id: kase.case_id,
-        completed_at: kase.completed_at,
-        result: kase.result,
-      };
-      if (kase.next_case_id) data.next_case_id = kase.next_case_id;
-      events.push({ event: 'review.completed', data });
+      completeCase(kase, answer, this.nowIso(), events);
       return true;
     });
   }
 
   /** -> cancelled (the human gave up on the review). */
-  cancel(caseId: string, reason: string): TransitionOutcome {
+  cancel(caseId: string, reason: string): Promise<TransitionOutcome> {
     return this.transition(caseId, (kase, events) => {
       kase.status = 'cancelled';
       kase.cancelled_at = this.nowIso();
@@ -145,7 +118,7 @@ export class DemoEngine {
   }
 
   /** -> expired now, ahead of expires_at (test controls). */
-  expireNow(caseId: string): TransitionOutcome {
+  expireNow(caseId: string): Promise<TransitionOutcome> {
     return this.transition(caseId, (kase, events) => {
       expireCase(kase, this.nowIso(), events);
       return true;
@@ -153,7 +126,7 @@ export class DemoEngine {
   }
 
   /** Emits a reminder now (test controls); only while pending or opened. */
-  remindNow(caseId: string): TransitionOutcome {
+  remindNow(caseId: string): Promise<TransitionOutcome> {
     return this.transition(caseId, (kase, events) => {
       if (kase.status !== 'pending' && kase.status !== 'opened') return false;
       const now = this.deps.now();
@@ -163,11 +136,17 @@ export class DemoEngine {
   }
 
   /** Records a link to a later case in the chain (no event: the case itself did not change state). */
-  linkNext(caseId: string, nextCaseId: string): void {
-    const stored = this.deps.store.get(caseId);
-    if (!stored || stored.kase.next_case_id) return;
-    stored.kase.next_case_id = nextCaseId;
-    this.deps.store.update(stored.kase);
+  async linkNext(caseId: string, nextCaseId: string): Promise<void> {
+    // A follow-up may be linked after the case ended (an agent-created next round).
+    await this.change(
+      caseId,
+      (kase) => {
+        if (kase.next_case_id) return false;
+        kase.next_case_id = nextCaseId;
+        return true;
+      },
+      true,
+    );
   }
 
   /** Stops the scheduler. */
@@ -177,76 +156,135 @@ export class DemoEngine {
     this.timer = undefined;
   }
 
-  /** (Re)arms the one timer for the earliest expiry or reminder. */
+  /** (Re)arms the one timer for the earliest expiry or reminder (another replica's too). */
   schedule(): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    const next = this.deps.store.nextDue();
-    if (next === null) return;
+    this.deps.store.nextDue().then(
+      (next) => this.arm(next),
+      (error: Error) => {
+        if (this.stopped) return;
+        this.deps.log.error({ err: error.message }, 'demo scheduler could not read its store');
+        this.arm(this.deps.now() + (this.deps.maxTimerMs ?? MAX_TIMER_MS));
+      },
+    );
+  }
+
+  private arm(next: number | null): void {
+    if (this.stopped || next === null) return;
+    if (this.timer) clearTimeout(this.timer);
     const delay = Math.min(
       Math.max(next - this.deps.now(), 0),
       this.deps.maxTimerMs ?? MAX_TIMER_MS,
     );
-    this.timer = setTimeout(() => this.sweep(), delay);
+    this.timer = setTimeout(() => void this.sweep(), delay);
     this.timer.unref();
   }
 
-  private sweep(): void {
+  private async sweep(): Promise<void> {
     this.timer = undefined;
     try {
-      for (const id of this.deps.store.dueCases(this.deps.now())) this.refresh(id);
+      // Every replica sweeps; the compare-and-set picks one winner per due case, which publishes.
+      for (const id of await this.deps.store.dueCases(this.deps.now())) await this.refresh(id);
     } catch (error) {
-      this.deps.log.error({ err: (error as Error).message }, 'demo scheduler sweep failed');
+      // A store closed by a shutdown under a running sweep is no failure.
+      if (!this.stopped)
+        this.deps.log.error({ err: (error as Error).message }, 'demo scheduler sweep failed');
     }
     this.schedule();
   }
 
   /** A transition from a non-terminal state; refuses terminal cases. */
-  private transition(
-    caseId: string,
-    apply: (kase: DemoCase, events: Pending) => boolean,
-  ): TransitionOutcome {
-    const stored = this.refresh(caseId);
-    if (!stored) return { ok: false, reason: 'not_found' };
-    if (TERMINAL_STATUSES.has(stored.kase.status)) {
-      return { ok: false, reason: 'terminal', kase: stored.kase };
-    }
-    const kase = this.mutate(caseId, apply);
-    if (!kase) return { ok: false, reason: 'not_allowed', kase: stored.kase };
-    return { ok: true, kase };
+  private async transition(caseId: string, apply: Apply): Promise<TransitionOutcome> {
+    if (!(await this.refresh(caseId))) return { ok: false, reason: 'not_found' };
+    return this.change(caseId, apply);
   }
 
-  /** Loads, changes, stores the case and its events in one transaction, then publishes them. */
-  private mutate(
-    caseId: string,
-    apply: (kase: DemoCase, events: Pending) => boolean,
-  ): DemoCase | undefined {
+  /** Reads, changes and compare-and-sets the case with its events until it wins, then publishes. */
+  private async change(caseId: string, apply: Apply, terminalToo = false) {
     const { store } = this.deps;
-    const saved = store.transaction(() => {
-      const stored = store.get(caseId);
-      if (!stored) return undefined;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const stored = await store.get(caseId);
+      if (!stored) return { ok: false, reason: 'not_found' } as const;
+      if (!terminalToo && TERMINAL_STATUSES.has(stored.kase.status))
+        return { ok: false, reason: 'terminal', kase: stored.kase } as const;
+      const before = JSON.stringify(stored.kase);
       const events: Pending = [];
-      if (!apply(stored.kase, events)) return undefined;
-      store.update(stored.kase);
-      const written = events.map((e) => store.appendEvent(caseId, e.event, e.data));
-      return { kase: stored.kase, written };
-    });
-    if (!saved) return undefined;
-    for (const event of saved.written) this.publish(saved.kase, event);
+      if (!apply(stored.kase, events))
+        return { ok: false, reason: 'not_allowed', kase: JSON.parse(before) as DemoCase } as const;
+      // Nothing changed (opening an opened case): no write, so no version for others to lose to.
+      if (events.length === 0 && JSON.stringify(stored.kase) === before)
+        return { ok: true, kase: stored.kase } as const;
+      const written = await store.commit(stored.kase, stored.version, events);
+      if (written) {
+        this.published(stored.kase, written);
+        return { ok: true, kase: stored.kase } as const;
+      }
+    }
+    throw new Error(`case ${caseId} kept changing; giving up after ${MAX_ATTEMPTS} attempts`);
+  }
+
+  /** After a won commit: the events go out (SSE, callbacks) and the scheduler looks again. */
+  private published(kase: DemoCase, written: ReviewEvent[]): void {
+    for (const event of written) this.publish(kase, event);
     this.schedule();
-    return saved.kase;
   }
 
   private publish(kase: DemoCase, event: ReviewEvent): void {
     this.deps.log.info({ case_id: kase.case_id, event: event.event }, 'demo case event');
-    this.deps.hub.publish(event);
+    this.deps.hub.wake(kase.case_id);
     const terminal =
       event.event === 'review.completed' ||
       event.event === 'review.expired' ||
       event.event === 'review.cancelled';
+    // Only the commit's winner gets here, so each terminal callback is sent by one replica.
     if (terminal && kase.callback_url) this.deps.callbacks.send(kase.callback_url, event);
   }
+}
+
+/** The human's answer as complete() records it. */
+export interface Answer {
+  result: ReviewResult;
+  responded_by?: { name?: string; email?: string };
+  submission_context: SubmissionContext;
+  next_case_id?: string;
+}
+
+/** Applies an expiry or the reminders due at `now`; false when nothing is due. */
+function applyDue(kase: DemoCase, now: number, events: Pending): boolean {
+  const expires = Date.parse(kase.expires_at);
+  const times = reminderTimes(kase);
+  const next = () => times[kase.reminders_done] ?? Number.POSITIVE_INFINITY;
+  if (now < expires && next() > now) return false;
+  if (now >= expires) {
+    // The case expired when its time ran out, not when somebody happened to look.
+    expireCase(kase, kase.expires_at, events);
+    return true;
+  }
+  while (next() <= now) {
+    const at = next();
+    kase.reminders_done += 1;
+    // Spec 8.5: reminders only while nobody has started on the review.
+    if (kase.status === 'pending' || kase.status === 'opened') remind(kase, at, now, events);
+  }
+  return true;
+}
+
+function completeCase(kase: DemoCase, answer: Answer, at: string, events: Pending): void {
+  kase.status = 'completed';
+  kase.completed_at = at;
+  kase.result = answer.result;
+  if (answer.responded_by) kase.responded_by = answer.responded_by;
+  kase.submission_context = answer.submission_context;
+  if (answer.next_case_id) kase.next_case_id = answer.next_case_id;
+  const data: Record<string, unknown> = {
+    case_id: kase.case_id,
+    completed_at: kase.completed_at,
+    result: kase.result,
+  };
+  if (kase.next_case_id) data.next_case_id = kase.next_case_id;
+  events.push({ event: 'review.completed', data });
 }
 
 function openCase(kase: DemoCase, at: string, events: Pending): void {

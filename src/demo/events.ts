@@ -1,11 +1,10 @@
 /** The SSE event stream of spec 8.5: replay after Last-Event-ID, live events, close after terminal. */
-import type { Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import type { Context, Hono } from 'hono';
+import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import type { DemoDeps } from './context.ts';
 import { errorBody } from './context.ts';
 import { faultResponse } from './faults.ts';
 import type { EventHub } from './hub.ts';
-import type { ReviewEvent } from './types.ts';
 import { TERMINAL_STATUSES } from './types.ts';
 
 /** How often an idle stream gets a comment line, so proxies keep it open. */
@@ -16,74 +15,122 @@ const TERMINAL_EVENTS = new Set(['review.completed', 'review.expired', 'review.c
 /** Registers `GET /api/reviews/:id/events`. */
 export function registerEventRoutes(app: Hono, deps: DemoDeps, hub: EventHub): void {
   app.get('/api/reviews/:id/events', async (c) => {
-    const fault = deps.faults.take('events');
-    if (fault?.kind === 'truncated' || fault?.kind === 'malformed_json') {
-      // For a stream, "broken" means half an event and then the end of the stream.
-      return c.body('event: review.completed\ndata: {"case_id":"review_', 200, {
-        'content-type': 'text/event-stream',
-        'cache-control': 'no-cache',
-      });
-    }
-    const broken = fault ? await faultResponse(c, fault) : null;
+    const broken = await faultedStream(c, deps);
     if (broken) return broken;
     const caseId = c.req.param('id');
     // Reading the case applies a due expiry first, so a late subscriber still gets review.expired.
-    const stored = deps.engine.refresh(caseId);
+    const stored = await deps.engine.refresh(caseId);
     if (!stored) return c.json(errorBody('not_found', 'No such review case.'), 404);
     const lastId = Number.parseInt(c.req.header('last-event-id') ?? '0', 10);
     // An id this case never issued (another service, a reset database) means "replay everything".
-    const valid = Number.isFinite(lastId) && lastId > 0 && lastId <= deps.store.lastSeq(caseId);
+    const valid =
+      Number.isFinite(lastId) && lastId > 0 && lastId <= (await deps.store.lastSeq(caseId));
     const after = valid ? lastId : 0;
-
-    return streamSSE(c, async (stream) => {
-      const queue: ReviewEvent[] = [];
-      let closed = false;
-      let wake: (() => void) | undefined;
-      const unsubscribe = hub.subscribe(
-        caseId,
-        (event) => {
-          queue.push(event);
-          wake?.();
-        },
-        () => {
-          closed = true;
-          wake?.();
-        },
-      );
-      // Subscribing and reading the backlog happen in the same tick, so nothing falls in between.
-      queue.push(...deps.store.eventsAfter(caseId, after));
-      stream.onAbort(() => {
-        closed = true;
-        wake?.();
-      });
-      const keepAlive = setInterval(() => void stream.write(': keep-alive\n\n'), SSE_KEEP_ALIVE_MS);
-      let sent = after;
-      try {
-        while (!closed) {
-          const event = queue.shift();
-          if (event) {
-            if (event.seq <= sent) continue;
-            await stream.writeSSE({
-              id: String(event.seq),
-              event: event.event,
-              data: JSON.stringify(event.data),
-            });
-            sent = event.seq;
-            if (TERMINAL_EVENTS.has(event.event)) break;
-            continue;
-          }
-          // A client that already saw the terminal event gets an empty, closed stream.
-          const now = deps.store.get(caseId);
-          if (!now || TERMINAL_STATUSES.has(now.kase.status)) break;
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-          });
-          wake = undefined;
-        }
-      } finally {
-        clearInterval(keepAlive);
-        unsubscribe();
-      }
-    });
+    return streamSSE(c, (stream) => streamCase(stream, deps, hub, caseId, after));
   });
+}
+
+/** The answer of an injected fault on the events route, or null when there is none. */
+async function faultedStream(c: Context, deps: DemoDeps): Promise<Response | null> {
+  const fault = deps.faults.take('events');
+  if (fault?.kind === 'truncated' || fault?.kind === 'malformed_json') {
+    // For a stream, "broken" means half an event and then the end of the stream.
+    return c.body('event: review.completed\ndata: {"case_id":"review_', 200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+    });
+  }
+  return fault ? await faultResponse(c, fault) : null;
+}
+
+/**
+ * Writes the case's events after `after` from the store, then waits for a wake (a commit here,
+ * another replica's commit heard through the store, or the keep-alive tick) and reads again; so
+ * events reach the client in order whichever replica wrote them.
+ */
+async function streamCase(
+  stream: SSEStreamingApi,
+  deps: DemoDeps,
+  hub: EventHub,
+  caseId: string,
+  after: number,
+): Promise<void> {
+  let closed = false;
+  let dirty = true;
+  let wake: (() => void) | undefined;
+  const poke = () => {
+    dirty = true;
+    wake?.();
+  };
+  const end = () => {
+    closed = true;
+    wake?.();
+  };
+  // Subscribed before the first read, so a commit between the two is never missed.
+  const unsubscribe = hub.subscribe(caseId, poke, end);
+  stream.onAbort(end);
+  const keepAlive = keepAliveTimer(stream, poke);
+  let sent = after;
+  try {
+    while (!closed) {
+      if (!dirty) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = undefined;
+        continue;
+      }
+      dirty = false;
+      const next = await writeNew(stream, deps, caseId, sent);
+      if (next === 'terminal') break;
+      if (next === sent) {
+        // A client that already saw the terminal event gets an empty, closed stream; one that
+        // read just before the case ended gets its terminal event first (case and events commit
+        // together).
+        const now = await deps.store.get(caseId);
+        if (!now || TERMINAL_STATUSES.has(now.kase.status)) {
+          await writeNew(stream, deps, caseId, sent);
+          break;
+        }
+      }
+      sent = next;
+    }
+  } catch (error) {
+    // The store failed (or closed under a shutdown): the stream ends and the client resumes with
+    // Last-Event-ID, at this replica or another.
+    if (!closed)
+      deps.log.warn({ case_id: caseId, err: (error as Error).message }, 'event stream ended early');
+  } finally {
+    clearInterval(keepAlive);
+    unsubscribe();
+  }
+}
+
+/** The comment line that keeps proxies from closing an idle stream; each tick also re-reads. */
+function keepAliveTimer(stream: SSEStreamingApi, poke: () => void): NodeJS.Timeout {
+  return setInterval(() => {
+    void stream.write(': keep-alive\n\n');
+    // A change whose notice was lost (a dropped feed connection) is still found within a tick.
+    poke();
+  }, SSE_KEEP_ALIVE_MS);
+}
+
+/** Writes the events after `sent`; the last sequence number written, or 'terminal' after the end. */
+async function writeNew(
+  stream: SSEStreamingApi,
+  deps: DemoDeps,
+  caseId: string,
+  sent: number,
+): Promise<number | 'terminal'> {
+  let last = sent;
+  for (const event of await deps.store.eventsAfter(caseId, sent)) {
+    await stream.writeSSE({
+      id: String(event.seq),
+      event: event.event,
+      data: JSON.stringify(event.data),
+    });
+    last = event.seq;
+    if (TERMINAL_EVENTS.has(event.event)) return 'terminal';
+  }
+  return last;
 }

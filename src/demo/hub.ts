@@ -1,18 +1,21 @@
-/** In-process fan-out of case events to live SSE subscribers. */
-import type { ReviewEvent } from './types.ts';
+/**
+ * Wakes live SSE subscribers of a case. A wake carries no event: the subscriber reads what is new
+ * from the store, so events committed here and by other replicas (heard through the store's
+ * change feed) reach it the same way, in sequence order.
+ */
 
 interface Subscriber {
-  onEvent(event: ReviewEvent): void;
+  onWake(): void;
   onClose(): void;
 }
 
-/** Per-case subscriber lists; publishing is synchronous so no event slips between replay and live. */
+/** Per-case subscriber lists. */
 export class EventHub {
   private readonly subscribers = new Map<string, Set<Subscriber>>();
 
-  /** Subscribes to one case's events; returns the unsubscribe function. */
-  subscribe(caseId: string, onEvent: Subscriber['onEvent'], onClose: Subscriber['onClose']) {
-    const sub: Subscriber = { onEvent, onClose };
+  /** Subscribes to one case's wakes; returns the unsubscribe function. */
+  subscribe(caseId: string, onWake: Subscriber['onWake'], onClose: Subscriber['onClose']) {
+    const sub: Subscriber = { onWake, onClose };
     let set = this.subscribers.get(caseId);
     if (!set) {
       set = new Set();
@@ -26,9 +29,14 @@ export class EventHub {
     };
   }
 
-  /** Delivers an event to the case's subscribers. */
-  publish(event: ReviewEvent): void {
-    for (const sub of this.subscribers.get(event.case_id) ?? []) sub.onEvent(event);
+  /** Tells a case's subscribers that it changed. */
+  wake(caseId: string): void {
+    for (const sub of this.subscribers.get(caseId) ?? []) sub.onWake();
+  }
+
+  /** Wakes every subscriber (changes may have been missed while the change feed was down). */
+  wakeAll(): void {
+    for (const set of this.subscribers.values()) for (const sub of set) sub.onWake();
   }
 
   /** Ends every live stream (service shutdown). */

@@ -20,13 +20,14 @@ import { registerApiRoutes } from './routes-api.ts';
 import { registerPageRoutes } from './routes-page.ts';
 import { registerRespondRoutes } from './routes-respond.ts';
 import { registerTestRoutes } from './routes-test.ts';
-import { DemoStore } from './store.ts';
+import { DemoStore, type ServiceStore } from './store.ts';
 import type { DemoActResult, DemoCreated, DemoStep, Fault, Submission } from './types.ts';
 
 export { DemoActError } from './act.ts';
 export { signCallback } from './callbacks.ts';
 export type { CaseSpec } from './create.ts';
 export type { ProfileCheck, ServiceProfile } from './profile.ts';
+export type { ServiceStore } from './store.ts';
 export type {
   DemoActResult,
   DemoCase,
@@ -42,8 +43,10 @@ export type {
 
 /** Options of the demo service. */
 export interface DemoServiceOptions {
-  /** SQLite file; ':memory:' (the default) keeps nothing across restarts. */
+  /** SQLite file; ':memory:' (the default) keeps nothing across restarts. Ignored with `store`. */
   dbPath?: string;
+  /** Another store (the relay's asks service on PostgreSQL with replicas); closed by close(). */
+  store?: ServiceStore;
   /** Absolute base of every URL handed out, mount path included (e.g. `https://host/demo`). */
   baseUrl?: string;
   /** Where the app is mounted, used with the request's origin when `baseUrl` is not given. */
@@ -66,24 +69,34 @@ export interface DemoService {
   /** The Hono app; mount it with `app.route('/demo', demo.app)` or serve it alone. */
   app: Hono;
   /** Stops timers, ends SSE streams and pending callbacks, closes the database. */
-  close(): void;
+  close(): Promise<void>;
+  /** Resolves once the store is open and other replicas' changes are heard (when it has a feed). */
+  ready(): Promise<void>;
   /** Every respond request received, oldest first (bodies and bearer_valid, never a token). */
-  submissions(): Submission[];
+  submissions(): Promise<Submission[]>;
   /** Takes a reviewer step on a case, as the review page would; rejects with DemoActError. */
   act(caseId: string, step: DemoStep | DemoStep['step']): Promise<DemoActResult>;
   /** Queues a fault for the next `count` requests to a route. */
   inject(fault: Fault): void;
   /** Creates a case in-process (an already validated spec); its 202 body, URLs under `base`. */
-  create(spec: CaseSpec, base: string): DemoCreated;
+  create(spec: CaseSpec, base: string): Promise<DemoCreated>;
 }
 
-/** Creates the demo HITL service. */
-export function createDemoService(options: DemoServiceOptions = {}): DemoService {
+/** The service's parts before its routes exist. */
+interface Parts {
+  deps: DemoDeps;
+  hub: EventHub;
+  callbacks: CallbackSender;
+  /** The base of the last request seen (in-process steps have no request of their own). */
+  lastBase(): string;
+}
+
+function buildParts(options: DemoServiceOptions): Parts {
   const now = options.now ?? Date.now;
   const log = (options.log ?? createLogger({ level: 'silent' })).child({ component: 'demo' });
   const mountPath = (options.mountPath ?? '/demo').replace(/\/+$/, '');
   const fixedBase = options.baseUrl?.replace(/\/+$/, '');
-  const store = new DemoStore(options.dbPath ?? ':memory:');
+  const store = options.store ?? new DemoStore(options.dbPath ?? ':memory:');
   const hub = new EventHub();
   const callbacks = new CallbackSender({
     log,
@@ -99,7 +112,6 @@ export function createDemoService(options: DemoServiceOptions = {}): DemoService
     log,
     ...(maxTimerMs && { maxTimerMs }),
   });
-  // In-process steps have no request to take an origin from, so they reuse the last one seen.
   let lastBase = fixedBase ?? `http://127.0.0.1${mountPath}`;
   const deps: DemoDeps = {
     store,
@@ -115,7 +127,11 @@ export function createDemoService(options: DemoServiceOptions = {}): DemoService
       return lastBase;
     },
   };
+  return { deps, hub, callbacks, lastBase: () => lastBase };
+}
 
+function buildApp(parts: Parts, testControls: boolean): Hono {
+  const { deps } = parts;
   const app = new Hono();
   app.use(
     '/api/*',
@@ -125,33 +141,98 @@ export function createDemoService(options: DemoServiceOptions = {}): DemoService
     }),
   );
   registerApiRoutes(app, deps);
-  registerEventRoutes(app, deps, hub);
+  registerEventRoutes(app, deps, parts.hub);
   registerRespondRoutes(app, deps);
   registerPageRoutes(app, deps);
-  if (options.testControls) registerTestRoutes(app, deps);
+  if (testControls) registerTestRoutes(app, deps);
   app.notFound((c) => c.json(errorBody('not_found', 'No such route.'), 404));
   app.onError((error, c) => {
-    log.error({ err: error.message, path: new URL(c.req.url).pathname }, 'demo request failed');
+    deps.log.error(
+      { err: error.message, path: new URL(c.req.url).pathname },
+      'demo request failed',
+    );
     return c.json(errorBody('internal_error', 'The demo service failed.'), 500);
   });
+  return app;
+}
 
-  // Cases from an earlier run (file database) may have expiries and reminders due.
-  engine.schedule();
+/** How long a failed start of the change feed (a store that cannot open yet) waits to try again. */
+const LISTEN_RETRY_MS = 5_000;
+
+/**
+ * Hears other replicas' commits: their events wake this process's streams and scheduler. `ready`
+ * resolves once the feed is up (at once for a store without one); a failure is logged and retried.
+ */
+function listenForOthers(parts: Parts) {
+  const { store, engine, log } = parts.deps;
+  let stop: (() => Promise<void>) | undefined;
   let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+  let heard!: () => void;
+  const ready = new Promise<void>((resolve) => {
+    heard = resolve;
+  });
+  const onChange = (caseId: string | null) => {
+    if (caseId === null) parts.hub.wakeAll();
+    else parts.hub.wake(caseId);
+    engine.schedule();
+  };
+  const attempt = async (listen: NonNullable<ServiceStore['listen']>) => {
+    try {
+      const s = await listen(onChange);
+      if (closed) await s();
+      else stop = s;
+      heard();
+    } catch (error) {
+      log.error(
+        { err: (error as Error).message },
+        `demo service cannot hear other replicas yet; retrying in ${LISTEN_RETRY_MS / 1000} s`,
+      );
+      if (closed) return;
+      retry = setTimeout(() => void attempt(listen), LISTEN_RETRY_MS);
+      retry.unref();
+    }
+  };
+  if (store.listen) void attempt(store.listen.bind(store));
+  else heard();
+  return {
+    ready,
+    async close() {
+      closed = true;
+      clearTimeout(retry);
+      await stop?.();
+    },
+  };
+}
+
+/** Creates the demo HITL service. */
+export function createDemoService(options: DemoServiceOptions = {}): DemoService {
+  const parts = buildParts(options);
+  const { deps, hub, callbacks } = parts;
+  const { engine, store } = deps;
+  const app = buildApp(parts, options.testControls === true);
+  // Cases from an earlier run (file database, another replica) may have expiries and reminders due.
+  engine.schedule();
+  const listening = listenForOthers(parts);
+  let closed: Promise<void> | undefined;
+  const close = async () => {
+    engine.stop();
+    hub.closeAll();
+    callbacks.close();
+    await listening.close();
+    await store.close();
+  };
   return {
     app,
-    close() {
-      if (closed) return;
-      closed = true;
-      engine.stop();
-      hub.closeAll();
-      callbacks.close();
-      store.close();
+    close: () => {
+      closed ??= close();
+      return closed;
     },
+    ready: () => listening.ready,
     submissions: () => store.submissions(),
-    act: async (caseId, step) =>
-      actOnCase(deps, caseId, typeof step === 'string' ? { step } : step, lastBase),
+    act: (caseId, step) =>
+      actOnCase(deps, caseId, typeof step === 'string' ? { step } : step, parts.lastBase()),
     inject: (fault) => deps.faults.inject({ ...fault }),
-    create: (spec, base) => createCase(engine, spec, base.replace(/\/+$/, ''), now()),
+    create: (spec, base) => createCase(engine, spec, base.replace(/\/+$/, ''), deps.now()),
   };
 }

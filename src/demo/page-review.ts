@@ -130,37 +130,10 @@ function publicData(kase: DemoCase): Record<string, unknown> {
 function contextHtml(kase: DemoCase, editable: boolean): string {
   const ctx = kase.context;
   switch (kase.type) {
-    case 'approval': {
-      const a = (ctx.artifact ?? {}) as Record<string, unknown>;
-      const changes = Array.isArray(a.changes) ? a.changes : [];
-      const prev = ctx.previous_feedback
-        ? `<div class="box warn">Feedback from the previous round:
-<pre>${escapeHtml(JSON.stringify(ctx.previous_feedback, null, 2))}</pre></div>`
-        : '';
-      return `${prev}<div class="box"><strong>${escapeHtml(a.title)}</strong>
-<p>${escapeHtml(a.summary)}</p><ul>${changes.map((c) => `<li>${escapeHtml(c)}</li>`).join('')}</ul>
-<p class="hint">Risk: ${escapeHtml(a.risk)} · round ${escapeHtml(ctx.round ?? 1)}</p></div>${
-        editable
-          ? `<label for="feedback">Feedback</label><textarea id="feedback" name="feedback" data-field rows="3"></textarea>
-<label for="revised">Requested changes (for "Request changes")</label>
-<textarea id="revised" name="revised" data-field rows="3"></textarea>`
-          : ''
-      }`;
-    }
-    case 'selection': {
-      const options = (Array.isArray(ctx.options) ? ctx.options : []) as Array<
-        Record<string, unknown>
-      >;
-      const type = ctx.multiple === false ? 'radio' : 'checkbox';
-      return `<div class="box">${options
-        .map(
-          (o) =>
-            `<label class="check"><input type="${type}" name="selected" data-field value="${escapeHtml(o.id)}"${
-              editable ? '' : ' disabled'
-            }> ${escapeHtml(o.label)} <span class="hint">${escapeHtml(o.detail)}</span></label>`,
-        )
-        .join('')}</div>${editable ? noteField() : ''}`;
-    }
+    case 'approval':
+      return approvalHtml(ctx, editable);
+    case 'selection':
+      return selectionHtml(ctx, editable);
     case 'confirmation': {
       const items = (Array.isArray(ctx.items) ? ctx.items : []) as Array<Record<string, unknown>>;
       const warn = ctx.irreversible
@@ -190,6 +163,39 @@ function contextHtml(kase: DemoCase, editable: boolean): string {
     default:
       return `<pre>${escapeHtml(JSON.stringify(ctx, null, 2))}</pre>${editable ? noteField() : ''}`;
   }
+}
+
+/** An approval's artifact, the previous round's feedback and the feedback fields. */
+function approvalHtml(ctx: Record<string, unknown>, editable: boolean): string {
+  const a = (ctx.artifact ?? {}) as Record<string, unknown>;
+  const changes = Array.isArray(a.changes) ? a.changes : [];
+  const prev = ctx.previous_feedback
+    ? `<div class="box warn">Feedback from the previous round:
+<pre>${escapeHtml(JSON.stringify(ctx.previous_feedback, null, 2))}</pre></div>`
+    : '';
+  return `${prev}<div class="box"><strong>${escapeHtml(a.title)}</strong>
+<p>${escapeHtml(a.summary)}</p><ul>${changes.map((c) => `<li>${escapeHtml(c)}</li>`).join('')}</ul>
+<p class="hint">Risk: ${escapeHtml(a.risk)} · round ${escapeHtml(ctx.round ?? 1)}</p></div>${
+    editable
+      ? `<label for="feedback">Feedback</label><textarea id="feedback" name="feedback" data-field rows="3"></textarea>
+<label for="revised">Requested changes (for "Request changes")</label>
+<textarea id="revised" name="revised" data-field rows="3"></textarea>`
+      : ''
+  }`;
+}
+
+/** A selection's options as checkboxes (or radios). */
+function selectionHtml(ctx: Record<string, unknown>, editable: boolean): string {
+  const options = (Array.isArray(ctx.options) ? ctx.options : []) as Array<Record<string, unknown>>;
+  const type = ctx.multiple === false ? 'radio' : 'checkbox';
+  return `<div class="box">${options
+    .map(
+      (o) =>
+        `<label class="check"><input type="${type}" name="selected" data-field value="${escapeHtml(o.id)}"${
+          editable ? '' : ' disabled'
+        }> ${escapeHtml(o.label)} <span class="hint">${escapeHtml(o.detail)}</span></label>`,
+    )
+    .join('')}</div>${editable ? noteField() : ''}`;
 }
 
 function noteField(): string {

@@ -77,88 +77,87 @@ export function defaultMessage(type: string): string {
   }
 }
 
-/** Realistic context for a type, so review pages and chat cards have something true to show. */
-export function defaultContext(type: string): Record<string, unknown> {
-  switch (type) {
-    case 'approval':
-      return {
-        artifact: {
-          kind: 'deployment_plan',
-          title: 'api-gateway v2.14.0 to production',
-          summary: 'Rolling deploy to 6 pods in eu-central-1; adds rate-limit headers.',
-          changes: ['Add RateLimit-* headers', 'Bump undici to 7.x', 'Drop legacy /v0 routes'],
-          risk: 'medium',
+/** Realistic context per type, so review pages and chat cards have something true to show. */
+const CONTEXTS: Record<string, Record<string, unknown>> = {
+  approval: {
+    artifact: {
+      kind: 'deployment_plan',
+      title: 'api-gateway v2.14.0 to production',
+      summary: 'Rolling deploy to 6 pods in eu-central-1; adds rate-limit headers.',
+      changes: ['Add RateLimit-* headers', 'Bump undici to 7.x', 'Drop legacy /v0 routes'],
+      risk: 'medium',
+    },
+    round: 1,
+  },
+  selection: {
+    query: 'Senior Dev Berlin',
+    multiple: true,
+    total_options: 4,
+    options: [
+      {
+        id: 'job-1',
+        label: 'Senior Backend Engineer, Acme Robotics',
+        detail: 'Berlin, hybrid',
+      },
+      { id: 'job-2', label: 'Staff Engineer, Nordlicht GmbH', detail: 'Remote (EU)' },
+      { id: 'job-3', label: 'Senior TypeScript Developer, Spree Labs', detail: 'Berlin' },
+      { id: 'job-4', label: 'Platform Engineer, Havel Data', detail: 'Potsdam, on-site' },
+    ],
+  },
+  input: {
+    form: {
+      fields: [
+        { key: 'full_name', label: 'Full name', type: 'text', required: true },
+        {
+          key: 'salary_expectation',
+          label: 'Salary expectation (EUR, annual gross)',
+          type: 'number',
+          required: true,
+          sensitive: true,
+          hint: 'The listed range is 95,000 - 120,000 EUR',
+          validation: { min: 0, max: 1000000 },
         },
-        round: 1,
-      };
-    case 'selection':
-      return {
-        query: 'Senior Dev Berlin',
-        multiple: true,
-        total_options: 4,
-        options: [
-          {
-            id: 'job-1',
-            label: 'Senior Backend Engineer, Acme Robotics',
-            detail: 'Berlin, hybrid',
-          },
-          { id: 'job-2', label: 'Staff Engineer, Nordlicht GmbH', detail: 'Remote (EU)' },
-          { id: 'job-3', label: 'Senior TypeScript Developer, Spree Labs', detail: 'Berlin' },
-          { id: 'job-4', label: 'Platform Engineer, Havel Data', detail: 'Potsdam, on-site' },
-        ],
-      };
-    case 'input':
-      return {
-        form: {
-          fields: [
-            { key: 'full_name', label: 'Full name', type: 'text', required: true },
-            {
-              key: 'salary_expectation',
-              label: 'Salary expectation (EUR, annual gross)',
-              type: 'number',
-              required: true,
-              sensitive: true,
-              hint: 'The listed range is 95,000 - 120,000 EUR',
-              validation: { min: 0, max: 1000000 },
-            },
-            { key: 'earliest_start_date', label: 'Earliest start date', type: 'date' },
-            {
-              key: 'work_authorization',
-              label: 'Work authorization in Germany',
-              type: 'select',
-              required: true,
-              options: [
-                { value: 'citizen', label: 'EU/EEA citizen' },
-                { value: 'blue_card', label: 'EU Blue Card' },
-                { value: 'needs_sponsorship', label: 'Requires visa sponsorship' },
-              ],
-            },
-            { key: 'willing_to_relocate', label: 'Willing to relocate', type: 'boolean' },
+        { key: 'earliest_start_date', label: 'Earliest start date', type: 'date' },
+        {
+          key: 'work_authorization',
+          label: 'Work authorization in Germany',
+          type: 'select',
+          required: true,
+          options: [
+            { value: 'citizen', label: 'EU/EEA citizen' },
+            { value: 'blue_card', label: 'EU Blue Card' },
+            { value: 'needs_sponsorship', label: 'Requires visa sponsorship' },
           ],
         },
-      };
-    case 'confirmation':
-      return {
-        irreversible: true,
-        impact: 'Emails cannot be recalled once sent.',
-        items: [
-          { id: 'mail-1', label: 'Application to Acme Robotics (jobs@acme.example)' },
-          { id: 'mail-2', label: 'Application to Nordlicht GmbH (careers@nordlicht.example)' },
-          { id: 'mail-3', label: 'Application to Spree Labs (hello@spree.example)' },
-        ],
-      };
-    case 'escalation':
-      return {
-        error: {
-          code: 'HEALTHCHECK_FAILED',
-          message: 'api-gateway pods failed readiness: 3 of 6 returned HTTP 503',
-          step: 'deploy:production',
-          attempt: 2,
-        },
-        options_hint:
-          'Retry re-runs the rollout; skip leaves v2.13.4 running; abort stops the pipeline.',
-      };
-    default:
-      return { note: 'A service-specific review; agents treat unknown types as input.' };
-  }
+        { key: 'willing_to_relocate', label: 'Willing to relocate', type: 'boolean' },
+      ],
+    },
+  },
+  confirmation: {
+    irreversible: true,
+    impact: 'Emails cannot be recalled once sent.',
+    items: [
+      { id: 'mail-1', label: 'Application to Acme Robotics (jobs@acme.example)' },
+      { id: 'mail-2', label: 'Application to Nordlicht GmbH (careers@nordlicht.example)' },
+      { id: 'mail-3', label: 'Application to Spree Labs (hello@spree.example)' },
+    ],
+  },
+  escalation: {
+    error: {
+      code: 'HEALTHCHECK_FAILED',
+      message: 'api-gateway pods failed readiness: 3 of 6 returned HTTP 503',
+      step: 'deploy:production',
+      attempt: 2,
+    },
+    options_hint:
+      'Retry re-runs the rollout; skip leaves v2.13.4 running; abort stops the pipeline.',
+  },
+};
+
+/** A fresh copy of the type's context (callers may change it). */
+export function defaultContext(type: string): Record<string, unknown> {
+  const context = Object.hasOwn(CONTEXTS, type) ? CONTEXTS[type] : undefined;
+  return context
+    ? structuredClone(context)
+    : { note: 'A service-specific review; agents treat unknown types as input.' };
 }

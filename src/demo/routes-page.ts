@@ -13,15 +13,15 @@ const PAGE_HEADERS = {
 
 /** Registers the review page route. */
 export function registerPageRoutes(app: Hono, deps: DemoDeps): void {
-  app.get('/review/:id', (c) => {
-    const stored = deps.engine.refresh(c.req.param('id'));
+  app.get('/review/:id', async (c) => {
+    const stored = await deps.engine.refresh(c.req.param('id'));
     if (!stored) return c.html(renderErrorPage(404, 'There is no such review.'), 404, PAGE_HEADERS);
     const token = c.req.query('token');
     // Only the review hash: the agent's submit token must not open the human's page.
     if (!tokenMatches(token, stored.reviewHash)) {
       return c.html(renderErrorPage(401, 'The link is incomplete or wrong.'), 401, PAGE_HEADERS);
     }
-    const opened = deps.engine.open(stored.kase.case_id);
+    const opened = await deps.engine.open(stored.kase.case_id);
     const kase = opened.ok ? opened.kase : (opened.kase ?? stored.kase);
     const base = deps.base(c);
     const id = encodeURIComponent(kase.case_id);

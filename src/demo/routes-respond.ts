@@ -48,13 +48,20 @@ function send(c: Context, answer: Answer, form: boolean, title: string): Respons
 
 /** Registers respond, cancel and progress under `/api/reviews/:id/`. */
 export function registerRespondRoutes(app: Hono, deps: DemoDeps): void {
+  registerRespond(app, deps);
+  registerCancel(app, deps);
+  registerProgress(app, deps);
+}
+
+/** `POST respond`: every request is recorded (test controls show them), with its outcome. */
+function registerRespond(app: Hono, deps: DemoDeps): void {
   app.post('/api/reviews/:id/respond', async (c) => {
     const caseId = c.req.param('id');
     const bearer = bearerToken(c.req.header('authorization'));
     const reviewToken = c.req.query('token');
     const auth = bearer !== undefined ? 'bearer' : reviewToken ? 'review_token' : 'none';
     const body = await readBody(c);
-    const known = deps.store.get(caseId);
+    const known = await deps.store.get(caseId);
     const bearerValid = bearer !== undefined && !!known && tokenMatches(bearer, known.submitHash);
     const record = (status: number, extra: { error?: string; fault?: FaultKind } = {}) =>
       deps.store.addSubmission({
@@ -71,22 +78,25 @@ export function registerRespondRoutes(app: Hono, deps: DemoDeps): void {
 
     const fault = await deps.faults.apply(c, 'respond');
     if (fault?.response) {
-      record(fault.kind === 'reset' ? 0 : fault.response.status, {
+      await record(fault.kind === 'reset' ? 0 : fault.response.status, {
         fault: fault.kind,
       });
       return fault.response;
     }
-    const answer = answerRespond(c, deps, { caseId, bearer, reviewToken, body });
-    record(answer.status, {
+    const answer = await answerRespond(c, deps, { caseId, bearer, reviewToken, body });
+    await record(answer.status, {
       ...(typeof answer.body.error === 'string' && { error: answer.body.error }),
       ...(fault && { fault: fault.kind }),
     });
     return send(c, answer, body.form, 'Thank you, your answer was recorded.');
   });
+}
 
+/** `POST cancel`: the reviewer gives up (review token only). */
+function registerCancel(app: Hono, deps: DemoDeps): void {
   app.post('/api/reviews/:id/cancel', async (c) => {
     const body = await readBody(c);
-    const stored = deps.engine.refresh(c.req.param('id'));
+    const stored = await deps.engine.refresh(c.req.param('id'));
     if (!stored) return send(c, notFound(), body.form, '');
     // Only the review token: cancelling is the reviewer's act, never the agent's submit token.
     if (!tokenMatches(c.req.query('token'), stored.reviewHash)) {
@@ -97,7 +107,7 @@ export function registerRespondRoutes(app: Hono, deps: DemoDeps): void {
       typeof given === 'string' && given.trim() !== ''
         ? given.trim().slice(0, 500)
         : 'The reviewer cancelled the review';
-    const outcome = deps.engine.cancel(stored.kase.case_id, reason);
+    const outcome = await deps.engine.cancel(stored.kase.case_id, reason);
     const answer: Answer = outcome.ok
       ? {
           status: 200,
@@ -110,10 +120,13 @@ export function registerRespondRoutes(app: Hono, deps: DemoDeps): void {
       : (closedAnswer(outcome.kase ?? stored.kase) ?? notFound());
     return send(c, answer, body.form, 'The review was cancelled.');
   });
+}
 
+/** `POST progress`: form-filling progress from the review page (review token only). */
+function registerProgress(app: Hono, deps: DemoDeps): void {
   app.post('/api/reviews/:id/progress', async (c) => {
     const body = await readBody(c);
-    const stored = deps.engine.refresh(c.req.param('id'));
+    const stored = await deps.engine.refresh(c.req.param('id'));
     if (!stored) return c.json(notFound().body, 404);
     if (!tokenMatches(c.req.query('token'), stored.reviewHash))
       return c.json(invalidToken().body, 401);
@@ -122,7 +135,7 @@ export function registerRespondRoutes(app: Hono, deps: DemoDeps): void {
       const details = issueList(parsed.error);
       return c.json(errorBody('invalid_request', 'Bad progress report.', { details }), 400);
     }
-    const outcome = deps.engine.progress(stored.kase.case_id, parsed.data);
+    const outcome = await deps.engine.progress(stored.kase.case_id, parsed.data);
     if (!outcome.ok) {
       const closed = closedAnswer(outcome.kase ?? stored.kase) ?? notFound();
       return c.json(closed.body, closed.status as 409);
@@ -131,12 +144,12 @@ export function registerRespondRoutes(app: Hono, deps: DemoDeps): void {
   });
 }
 
-function answerRespond(
+async function answerRespond(
   c: Context,
   deps: DemoDeps,
   req: { caseId: string; bearer?: string; reviewToken?: string; body: ReadBody },
-): Answer {
-  const stored = deps.engine.refresh(req.caseId);
+): Promise<Answer> {
+  const stored = await deps.engine.refresh(req.caseId);
   if (!stored) return notFound();
   const retryAfter = deps.limiter.check(req.caseId);
   if (retryAfter !== null) {

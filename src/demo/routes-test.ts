@@ -7,10 +7,10 @@ import { ActBody, FaultBody, issueList } from './validation.ts';
 
 /** Registers the test-control routes. */
 export function registerTestRoutes(app: Hono, deps: DemoDeps): void {
-  app.get('/api/_test/submissions', (c) => c.json(deps.store.submissions()));
+  app.get('/api/_test/submissions', async (c) => c.json(await deps.store.submissions()));
 
-  app.get('/api/_test/reviews/:id', (c) => {
-    const stored = deps.store.get(c.req.param('id'));
+  app.get('/api/_test/reviews/:id', async (c) => {
+    const stored = await deps.store.get(c.req.param('id'));
     if (!stored) return c.json(errorBody('not_found', 'No such review case.'), 404);
     return c.json(stored.kase);
   });
@@ -23,7 +23,7 @@ export function registerTestRoutes(app: Hono, deps: DemoDeps): void {
     }
     const { step, action, data, progress, reason, responded_by } = parsed.data;
     try {
-      const result = actOnCase(
+      const result = await actOnCase(
         deps,
         c.req.param('id'),
         {

@@ -1,20 +1,55 @@
-/** SQLite persistence of the demo service: cases (with token hashes beside them), events, submissions. */
+/**
+ * Persistence of the demo/asks service: the async interface every replica-safe transition goes
+ * through, and its SQLite implementation (the standalone demo and a single relay). The PostgreSQL
+ * one (store-postgres.ts) lets several relay replicas share the asks service.
+ */
 import Database from 'better-sqlite3';
 import type { DemoCase, ReviewEvent, ReviewEventName, Submission } from './types.ts';
 import { TERMINAL_STATUSES } from './types.ts';
 
-/** A stored case with the hashes of its two tokens. */
+/** A stored case with the hashes of its two tokens and its version (bumped by every commit). */
 export interface StoredCase {
   kase: DemoCase;
   reviewHash: Buffer;
   /** Null when the case was created without inline submit. */
   submitHash: Buffer | null;
+  version: number;
 }
 
-interface CaseRow {
-  data: string;
-  review_hash: Buffer;
-  submit_hash: Buffer | null;
+/** An event not written yet: the store numbers it. */
+export interface NewEvent {
+  event: ReviewEventName;
+  data: Record<string, unknown>;
+}
+
+/** What the service keeps; one implementation per database. */
+export interface ServiceStore {
+  /** Stores a new case (version 1). */
+  insert(kase: DemoCase, reviewHash: Buffer, submitHash: Buffer | null): Promise<void>;
+  get(caseId: string): Promise<StoredCase | undefined>;
+  /**
+   * Compare-and-set: writes `kase` and appends `events` (numbered after the case's last) in one
+   * transaction if the case is still at `version`; the written events, or null when another writer
+   * (another replica) changed the case first and nothing was written.
+   */
+  commit(kase: DemoCase, version: number, events: NewEvent[]): Promise<ReviewEvent[] | null>;
+  /** Ids of non-terminal cases due at or before `nowMs`. */
+  dueCases(nowMs: number): Promise<string[]>;
+  /** The earliest due moment over all cases, or null when nothing is pending. */
+  nextDue(): Promise<number | null>;
+  /** The highest event sequence number of a case (0 when it has none). */
+  lastSeq(caseId: string): Promise<number>;
+  /** Events of a case after `seq`, in order (SSE replay after Last-Event-ID). */
+  eventsAfter(caseId: string, seq: number): Promise<ReviewEvent[]>;
+  addSubmission(submission: Submission): Promise<void>;
+  /** Every recorded respond request, oldest first. */
+  submissions(): Promise<Submission[]>;
+  /**
+   * Hears cases other processes changed (`null`: some changes may have been missed, re-read all).
+   * Absent when no other process writes this store.
+   */
+  listen?(onChange: (caseId: string | null) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
 }
 
 /** The next moment a non-terminal case needs attention (expiry or a reminder), in ms; null when terminal. */
@@ -32,8 +67,15 @@ export function reminderTimes(kase: DemoCase): number[] {
   return list.map((t) => Date.parse(t)).sort((a, b) => a - b);
 }
 
-/** The demo service's store; every method is synchronous, so each read-modify-write is atomic. */
-export class DemoStore {
+interface CaseRow {
+  data: string;
+  review_hash: Buffer;
+  submit_hash: Buffer | null;
+  version: number;
+}
+
+/** The SQLite store; one process writes it, so it needs no change feed. */
+export class DemoStore implements ServiceStore {
   private readonly db: Database.Database;
 
   constructor(path: string) {
@@ -60,72 +102,80 @@ export class DemoStore {
         data TEXT NOT NULL
       );
     `);
+    // A file written before cases had versions gets the column (every old case at version 1).
+    const cols = this.db.prepare('PRAGMA table_info(demo_cases)').all() as Array<{ name: string }>;
+    if (!cols.some((c) => c.name === 'version'))
+      this.db.exec('ALTER TABLE demo_cases ADD COLUMN version INTEGER NOT NULL DEFAULT 1');
   }
 
-  /** Stores a new case. */
-  insert(kase: DemoCase, reviewHash: Buffer, submitHash: Buffer | null): void {
+  async insert(kase: DemoCase, reviewHash: Buffer, submitHash: Buffer | null): Promise<void> {
     this.db
       .prepare(
-        'INSERT INTO demo_cases (case_id, data, review_hash, submit_hash, due_at) VALUES (?, ?, ?, ?, ?)',
+        'INSERT INTO demo_cases (case_id, data, review_hash, submit_hash, due_at, version) VALUES (?, ?, ?, ?, ?, 1)',
       )
       .run(kase.case_id, JSON.stringify(kase), reviewHash, submitHash, dueAt(kase));
   }
 
-  /** One case, or undefined. */
-  get(caseId: string): StoredCase | undefined {
+  async get(caseId: string): Promise<StoredCase | undefined> {
     const row = this.db
-      .prepare('SELECT data, review_hash, submit_hash FROM demo_cases WHERE case_id = ?')
+      .prepare('SELECT data, review_hash, submit_hash, version FROM demo_cases WHERE case_id = ?')
       .get(caseId) as CaseRow | undefined;
     if (!row) return undefined;
     return {
       kase: JSON.parse(row.data) as DemoCase,
       reviewHash: row.review_hash,
       submitHash: row.submit_hash,
+      version: row.version,
     };
   }
 
-  /** Replaces a case's data (the token hashes never change). */
-  update(kase: DemoCase): void {
-    this.db
-      .prepare('UPDATE demo_cases SET data = ?, due_at = ? WHERE case_id = ?')
-      .run(JSON.stringify(kase), dueAt(kase), kase.case_id);
+  async commit(kase: DemoCase, version: number, events: NewEvent[]) {
+    const caseId = kase.case_id;
+    return this.db.transaction((): ReviewEvent[] | null => {
+      const changed = this.db
+        .prepare(
+          'UPDATE demo_cases SET data = ?, due_at = ?, version = version + 1 WHERE case_id = ? AND version = ?',
+        )
+        .run(JSON.stringify(kase), dueAt(kase), caseId, version).changes;
+      if (changed === 0) return null;
+      let seq = this.lastSeqNow(caseId);
+      const insert = this.db.prepare(
+        'INSERT INTO demo_events (case_id, seq, event, data) VALUES (?, ?, ?, ?)',
+      );
+      return events.map((e) => {
+        seq += 1;
+        insert.run(caseId, seq, e.event, JSON.stringify(e.data));
+        return { case_id: caseId, seq, event: e.event, data: e.data };
+      });
+    })();
   }
 
-  /** Ids of non-terminal cases due at or before `nowMs`. */
-  dueCases(nowMs: number): string[] {
+  async dueCases(nowMs: number): Promise<string[]> {
     const rows = this.db
       .prepare('SELECT case_id FROM demo_cases WHERE due_at IS NOT NULL AND due_at <= ?')
       .all(nowMs) as Array<{ case_id: string }>;
     return rows.map((r) => r.case_id);
   }
 
-  /** The earliest due moment over all cases, or null when nothing is pending. */
-  nextDue(): number | null {
+  async nextDue(): Promise<number | null> {
     const row = this.db.prepare('SELECT MIN(due_at) AS due FROM demo_cases').get() as {
       due: number | null;
     };
     return row.due;
   }
 
-  /** Appends an event with the case's next sequence number. */
-  appendEvent(caseId: string, event: ReviewEventName, data: Record<string, unknown>): ReviewEvent {
-    const seq = this.lastSeq(caseId) + 1;
-    this.db
-      .prepare('INSERT INTO demo_events (case_id, seq, event, data) VALUES (?, ?, ?, ?)')
-      .run(caseId, seq, event, JSON.stringify(data));
-    return { case_id: caseId, seq, event, data };
+  async lastSeq(caseId: string): Promise<number> {
+    return this.lastSeqNow(caseId);
   }
 
-  /** The highest event sequence number of a case (0 when it has none). */
-  lastSeq(caseId: string): number {
+  private lastSeqNow(caseId: string): number {
     const row = this.db
       .prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM demo_events WHERE case_id = ?')
       .get(caseId) as { seq: number };
     return row.seq;
   }
 
-  /** Events of a case after `seq`, in order (SSE replay after Last-Event-ID). */
-  eventsAfter(caseId: string, seq: number): ReviewEvent[] {
+  async eventsAfter(caseId: string, seq: number): Promise<ReviewEvent[]> {
     const rows = this.db
       .prepare(
         'SELECT seq, event, data FROM demo_events WHERE case_id = ? AND seq > ? ORDER BY seq',
@@ -139,28 +189,55 @@ export class DemoStore {
     }));
   }
 
-  /** Runs `fn` in one transaction. */
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
-  }
-
-  /** Records a respond request. */
-  addSubmission(submission: Submission): void {
+  async addSubmission(submission: Submission): Promise<void> {
     this.db
       .prepare('INSERT INTO demo_submissions (data) VALUES (?)')
       .run(JSON.stringify(submission));
   }
 
-  /** Every recorded respond request, oldest first. */
-  submissions(): Submission[] {
+  async submissions(): Promise<Submission[]> {
     const rows = this.db.prepare('SELECT data FROM demo_submissions ORDER BY id').all() as Array<{
       data: string;
     }>;
     return rows.map((r) => JSON.parse(r.data) as Submission);
   }
 
-  /** Closes the database. */
-  close(): void {
+  async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
+}
+
+/**
+ * A store that opens in the background (PostgreSQL migrates first) while the service is already
+ * mounted: every call waits for it. A failed opening is tried again by the next call.
+ */
+export function deferredStore(open: () => Promise<ServiceStore>): ServiceStore {
+  let opening: Promise<ServiceStore> | undefined;
+  const ready = () => {
+    opening ??= open().catch((err: unknown) => {
+      opening = undefined;
+      throw err;
+    });
+    return opening;
+  };
+  return {
+    insert: async (kase, reviewHash, submitHash) =>
+      (await ready()).insert(kase, reviewHash, submitHash),
+    get: async (caseId) => (await ready()).get(caseId),
+    commit: async (kase, version, events) => (await ready()).commit(kase, version, events),
+    dueCases: async (nowMs) => (await ready()).dueCases(nowMs),
+    nextDue: async () => (await ready()).nextDue(),
+    lastSeq: async (caseId) => (await ready()).lastSeq(caseId),
+    eventsAfter: async (caseId, seq) => (await ready()).eventsAfter(caseId, seq),
+    addSubmission: async (s) => (await ready()).addSubmission(s),
+    submissions: async () => (await ready()).submissions(),
+    async listen(onChange) {
+      const store = await ready();
+      return store.listen ? store.listen(onChange) : async () => {};
+    },
+    async close() {
+      const store = await opening?.catch(() => undefined);
+      await store?.close();
+    },
+  };
 }

@@ -105,7 +105,7 @@ describe('injected faults', () => {
     expect(
       (await inlineSubmit(hitl.submit_url, hitl.submit_token, submitBody('confirm'))).status,
     ).toBe(200);
-    const mine = server.demo.submissions().filter((s) => s.case_id === hitl.case_id);
+    const mine = (await server.demo.submissions()).filter((s) => s.case_id === hitl.case_id);
     expect(mine.map((s) => [s.fault ?? null, s.status, s.bearer_valid])).toEqual([
       ['503', 503, true],
       ['reset', 0, true],

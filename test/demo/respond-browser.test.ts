@@ -98,7 +98,7 @@ describe('review-token path (the browser) and token separation', () => {
         data: { full_name: 'Kim', salary_expectation: 123456, work_authorization: 'citizen' },
       }),
     });
-    const recorded = server.demo.submissions().find((s) => s.case_id === hitl.case_id)!;
+    const recorded = (await server.demo.submissions()).find((s) => s.case_id === hitl.case_id)!;
     expect(recorded.auth).toBe('review_token');
     expect(recorded.bearer_valid).toBe(false);
     expect((recorded.body as Json).data.salary_expectation).toBe('[sensitive]');

@@ -202,7 +202,7 @@ describe('inline submit (spec 7.5 table)', () => {
     const { hitl } = await createCase(server.base, 'approval', true);
     await inlineSubmit(hitl.submit_url, 'nope', submitBody('approve'));
     await inlineSubmit(hitl.submit_url, hitl.submit_token, submitBody('approve'));
-    const mine = server.demo.submissions().filter((s) => s.case_id === hitl.case_id);
+    const mine = (await server.demo.submissions()).filter((s) => s.case_id === hitl.case_id);
     expect(mine.map((s) => [s.auth, s.bearer_valid, s.status])).toEqual([
       ['bearer', false, 401],
       ['bearer', true, 200],
