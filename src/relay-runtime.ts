@@ -70,7 +70,7 @@ export class RelayRuntime {
   private readonly retrySleeps = new Set<() => void>();
   private server: ReturnType<typeof serve> | undefined;
   private timers: NodeJS.Timeout[] = [];
-  readonly mounted: Array<{ close(): void }> = [];
+  readonly mounted: Array<{ close(): void | Promise<void> }> = [];
   /** Signed decision receipts: the key is read (or made once and stored) at start. */
   receipts: { issuer: ReceiptIssuer; signer: ReceiptSigner } | undefined;
   private retention: { stop(): void } | undefined;
@@ -296,7 +296,9 @@ export class RelayRuntime {
     this.p.watcher.stop();
     for (const timer of this.timers) clearInterval(timer);
     // Mounted services first: their open streams (SSE) would otherwise hold the server open.
-    for (const m of this.mounted) m.close();
+    const mountedClosed = Promise.all(
+      this.mounted.map((m) => Promise.resolve(m.close()).catch(() => {})),
+    );
     await this.drain(step);
     // Our poll leases go back now, rather than lapsing: the next process polls these cases at once.
     await bounded(
@@ -305,6 +307,8 @@ export class RelayRuntime {
     );
     await this.closeServer();
     step('HTTP server closed');
+    // A mounted service's own database connections (the asks service on PostgreSQL) end here.
+    await bounded(mountedClosed, 2000);
     await this.closeRest(step);
   }
 

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import type { Hono } from 'hono';
 import type { PlatformAdapter } from './adapter.ts';
 import { mountAskService } from './asks/mount.ts';
-import { Engine } from './cases/engine.ts';
 import { createSealer } from './cases/sealer.ts';
 import { createServices, type Services } from './cases/services.ts';
 import { openSqliteStore } from './cases/sqlite-store.ts';
@@ -54,8 +53,6 @@ export interface RelayOptions {
 
 /** A running (or ready to run) relay. */
 export interface Relay {
-  /** The flat view of the services, kept for src/asks, src/demo and tests (cases/engine.ts). */
-  engine: Engine;
   /** The relay's services (cases/services.ts). */
   services: Services;
   app: Hono;
@@ -122,7 +119,6 @@ export function createRelay(o: RelayOptions): Relay {
     startRetry: o.startRetry,
     onFatal: o.onFatal,
   });
-  const engine = new Engine(services);
   runtime.app = createApp({
     services,
     adapters: o.adapters,
@@ -134,13 +130,12 @@ export function createRelay(o: RelayOptions): Relay {
     mount: (a: Hono) => {
       mountRoute(a, watching.callbackRoute);
       registerReceiptRoutes(a, services.store, () => runtime.receipts);
-      runtime.mounted.push(mountAskService(a, engine, log, health));
+      runtime.mounted.push(mountAskService(a, services, log, health));
       const m = o.mount?.(a);
       if (m) runtime.mounted.push(m);
     },
   });
   return {
-    engine,
     services,
     app: runtime.app,
     get url() {

@@ -1,9 +1,8 @@
 /** The relay's one hook for asks: the HITL service at /asks and the agent API at /v1/asks. */
 import type { Hono } from 'hono';
-import type { Engine } from '../cases/engine.ts';
 import type { Health } from '../health.ts';
 import type { Logger } from '../log.ts';
-import { registerAskRoutes } from './routes.ts';
+import { type AskDeps, registerAskRoutes } from './routes.ts';
 import { mountAsks } from './service.ts';
 
 /**
@@ -12,17 +11,17 @@ import { mountAsks } from './service.ts';
  */
 export function mountAskService(
   app: Hono,
-  engine: Engine,
+  relay: AskDeps,
   log: Logger,
   health?: Health,
 ): { close(): Promise<void> } {
-  const { dataDir, databaseUrl } = engine.config;
+  const { dataDir, databaseUrl } = relay.config;
   const service = mountAsks(app, {
     dataDir,
     log,
     ...(databaseUrl && { databaseUrl }),
     ...(health && { health }),
   });
-  registerAskRoutes(app, engine, service);
+  registerAskRoutes(app, relay, service);
   return service;
 }

@@ -6,7 +6,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import type { Engine } from '../cases/engine.ts';
+import type { Services } from '../cases/services.ts';
 import type { StoredCase } from '../cases/types.ts';
 import type { DemoService } from '../demo/index.ts';
 import { ValidationError, type ValidationIssue } from '../errors.ts';
@@ -45,13 +45,19 @@ const askSchema = z.strictObject({
   labels: z.record(z.string().max(64), z.string().max(256)).optional(),
 });
 
+/** What the asks API touches of the relay. */
+export type AskDeps = Pick<
+  Services,
+  'store' | 'sealer' | 'config' | 'log' | 'now' | 'targets' | 'intake' | 'cases'
+>;
+
 const invalid = (issues: ValidationIssue[]) =>
   new ValidationError('invalid_request', 'invalid ask', issues);
 
 /** The typed view of an ask: kind, status, the answer (result.data) and its approval view. */
-export async function askView(engine: Engine, c: StoredCase) {
+export async function askView(relay: AskDeps, c: StoredCase) {
   const content = askContentOf(c.doc.hitl.context);
-  const view = await caseView(engine, c, { history: true });
+  const view = await caseView(relay, c, { history: true });
   const answer = c.status === 'completed' && c.doc.result ? (c.doc.result.data as AskAnswer) : null;
   return {
     id: c.id,
@@ -65,7 +71,7 @@ export async function askView(engine: Engine, c: StoredCase) {
 }
 
 /** Registers /v1/asks (API-key protection and rate limiting are the app's, as for /v1/cases). */
-export function registerAskRoutes(app: Hono, engine: Engine, asks: DemoService): void {
+export function registerAskRoutes(app: Hono, relay: AskDeps, asks: DemoService): void {
   app.post('/v1/asks', async (c) => {
     const read = await readJsonBody(
       c,
@@ -79,13 +85,13 @@ export function registerAskRoutes(app: Hono, engine: Engine, asks: DemoService):
     if (key !== undefined) {
       const problem = idempotencyKeyProblem(key);
       if (problem) return c.json({ error: 'invalid_idempotency_key', message: problem }, 400);
-      idem = new IdempotencyKey(engine.store.kv, key, raw);
-      const early = await replayOrRefuse(c, engine, idem);
+      idem = new IdempotencyKey(relay.store.kv, key, raw);
+      const early = await replayOrRefuse(c, relay, idem);
       if (early) return early;
     }
     let settled = false;
     try {
-      const created = await ask(c, engine, asks, raw);
+      const created = await ask(c, relay, asks, raw);
       if (idem) await idem.settle(created.relay.id);
       settled = true;
       return c.json(created, 202, { 'retry-after': '30' });
@@ -100,19 +106,19 @@ export function registerAskRoutes(app: Hono, engine: Engine, asks: DemoService):
   const read = async (c: Context, found: StoredCase | undefined) => {
     if (!found || !askContentOf(found.doc.hitl.context))
       return c.json({ error: 'not_found', message: 'no ask with this id' }, 404);
-    return c.json(await askView(engine, found));
+    return c.json(await askView(relay, found));
   };
-  app.get('/v1/asks/:id', async (c) => read(c, await engine.store.getCase(c.req.param('id'))));
+  app.get('/v1/asks/:id', async (c) => read(c, await relay.store.getCase(c.req.param('id'))));
   app.get('/v1/asks/:id/wait', async (c) => {
     const timeout = Number(c.req.query('timeout') ?? 30);
     if (!Number.isFinite(timeout) || timeout < 0 || timeout > 120)
       return c.json({ error: 'invalid_timeout', message: 'timeout must be 0-120 seconds' }, 400);
-    return read(c, await engine.waitFor(c.req.param('id'), timeout * 1000));
+    return read(c, await relay.cases.waitFor(c.req.param('id'), timeout * 1000));
   });
 }
 
 /** The answer to a request whose key was seen before (its case, or why not); null for a new one. */
-async function replayOrRefuse(c: Context, engine: Engine, idem: IdempotencyKey) {
+async function replayOrRefuse(c: Context, relay: AskDeps, idem: IdempotencyKey) {
   const claim = await idem.claim();
   if (claim.kind === 'new') return null;
   if (claim.kind === 'conflict')
@@ -133,7 +139,7 @@ async function replayOrRefuse(c: Context, engine: Engine, idem: IdempotencyKey) 
       409,
       { 'retry-after': '1' },
     );
-  const found = await engine.store.getCase(claim.id);
+  const found = await relay.store.getCase(claim.id);
   if (!found)
     return c.json(
       {
@@ -143,7 +149,7 @@ async function replayOrRefuse(c: Context, engine: Engine, idem: IdempotencyKey) 
       409,
     );
   // The same 202 as the first time: the hitl object as taken in, its secrets put back.
-  const secrets = engine.secretsOf(found);
+  const secrets = relay.sealer.open(found.secrets);
   const hitl = {
     ...found.doc.hitl,
     review_url: secrets.review_url,
@@ -154,7 +160,7 @@ async function replayOrRefuse(c: Context, engine: Engine, idem: IdempotencyKey) 
       status: 'human_input_required',
       ...(found.doc.message !== undefined ? { message: found.doc.message } : {}),
       hitl,
-      relay: await askView(engine, found),
+      relay: await askView(relay, found),
     },
     202,
     { 'retry-after': '30', 'idempotent-replayed': 'true' },
@@ -162,7 +168,7 @@ async function replayOrRefuse(c: Context, engine: Engine, idem: IdempotencyKey) 
 }
 
 /** The validated ask: its body, content, protocol mapping and lifetime in seconds. */
-function checkAsk(engine: Engine, raw: unknown) {
+function checkAsk(relay: AskDeps, raw: unknown) {
   const input = askSchema.safeParse(raw);
   if (!input.success) throw invalid(toIssues(input.error));
   const body = input.data;
@@ -175,7 +181,7 @@ function checkAsk(engine: Engine, raw: unknown) {
     issues.push({ path: 'expires_at', message: 'give expires_in or expires_at, not both' });
   const seconds =
     body.expires_at !== undefined
-      ? Math.round((Date.parse(body.expires_at) - engine.now()) / 1000)
+      ? Math.round((Date.parse(body.expires_at) - relay.now()) / 1000)
       : (body.expires_in ?? DEFAULT_ASK_SECONDS);
   if (seconds < 1 || seconds > MAX_ASK_SECONDS)
     issues.push({
@@ -191,12 +197,12 @@ function checkAsk(engine: Engine, raw: unknown) {
   return { body, content, mapping, seconds };
 }
 
-async function ask(c: Context, engine: Engine, asks: DemoService, raw: unknown) {
-  const { body, content, mapping, seconds } = checkAsk(engine, raw);
+async function ask(c: Context, relay: AskDeps, asks: DemoService, raw: unknown) {
+  const { body, content, mapping, seconds } = checkAsk(relay, raw);
   // Refuse an unknown target before a case exists anywhere.
-  engine.resolveTargets(body.target);
+  relay.targets.resolveTargets(body.target);
 
-  const base = `${engine.config.publicUrl ?? new URL(c.req.url).origin}${ASKS_MOUNT_PATH}`;
+  const base = `${relay.config.publicUrl ?? new URL(c.req.url).origin}${ASKS_MOUNT_PATH}`;
   const created = await asks.create(
     {
       type: mapping.type,
@@ -215,7 +221,7 @@ async function ask(c: Context, engine: Engine, asks: DemoService, raw: unknown) 
   const caseId = created.hitl.case_id as string;
   try {
     const hitl = parse202Body(created, 'response');
-    const result = await engine.ingest({
+    const result = await relay.intake.ingest({
       target: body.target,
       hitl: hitl.hitl,
       message: hitl.message,
@@ -224,11 +230,11 @@ async function ask(c: Context, engine: Engine, asks: DemoService, raw: unknown) 
       notify_on: body.notify_on,
       labels: body.labels,
     });
-    engine.log.info(
+    relay.log.info(
       { id: result.case.id, case_id: caseId, kind: kindOf(content), type: mapping.type },
       'ask created',
     );
-    return { ...created, relay: await askView(engine, result.case) };
+    return { ...created, relay: await askView(relay, result.case) };
   } catch (err) {
     // Nobody can answer a case the relay did not take in: close it at the service too.
     await asks

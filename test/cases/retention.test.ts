@@ -68,7 +68,7 @@ describe('retention', () => {
       expect(raw).not.toContain('agent-credential-for-the-service');
 
       // 29 days on nothing goes; 31 days on every closed case and its rows go, the open one stays.
-      const store = relay.relay.engine.store;
+      const store = relay.relay.services.store;
       const day = 86_400_000;
       const now = Date.now();
       expect((await purgeOnce(store, { retentionMs: 30 * day }, now + 29 * day)).cases).toBe(0);

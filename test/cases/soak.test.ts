@@ -54,15 +54,15 @@ const hitl = (i: number) => ({
 });
 
 it(`${CASES.toLocaleString('en')} cases opened and closed: secrets gone at once, rows bounded, all purged after retention`, async () => {
-  const { engine } = relay;
+  const engine = relay.services;
   const started = Date.now();
   for (let i = 0; i < CASES; i++) {
-    const { case: c } = await engine.ingest({
+    const { case: c } = await engine.intake.ingest({
       target: `web:soak-${i % 20}`,
       hitl: hitl(i),
       service_headers: { authorization: `Bearer agent-credential-${i}` },
     });
-    await engine.applyStatus(
+    await engine.status.apply(
       c.id,
       { status: 'completed', case_id: c.case_id, result: { action: i % 2 ? 'approve' : 'reject' } },
       'poll',

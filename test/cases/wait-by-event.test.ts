@@ -50,9 +50,11 @@ it('1,000 open waits (and 20 over HTTP) cost no store reads while nothing change
     const id = sent.body.id as string;
     const card = await eventually(() => cardOf(relay.url, 'waits', id), 5000, 'the card');
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
-    const waits = Array.from({ length: 1000 }, () => relay.relay.engine.waitFor(id, 60_000));
+    const waits = Array.from({ length: 1000 }, () =>
+      relay.relay.services.cases.waitFor(id, 60_000),
+    );
     const overHttp = Array.from({ length: 20 }, () => waitHttp(relay, id));
-    const listening = () => relay.relay.engine.events.listenerCount(`change:${id}`);
+    const listening = () => relay.relay.services.cases.events.listenerCount(`change:${id}`);
     for (let i = 0; listening() < 1020 && i < 10_000; i++) await turn();
     expect(listening()).toBe(1020);
 
@@ -97,7 +99,7 @@ it('PostgreSQL: a change written by replica B wakes a /wait on replica A (LISTEN
     const card = await eventually(() => cardOf(relayB.url, 'replicas', id), 5000, 'the card');
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const waiting = waitHttp(relayA, id);
-    const listening = () => relayA.relay.engine.events.listenerCount(`change:${id}`);
+    const listening = () => relayA.relay.services.cases.events.listenerCount(`change:${id}`);
     for (let i = 0; listening() < 1 && i < 10_000; i++) await turn();
     a.reset();
     await vi.advanceTimersByTimeAsync(5_000);

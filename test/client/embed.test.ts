@@ -52,5 +52,5 @@ it('runs the whole loop in one process: agent, relay, web chat, demo service', a
   });
   const c = await local.get(res.hitl!.relay_case_id);
   expect(c).toMatchObject({ status: 'completed', target: 'web:embedded' });
-  expect(relay.engine.config.dataDir).toBe(dataDir);
+  expect(relay.services.config.dataDir).toBe(dataDir);
 });

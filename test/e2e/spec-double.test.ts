@@ -221,7 +221,7 @@ describe('watch failure is not expiry', () => {
     double.complete(c.caseId, 'approve');
     await relay.until(c.id, (x) => x.status === 'completed');
     double.setStatus(c.caseId, 'pending');
-    const stored = await relay.relay.engine.store.getCase(c.id);
+    const stored = await relay.relay.services.store.getCase(c.id);
     expect(stored?.next_check_at).toBeNull();
   });
 

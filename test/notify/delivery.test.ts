@@ -99,7 +99,7 @@ it('delivers each case end once, after three failed attempts, signed, with one d
   const c = await new RelayClient({ relayUrl: relay.url }).get(tapped.id);
   const kinds = c.history!.filter((h) => h.kind.startsWith('notify_')).map((h) => h.kind);
   expect(kinds).toEqual(['notify_failed', 'notify_failed', 'notify_failed', 'notify_delivered']);
-  expect(await relay.relay.engine.store.listDeliveries(tapped.id)).toMatchObject([
+  expect(await relay.relay.services.store.listDeliveries(tapped.id)).toMatchObject([
     { event: 'completed', state: 'delivered', attempts: 4, last_error: null },
   ]);
 });

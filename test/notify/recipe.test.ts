@@ -88,7 +88,7 @@ it("takes the relay's signed delivery, once per delivery id, and refuses a tampe
   const sent = await relay.send('web:recipe', response, { notify_url: url });
   await tapWhenPosted(relay.url, 'recipe', 'approve');
   await eventually(async () => out.includes(`case ${sent.body.id} completed approve`), 10_000);
-  const [d] = await relay.relay.engine.store.listDeliveries(sent.body.id);
+  const [d] = await relay.relay.services.store.listDeliveries(sent.body.id);
   expect(d).toMatchObject({ state: 'delivered', attempts: 1 });
 
   const t = Math.floor(Date.now() / 1000);

@@ -66,7 +66,7 @@ describe('giving up', () => {
     const notifyUrl = `${receiver.url}?token=hook-token-must-not-be-logged`;
     const sent = await relay.send('web:give-up', response, { notify_url: notifyUrl });
     await tapWhenPosted(relay.url, 'give-up', 'reject');
-    const store = relay.relay.engine.store;
+    const store = relay.relay.services.store;
     const [d] = await eventually(async () => {
       const list = await store.listDeliveries(sent.body.id);
       return list[0]?.state === 'failed' ? list : undefined;

@@ -43,7 +43,8 @@ it('PostgreSQL: a card posted by replica A wakes a page waiting on replica B, wi
     const etag = String(first.headers.etag);
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const waiting = request(`${rooms}?wait=30`, { headers: { 'if-none-match': etag } });
-    const listening = () => relayB.relay.engine.events.listenerCount('change:web:room:wake');
+    const listening = () =>
+      relayB.relay.services.cases.events.listenerCount('change:web:room:wake');
     for (let i = 0; listening() < 1 && i < 10_000; i++) await turn();
     expect(listening()).toBe(1);
     b.reset();

@@ -57,14 +57,14 @@ afterAll(async () => {
 async function ingest(body: Record<string, any>): Promise<string> {
   delete body.hitl.events_url;
   const parsed = parse202Body(body);
-  const r = await relay.engine.ingest({ target: 'web:backoff', hitl: parsed.hitl });
+  const r = await relay.services.intake.ingest({ target: 'web:backoff', hitl: parsed.hitl });
   return r.case.id;
 }
 
 /** One look at the case; returns the failures count and the wait until the next look. */
 async function look(id: string): Promise<{ failures: number; wait: number; status: string }> {
-  await watcher.check((await relay.engine.store.getCase(id))!);
-  const c = (await relay.engine.store.getCase(id))!;
+  await watcher.check((await relay.services.store.getCase(id))!);
+  const c = (await relay.services.store.getCase(id))!;
   return { failures: c.poll_failures, wait: (c.next_check_at ?? 0) - clock, status: c.status };
 }
 

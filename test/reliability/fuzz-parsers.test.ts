@@ -219,11 +219,11 @@ describe('POST /v1/cases with fuzzed bodies', () => {
     expect(statuses.get(200)).toBeGreaterThan(0);
     expect(statuses.get(400)).toBeGreaterThan(0);
 
-    const engine = relay.relay.engine;
+    const engine = relay.relay.services;
     const stored = await engine.store.listCases({ limit: 10_000 });
     expect(new Set(stored.map((c) => c.id))).toEqual(created);
     for (const c of stored) {
-      const secrets = engine.secretsOf(c);
+      const secrets = engine.sealer.open(c.secrets);
       const full = {
         ...c.doc.hitl,
         review_url: secrets.review_url,

@@ -55,7 +55,7 @@ afterAll(async () => {
 async function ingest(): Promise<{ id: string; caseId: string }> {
   const body = svc.body202();
   const parsed = parse202Body(body);
-  const r = await relay.relay.engine.ingest({ target: 'web:wire', hitl: parsed.hitl });
+  const r = await relay.relay.services.intake.ingest({ target: 'web:wire', hitl: parsed.hitl });
   return { id: r.case.id, caseId: body.hitl.case_id };
 }
 
@@ -116,7 +116,7 @@ describe('poll answers', () => {
           res.end(a.status === 304 ? undefined : text);
           return true;
         });
-        await watcher.check((await relay.relay.engine.store.getCase(id))!);
+        await watcher.check((await relay.relay.services.store.getCase(id))!);
         // The oracle: what the protocol parser accepts for this case, when the answer is a 200 JSON.
         let expected: CaseStatus = 'pending';
         if (a.status === 200 && /json/.test(a.type))
@@ -126,7 +126,7 @@ describe('poll answers', () => {
           } catch (err) {
             if (!(err instanceof SyntaxError) && !(err instanceof ValidationError)) throw err;
           }
-        const c = (await relay.relay.engine.store.getCase(id))!;
+        const c = (await relay.relay.services.store.getCase(id))!;
         expect(c.status).toBe(expected);
         if (c.status === 'completed') expect(typeof c.doc.result?.action).toBe('string');
         const good = a.status === 304 || expected !== 'pending' || answeredFor(text, caseId, a);
@@ -200,7 +200,7 @@ describe('SSE streams', () => {
         });
         const got: StreamEvent[] = [];
         const result = await connectOnce(`${svc.url}/events`, {
-          dispatcher: relay.relay.engine.dispatcher,
+          dispatcher: relay.relay.services.dispatcher,
           lastEventId: null,
           signal: new AbortController().signal,
           headersTimeoutMs: 5000,
@@ -230,7 +230,7 @@ describe('SSE streams', () => {
 describe('callbacks', () => {
   it('fuzzed callbacks get 2xx, 400 or 401, never 5xx, and never change a case by themselves', async () => {
     const { id, caseId } = await ingest();
-    const path = relay.relay.engine.config.callbackPath;
+    const path = relay.relay.services.config.callbackPath;
     const statuses = new Set<number>();
     await fc.assert(
       fc.asyncProperty(
@@ -259,7 +259,7 @@ describe('callbacks', () => {
           expect([200, 202, 400, 401]).toContain(res.statusCode);
           if (sign !== 'good') expect(res.statusCode).toBe(401);
           // The service (poll_url, the source of truth) says pending: no callback may move the case.
-          expect((await relay.relay.engine.store.getCase(id))!.status).toBe('pending');
+          expect((await relay.relay.services.store.getCase(id))!.status).toBe('pending');
         },
       ),
       { numRuns: 200 },

@@ -36,7 +36,7 @@ function endpoints(): Array<{ name: string; path: string; bad: string; status: n
     },
     {
       name: 'callback receiver',
-      path: relay.relay.engine.config.callbackPath,
+      path: relay.relay.services.config.callbackPath,
       bad: '{"event":"review.completed","case_id":"x"}',
       status: 401,
     },

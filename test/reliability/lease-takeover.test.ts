@@ -48,16 +48,16 @@ afterAll(async () => {
 it('a dead replica holds its poll leases for LEASE_SECONDS, then a live one polls the case', async () => {
   const body = double.create();
   delete body.hitl.events_url;
-  const { case: c } = await relay.engine.ingest({
+  const { case: c } = await relay.services.intake.ingest({
     target: 'web:lease',
     hitl: parse202Body(body).hitl,
   });
   clock += 2000; // the case is due
-  const store = relay.engine.store;
+  const store = relay.services.store;
   // What a replica killed in the middle of a poll leaves behind.
-  expect(await store.leaseDue(clock, 10, 'dead-replica', relay.engine.config.leaseMs)).toHaveLength(
-    1,
-  );
+  expect(
+    await store.leaseDue(clock, 10, 'dead-replica', relay.services.config.leaseMs),
+  ).toHaveLength(1);
   const live = new Watcher(relay.services);
   const polls = () => double.seen('poll', c.case_id).length;
   const before = polls();

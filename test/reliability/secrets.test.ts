@@ -191,7 +191,7 @@ it('runs the whole flow on every platform and finds no secret anywhere', async (
     await eventually(async () => (await h.read(refs[i]!)).actions.length === 0, 10_000, 'fan-out');
 
   // 4. Answered on the review page; the service's signed callback makes the relay look at once.
-  const callbackUrl = `${relay.url}${relay.relay.engine.config.callbackPath}`;
+  const callbackUrl = `${relay.url}${relay.relay.services.config.callbackPath}`;
   const viaPage = await createCase('confirmation', { hitl_callback_url: callbackUrl });
   const paged = await sendCase('web:contract', viaPage, {
     notify_url: `${notified.url}/notify`,

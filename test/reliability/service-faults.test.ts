@@ -50,7 +50,7 @@ async function openCase(room: string, type = 'approval') {
   return { id: sent.body.id as string, caseId: response.hitl.case_id as string, card, response };
 }
 
-const stored = async (id: string) => (await relay.relay.engine.store.getCase(id))!;
+const stored = async (id: string) => (await relay.relay.services.store.getCase(id))!;
 const submissionsOf = async (caseId: string) =>
   (await demo.submissions()).filter((s) => s.case_id === caseId);
 /** Submissions the service really accepted (a faulted answer may carry 200 too; a slow one is real). */
@@ -92,7 +92,7 @@ describe('poll faults: the case is kept, nothing half-read is believed, and the 
     await relay.until(id, (c) => c.status === 'completed', 15_000);
     await demo.fault({ route: 'status', kind: 'slow', count: 1, delay_ms: 2000 });
     const r = await pollOnce(response.hitl.poll_url, null, {
-      dispatcher: relay.relay.engine.dispatcher,
+      dispatcher: relay.relay.services.dispatcher,
       now: Date.now(),
       expectedCaseId: caseId,
       timeoutMs: 200,

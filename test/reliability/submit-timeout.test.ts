@@ -147,7 +147,7 @@ it('a submit that hangs and whose confirming poll fails too: no buttons, "checki
   }
   // The service is readable again; the watcher's next look (pulled forward here rather than
   // waited for) reads the case open: the buttons come back with the line saying so.
-  const store = relay.relay.engine.store;
+  const store = relay.relay.services.store;
   const stored = (await store.getCase(c.id))!;
   await store.updateWatch(c.id, {
     next_check_at: Date.now(),

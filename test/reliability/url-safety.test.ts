@@ -20,7 +20,7 @@ const local: UrlPolicy = { allowHttpLoopback: true, allowHosts: [] };
 
 async function listCases(relay: RelayHandle): Promise<any[]> {
   const headers: Record<string, string> = {};
-  const key = relay.relay.engine.config.apiKey;
+  const key = relay.relay.services.config.apiKey;
   if (key) headers.authorization = `Bearer ${key}`;
   const res = await request(`${relay.url}/v1/cases?limit=500`, { headers });
   return ((await res.body.json()) as { cases: any[] }).cases;
@@ -270,7 +270,7 @@ describe('no redirects, bounded bodies, bounded time', () => {
     const sent = await relay.send('web:redirect-poll', svc.body202());
     await relay.until(sent.body.id, (c) => c.status === 'pending');
     await eventually(
-      async () => (await relay.relay.engine.store.getCase(sent.body.id))!.poll_failures >= 2,
+      async () => (await relay.relay.services.store.getCase(sent.body.id))!.poll_failures >= 2,
       10_000,
       'two failed polls',
     );
@@ -288,13 +288,13 @@ describe('no redirects, bounded bodies, bounded time', () => {
     });
     const sent = await relay.send('web:huge', svc.body202());
     await eventually(
-      async () => (await relay.relay.engine.store.getCase(sent.body.id))!.poll_failures >= 1,
+      async () => (await relay.relay.services.store.getCase(sent.body.id))!.poll_failures >= 1,
       10_000,
       'a failed poll',
     );
     // The service answers normally again: the failure count resets and the case stays open.
     await eventually(
-      async () => (await relay.relay.engine.store.getCase(sent.body.id))!.poll_failures === 0,
+      async () => (await relay.relay.services.store.getCase(sent.body.id))!.poll_failures === 0,
       10_000,
       'a good poll',
     );

@@ -81,7 +81,7 @@ it('keeps a dead replica’s expired claim while polls fail, and submits once af
   const sent = await relay.send('web:claims', wrapped);
   expect(sent.status).toBe(201);
   const id: string = sent.body.id;
-  const store = relay.relay.engine.store;
+  const store = relay.relay.services.store;
   // What a replica killed mid-submit leaves: a claim, now expired, whose submit nobody heard back.
   expect(await store.claimCase(id, 'gone-replica:x', Date.now() - 1)).toBe(true);
 

@@ -166,7 +166,7 @@ describe('/openapi.json', () => {
       );
       expect(new Set(ids).size).toBe(ids.length);
     } finally {
-      await relay.engine.store.close();
+      await relay.services.store.close();
     }
   });
 
@@ -228,7 +228,7 @@ describe('/openapi.json', () => {
       expect(probes).toBeGreaterThan(60);
       expect([...new Set(missing)].sort()).toEqual([]);
     } finally {
-      await relay.engine.store.close();
+      await relay.services.store.close();
     }
   });
 
@@ -254,7 +254,7 @@ describe('/openapi.json', () => {
       const bad = { ...doc.components.schemas, x: 1 };
       expect(check({ $ref: '#/components/schemas/CaseView' }, bad).length).toBeGreaterThan(0);
     } finally {
-      await relay.engine.store.close();
+      await relay.services.store.close();
     }
   });
 

@@ -57,11 +57,11 @@ afterAll(async () => {
 async function cutPost(room: string, leftover: { error: string | null; holder?: string }) {
   const body = double.create();
   delete body.hitl.events_url;
-  const { case: c } = await relay.engine.ingest({
+  const { case: c } = await relay.services.intake.ingest({
     target: `web:${room}`,
     hitl: parse202Body(body).hitl,
   });
-  const store = relay.engine.store;
+  const store = relay.services.store;
   const [posted] = await store.listMessages(c.id);
   expect(posted?.state).toBe('posted');
   await store.updateMessage({
@@ -75,9 +75,9 @@ async function cutPost(room: string, leftover: { error: string | null; holder?: 
   return c;
 }
 
-const reconcile = () => relay.engine.cards.reconcile({ retryPostingOlderThanMs: 2000 });
+const reconcile = () => relay.services.cards.reconcile({ retryPostingOlderThanMs: 2000 });
 const retaken = async (id: string) =>
-  (await relay.engine.store.listHistory(id)).filter((h) => h.kind === 'post_retaken');
+  (await relay.services.store.listHistory(id)).filter((h) => h.kind === 'post_retaken');
 
 it("a dead holder's lapsed posting lease: posted again, once, with post_retaken in the history", async () => {
   const c = await cutPost('lapsed', { error: null, holder: 'dead-replica' });
@@ -85,14 +85,14 @@ it("a dead holder's lapsed posting lease: posted again, once, with post_retaken 
 
   // While the lease lasts and its holder looks alive, nobody posts: its post may be under way.
   clock += LEASE_MS - 1;
-  await relay.engine.store.kv.set('alive:dead-replica', '1', 10_000);
+  await relay.services.store.kv.set('alive:dead-replica', '1', 10_000);
   await reconcile();
   expect(await roomMessages(relay.url, 'lapsed')).toHaveLength(1);
   expect(await retaken(c.id)).toEqual([]);
 
   clock += 2; // the lease lapsed: its holder stopped renewing it (it died mid-post)
   await reconcile();
-  const [m] = await relay.engine.store.listMessages(c.id);
+  const [m] = await relay.services.store.listMessages(c.id);
   expect(m).toMatchObject({ state: 'posted', error: null });
   expect(m?.ref_id).toBeTruthy();
   expect(await roomMessages(relay.url, 'lapsed')).toHaveLength(2);
@@ -111,6 +111,6 @@ it('a post that failed and waits for its retry is posted again without post_reta
   const c = await cutPost('failed', { error: 'sendMessage: 502' });
   clock += LEASE_MS;
   await reconcile();
-  expect((await relay.engine.store.listMessages(c.id))[0]?.state).toBe('posted');
+  expect((await relay.services.store.listMessages(c.id))[0]?.state).toBe('posted');
   expect(await retaken(c.id)).toEqual([]);
 });

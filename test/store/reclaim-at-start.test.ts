@@ -59,13 +59,13 @@ it("a dead replica's poll lease is given back at start: the case is polled in th
   await first.start();
   const body = double.create();
   delete body.hitl.events_url;
-  const { case: c } = await first.engine.ingest({
+  const { case: c } = await first.services.intake.ingest({
     target: 'web:reclaim',
     hitl: parse202Body(body).hitl,
   });
   clock += 2000; // the case is due
   // What a replica killed in the middle of a poll leaves behind: its lease, and no liveness key.
-  const leased = await first.engine.store.leaseDue(clock, 10, 'dead-replica', 600_000);
+  const leased = await first.services.store.leaseDue(clock, 10, 'dead-replica', 600_000);
   expect(leased.map((x) => x.id)).toEqual([c.id]);
   await first.stop();
 

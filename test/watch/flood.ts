@@ -124,8 +124,8 @@ export async function measureFlood(o: {
     })();
     await Promise.all([probe, tapper]);
     const sent = await sentSoFar();
-    const stored = await relay.relay.engine.store.getCase(flooded.id);
-    const history = await relay.relay.engine.store.listHistory(flooded.id);
+    const stored = await relay.relay.services.store.getCase(flooded.id);
+    const history = await relay.relay.services.store.listHistory(flooded.id);
     global.gc?.();
     return {
       seconds: o.seconds,

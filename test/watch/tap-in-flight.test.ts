@@ -37,7 +37,7 @@ it('a due poll during a live claim is deferred to the claim; the tap settles wit
     10_000,
     "the watcher's look deferred",
   );
-  expect((await r.relay.engine.store.getCase(id))?.status).not.toBe('completed');
+  expect((await r.relay.services.store.getCase(id))?.status).not.toBe('completed');
   expect(double.seen('poll', caseId).length).toBe(pollsAtSubmit);
   answer();
   expect((await tap).outcome).toBe('submitted');
