@@ -13,6 +13,16 @@ export interface Migration {
   postgres: string;
 }
 
+/** The asks tables' parts that read the same in both dialects. */
+const ASKS_SHARED = `CREATE INDEX IF NOT EXISTS asks_cases_due ON asks_cases (due_at) WHERE due_at IS NOT NULL;
+    CREATE TABLE IF NOT EXISTS asks_events (
+      case_id TEXT NOT NULL,
+      seq INTEGER NOT NULL,
+      event TEXT NOT NULL,
+      data TEXT NOT NULL,
+      PRIMARY KEY (case_id, seq)
+    );`;
+
 /** Where each database records its applied migrations. */
 export const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS schema_version (
   version INTEGER PRIMARY KEY,
@@ -182,14 +192,7 @@ export const MIGRATIONS: readonly Migration[] = [
       submit_hash BLOB,
       due_at INTEGER
     );
-    CREATE INDEX IF NOT EXISTS asks_cases_due ON asks_cases (due_at) WHERE due_at IS NOT NULL;
-    CREATE TABLE IF NOT EXISTS asks_events (
-      case_id TEXT NOT NULL,
-      seq INTEGER NOT NULL,
-      event TEXT NOT NULL,
-      data TEXT NOT NULL,
-      PRIMARY KEY (case_id, seq)
-    );
+    ${ASKS_SHARED}
     CREATE TABLE IF NOT EXISTS asks_submissions (
       id INTEGER PRIMARY KEY AUTOINCREMENT,
       data TEXT NOT NULL
@@ -203,14 +206,7 @@ export const MIGRATIONS: readonly Migration[] = [
       submit_hash BYTEA,
       due_at BIGINT
     );
-    CREATE INDEX IF NOT EXISTS asks_cases_due ON asks_cases (due_at) WHERE due_at IS NOT NULL;
-    CREATE TABLE IF NOT EXISTS asks_events (
-      case_id TEXT NOT NULL,
-      seq INTEGER NOT NULL,
-      event TEXT NOT NULL,
-      data TEXT NOT NULL,
-      PRIMARY KEY (case_id, seq)
-    );
+    ${ASKS_SHARED}
     CREATE TABLE IF NOT EXISTS asks_submissions (
       id BIGSERIAL PRIMARY KEY,
       data TEXT NOT NULL

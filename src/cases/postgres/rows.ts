@@ -1,4 +1,5 @@
 /** How a case is stored in PostgreSQL: one row, the document as jsonb. */
+import type { CaseRowOf } from '../case-row.ts';
 import type { StoredCase } from '../types.ts';
 
 export const CASE_COLS =
@@ -7,24 +8,7 @@ export const CASE_COLS =
 /** The statuses after which nothing changes, as an SQL list. */
 export const TERMINAL = "('completed','expired','cancelled')";
 
-export interface Row {
-  id: string;
-  key: string;
-  origin: string;
-  case_id: string;
-  target: string;
-  status: string;
-  version: number;
-  doc: StoredCase['doc'];
-  secrets: string;
-  next_check_at: number | null;
-  etag: string | null;
-  poll_failures: number;
-  claim_holder: string | null;
-  claim_until: number | null;
-  created_at: number;
-  updated_at: number;
-}
+export type Row = CaseRowOf<StoredCase['doc']>;
 
 export function toCase(r: Row): StoredCase {
   const { claim_holder, claim_until, ...rest } = r;

@@ -1,24 +1,8 @@
 /** How a case is stored in SQLite: one row, the document as JSON text. */
+import type { CaseRowOf } from '../case-row.ts';
 import type { StoredCase } from '../types.ts';
 
-export interface CaseRow {
-  id: string;
-  key: string;
-  origin: string;
-  case_id: string;
-  target: string;
-  status: string;
-  version: number;
-  doc: string;
-  secrets: string;
-  next_check_at: number | null;
-  etag: string | null;
-  poll_failures: number;
-  claim_holder: string | null;
-  claim_until: number | null;
-  created_at: number;
-  updated_at: number;
-}
+export type CaseRow = CaseRowOf<string>;
 
 /** The statuses after which nothing changes, as an SQL list. */
 export const TERMINAL = "('completed','expired','cancelled')";
