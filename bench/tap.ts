@@ -205,20 +205,20 @@ for (const [platform, rk, bk] of [
         value: a.p99,
         unit: 'ms',
         baseline: b.p99,
-        goal: 'ratio <= 1.5',
-        met: a.p99 / b.p99 <= 1.5,
+        // Issue 22: the submit leaves within 3x the bare relay's p99 (the edit has no ratio goal).
+        goal: leg === 'submit' ? 'ratio <= 3' : '',
+        met: leg === 'submit' ? a.p99 / b.p99 <= 3 : null,
       },
     );
-    if (leg === 'edit')
-      figures.push({
-        bench: 'tap',
-        figure: `${platform}: p99 added by hitl-relay (tap -> edit)`,
-        value: a.p99 - b.p99,
-        unit: 'ms',
-        baseline: null,
-        goal: '< 5 ms',
-        met: a.p99 - b.p99 < 5,
-      });
+    figures.push({
+      bench: 'tap',
+      figure: `${platform}: p99 added by hitl-relay (${what})`,
+      value: a.p99 - b.p99,
+      unit: 'ms',
+      baseline: null,
+      goal: '< 2 ms',
+      met: a.p99 - b.p99 < 2,
+    });
   }
   const reply = summary(rel.map((s) => s.reply));
   const breply = summary(bas.map((s) => s.reply));
