@@ -88,3 +88,20 @@ console.log(`profile: ${(totalUs / 1e6).toFixed(1)} s wall`);
 top(fileTime, 'self time by file / package');
 top(fnTime, 'self time by function');
 top(inclusive, 'inclusive time by file / package (self + everything it called)');
+// Inclusive time per function of ours (not node_modules, not node:), to see which step costs.
+const fnInclusive = new Map<string, number>();
+for (const [id, us] of self) {
+  const seen = new Set<string>();
+  for (let n: number | undefined = id; n !== undefined; n = parent.get(n)) {
+    const f = byId.get(n)!.callFrame;
+    const u = short(f.url);
+    if (!u || u.startsWith('node:') || u.startsWith('node_modules/') || u.startsWith('wasm:'))
+      continue;
+    const k = `${f.functionName || '(anonymous)'}  ${u.replace(/.*\/(src|platforms|bench|test)\//, '$1/')}`;
+    if (!seen.has(k)) {
+      seen.add(k);
+      fnInclusive.set(k, (fnInclusive.get(k) ?? 0) + us);
+    }
+  }
+}
+top(fnInclusive, 'inclusive time by function of ours');

@@ -6,7 +6,7 @@
  * Taps run one at a time, relay and baseline interleaved, so both see the same machine.
  */
 import type { Update } from 'grammy/types';
-import { createWebAdapter } from '../platforms/web/index.ts';
+import { createWebAdapter, WEB_ROOM_MAX_MESSAGES } from '../platforms/web/index.ts';
 import { FakeTelegramApi } from '../test/fakes/telegram-api.ts';
 import { benchArgs } from './lib/args.ts';
 import { type BareRelay, startBareRelay } from './lib/bare-relay.ts';
@@ -20,7 +20,10 @@ import { benchTelegramAdapter, NO_PACE, WEBHOOK_PATH } from './lib/telegram.ts';
 
 const RELAY_CHAT = -1001000000001;
 const BARE_CHAT = -1001000000002;
-const ROOM = 'bench';
+// A web room keeps its newest WEB_ROOM_MAX_MESSAGES, so the cases are spread over rooms of at
+// most half that (each tap still finds its card; one room or many costs the relay the same).
+const ROOM_CASES = Math.floor(WEB_ROOM_MAX_MESSAGES / 2);
+const roomOf = (i: number) => `bench${Math.floor(i / ROOM_CASES)}`;
 const USER = { id: '4242', name: 'Ann Example' };
 
 const args = benchArgs();
@@ -60,7 +63,7 @@ const postJson = (url: string, body: unknown) => http.post(url, body);
 const started = performance.now();
 await pool(total, 16, async (i) => {
   for (const [target, id] of [
-    [`web:${ROOM}`, `rw${i}`],
+    [`web:${roomOf(i)}`, `rw${i}`],
     [`telegram:${RELAY_CHAT}`, `rt${i}`],
   ] as const) {
     const res = await postJson(`${r.url}/v1/cases`, { target, response: service.create(id) });
@@ -87,9 +90,11 @@ await pool(total, 16, async (i) => {
   });
 });
 const relayWeb = new Map<string, string>(); // service case id -> web message id
-const room = await http.get(`${r.url}/web/api/rooms/${ROOM}/messages`);
-for (const m of room.body as Array<{ id: string; prompt: string }>)
-  relayWeb.set(/build (\S+) to/.exec(m.prompt)![1]!, m.id);
+for (let first = 0; first < total; first += ROOM_CASES) {
+  const room = await http.get(`${r.url}/web/api/rooms/${roomOf(first)}/messages`);
+  for (const m of room.body as Array<{ id: string; prompt: string }>)
+    relayWeb.set(/build (\S+) to/.exec(m.prompt)![1]!, m.id);
+}
 const relayTg = new Map<string, { messageId: number; data: string }>();
 for (const m of fake.messages(RELAY_CHAT)) {
   const id = /build (\S+) to/.exec(m.sent)![1]!;
@@ -116,7 +121,7 @@ async function webTap(kind: 'rw' | 'bw', i: number): Promise<Sample> {
   const edited = marks.wait(`edit:web:${messageId}`);
   const t0 = performance.now();
   const res = await postJson(
-    `${base}/web/api/rooms/${ROOM}/messages/${messageId}/actions/approve`,
+    `${base}/web/api/rooms/${roomOf(i)}/messages/${messageId}/actions/approve`,
     { user: USER },
   );
   const reply = performance.now();
@@ -200,20 +205,20 @@ for (const [platform, rk, bk] of [
         value: a.p99,
         unit: 'ms',
         baseline: b.p99,
-        goal: 'ratio <= 1.5',
-        met: a.p99 / b.p99 <= 1.5,
+        // Issue 22: the submit leaves within 3x the bare relay's p99 (the edit has no ratio goal).
+        goal: leg === 'submit' ? 'ratio <= 3' : '',
+        met: leg === 'submit' ? a.p99 / b.p99 <= 3 : null,
       },
     );
-    if (leg === 'edit')
-      figures.push({
-        bench: 'tap',
-        figure: `${platform}: p99 added by hitl-relay (tap -> edit)`,
-        value: a.p99 - b.p99,
-        unit: 'ms',
-        baseline: null,
-        goal: '< 5 ms',
-        met: a.p99 - b.p99 < 5,
-      });
+    figures.push({
+      bench: 'tap',
+      figure: `${platform}: p99 added by hitl-relay (${what})`,
+      value: a.p99 - b.p99,
+      unit: 'ms',
+      baseline: null,
+      goal: '< 2 ms',
+      met: a.p99 - b.p99 < 2,
+    });
   }
   const reply = summary(rel.map((s) => s.reply));
   const breply = summary(bas.map((s) => s.reply));
