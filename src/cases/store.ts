@@ -78,9 +78,16 @@ export interface WatchRows {
   ): Promise<void>;
   /**
    * Leases up to `limit` open cases whose next check is due, for `leaseMs`; other replicas skip
-   * them until the lease ends (a dead replica's work comes back by itself).
+   * them until the lease ends (a dead replica's work comes back by itself). Cases whose service
+   * origin is in `skipOrigins` (all its poll slots taken here) are left due and unleased.
    */
-  leaseDue(now: number, limit: number, owner: string, leaseMs: number): Promise<StoredCase[]>;
+  leaseDue(
+    now: number,
+    limit: number,
+    owner: string,
+    leaseMs: number,
+    skipOrigins?: readonly string[],
+  ): Promise<StoredCase[]>;
   /** Brings every open case's next check forward to within [now, now + spreadMs) (start-up re-poll, spread out). */
   rescheduleOpen(now: number, spreadMs: number): Promise<number>;
   /** Gives back every watch lease `owner` holds (a process stopping), so others poll at once. */

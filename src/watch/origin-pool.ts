@@ -13,7 +13,16 @@ export class OriginPool {
   constructor(
     readonly maxTotal: number,
     readonly maxPerOrigin: number,
+    /** Called when an item ends and its slot is free again. */
+    private readonly onFree: () => void = () => {},
   ) {}
+
+  /** The origins whose slots are all taken. */
+  saturated(): string[] {
+    const full: string[] = [];
+    for (const [origin, n] of this.inflight) if (n >= this.maxPerOrigin) full.push(origin);
+    return full;
+  }
 
   /** Slots free in total. */
   get free(): number {
@@ -34,6 +43,7 @@ export class OriginPool {
         else this.inflight.delete(origin);
         this.total--;
         this.running.delete(p);
+        this.onFree();
       });
     this.running.add(p);
     return true;

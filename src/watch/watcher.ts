@@ -52,6 +52,11 @@ export class Watcher {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private stopped = false;
+  /** The last pass left due cases for want of a free slot. */
+  private starved = false;
+  private wakePending = false;
+  /** Only a started loop is woken by a free slot (tests drive tick() themselves). */
+  private started = false;
   private readonly o: Required<WatcherOptions>;
   private readonly pool: OriginPool;
   /** The engine's clock at the last pass (to notice it stepping back). */
@@ -74,7 +79,7 @@ export class Watcher {
       leaseMs: options.leaseMs ?? engine.config.leaseMs,
       expiryGraceMs: options.expiryGraceMs ?? 60_000,
     };
-    this.pool = new OriginPool(this.o.concurrency, this.o.perOrigin);
+    this.pool = new OriginPool(this.o.concurrency, this.o.perOrigin, () => this.slotFree());
   }
 
   /** Resolves when every poll started so far has finished (tests, shutdown). */
@@ -85,6 +90,7 @@ export class Watcher {
   /** Starts the loop. */
   start(): void {
     this.stopped = false;
+    this.started = true;
     this.schedule(0);
   }
 
@@ -96,20 +102,20 @@ export class Watcher {
 
   private schedule(ms: number): void {
     if (this.stopped) return;
+    clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.tick(), ms);
     this.timer.unref?.();
   }
 
   /**
    * One pass: lease as many due cases as there are free poll slots and start each poll on its
-   * own (the pass does not wait for them). A case whose origin has no free slot is put back a
-   * little later, so a slow or hanging service delays only its own cases. Exposed for tests.
+   * own (the pass does not wait for them). A case whose origin has no free slot stays due for the
+   * next free slot, so a slow or hanging service delays only its own cases. Exposed for tests.
    */
   async tick(): Promise<number> {
     if (this.running) return 0;
     this.running = true;
     let n = 0;
-    let deferred = 0;
     try {
       const now = this.engine.now();
       // The clock stepped back (an NTP correction, a VM restore): every next check now looks far
@@ -122,38 +128,63 @@ export class Watcher {
         await this.engine.store.rescheduleOpen(now, this.engine.config.pollMinMs);
       }
       this.lastNow = now;
-      const room = Math.min(this.o.batch, this.pool.free);
-      if (room > 0) {
-        const due = await this.engine.store.leaseDue(
-          now,
-          room,
-          this.engine.instanceId,
-          this.o.leaseMs,
-        );
-        n = due.length;
-        for (const c of due) {
-          const run = () =>
-            this.check(c).catch((err) =>
-              this.engine.log.error({ case: c.id, err: String(err) }, 'watching a case failed'),
-            );
-          if (this.pool.tryRun(originOf(c.doc.hitl.poll_url), run)) continue;
-          deferred++;
-          // Its origin is busy (slow or hanging): look again in a while, spread out.
-          await this.engine.store.updateWatch(c.id, {
-            next_check_at:
-              now + Math.max(this.engine.config.pollMinMs, 2000) * (0.5 + Math.random()),
-            etag: c.etag,
-            poll_failures: c.poll_failures,
-          });
-        }
-      }
+      n = await this.leaseAndStart(now);
     } catch (err) {
       this.engine.log.error({ err: String(err) }, 'watch tick failed');
     } finally {
       this.running = false;
-      this.schedule(n > 0 && n >= this.o.batch && !deferred ? 0 : this.o.tickMs);
+      // Waiting for a slot (all taken, or an origin's): the next free slot wakes the loop.
+      this.starved = this.pool.free === 0 || this.pool.saturated().length > 0;
+      this.schedule(n >= this.o.batch ? 0 : this.o.tickMs);
     }
     return n;
+  }
+
+  /**
+   * Leases only what can start now: at most one origin's worth of slots per query, never a case of
+   * an origin whose slots are all taken (those stay due and unleased until a slot frees, so one
+   * busy service neither holds the others back nor loses its place).
+   */
+  private async leaseAndStart(now: number): Promise<number> {
+    const e = this.engine;
+    let n = 0;
+    while (n < this.o.batch) {
+      const room = Math.min(this.o.batch - n, this.pool.free, this.pool.maxPerOrigin);
+      if (room <= 0) break;
+      const due = await e.store.leaseDue(
+        now,
+        room,
+        e.instanceId,
+        this.o.leaseMs,
+        this.pool.saturated(),
+      );
+      for (const c of due) {
+        const run = () =>
+          this.check(c).catch((err) =>
+            e.log.error({ case: c.id, err: String(err) }, 'watching a case failed'),
+          );
+        if (this.pool.tryRun(originOf(c.doc.hitl.poll_url), run)) n++;
+        // Its origin filled up within this batch: due again, unleased, for its next free slot.
+        else
+          await e.store.updateWatch(c.id, {
+            next_check_at: c.next_check_at,
+            etag: c.etag,
+            poll_failures: c.poll_failures,
+          });
+      }
+      if (due.length < room) break;
+    }
+    return n;
+  }
+
+  /** A slot came free: when the last pass had to leave due cases for want of one, run again now. */
+  private slotFree(): void {
+    if (!this.started || !this.starved || this.stopped || this.running || this.wakePending) return;
+    this.wakePending = true;
+    setImmediate(() => {
+      this.wakePending = false;
+      if (!this.stopped && !this.running) this.schedule(0);
+    });
   }
 
   /** Polls one leased case and schedules its next look. */

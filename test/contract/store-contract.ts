@@ -163,6 +163,17 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       );
     });
 
+    it('leaves the due cases of a busy origin due and unleased (skipOrigins)', async () => {
+      const busy = sampleCase({ origin: 'https://busy.example', next_check_at: 1_000 });
+      const other = sampleCase({ origin: 'https://other.example', next_check_at: 2_000 });
+      await store.createCase(busy);
+      await store.createCase(other);
+      const leased = await store.leaseDue(now, 10, 'r1', 60_000, ['https://busy.example']);
+      expect(leased.map((c) => c.id)).toEqual([other.id]);
+      // Still due for the next free slot: nothing pushed back, nobody holds it.
+      expect((await store.leaseDue(now, 10, 'r1', 60_000, [])).map((c) => c.id)).toEqual([busy.id]);
+    });
+
     it('a stopping process gives its watch leases back, and only its own', async () => {
       const mine = sampleCase({ next_check_at: 5_000 });
       await store.createCase(mine);

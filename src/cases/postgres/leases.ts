@@ -52,13 +52,14 @@ export function pgWatch(pool: pg.Pool): WatchRows {
         [id, w.next_check_at, w.etag, w.poll_failures],
       );
     },
-    async leaseDue(at, limit, owner, leaseMs) {
+    async leaseDue(at, limit, owner, leaseMs, skipOrigins = []) {
       const r = await pool.query<Row>(
         `UPDATE cases SET lease_owner = $1, lease_until = $2 WHERE id IN (
            SELECT id FROM cases WHERE next_check_at IS NOT NULL AND next_check_at <= $3 AND (lease_until IS NULL OR lease_until < $3)
+           AND NOT (origin = ANY($5::text[]))
            ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED)
          RETURNING ${CASE_COLS}`,
-        [owner, at + leaseMs, at, limit],
+        [owner, at + leaseMs, at, limit, skipOrigins],
       );
       return r.rows.map(toCase).sort((a, b) => (a.next_check_at ?? 0) - (b.next_check_at ?? 0));
     },

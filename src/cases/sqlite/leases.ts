@@ -54,6 +54,11 @@ function watchStatements(db: Database.Database) {
       CaseRow
     >(`SELECT * FROM cases WHERE next_check_at IS NOT NULL
       AND next_check_at <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY next_check_at LIMIT ?`),
+    dueSkipping: db.prepare<[number, number, string, number], CaseRow>(
+      `SELECT * FROM cases WHERE next_check_at IS NOT NULL
+      AND next_check_at <= ? AND (lease_until IS NULL OR lease_until < ?)
+      AND origin NOT IN (SELECT value FROM json_each(?)) ORDER BY next_check_at LIMIT ?`,
+    ),
     lease: db.prepare('UPDATE cases SET lease_owner = ?, lease_until = ? WHERE id = ?'),
     release: db.prepare(
       'UPDATE cases SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?',
@@ -68,17 +73,21 @@ function watchStatements(db: Database.Database) {
 
 export function sqliteWatch(db: Database.Database): WatchRows {
   const q = watchStatements(db);
-  const leaseTx = db.transaction((at: number, limit: number, owner: string, leaseMs: number) => {
-    const rows = q.due.all(at, at, limit);
-    for (const r of rows) q.lease.run(owner, at + leaseMs, r.id);
-    return rows.map(toCase);
-  });
+  const leaseTx = db.transaction(
+    (at: number, limit: number, owner: string, leaseMs: number, skip: readonly string[]) => {
+      const rows = skip.length
+        ? q.dueSkipping.all(at, at, JSON.stringify(skip), limit)
+        : q.due.all(at, at, limit);
+      for (const r of rows) q.lease.run(owner, at + leaseMs, r.id);
+      return rows.map(toCase);
+    },
+  );
   return {
     async updateWatch(id, w) {
       q.updateWatch.run({ id, ...w });
     },
-    async leaseDue(at, limit, owner, leaseMs) {
-      return leaseTx(at, limit, owner, leaseMs);
+    async leaseDue(at, limit, owner, leaseMs, skipOrigins = []) {
+      return leaseTx(at, limit, owner, leaseMs, skipOrigins);
     },
     async releaseWatchLeases(owner) {
       return q.release.run(owner).changes;
