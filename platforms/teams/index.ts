@@ -37,6 +37,9 @@ import { TEAMS_DEFAULT_RETRY, TeamsTransport } from './transport.ts';
 
 export { readTeamsConfig, TEAMS_ENV_VARS, type TeamsConfig } from './config.ts';
 
+/** The Teams adapter's options: its config (tuning knobs included, see TeamsTuning). */
+export type TeamsAdapterOptions = TeamsConfig;
+
 /** The path the Azure Bot's messaging endpoint points at. */
 export const TEAMS_MESSAGES_PATH = '/api/messages';
 /** The fields of a Bot Framework activity the adapter relies on. */
@@ -320,7 +323,7 @@ class TeamsAdapter implements PlatformAdapter {
 
 /** Creates the Teams adapter; refuses an empty app id unless `allowUnauthenticated` is set. */
 export function createTeamsAdapter(
-  config: TeamsConfig,
+  config: TeamsAdapterOptions,
   clock: PaceClock = realClock,
 ): PlatformAdapter {
   return new TeamsAdapter(config, clock);
