@@ -194,7 +194,10 @@ export class SlackAdapter implements PlatformAdapter {
     );
     // `/hitl` (any text) answers, to that person only, with this channel's target string.
     app.command(/.*/, async ({ ack, command }) => {
-      await ack({ response_type: 'ephemeral', text: targetAnswer(command.channel_id) });
+      await ack({
+        response_type: 'ephemeral',
+        text: targetAnswer(command.channel_id, running.ctx.strings),
+      });
     });
   }
 

@@ -84,9 +84,7 @@ export class TeamsBot {
     if (!botAdded) return {};
     const key = await this.capture(activity);
     this.deps.ctx.log.info({ platform: 'teams', target: `teams:${key}` }, 'teams bot added');
-    return plainReply(
-      `Hello! I post HITL review cases here. The target for this conversation is teams:${key} (ask me "hitl id" any time).`,
-    );
+    return plainReply(stringsOf(this.deps.ctx).welcome(`teams:${key}`, '"hitl id"'));
   }
 
   private async onMessage(activity: TeamsActivity): Promise<TurnResult> {
@@ -94,8 +92,9 @@ export class TeamsBot {
     if (submitted) return this.onSubmit(activity, submitted);
     if (!HITL_ID.test(textWithoutBotMention(activity))) return {};
     const key = await this.capture(activity);
+    const words = stringsOf(this.deps.ctx);
     return plainReply(
-      `The target for this conversation is teams:${key}. Your Teams user id is ${activity.from?.id ?? '?'}.`,
+      `${words.target(`teams:${key}`)}\n${words.yourUserId(activity.from?.id ?? '?')}`,
     );
   }
 
