@@ -32,6 +32,7 @@ import {
   TEST_DISCORD_TOKEN,
 } from './discord/harness.ts';
 import { makeContext as makeDiscordContext } from './discord/helpers.ts';
+import { startRig as startTeamsRig } from './teams/helpers.ts';
 import {
   makeCard as makeTelegramCard,
   memoryLogger,
@@ -166,6 +167,7 @@ describe('a LOCALE template change reaches welcome and ask-flow texts on each pl
         adapter: {
           not_answerable: 'Hier nicht mehr zu beantworten.',
           target: 'Ziel dieses Chats: {{target}}',
+          welcome: 'Willkommen! Ziel: {{target}} (frag mich {{command}}).',
           unknown_command: 'Unbekannt; versuche {{command}}.',
           asks: { answer_below: 'Antworte unten.', already_placed: 'Schon gesetzt.' },
         },
@@ -229,6 +231,17 @@ describe('a LOCALE template change reaches welcome and ask-flow texts on each pl
       expect(await answers(press)).toEqual(['Hier nicht mehr zu beantworten.']);
     } finally {
       await fake.close();
+    }
+  });
+  it('Teams: the welcome when the bot is added, in the relay locale', async () => {
+    const rig = await startTeamsRig({ strings: localized() });
+    try {
+      const { conversationId, key } = await rig.install();
+      expect(rig.fake.conversation(conversationId)[0]?.versions[0]?.text).toBe(
+        `Willkommen! Ziel: teams:${key} (frag mich "hitl id").`,
+      );
+    } finally {
+      await rig.close();
     }
   });
 });
