@@ -293,7 +293,7 @@ export class InteractionFlow {
   private updateFor(reply: TapReply, ctx: AdapterContext): DiscordInteractionResponse {
     if (!reply.card) return { type: CallbackType.deferredUpdate };
     try {
-      return { type: CallbackType.updateMessage, data: renderMessage(reply.card) };
+      return { type: CallbackType.updateMessage, data: renderMessage(reply.card, ctx.strings) };
     } catch (error) {
       ctx.log.error(
         { err: error instanceof Error ? error.message : String(error) },

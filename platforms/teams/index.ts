@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type {
   AdapterContext,
+  AdapterStrings,
   HttpRoute,
   InboundRequest,
   InboundResponse,
@@ -106,9 +107,13 @@ function readActivity(req: InboundRequest): TeamsActivity | InboundResponse {
 }
 
 /** A Teams message carrying `card` (the title as the notification summary). */
-function cardMessage(card: Card, extra: OutgoingActivity = {}): OutgoingActivity {
+function cardMessage(
+  card: Card,
+  strings: AdapterStrings | undefined,
+  extra: OutgoingActivity = {},
+): OutgoingActivity {
   return {
-    attachments: [adaptiveCard(renderTeamsCard(card))],
+    attachments: [adaptiveCard(renderTeamsCard(card, strings ? { strings } : {}))],
     summary: truncateText(card.title, 200),
     ...extra,
   };
@@ -264,7 +269,7 @@ class TeamsAdapter implements PlatformAdapter {
     if (parent) ({ reference, replyToId } = inThreadOf(reference, parent));
     const activityId = await this.connector.send(
       reference,
-      cardMessage(card, replyToId ? { replyToId } : {}),
+      cardMessage(card, this.ctx?.strings, replyToId ? { replyToId } : {}),
     );
     await store.saveCard(address, activityId, card);
     return teamsMessageRef(address, activityId);
@@ -284,7 +289,7 @@ class TeamsAdapter implements PlatformAdapter {
   /** Replaces the message's card on Teams (updateActivity), leaving the stored card alone. */
   private async put(ref: MessageRef, activityId: string, card: Card): Promise<void> {
     const reference = await this.reference(ref.address, 'updateActivity');
-    await this.connector.update(reference, activityId, cardMessage(card));
+    await this.connector.update(reference, activityId, cardMessage(card, this.ctx?.strings));
   }
 
   async notify(

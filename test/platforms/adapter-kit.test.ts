@@ -7,6 +7,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DiscordApi, type DiscordInteractionResponse } from '../../platforms/discord/api.ts';
 import { InteractionFlow } from '../../platforms/discord/interactions.ts';
 import type { RawInteraction } from '../../platforms/discord/parse.ts';
+import { renderMessage as renderDiscordMessage } from '../../platforms/discord/render.ts';
+import { renderCard as renderSlackCard } from '../../platforms/slack/render.ts';
+import { renderTeamsCard } from '../../platforms/teams/render.ts';
 import { createTelegramAdapter } from '../../platforms/telegram/index.ts';
 import type { AdapterContext, Tap, TapReply } from '../../src/adapter.ts';
 import {
@@ -169,7 +172,12 @@ describe('a LOCALE template change reaches welcome and ask-flow texts on each pl
           target: 'Ziel dieses Chats: {{target}}',
           welcome: 'Willkommen! Ziel: {{target}} (frag mich {{command}}).',
           unknown_command: 'Unbekannt; versuche {{command}}.',
-          asks: { answer_below: 'Antworte unten.', already_placed: 'Schon gesetzt.' },
+          asks: {
+            answer_below: 'Antworte unten.',
+            already_placed: 'Schon gesetzt.',
+            choose_one: 'Wähle eins',
+            choose_range: 'Wähle {{min}} bis {{max}}',
+          },
         },
       }),
     );
@@ -243,6 +251,27 @@ describe('a LOCALE template change reaches welcome and ask-flow texts on each pl
     } finally {
       await rig.close();
     }
+  });
+  it('the choice placeholders of Discord, Slack and Teams ask menus', () => {
+    const strings = localized();
+    const card = (kind: keyof typeof KINDS) => {
+      const parsed = parseAskContent(KINDS[kind].content);
+      if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
+      return makeTelegramCard({
+        key: 'menu1',
+        actions: [],
+        ask: { kind: kindOf(parsed.content), content: parsed.content },
+      });
+    };
+    const single = card('decision.single');
+    const multi = card('decision.multi');
+    const json = (x: unknown) => JSON.stringify(x);
+    expect(json(renderDiscordMessage(single, strings))).toContain('"placeholder":"Wähle eins"');
+    expect(json(renderDiscordMessage(multi, strings))).toContain('"placeholder":"Wähle 1 bis 2"');
+    expect(json(renderSlackCard(single, strings))).toContain('"text":"Wähle eins"');
+    expect(json(renderTeamsCard(multi, { strings }))).toContain('"label":"Wähle 1 bis 2"');
+    // Without the context's strings: English.
+    expect(json(renderDiscordMessage(single))).toContain('"placeholder":"Choose one"');
   });
 });
 
