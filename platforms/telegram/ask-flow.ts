@@ -255,10 +255,10 @@ async function answerButton(
     user: at.user,
     ref: refFromMessage(at.message),
   };
+  // The context's log and LOCALE strings, the adapter's wait.
   const out = await submitWithin((t) => deps.ctx.onTap(t), tap, {
-    log: deps.ctx.log,
+    ...deps.ctx,
     waitMs: deps.waitMs,
-    strings: deps.ctx.strings,
   });
   if (b.op === 'd' && out.reply?.outcome === 'submitted')
     await deps.ctx.kv.set(pickKey(b.key, at.user.id), '', 1);
