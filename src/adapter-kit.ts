@@ -54,6 +54,9 @@ function askStrings(strings: Strings): AdapterAskStrings {
     chooseOne: text('choose_one'),
     chooseRange: (min, max) => text('choose_range', { min, max }),
     chooseAtLeast: (min) => text('choose_at_least', { min }),
+    yourChoice: (count, limits, picks) => text('your_choice', { count, limits, picks }),
+    yourOrder: (count, total, picks) => text('your_order', { count, total, picks }),
+    noneYet: text('none_yet'),
   };
 }
 

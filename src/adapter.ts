@@ -181,6 +181,12 @@ export interface AdapterAskStrings {
   chooseRange(min: number, max: number): string;
   /** A multi-choice menu's placeholder with only a lower bound. */
   chooseAtLeast(min: number): string;
+  /** One person's multi-select picks so far (`limits` like "1-2", `picks` the joined labels). */
+  yourChoice(count: number, limits: string, picks: string): string;
+  /** One person's ranking so far. */
+  yourOrder(count: number, total: number, picks: string): string;
+  /** Nothing picked yet. */
+  noneYet: string;
 }
 
 /**

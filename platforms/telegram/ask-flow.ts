@@ -210,7 +210,7 @@ async function pickButton(
       deps.ctx.log.warn({ err, key: b.key }, 'telegram ask keyboard edit failed');
     }
   }
-  return { text: pickSummary(content, next) };
+  return { text: pickSummary(content, next, words(deps).asks) };
 }
 
 /** "Answer…" / "Edit…": the first prompt of the field-by-field flow. */

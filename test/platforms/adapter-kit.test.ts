@@ -177,6 +177,7 @@ describe('a LOCALE template change reaches welcome and ask-flow texts on each pl
             already_placed: 'Schon gesetzt.',
             choose_one: 'Wähle eins',
             choose_range: 'Wähle {{min}} bis {{max}}',
+            your_choice: 'Gewählt ({{count}}): {{picks}}',
           },
         },
       }),
@@ -202,6 +203,9 @@ describe('a LOCALE template change reaches welcome and ask-flow texts on each pl
       const rank = await postAsk(s, 'decision.rank', 'rnk1');
       await tapAsk(s, rank, 'rnk1:r:0', ann);
       expect((await tapAsk(s, rank, 'rnk1:x', ann)).text).toBe('Schon gesetzt.');
+      // A group pick's toast (each person's own picks).
+      const multi = await postAsk(s, 'decision.multi', 'mul1');
+      expect((await tapAsk(s, multi, 'mul1:t:0', ann)).text).toBe('Gewählt (1): Infrastructure');
     } finally {
       await s.close();
     }
