@@ -7,13 +7,20 @@ import type { RelayConfig } from '../src/config/config.ts';
 
 /** Every environment variable the platform adapters read. */
 export async function platformEnvVars(): Promise<string[]> {
-  const [t, s, d, m] = await Promise.all([
+  const [t, s, d, m, w] = await Promise.all([
     import('./telegram/config.ts'),
     import('./slack/config.ts'),
     import('./discord/config.ts'),
     import('./teams/config.ts'),
+    import('./web/config.ts'),
   ]);
-  return [...t.TELEGRAM_ENV_VARS, ...s.SLACK_ENV_VARS, ...d.DISCORD_ENV_VARS, ...m.TEAMS_ENV_VARS];
+  return [
+    ...t.TELEGRAM_ENV_VARS,
+    ...s.SLACK_ENV_VARS,
+    ...d.DISCORD_ENV_VARS,
+    ...m.TEAMS_ENV_VARS,
+    ...w.WEB_ENV_VARS,
+  ];
 }
 
 /** Creates the adapters configured in `env` (configs are read first, so a bad one fails before anything starts). */
@@ -22,14 +29,8 @@ export async function loadAdapters(
   config: RelayConfig,
 ): Promise<PlatformAdapter[]> {
   const adapters: PlatformAdapter[] = [];
-  if (config.webChat)
-    adapters.push(
-      (await import('./web/index.ts')).createWebAdapter({
-        token: config.webChatToken,
-        // The page's demo buttons call /v1/cases from the browser, which works without an API key only.
-        demo: config.demo && !config.apiKey,
-      }),
-    );
+  const web = (await import('./web/config.ts')).readWebConfig(config);
+  if (web) adapters.push((await import('./web/index.ts')).createWebAdapter(web));
   const telegram = (await import('./telegram/config.ts')).readTelegramConfig(env);
   const slack = (await import('./slack/config.ts')).readSlackConfig(env);
   const discord = (await import('./discord/config.ts')).readDiscordConfig(env);

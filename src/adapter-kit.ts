@@ -4,7 +4,14 @@
  * cut text to a platform limit, and speak in the relay's LOCALE. Platforms import this module
  * (it is on .dependency-cruiser.cjs CORE_SURFACE); it holds no platform knowledge.
  */
-import type { AdapterContext, AdapterStrings, KeyValue, Tap, TapReply } from './adapter.ts';
+import type {
+  AdapterAskStrings,
+  AdapterContext,
+  AdapterStrings,
+  KeyValue,
+  Tap,
+  TapReply,
+} from './adapter.ts';
 import type { Logger } from './log.ts';
 import { loadStrings, type Strings, t } from './render/templates.ts';
 
@@ -22,6 +29,34 @@ export function adapterStrings(strings: Strings = loadStrings('en')): AdapterStr
     notOurs: text('not_ours'),
     refusal: (reply, issues) =>
       t(strings, 'adapter.refused_fields', { text: reply, fields: issues.slice(0, 5) }),
+    target: (target) => t(strings, 'adapter.target', { target }),
+    welcome: (target, command) => t(strings, 'adapter.welcome', { target, command }),
+    yourUserId: (id) => t(strings, 'adapter.your_user_id', { id }),
+    unknownCommand: (command) => t(strings, 'adapter.unknown_command', { command }),
+    asks: askStrings(strings),
+  };
+}
+
+/** The ask flows' texts of `strings` (templates `adapter.asks`). */
+function askStrings(strings: Strings): AdapterAskStrings {
+  const text = (key: string, view?: Record<string, unknown>) =>
+    t(strings, `adapter.asks.${key}`, view);
+  return {
+    closed: text('closed'),
+    required: text('required'),
+    alreadyPlaced: text('already_placed'),
+    channelUseDetails: text('channel_use_details'),
+    answerBelow: text('answer_below'),
+    notRecorded: (reply) => text('not_recorded', { text: reply }),
+    formFailed: text('form_failed'),
+    closedUseDetails: text('closed_use_details'),
+    failedTryAgain: text('failed_try_again'),
+    chooseOne: text('choose_one'),
+    chooseRange: (min, max) => text('choose_range', { min, max }),
+    chooseAtLeast: (min) => text('choose_at_least', { min }),
+    yourChoice: (count, limits, picks) => text('your_choice', { count, limits, picks }),
+    yourOrder: (count, total, picks) => text('your_order', { count, total, picks }),
+    noneYet: text('none_yet'),
   };
 }
 

@@ -143,6 +143,50 @@ export interface AdapterStrings {
   notOurs: string;
   /** A refused answer: the engine's text and each problem by its field (bounded by the caller). */
   refusal(text: string, issues: ReadonlyArray<{ path: string; message: string }>): string;
+  /** The reply to the platform's "hitl id" command: the chat's target (formatted by the caller). */
+  target(target: string): string;
+  /** The greeting when the bot is added to a chat, naming its target and the "hitl id" command. */
+  welcome(target: string, command: string): string;
+  /** The person's own id on the platform (for allowlists). */
+  yourUserId(id: string): string;
+  /** A command the bot does not know; `command` is the one that gives the target. */
+  unknownCommand(command: string): string;
+  /** The texts of the ask flows (the ten interaction kinds). */
+  asks: AdapterAskStrings;
+}
+
+/** The ask flows' toasts, refusals and placeholders (templates `adapter.asks`). */
+export interface AdapterAskStrings {
+  /** The question's draft or form is gone: start again from the card. */
+  closed: string;
+  /** Skip on a required step. */
+  required: string;
+  /** A ranking option that is already placed. */
+  alreadyPlaced: string;
+  /** A typed answer cannot be taken in a channel (no replies to the bot there). */
+  channelUseDetails: string;
+  /** A typed step: the person answers in a reply. */
+  answerBelow: string;
+  /** The service refused the answer (its text). */
+  notRecorded(text: string): string;
+  /** The platform did not open the form. */
+  formFailed: string;
+  /** A form submitted after its ask closed. */
+  closedUseDetails: string;
+  /** Submitting a form failed inside the relay. */
+  failedTryAgain: string;
+  /** A single-choice menu's placeholder. */
+  chooseOne: string;
+  /** A multi-choice menu's placeholder with both bounds. */
+  chooseRange(min: number, max: number): string;
+  /** A multi-choice menu's placeholder with only a lower bound. */
+  chooseAtLeast(min: number): string;
+  /** One person's multi-select picks so far (`limits` like "1-2", `picks` the joined labels). */
+  yourChoice(count: number, limits: string, picks: string): string;
+  /** One person's ranking so far. */
+  yourOrder(count: number, total: number, picks: string): string;
+  /** Nothing picked yet. */
+  noneYet: string;
 }
 
 /**

@@ -3,7 +3,8 @@
  * min/max values from the ask) in its own action row; choosing is the answer, so the interaction's
  * `data.values` become the tap's data. Other kinds keep the Details button (the review page). Pure.
  */
-import type { Tap } from '../../src/adapter.ts';
+import type { AdapterStrings, Tap } from '../../src/adapter.ts';
+import { stringsOf } from '../../src/adapter-kit.ts';
 import type { Card } from '../../src/render/card.ts';
 
 /** custom_id of an ask select: `hitl-ask:<key>:one|many`. */
@@ -25,7 +26,7 @@ export interface DiscordStringSelect {
 const cut = (s: string, max: number) => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);
 
 /** The select for the card's ask, or null when Discord cannot draw it natively. */
-export function askSelect(card: Card): DiscordStringSelect | null {
+export function askSelect(card: Card, strings?: AdapterStrings): DiscordStringSelect | null {
   const c = card.ask?.content;
   if (card.final || c?.type !== 'decision' || c.sub_type === 'rank') return null;
   if (
@@ -33,12 +34,13 @@ export function askSelect(card: Card): DiscordStringSelect | null {
     c.options.some((o) => o.key.length > OPTION_TEXT_MAX)
   )
     return null;
+  const words = stringsOf(strings ? { strings } : null).asks;
   const multi = c.sub_type === 'multi';
   const max = multi ? Math.min(c.max_select ?? c.options.length, c.options.length) : 1;
   return {
     type: 3,
     custom_id: `hitl-ask:${card.key}:${multi ? 'many' : 'one'}`,
-    placeholder: multi ? `Choose ${c.min_select}-${max}` : 'Choose one',
+    placeholder: multi ? words.chooseRange(c.min_select, max) : words.chooseOne,
     min_values: multi ? Math.min(c.min_select, max) : 1,
     max_values: max,
     options: c.options.map((o) => {

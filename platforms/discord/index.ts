@@ -114,7 +114,7 @@ export class DiscordAdapter implements PlatformAdapter {
 
   async post(address: string, card: Card, options: PostOptions = {}): Promise<MessageRef> {
     await rememberAsk(this.ctx, card);
-    const body: DiscordCreateMessageBody = renderMessage(card);
+    const body: DiscordCreateMessageBody = renderMessage(card, this.ctx?.strings);
     const replyTo = options.replyTo ? splitMessageRefId(options.replyTo.id) : null;
     if (replyTo && options.replyTo?.platform === 'discord' && replyTo.channelId === address) {
       // Replying to our own message; replied_user: false so even that reply pings nobody.
@@ -129,7 +129,11 @@ export class DiscordAdapter implements PlatformAdapter {
     const ids = this.ids(ref, 'PATCH /channels/:id/messages/:id');
     await rememberAsk(this.ctx, card);
     // Discord has no "not modified" error: an identical edit simply succeeds.
-    await this.api.editMessage(ids.channelId, ids.messageId, renderMessage(card));
+    await this.api.editMessage(
+      ids.channelId,
+      ids.messageId,
+      renderMessage(card, this.ctx?.strings),
+    );
   }
 
   async notify(ref: MessageRef, text: string, link: CardLink | null): Promise<void> {

@@ -100,7 +100,7 @@ export class InteractionFlow {
         await respond({ type: CallbackType.pong });
         return true;
       case InteractionType.applicationCommand:
-        await respond(this.command(raw));
+        await respond(this.command(raw, ctx));
         return true;
       case InteractionType.messageComponent:
         await this.component(raw, respond, ctx);
@@ -113,15 +113,12 @@ export class InteractionFlow {
     }
   }
 
-  private command(raw: RawInteraction): DiscordInteractionResponse {
+  private command(raw: RawInteraction, ctx: AdapterContext): DiscordInteractionResponse {
     const sub = parseHitlCommand(raw);
     const channelId = interactionChannelId(raw);
-    if (sub === 'id' && channelId) {
-      return ephemeral(
-        `This channel's hitl-relay target is \`discord:${channelId}\`\nPut it in the agent's configuration to send review cases here.`,
-      );
-    }
-    return ephemeral("Unknown command. Try `/hitl id` to get this channel's target.");
+    if (sub === 'id' && channelId)
+      return ephemeral(stringsOf(ctx).target(`\`discord:${channelId}\``));
+    return ephemeral(stringsOf(ctx).unknownCommand('`/hitl id`'));
   }
 
   private async component(
@@ -187,7 +184,7 @@ export class InteractionFlow {
     const content = await loadAsk(ctx, key);
     const user = interactionUser(raw);
     if (!content || !user) {
-      await respond(ephemeral('This one can no longer be answered here; use Details.'));
+      await respond(ephemeral(stringsOf(ctx).notAnswerable));
       return true;
     }
     const at: AskAt = { raw, key, content, user, respond, ctx };
@@ -197,9 +194,7 @@ export class InteractionFlow {
     else if (open?.what === 'open') {
       const modal = askModal(key, content);
       await respond(
-        modal
-          ? { type: CALLBACK_MODAL, data: modal }
-          : ephemeral('Use Details to answer this one.'),
+        modal ? { type: CALLBACK_MODAL, data: modal } : ephemeral(stringsOf(ctx).useDetails),
       );
     } else await this.askRank(at, rank?.places ?? null);
     return true;
@@ -209,7 +204,7 @@ export class InteractionFlow {
   private async askChoice(at: AskAt, n: number): Promise<void> {
     const answer = choiceAnswer(at.content, n);
     if (!answer) {
-      await at.respond(ephemeral('This button is no longer active.'));
+      await at.respond(ephemeral(stringsOf(at.ctx).unknownButton));
       return;
     }
     const channelId = interactionChannelId(at.raw);
@@ -236,12 +231,12 @@ export class InteractionFlow {
   private async askRank(at: AskAt, places: number[] | null): Promise<void> {
     const picked = at.raw.data?.values?.[0];
     if (places && !/^\d{1,2}$/.test(picked ?? '')) {
-      await at.respond(ephemeralUpdate('That choice is not valid; start again from the card.'));
+      await at.respond(ephemeralUpdate(stringsOf(at.ctx).choiceInvalid));
       return;
     }
     const step = rankStep(at.key, at.content, places ? [...places, Number(picked)] : []);
     if (!step) {
-      await at.respond(ephemeral('Use Details to answer this one.'));
+      await at.respond(ephemeral(stringsOf(at.ctx).useDetails));
       return;
     }
     if ('ranking' in step) {
@@ -298,7 +293,7 @@ export class InteractionFlow {
   private updateFor(reply: TapReply, ctx: AdapterContext): DiscordInteractionResponse {
     if (!reply.card) return { type: CallbackType.deferredUpdate };
     try {
-      return { type: CallbackType.updateMessage, data: renderMessage(reply.card) };
+      return { type: CallbackType.updateMessage, data: renderMessage(reply.card, ctx.strings) };
     } catch (error) {
       ctx.log.error(
         { err: error instanceof Error ? error.message : String(error) },

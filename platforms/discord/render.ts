@@ -1,5 +1,6 @@
 /** Card -> Discord message payload (content + message components). Pure. */
 
+import type { AdapterStrings } from '../../src/adapter.ts';
 import { PlatformError } from '../../src/errors.ts';
 import type { ActionStyle, Card, CardLink } from '../../src/render/card.ts';
 import { askSelect, type DiscordStringSelect } from './ask.ts';
@@ -162,10 +163,10 @@ export function renderComponents(card: Card): DiscordActionRow[] {
 }
 
 /** Card -> the full message payload; the final card keeps at most the Details link (components: [] otherwise). */
-export function renderMessage(card: Card): DiscordMessagePayload {
+export function renderMessage(card: Card, strings?: AdapterStrings): DiscordMessagePayload {
   const buttons = renderComponents(card);
   // An ask Discord can draw gets its select in a row of its own above the buttons (5 rows at most).
-  const select = askSelect(card);
+  const select = askSelect(card, strings);
   // Kinds answered in a modal or by successive selects get one button that opens them.
   const open = select ? null : askOpenButton(card);
   const choices = askChoiceButtons(card);

@@ -5,6 +5,7 @@
  */
 import type { App, SlackViewAction } from '@slack/bolt';
 import type { AdapterContext, Tap } from '../../src/adapter.ts';
+import { stringsOf } from '../../src/adapter-kit.ts';
 import type { AskContent } from '../../src/asks/content.ts';
 import { probeAction } from '../../src/asks/inputs.ts';
 import type { Logger } from '../../src/log.ts';
@@ -74,12 +75,7 @@ export async function openAskModal(running: Running, open: OpenRequest): Promise
       )
     : null;
   if (!view || !ask) {
-    await tell(
-      running,
-      open.channel,
-      open.userId,
-      'This one can no longer be answered here; use Details.',
-    );
+    await tell(running, open.channel, open.userId, stringsOf(running.ctx).notAnswerable);
     return;
   }
   const refusal = await refusalOf(running, open, ask.content);
@@ -92,7 +88,7 @@ export async function openAskModal(running: Running, open: OpenRequest): Promise
     await running.app.client.views.open({ trigger_id: open.triggerId, view });
   } catch (err) {
     running.log.warn({ err, key: open.key }, 'slack views.open failed');
-    await tell(running, open.channel, open.userId, 'Could not open the form; use Details.');
+    await tell(running, open.channel, open.userId, stringsOf(running.ctx).asks.formFailed);
   }
 }
 
@@ -132,7 +128,7 @@ export async function handleModalSubmit(
   if (!id || !ask) {
     await ack({
       response_action: 'errors',
-      errors: firstError(view, 'This ask is closed; use Details.'),
+      errors: firstError(view, stringsOf(running.ctx).asks.closedUseDetails),
     });
     return;
   }
@@ -154,7 +150,7 @@ export async function handleModalSubmit(
     running.log.error({ err, key: tap.key }, 'slack modal answer failed in the engine');
     await ack({
       response_action: 'errors',
-      errors: firstError(view, 'Something failed; try again.'),
+      errors: firstError(view, stringsOf(running.ctx).asks.failedTryAgain),
     });
     return;
   }

@@ -4,6 +4,8 @@
  * selects' `state.values`. Other kinds keep the Details button (the review page). Pure.
  */
 import type { types } from '@slack/bolt';
+import type { AdapterStrings } from '../../src/adapter.ts';
+import { stringsOf } from '../../src/adapter-kit.ts';
 import type { Card } from '../../src/render/card.ts';
 import { isModalKind, modalView, openButton } from './ask-modal.ts';
 
@@ -44,7 +46,11 @@ function ordinal(n: number): string {
 }
 
 /** The actions block for the card's ask, or null when Slack cannot draw it natively. */
-export function askBlock(card: Card, fitText: FitText): types.ActionsBlock | null {
+export function askBlock(
+  card: Card,
+  fitText: FitText,
+  strings?: AdapterStrings,
+): types.ActionsBlock | null {
   const ask = card.ask;
   if (!ask || card.final) return null;
   if (isModalKind(ask.content))
@@ -55,6 +61,7 @@ export function askBlock(card: Card, fitText: FitText): types.ActionsBlock | nul
   const c = ask.content;
   if (!fits(c.options)) return null;
   const id = (tail: string) => `${SLACK_ASK_ACTION_PREFIX}${card.key}:${tail}`;
+  const words = stringsOf(strings ? { strings } : null).asks;
   const placeholder = (text: string) => ({ type: 'plain_text' as const, text, emoji: true });
   const elements: Array<types.StaticSelect | types.MultiStaticSelect | types.Button> = [];
   let action = 'select';
@@ -62,7 +69,7 @@ export function askBlock(card: Card, fitText: FitText): types.ActionsBlock | nul
     elements.push({
       type: 'static_select',
       action_id: id('one'),
-      placeholder: placeholder('Choose one'),
+      placeholder: placeholder(words.chooseOne),
       options: options(c.options, fitText),
     });
   } else if (c.sub_type === 'multi') {
@@ -70,7 +77,9 @@ export function askBlock(card: Card, fitText: FitText): types.ActionsBlock | nul
       type: 'multi_static_select',
       action_id: id('many'),
       placeholder: placeholder(
-        c.max_select !== null ? `Choose ${c.min_select}-${c.max_select}` : 'Choose',
+        c.max_select !== null
+          ? words.chooseRange(c.min_select, c.max_select)
+          : words.chooseAtLeast(c.min_select),
       ),
       options: options(c.options, fitText),
       ...(c.max_select !== null ? { max_selected_items: c.max_select } : {}),

@@ -7,6 +7,7 @@ import { App, type Receiver } from '@slack/bolt';
 import type { RetryOptions } from '@slack/web-api';
 import type {
   AdapterContext,
+  AdapterStrings,
   HttpRoute,
   MessageRef,
   PlatformAdapter,
@@ -194,7 +195,10 @@ export class SlackAdapter implements PlatformAdapter {
     );
     // `/hitl` (any text) answers, to that person only, with this channel's target string.
     app.command(/.*/, async ({ ack, command }) => {
-      await ack({ response_type: 'ephemeral', text: targetAnswer(command.channel_id) });
+      await ack({
+        response_type: 'ephemeral',
+        text: targetAnswer(command.channel_id, running.ctx.strings),
+      });
     });
   }
 
@@ -220,7 +224,7 @@ export class SlackAdapter implements PlatformAdapter {
 
   async post(address: string, card: Card, options?: PostOptions): Promise<MessageRef> {
     const { api } = this.ready('chat.postMessage');
-    const message = render(card, 'chat.postMessage');
+    const message = render(card, 'chat.postMessage', this.running?.ctx.strings);
     await rememberAsk(this.running, card);
     const parent = options?.replyTo ? splitRef(options.replyTo) : null;
     const posted = await api.postMessage({
@@ -235,7 +239,7 @@ export class SlackAdapter implements PlatformAdapter {
   async update(ref: MessageRef, card: Card): Promise<void> {
     const { api } = this.ready('chat.update');
     const at = refOrThrow(ref, 'chat.update');
-    const message = render(card, 'chat.update');
+    const message = render(card, 'chat.update', this.running?.ctx.strings);
     await rememberAsk(this.running, card);
     await api.update({
       channel: at.channel,
@@ -317,9 +321,9 @@ export function createSlackAdapter(
   return new SlackAdapter(config, options);
 }
 
-function render(card: Card, call: string) {
+function render(card: Card, call: string, strings: AdapterStrings | undefined) {
   try {
-    return renderCard(card);
+    return renderCard(card, strings);
   } catch (err) {
     throw new PlatformError('slack', call, 'bad_request', (err as Error).message, { cause: err });
   }

@@ -1,5 +1,6 @@
 /** Slack interaction payloads -> neutral taps. Pure: no I/O. */
-import type { MessageRef, Tap } from '../../src/adapter.ts';
+import type { AdapterStrings, MessageRef, Tap } from '../../src/adapter.ts';
+import { stringsOf } from '../../src/adapter-kit.ts';
 import { askData } from './ask.ts';
 import { SLACK_LINK_ACTION_PREFIX } from './render.ts';
 
@@ -122,6 +123,6 @@ export function parseSlashCommand(body: unknown): SlashCommand | null {
 }
 
 /** The ephemeral answer to `/hitl`: the target string a person copies into the agent's settings. */
-export function targetAnswer(channelId: string): string {
-  return `Target for this channel: \`slack:${channelId}\``;
+export function targetAnswer(channelId: string, strings?: AdapterStrings): string {
+  return stringsOf(strings ? { strings } : null).target(`\`slack:${channelId}\``);
 }

@@ -1,5 +1,6 @@
 /** Card -> Block Kit message. Pure: no I/O, no clock. */
 import type { types } from '@slack/bolt';
+import type { AdapterStrings } from '../../src/adapter.ts';
 import type { Card, CardAction } from '../../src/render/card.ts';
 import { askBlock } from './ask.ts';
 
@@ -120,7 +121,7 @@ function linkButton(card: Card): types.Button | null {
 }
 
 /** Renders a card as a Block Kit message: header, body section, status context, buttons. */
-export function renderCard(card: Card): SlackMessage {
+export function renderCard(card: Card, strings?: AdapterStrings): SlackMessage {
   const blocks: types.KnownBlock[] = [];
   blocks.push({
     type: 'header',
@@ -140,7 +141,7 @@ export function renderCard(card: Card): SlackMessage {
   if (card.hint && !card.final) context.push(plain(card.hint, SLACK_CONTEXT_TEXT_MAX_CHARS));
   if (context.length > 0) blocks.push({ type: 'context', elements: context });
 
-  const ask = askBlock(card, fitText);
+  const ask = askBlock(card, fitText, strings);
   if (ask) blocks.push(ask);
   const buttons: types.Button[] = card.final ? [] : card.actions.map(actionButton);
   const link = linkButton(card);

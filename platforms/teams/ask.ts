@@ -7,6 +7,8 @@
  * comes back as the same card with the person's values kept and the problem under each field.
  * Pure: no I/O.
  */
+import type { AdapterAskStrings, AdapterStrings } from '../../src/adapter.ts';
+import { stringsOf } from '../../src/adapter-kit.ts';
 import type { AskContent, FieldType } from '../../src/asks/content.ts';
 import { protocolOf } from '../../src/asks/protocol.ts';
 import type { Card, CardAction } from '../../src/render/card.ts';
@@ -82,6 +84,7 @@ class AskBody {
     readonly esc: Escape,
     readonly sent: Record<string, unknown>,
     readonly errors: Map<string, string>,
+    readonly words: AdapterAskStrings,
   ) {}
 
   text(t: string, extra: Json = {}): Json {
@@ -254,10 +257,10 @@ function decisionParts(
   const inputId = id(multi ? 'many' : 'one');
   const bounds =
     multi && c.max_select !== null
-      ? `Choose ${c.min_select}-${c.max_select}`
+      ? b.words.chooseRange(c.min_select, c.max_select)
       : multi
-        ? `Choose at least ${c.min_select}`
-        : 'Choose one';
+        ? b.words.chooseAtLeast(c.min_select)
+        : b.words.chooseOne;
   b.add({
     type: 'Input.ChoiceSet',
     id: inputId,
@@ -334,10 +337,16 @@ function editParts(b: AskBody, c: Content<'edit'>, buttons: AskButton[]): TeamsA
  * The inputs and buttons for the card's ask, or null when Teams cannot draw it (too many options,
  * a ranking too long): then only buttons that need no input stay, beside the review page.
  */
-export function teamsAsk(card: Card, esc: Escape, retry: AskRetry = {}): TeamsAskParts | null {
+export function teamsAsk(
+  card: Card,
+  esc: Escape,
+  retry: AskRetry = {},
+  strings?: AdapterStrings,
+): TeamsAskParts | null {
   const c = card.ask?.content;
   if (!c || card.final) return null;
-  const b = new AskBody(esc, retry.values ?? {}, errorsByInput(c, retry.issues ?? []));
+  const words = stringsOf(strings ? { strings } : null).asks;
+  const b = new AskBody(esc, retry.values ?? {}, errorsByInput(c, retry.issues ?? []), words);
   const { submit, buttons } = askButtons(card, c);
   switch (c.type) {
     case 'approval':

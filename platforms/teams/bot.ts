@@ -4,7 +4,13 @@
  * messages from older clients (a refusal is said in the conversation). Speaks TeamsActivity and
  * returns what to send (connector.ts does the sending), so no SDK is needed here.
  */
-import type { AdapterContext, MessageRef, Tap, TapReply } from '../../src/adapter.ts';
+import type {
+  AdapterContext,
+  AdapterStrings,
+  MessageRef,
+  Tap,
+  TapReply,
+} from '../../src/adapter.ts';
 import { stringsOf, tapWithin, truncateCodePoints } from '../../src/adapter-kit.ts';
 import { scrub } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
@@ -41,11 +47,17 @@ function cardAnswer(
   notice: string | null,
   submitting: boolean | string = false,
   askRetry?: AskRetry,
+  strings?: AdapterStrings,
 ): InvokeBody {
   return {
     statusCode: 200,
     type: 'application/vnd.microsoft.card.adaptive',
-    value: renderTeamsCard(card, { notice, submitting, ...(askRetry ? { askRetry } : {}) }),
+    value: renderTeamsCard(card, {
+      notice,
+      submitting,
+      strings,
+      ...(askRetry ? { askRetry } : {}),
+    }),
   };
 }
 
@@ -84,9 +96,7 @@ export class TeamsBot {
     if (!botAdded) return {};
     const key = await this.capture(activity);
     this.deps.ctx.log.info({ platform: 'teams', target: `teams:${key}` }, 'teams bot added');
-    return plainReply(
-      `Hello! I post HITL review cases here. The target for this conversation is teams:${key} (ask me "hitl id" any time).`,
-    );
+    return plainReply(stringsOf(this.deps.ctx).welcome(`teams:${key}`, '"hitl id"'));
   }
 
   private async onMessage(activity: TeamsActivity): Promise<TurnResult> {
@@ -94,8 +104,9 @@ export class TeamsBot {
     if (submitted) return this.onSubmit(activity, submitted);
     if (!HITL_ID.test(textWithoutBotMention(activity))) return {};
     const key = await this.capture(activity);
+    const words = stringsOf(this.deps.ctx);
     return plainReply(
-      `The target for this conversation is teams:${key}. Your Teams user id is ${activity.from?.id ?? '?'}.`,
+      `${words.target(`teams:${key}`)}\n${words.yourUserId(activity.from?.id ?? '?')}`,
     );
   }
 
@@ -145,14 +156,18 @@ export class TeamsBot {
         : reply.outcome === 'confirm_required'
           ? { values: inputs }
           : undefined;
-    return card ? cardAnswer(card, reply.text || null, false, retry) : messageAnswer(reply.text);
+    return card
+      ? cardAnswer(card, reply.text || null, false, retry, this.deps.ctx.strings)
+      : messageAnswer(reply.text);
   }
 
   /** The card as it stands, marked "Submitting…" (or the bare text when there is no card). */
   private async submitting(ref: MessageRef | null): Promise<InvokeBody> {
     const current = await this.currentCard(ref);
     const submitting = stringsOf(this.deps.ctx).submitting;
-    return current ? cardAnswer(current, null, submitting) : messageAnswer(submitting);
+    return current
+      ? cardAnswer(current, null, submitting, undefined, this.deps.ctx.strings)
+      : messageAnswer(submitting);
   }
 
   private async onExecute(activity: TeamsActivity): Promise<InvokeBody> {

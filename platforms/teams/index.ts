@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type {
   AdapterContext,
+  AdapterStrings,
   HttpRoute,
   InboundRequest,
   InboundResponse,
@@ -36,6 +37,9 @@ import { TeamsStore } from './store.ts';
 import { TEAMS_DEFAULT_RETRY, TeamsTransport } from './transport.ts';
 
 export { readTeamsConfig, TEAMS_ENV_VARS, type TeamsConfig } from './config.ts';
+
+/** The Teams adapter's options: its config (tuning knobs included, see TeamsTuning). */
+export type TeamsAdapterOptions = TeamsConfig;
 
 /** The path the Azure Bot's messaging endpoint points at. */
 export const TEAMS_MESSAGES_PATH = '/api/messages';
@@ -103,9 +107,13 @@ function readActivity(req: InboundRequest): TeamsActivity | InboundResponse {
 }
 
 /** A Teams message carrying `card` (the title as the notification summary). */
-function cardMessage(card: Card, extra: OutgoingActivity = {}): OutgoingActivity {
+function cardMessage(
+  card: Card,
+  strings: AdapterStrings | undefined,
+  extra: OutgoingActivity = {},
+): OutgoingActivity {
   return {
-    attachments: [adaptiveCard(renderTeamsCard(card))],
+    attachments: [adaptiveCard(renderTeamsCard(card, strings ? { strings } : {}))],
     summary: truncateText(card.title, 200),
     ...extra,
   };
@@ -261,7 +269,7 @@ class TeamsAdapter implements PlatformAdapter {
     if (parent) ({ reference, replyToId } = inThreadOf(reference, parent));
     const activityId = await this.connector.send(
       reference,
-      cardMessage(card, replyToId ? { replyToId } : {}),
+      cardMessage(card, this.ctx?.strings, replyToId ? { replyToId } : {}),
     );
     await store.saveCard(address, activityId, card);
     return teamsMessageRef(address, activityId);
@@ -281,7 +289,7 @@ class TeamsAdapter implements PlatformAdapter {
   /** Replaces the message's card on Teams (updateActivity), leaving the stored card alone. */
   private async put(ref: MessageRef, activityId: string, card: Card): Promise<void> {
     const reference = await this.reference(ref.address, 'updateActivity');
-    await this.connector.update(reference, activityId, cardMessage(card));
+    await this.connector.update(reference, activityId, cardMessage(card, this.ctx?.strings));
   }
 
   async notify(
@@ -320,7 +328,7 @@ class TeamsAdapter implements PlatformAdapter {
 
 /** Creates the Teams adapter; refuses an empty app id unless `allowUnauthenticated` is set. */
 export function createTeamsAdapter(
-  config: TeamsConfig,
+  config: TeamsAdapterOptions,
   clock: PaceClock = realClock,
 ): PlatformAdapter {
   return new TeamsAdapter(config, clock);

@@ -4,7 +4,8 @@
  * that predate Action.Execute, plus Action.OpenUrl for Details. An ask's inputs come from ask.ts.
  * Size and text limits are checked here.
  */
-import { truncateCodePoints } from '../../src/adapter-kit.ts';
+import type { AdapterStrings } from '../../src/adapter.ts';
+import { stringsOf, truncateCodePoints } from '../../src/adapter-kit.ts';
 import type { Card, CardAction } from '../../src/render/card.ts';
 import { type AskButton, type AskRetry, plainAskActions, teamsAsk } from './ask.ts';
 
@@ -38,6 +39,8 @@ export interface RenderOptions {
   submitting?: boolean | string;
   /** An ask's refused answer: the person's values shown again, each problem under its field. */
   askRetry?: AskRetry;
+  /** The relay's LOCALE texts (default: English). */
+  strings?: AdapterStrings | undefined;
 }
 
 /** Cuts `text` to at most `max` code points, ending with an ellipsis when it cut. */
@@ -115,7 +118,8 @@ function build(card: Card, t: Texts, options: RenderOptions, native = true): Ada
     body.push(textBlock(escapeTeamsText(t.hint), { color: 'Warning', spacing: 'Medium' }));
   body.push(textBlock(escapeTeamsText(t.status), { isSubtle: true, spacing: 'Medium' }));
   // An ask's inputs go under the text; when Teams cannot draw them, only input-free buttons stay.
-  const ask = card.ask && native ? teamsAsk(card, escapeTeamsText, options.askRetry) : null;
+  const ask =
+    card.ask && native ? teamsAsk(card, escapeTeamsText, options.askRetry, options.strings) : null;
   if (ask && !options.submitting) body.push(...ask.body);
   // The notice last, next to the buttons (after an ask's inputs, so a refusal is seen).
   if (t.notice) {
@@ -170,7 +174,7 @@ export function renderTeamsCard(
     lines: card.lines.slice(0, TEAMS_MAX_LINES).map((l) => truncateText(l, TEAMS_LINE_MAX_CHARS)),
     hint: card.hint,
     status: options.submitting
-      ? `${card.status} · ${typeof options.submitting === 'string' ? options.submitting : 'Submitting…'}`
+      ? `${card.status} · ${typeof options.submitting === 'string' ? options.submitting : stringsOf(options).submitting}`
       : card.status,
     notice: options.notice ? truncateText(options.notice, 400) : null,
   };

@@ -12,6 +12,7 @@
 import type { Api, Context } from 'grammy';
 import type { InlineKeyboardButton, InlineKeyboardMarkup, Message } from 'grammy/types';
 import type { AdapterContext, MessageRef, Tap, TapReply } from '../../src/adapter.ts';
+import { stringsOf } from '../../src/adapter-kit.ts';
 import type { AskContent } from '../../src/asks/content.ts';
 import { probeAction } from '../../src/asks/inputs.ts';
 import type { Card } from '../../src/render/card.ts';
@@ -35,7 +36,7 @@ import {
 } from './ask.ts';
 import { refFromMessage, tapUser } from './parse.ts';
 import { escapeHtml, renderNotice, TELEGRAM_TEXT_MAX_CHARS, truncateText } from './render.ts';
-import { type QueryAnswer, submitWithin, TAP_TEXTS } from './taps.ts';
+import { type QueryAnswer, submitWithin } from './taps.ts';
 
 /** Kept a little longer than the longest ask (30 days). */
 const CONTENT_TTL_MS = 31 * 86_400_000;
@@ -97,6 +98,9 @@ function withAskRows(
 }
 
 /** The message a tapped ask button is on, and who tapped. */
+/** The relay's LOCALE texts (English when the context has none). */
+const words = (deps: AskDeps) => stringsOf(deps.ctx);
+
 interface Tapped {
   user: Tap['user'];
   message: NonNullable<NonNullable<Context['callbackQuery']>['message']>;
@@ -109,15 +113,15 @@ export async function handleAskButton(
   deps: AskDeps,
 ): Promise<QueryAnswer> {
   const query = c.callbackQuery;
-  if (!query?.message) return { text: TAP_TEXTS.unknownButton };
+  if (!query?.message) return { text: words(deps).unknownButton };
   const at: Tapped = { user: tapUser(query.from), message: query.message };
   // Value buttons under a flow's prompt belong to the flow, not to the card.
   if (b.op === 'v' || b.op === 'k' || b.op === 's') return flowButton(deps, b, at);
   const content = await loadJson<AskContent>(deps.ctx, contentKey(b.key));
-  if (!content) return { text: TAP_TEXTS.unknownButton };
+  if (!content) return { text: words(deps).unknownButton };
   switch (b.op) {
     case 'x':
-      return { text: 'Already placed; Undo takes the last place back.' };
+      return { text: words(deps).asks.alreadyPlaced };
     case 't':
     case 'r':
     case 'u':
@@ -163,15 +167,15 @@ async function flowButton(deps: AskDeps, b: AskButton, at: Tapped): Promise<Quer
   const flow = await loadJson<Flow>(deps.ctx, flowKey(chat, at.user.id));
   const content = await loadJson<AskContent>(deps.ctx, contentKey(b.key));
   if (!flow || !content || flow.key !== b.key || flow.prompt !== at.message.message_id)
-    return { text: 'This question is no longer open; start again from the card.' };
+    return { text: words(deps).asks.closed };
   const step = flowSteps(content)[flow.step];
-  if (!step) return { text: TAP_TEXTS.unknownButton };
+  if (!step) return { text: words(deps).unknownButton };
   if (b.op === 'v') {
     const value = buttonValue(step, b.n ?? -1);
-    if (value === null) return { text: TAP_TEXTS.unknownButton };
+    if (value === null) return { text: words(deps).unknownButton };
     flow.values[step.key] = value;
   } else if (b.op === 'k' && step.current !== undefined) flow.values[step.key] = step.current;
-  else if (b.op === 's' && step.required) return { text: 'This one is required.', alert: true };
+  else if (b.op === 's' && step.required) return { text: words(deps).asks.required, alert: true };
   return advance(deps, chat, at.user, content, flow, null);
 }
 
@@ -190,7 +194,7 @@ async function pickButton(
     picked: [],
   };
   const next = nextPickState(content, b, state);
-  if (!next) return { text: TAP_TEXTS.unknownButton };
+  if (!next) return { text: words(deps).unknownButton };
   await deps.ctx.kv.set(pickKey(b.key, at.user.id), JSON.stringify(next), PICK_TTL_MS);
   if (at.message.chat.type === 'private') {
     try {
@@ -206,7 +210,7 @@ async function pickButton(
       deps.ctx.log.warn({ err, key: b.key }, 'telegram ask keyboard edit failed');
     }
   }
-  return { text: pickSummary(content, next) };
+  return { text: pickSummary(content, next, words(deps).asks) };
 }
 
 /** "Answer…" / "Edit…": the first prompt of the field-by-field flow. */
@@ -216,10 +220,10 @@ async function startFlow(
   content: AskContent,
   at: Tapped,
 ): Promise<QueryAnswer> {
-  if (!flowSteps(content).length) return { text: TAP_TEXTS.unknownButton };
+  if (!flowSteps(content).length) return { text: words(deps).unknownButton };
   // A channel post has no author, so a reply there cannot be told apart: Details instead.
   if (at.message.chat.type === 'channel')
-    return { text: 'In a channel, please answer this one with Details.', alert: true };
+    return { text: words(deps).asks.channelUseDetails, alert: true };
   const flow: Flow = {
     key: b.key,
     ref: refFromMessage(at.message),
@@ -228,7 +232,7 @@ async function startFlow(
     prompt: 0,
   };
   await sendStep(deps, at.message.chat.id, at.user, content, flow, null);
-  return { text: 'Answer below.' };
+  return { text: words(deps).asks.answerBelow };
 }
 
 /** A choice, a pick, Done or "as it is": the answer goes to the engine. */
@@ -243,7 +247,7 @@ async function answerButton(
       ? ((await loadJson<PickState>(deps.ctx, pickKey(b.key, at.user.id))) ?? { picked: [] })
       : { picked: [] };
   const answer = buttonAnswer(content, b, state);
-  if (!answer) return { text: TAP_TEXTS.unknownButton };
+  if (!answer) return { text: words(deps).unknownButton };
   const tap: Tap = {
     platform: 'telegram',
     key: b.key,
@@ -251,8 +255,9 @@ async function answerButton(
     user: at.user,
     ref: refFromMessage(at.message),
   };
+  // The context's log and LOCALE strings, the adapter's wait.
   const out = await submitWithin((t) => deps.ctx.onTap(t), tap, {
-    log: deps.ctx.log,
+    ...deps.ctx,
     waitMs: deps.waitMs,
   });
   if (b.op === 'd' && out.reply?.outcome === 'submitted')
@@ -273,7 +278,7 @@ export async function handleAskReply(c: Context, deps: AskDeps): Promise<boolean
   const step = content ? flowSteps(content)[flow.step] : undefined;
   if (!content || !step) {
     await deps.ctx.kv.set(flowKey(message.chat.id, user.id), '', 1);
-    await say(deps, message, 'This question is no longer open.');
+    await say(deps, message, words(deps).asks.closed);
     return true;
   }
   const read = readReply(step, message.text);
@@ -323,14 +328,14 @@ async function advance(
     });
   } catch (err) {
     deps.ctx.log.error({ err, key: flow.key }, 'telegram ask answer failed');
-    await sayIn(deps, chat, TAP_TEXTS.failed, replyTo);
-    return { text: TAP_TEXTS.failed };
+    await sayIn(deps, chat, words(deps).tapFailed, replyTo);
+    return { text: words(deps).tapFailed };
   }
   const text =
     reply.outcome === 'invalid_answer'
-      ? `Not recorded: ${reply.text} Start again from the card.`
+      ? words(deps).asks.notRecorded(reply.text)
       : reply.outcome === 'submitted'
-        ? 'Thanks, your answer is recorded.'
+        ? words(deps).answerRecorded
         : reply.text;
   await sayIn(deps, chat, text, replyTo);
   return { text: '' };

@@ -9,6 +9,8 @@
  * approval's decision as buttons). More options than TELEGRAM_ASK_MAX_OPTIONS: the review page.
  */
 import type { InlineKeyboardButton } from 'grammy/types';
+import type { AdapterAskStrings } from '../../src/adapter.ts';
+import { stringsOf } from '../../src/adapter-kit.ts';
 import {
   type AskContent,
   type FieldValue,
@@ -167,15 +169,21 @@ const TOAST_MAX = 200;
  * One person's picks so far, for the toast of their tap (only they see it): in a group this is
  * the only place their selection shows, as the shared keyboard cannot differ per person.
  */
-export function pickSummary(content: AskContent, state: PickState): string {
+export function pickSummary(
+  content: AskContent,
+  state: PickState,
+  words: AdapterAskStrings = stringsOf(null).asks,
+): string {
   if (content.type !== 'decision') return '';
   const labels = state.picked.map((i) => content.options[i]?.label ?? '?');
   const text =
     content.sub_type === 'multi'
-      ? `Your choice (${labels.length}; ${limitsOf(content)}): ${labels.join(', ') || 'none yet'}. Done sends it.`
-      : `Your order (${labels.length}/${content.options.length}): ${
-          labels.map((l, n) => `${n + 1}. ${l}`).join(' › ') || 'none yet'
-        }`;
+      ? words.yourChoice(labels.length, limitsOf(content), labels.join(', ') || words.noneYet)
+      : words.yourOrder(
+          labels.length,
+          content.options.length,
+          labels.map((l, n) => `${n + 1}. ${l}`).join(' › ') || words.noneYet,
+        );
   return cut(text, TOAST_MAX);
 }
 

@@ -136,7 +136,9 @@ export class TelegramAdapter implements PlatformAdapter {
     });
     bot.command(['hitl_id', 'start', 'hitl'], async (c) => {
       if (c.chat)
-        await c.reply(targetReply(c.chat), { link_preview_options: { is_disabled: true } });
+        await c.reply(targetReply(c.chat, this.ctx?.strings), {
+          link_preview_options: { is_disabled: true },
+        });
     });
     const waitMs = () => this.options.tapAnswerWaitMs ?? TELEGRAM_TAP_ANSWER_WAIT_MS;
     bot.on('callback_query', (c) => {

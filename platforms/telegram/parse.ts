@@ -1,6 +1,7 @@
 /** Telegram payloads -> neutral types. Pure: no I/O. */
 import type { CallbackQuery, Chat, MaybeInaccessibleMessage, User } from 'grammy/types';
-import type { MessageRef, Tap, TapUser } from '../../src/adapter.ts';
+import type { AdapterStrings, MessageRef, Tap, TapUser } from '../../src/adapter.ts';
+import { stringsOf } from '../../src/adapter-kit.ts';
 
 const PLATFORM = 'telegram';
 
@@ -67,11 +68,7 @@ export function targetFor(chat: Pick<Chat, 'id'>): string {
   return `${PLATFORM}:${chat.id}`;
 }
 
-/** The reply to /hitl_id and /start: the chat's target, in plain text. */
-export function targetReply(chat: Pick<Chat, 'id'>): string {
-  return [
-    `This chat's target is: ${targetFor(chat)}`,
-    '',
-    "Give it to your agent (or put it into hitl-relay's routes) and review cases will arrive here as messages with buttons.",
-  ].join('\n');
+/** The reply to /hitl_id and /start: the chat's target, in plain text, in the relay's LOCALE. */
+export function targetReply(chat: Pick<Chat, 'id'>, strings?: AdapterStrings): string {
+  return stringsOf(strings ? { strings } : null).target(targetFor(chat));
 }

@@ -14,22 +14,20 @@ import type {
 } from '../../src/adapter.ts';
 import { PlatformError } from '../../src/errors.ts';
 import type { Card } from '../../src/render/card.ts';
+import type { WebConfig } from './config.ts';
+import { WEB_ROOM } from './parse.ts';
 import { renderWebMessage, renderWebNotice } from './render.ts';
 import { WebRooms } from './rooms.ts';
-import { WEB_ROOM, webRoutes } from './routes.ts';
+import { webRoutes } from './routes.ts';
 import { localSignals, RoomWaits, roomTopic } from './waits.ts';
 
+export { readWebConfig, WEB_ENV_VARS, type WebConfig } from './config.ts';
+export { WEB_ROOM } from './parse.ts';
 export { WEB_MESSAGE_TTL_MS, WEB_ROOM_MAX_MESSAGES } from './rooms.ts';
-export { WEB_ROOM } from './routes.ts';
 export { WEB_WAIT_MAX_SECONDS, WEB_WAITS_PER_CLIENT } from './waits.ts';
 
-/** Options of the web chat. */
-export interface WebChatOptions {
-  /** WEB_CHAT_TOKEN: when set, people sign in with it (a session cookie), scripts send it as Bearer. */
-  token?: string | undefined;
-  /** Show the "New demo case" buttons (the demo service is mounted and /v1/cases needs no key). */
-  demo?: boolean;
-}
+/** Options of the web chat (its config, see config.ts). */
+export type WebAdapterOptions = WebConfig;
 
 const ROOM_RULE = 'room must be 1-64 of A-Z a-z 0-9 _ -';
 
@@ -42,7 +40,7 @@ class WebAdapter implements PlatformAdapter {
   private readonly fallbackSignals = localSignals();
   readonly waits = new RoomWaits(() => this.signals());
 
-  constructor(options: WebChatOptions) {
+  constructor(options: WebAdapterOptions) {
     this.routes = webRoutes({
       rooms: this.rooms,
       waits: this.waits,
@@ -116,6 +114,6 @@ class WebAdapter implements PlatformAdapter {
 }
 
 /** Creates the web chat adapter. */
-export function createWebAdapter(options: WebChatOptions = {}): PlatformAdapter {
+export function createWebAdapter(options: WebAdapterOptions = {}): PlatformAdapter {
   return new WebAdapter(options);
 }

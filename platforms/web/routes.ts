@@ -5,17 +5,12 @@ import type {
   InboundRequest,
   InboundResponse,
 } from '../../src/adapter.ts';
-import { answerOf } from './ask-controls.ts';
 import { chatPage, FAVICON_SVG } from './page.ts';
+import { json, readTapBody, WEB_ACTION, WEB_ROOM, webTap } from './parse.ts';
 import { publicMessage } from './render.ts';
 import type { WebRooms } from './rooms.ts';
 import { sessionCookie, signedIn, signInPage, tokenFrom } from './signin.ts';
 import { type RoomWaits, WEB_WAIT_MAX_SECONDS } from './waits.ts';
-
-/** Room names: short, URL-safe. */
-export const WEB_ROOM = /^[A-Za-z0-9_-]{1,64}$/;
-/** Action names as button payloads carry them (`hitl:<key>:<action>`). */
-const WEB_ACTION = /^[a-z_]{1,32}$/;
 
 /** What the routes share with the adapter. */
 export interface WebRouteDeps {
@@ -26,7 +21,6 @@ export interface WebRouteDeps {
   ctx(): AdapterContext | undefined;
 }
 
-const json = (status: number, body: object): InboundResponse => ({ status, body });
 const html = (status: number, body: string, headers: Record<string, string> = {}) => ({
   status,
   headers: { 'content-type': 'text/html; charset=utf-8', ...headers },
@@ -115,48 +109,6 @@ async function listRoom(req: InboundRequest, deps: WebRouteDeps): Promise<Inboun
   }
 }
 
-/** The tap's user and answer from the JSON body, or the 4xx that says what is wrong. */
-function readTapBody(
-  req: InboundRequest,
-): { user: { id: string; name?: string }; answer: ReturnType<typeof answerOf> } | InboundResponse {
-  if (
-    req.rawBody.length > 0 &&
-    !/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')
-  )
-    return json(415, {
-      error: 'unsupported_media_type',
-      message: 'send Content-Type: application/json with {"user":{"id":"...","name":"..."}}',
-    });
-  let user: { id?: unknown; name?: unknown } | undefined;
-  let answer: ReturnType<typeof answerOf> = {};
-  try {
-    const body: unknown = JSON.parse(req.rawBody.toString('utf8') || '{}');
-    // A JSON null or scalar has no user; it gets the invalid_user answer below, not a crash.
-    user =
-      typeof body === 'object' && body !== null ? (body as { user?: typeof user }).user : undefined;
-    answer = answerOf(body);
-  } catch {
-    return json(400, {
-      error: 'invalid_json',
-      message: 'body must be JSON: {"user":{"id":"...","name":"..."}}',
-    });
-  }
-  if (!user || typeof user.id !== 'string' || !user.id || user.id.length > 128)
-    return json(400, {
-      error: 'invalid_user',
-      message: 'user.id (string, 1-128 characters) is required',
-    });
-  if (user.name !== undefined && (typeof user.name !== 'string' || user.name.length > 128))
-    return json(400, {
-      error: 'invalid_user',
-      message: 'user.name must be a string of at most 128 characters',
-    });
-  return {
-    user: { id: user.id, ...(typeof user.name === 'string' ? { name: user.name } : {}) },
-    answer,
-  };
-}
-
 /** A tap on a message's button: handed to the engine, answered with its outcome and the message. */
 async function tapMessage(req: InboundRequest, deps: WebRouteDeps): Promise<InboundResponse> {
   if (!signedIn(req, deps.token)) return unauthorized();
@@ -175,14 +127,7 @@ async function tapMessage(req: InboundRequest, deps: WebRouteDeps): Promise<Inbo
       error: 'not_started',
       message: 'the web chat is not running (the relay is starting or stopping); try again',
     });
-  const reply = await ctx.onTap({
-    platform: 'web',
-    key: m.key,
-    action,
-    user: body.user,
-    ref: { platform: 'web', address: room, id },
-    ...body.answer,
-  });
+  const reply = await ctx.onTap(webTap(m.key, action, room, id, body));
   const now = (await deps.rooms.load(id)) ?? m;
   return json(reply.outcome === 'invalid_answer' ? 422 : 200, {
     outcome: reply.outcome,

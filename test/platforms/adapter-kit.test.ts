@@ -2,7 +2,14 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { User } from 'grammy/types';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DiscordApi, type DiscordInteractionResponse } from '../../platforms/discord/api.ts';
+import { InteractionFlow } from '../../platforms/discord/interactions.ts';
+import type { RawInteraction } from '../../platforms/discord/parse.ts';
+import { renderMessage as renderDiscordMessage } from '../../platforms/discord/render.ts';
+import { renderCard as renderSlackCard } from '../../platforms/slack/render.ts';
+import { renderTeamsCard } from '../../platforms/teams/render.ts';
 import { createTelegramAdapter } from '../../platforms/telegram/index.ts';
 import type { AdapterContext, Tap, TapReply } from '../../src/adapter.ts';
 import {
@@ -13,11 +20,29 @@ import {
   truncateCodePoints,
   truncateUtf16,
 } from '../../src/adapter-kit.ts';
+import { kindOf, parseAskContent } from '../../src/asks/content.ts';
 import { MemoryKeyValue } from '../../src/cases/memory-kv.ts';
 import { loadStrings } from '../../src/render/templates.ts';
+import { KINDS } from '../asks/fixtures.ts';
+import { startFakeDiscord } from '../fakes/discord-api.ts';
 import { FakeTelegramApi } from '../fakes/telegram-api.ts';
 import { startRelay } from '../helpers/relay-env.ts';
-import { memoryLogger } from './telegram/helpers.ts';
+import { hitlIdCommand } from './discord/gateway-harness.ts';
+import {
+  componentInteraction,
+  TEST_DISCORD_APPLICATION_ID,
+  TEST_DISCORD_CHANNEL_ID,
+  TEST_DISCORD_TOKEN,
+} from './discord/harness.ts';
+import { makeContext as makeDiscordContext } from './discord/helpers.ts';
+import { startRig as startTeamsRig } from './teams/helpers.ts';
+import {
+  makeCard as makeTelegramCard,
+  memoryLogger,
+  setup as setupTelegram,
+  type Setup as TelegramSetup,
+  until as untilTelegram,
+} from './telegram/helpers.ts';
 
 const tap: Tap = {
   platform: 'telegram',
@@ -133,3 +158,144 @@ describe('a LOCALE template change reaches a platform toast', () => {
     }
   });
 });
+
+describe('a LOCALE template change reaches welcome and ask-flow texts on each platform', () => {
+  const locale = `zz${randomBytes(4).toString('hex').replace(/\d/g, 'q')}`;
+  const file = fileURLToPath(new URL(`../../templates/${locale}.json`, import.meta.url));
+  /** The changed templates, loaded the way the relay loads its LOCALE. */
+  const localized = () => {
+    writeFileSync(
+      file,
+      JSON.stringify({
+        adapter: {
+          not_answerable: 'Hier nicht mehr zu beantworten.',
+          target: 'Ziel dieses Chats: {{target}}',
+          welcome: 'Willkommen! Ziel: {{target}} (frag mich {{command}}).',
+          unknown_command: 'Unbekannt; versuche {{command}}.',
+          asks: {
+            answer_below: 'Antworte unten.',
+            already_placed: 'Schon gesetzt.',
+            choose_one: 'Wähle eins',
+            choose_range: 'Wähle {{min}} bis {{max}}',
+            your_choice: 'Gewählt ({{count}}): {{picks}}',
+          },
+        },
+      }),
+    );
+    try {
+      return adapterStrings(loadStrings(locale));
+    } finally {
+      rmSync(file, { force: true });
+    }
+  };
+
+  it('Telegram: the /hitl_id reply and the ask flow toasts', async () => {
+    const s = await setupTelegram({ tapAnswerWaitMs: 5_000 });
+    s.ctx.strings = localized();
+    await s.adapter.start(s.ctx);
+    try {
+      const ann = FakeTelegramApi.user(111, 'Ann');
+      s.fake.queueUpdate(s.fake.textMessage({ chatId: GROUP, from: ann, text: '/hitl_id' }));
+      await untilTelegram(() => s.fake.messages(GROUP).length === 1, 'the target reply');
+      expect(s.fake.messages(GROUP)[0]?.message.text).toBe(`Ziel dieses Chats: telegram:${GROUP}`);
+      const freetext = await postAsk(s, 'context.freetext', 'frt1');
+      expect((await tapAsk(s, freetext, 'frt1:f', ann)).text).toBe('Antworte unten.');
+      const rank = await postAsk(s, 'decision.rank', 'rnk1');
+      await tapAsk(s, rank, 'rnk1:r:0', ann);
+      expect((await tapAsk(s, rank, 'rnk1:x', ann)).text).toBe('Schon gesetzt.');
+      // A group pick's toast (each person's own picks).
+      const multi = await postAsk(s, 'decision.multi', 'mul1');
+      expect((await tapAsk(s, multi, 'mul1:t:0', ann)).text).toBe('Gewählt (1): Infrastructure');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('Discord: the /hitl id reply, an unknown command and an ask button whose ask is gone', async () => {
+    const fake = await startFakeDiscord({
+      token: TEST_DISCORD_TOKEN,
+      applicationId: TEST_DISCORD_APPLICATION_ID,
+    });
+    try {
+      const api = new DiscordApi({ token: TEST_DISCORD_TOKEN, apiUrl: fake.apiUrl });
+      const flow = new InteractionFlow({ api, applicationId: TEST_DISCORD_APPLICATION_ID });
+      const ctx = makeDiscordContext(async () => submitted);
+      ctx.strings = localized();
+      const answers = async (raw: unknown) => {
+        const out: DiscordInteractionResponse[] = [];
+        await flow.handle(raw as RawInteraction, async (r) => void out.push(r), ctx);
+        return out.map((r) => (r.data as { content?: string } | undefined)?.content);
+      };
+      const ann = { id: '2100000000000000001', name: 'Ann' };
+      const command = hitlIdCommand(TEST_DISCORD_CHANNEL_ID, ann);
+      expect(await answers(command)).toEqual([
+        `Ziel dieses Chats: \`discord:${TEST_DISCORD_CHANNEL_ID}\``,
+      ]);
+      const other = { ...command, data: { ...(command.data as object), options: [] } };
+      expect(await answers(other)).toEqual(['Unbekannt; versuche `/hitl id`.']);
+      const created = await api.createMessage(TEST_DISCORD_CHANNEL_ID, {
+        content: 'card',
+        components: [],
+        allowed_mentions: { parse: [] },
+      });
+      const message = fake.message(TEST_DISCORD_CHANNEL_ID, created.id)!;
+      const press = componentInteraction({ message, customId: 'hitl-ask:gone1:open', user: ann });
+      expect(await answers(press)).toEqual(['Hier nicht mehr zu beantworten.']);
+    } finally {
+      await fake.close();
+    }
+  });
+  it('Teams: the welcome when the bot is added, in the relay locale', async () => {
+    const rig = await startTeamsRig({ strings: localized() });
+    try {
+      const { conversationId, key } = await rig.install();
+      expect(rig.fake.conversation(conversationId)[0]?.versions[0]?.text).toBe(
+        `Willkommen! Ziel: teams:${key} (frag mich "hitl id").`,
+      );
+    } finally {
+      await rig.close();
+    }
+  });
+  it('the choice placeholders of Discord, Slack and Teams ask menus', () => {
+    const strings = localized();
+    const card = (kind: keyof typeof KINDS) => {
+      const parsed = parseAskContent(KINDS[kind].content);
+      if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
+      return makeTelegramCard({
+        key: 'menu1',
+        actions: [],
+        ask: { kind: kindOf(parsed.content), content: parsed.content },
+      });
+    };
+    const single = card('decision.single');
+    const multi = card('decision.multi');
+    const json = (x: unknown) => JSON.stringify(x);
+    expect(json(renderDiscordMessage(single, strings))).toContain('"placeholder":"Wähle eins"');
+    expect(json(renderDiscordMessage(multi, strings))).toContain('"placeholder":"Wähle 1 bis 2"');
+    expect(json(renderSlackCard(single, strings))).toContain('"text":"Wähle eins"');
+    expect(json(renderTeamsCard(multi, { strings }))).toContain('"label":"Wähle 1 bis 2"');
+    // Without the context's strings: English.
+    expect(json(renderDiscordMessage(single))).toContain('"placeholder":"Choose one"');
+  });
+});
+
+const GROUP = -1001234567890;
+
+async function postAsk(s: TelegramSetup, kind: keyof typeof KINDS, key: string): Promise<number> {
+  const parsed = parseAskContent(KINDS[kind].content);
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
+  const card = makeTelegramCard({
+    key,
+    actions: [],
+    ask: { kind: kindOf(parsed.content), content: parsed.content },
+  });
+  const ref = await s.adapter.post(String(GROUP), card);
+  return Number(ref.id.split(':').at(-1));
+}
+
+async function tapAsk(s: TelegramSetup, message: number, data: string, from: User) {
+  const u = s.fake.queueUpdate(
+    s.fake.callbackQuery({ chatId: GROUP, messageId: message, data: `ha:${data}`, from }),
+  );
+  return s.fake.waitForAnswer(u.callback_query!.id);
+}

@@ -120,7 +120,7 @@ describe('installation and the target string', () => {
     const [reply] = rig.fake.conversation(conversationId);
     expect(reply?.replyToId).toBe('1481567603816');
     expect(reply?.versions[0]?.text).toBe(
-      `The target for this conversation is teams:${conversationKey(conversationId)}. Your Teams user id is 29:9e52142b-5e5e-4d7b-bb3e-e82dcf620000.`,
+      `This chat's hitl-relay target is teams:${conversationKey(conversationId)}\nGive it to your agent (or put it into hitl-relay's routes) and review cases will arrive here as messages with buttons.\nYour user id here is 29:9e52142b-5e5e-4d7b-bb3e-e82dcf620000.`,
     );
     // The mention also stored the channel's reference: cards can go there now.
     const ref = await rig.adapter.post(conversationKey(conversationId), makeCard());

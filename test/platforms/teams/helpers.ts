@@ -5,7 +5,13 @@ import { readFileSync } from 'node:fs';
 import type { TeamsConfig } from '../../../platforms/teams/config.ts';
 import { createTeamsAdapter } from '../../../platforms/teams/index.ts';
 import type { PaceClock } from '../../../platforms/teams/pace.ts';
-import type { InboundResponse, PlatformAdapter, Tap, TapReply } from '../../../src/adapter.ts';
+import type {
+  AdapterStrings,
+  InboundResponse,
+  PlatformAdapter,
+  Tap,
+  TapReply,
+} from '../../../src/adapter.ts';
 import { MemoryKeyValue } from '../../../src/cases/memory-kv.ts';
 import { createLogger, type Logger } from '../../../src/log.ts';
 import type { Card } from '../../../src/render/card.ts';
@@ -169,6 +175,8 @@ export async function startRig(
     onTap?: (tap: Tap) => Promise<TapReply>;
     config?: Partial<TeamsConfig>;
     kv?: MemoryKeyValue;
+    /** The relay's LOCALE texts (default: English). */
+    strings?: AdapterStrings;
   } = {},
 ): Promise<Rig> {
   const fake = await FakeTeamsConnector.start();
@@ -191,6 +199,7 @@ export async function startRig(
   await adapter.start({
     kv,
     log,
+    ...(options.strings ? { strings: options.strings } : {}),
     onTap: (tap) => {
       taps.push(tap);
       return onTap(tap);
