@@ -3,7 +3,7 @@
  * answer its buttons; keeps each person's selections, ranking so far and flow position in the kv
  * with an expiry; edits the keyboard on each toggle; sends one prompt per field (ForceReply, or
  * buttons for BOOLEAN / DROPDOWN / the decision) and reads the person's reply to it. Every answer
- * is a tap, checked against the ask before anything is recorded; a refused one is told (an alert).
+ * is a tap, checked against the ask first; a refused one is told (an alert or a reply), not recorded.
  *
  * Privacy mode: a bot in a group sees replies to its own messages even in privacy mode, so the
  * prompts work without turning privacy off; in a private chat any text answers the open prompt.
