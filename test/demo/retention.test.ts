@@ -38,6 +38,10 @@ interface Rows {
 interface Backend {
   open(): Promise<ServiceStore>;
   rows(): Promise<Rows>;
+  /** Runs SQL on the database from outside the service. */
+  exec(sql: string): Promise<void>;
+  /** Undoes what retention added to the schema: the database as an older build left it. */
+  downgrade: string;
   end(): Promise<void>;
 }
 
@@ -55,6 +59,14 @@ async function sqliteBackend(): Promise<Backend> {
         submissions: n('demo_submissions'),
       };
     },
+    async exec(sql) {
+      const w = new Database(file);
+      w.exec(sql);
+      w.close();
+    },
+    downgrade: `DROP INDEX demo_cases_closed; DROP INDEX demo_submissions_received;
+      ALTER TABLE demo_cases DROP COLUMN closed_at;
+      ALTER TABLE demo_submissions DROP COLUMN received_at;`,
     async end() {
       db?.close();
     },
@@ -75,6 +87,13 @@ async function postgresBackend(): Promise<Backend> {
         submissions: await n('asks_submissions'),
       };
     },
+    async exec(sql) {
+      await pool.query(sql);
+    },
+    // Migration 4 undone: the schema exactly as migration 3 left it.
+    downgrade: `ALTER TABLE asks_cases DROP COLUMN closed_at;
+      ALTER TABLE asks_submissions DROP COLUMN received_at;
+      DELETE FROM schema_version WHERE version = 4;`,
     end: () => pool.end(),
   };
 }
@@ -167,5 +186,45 @@ describe.each([
     clock.advance(365 * DAY);
     expect(await server.demo.purge()).toEqual({ cases: 0, submissions: 0 });
     expect(await backend.rows()).toEqual({ cases: 1, events: 2, submissions: 1 });
+  });
+});
+
+describe.each([
+  ['SQLite', sqliteBackend],
+  ['PostgreSQL', postgresBackend],
+])('upgrade to asks retention on %s', (_name, makeBackend) => {
+  it('a database from before retention gets the columns; its open ask carries on, and both asks go a period after the upgrade', async () => {
+    const backend = await makeBackend();
+    // Wall time: the upgrade stamps rows from before it with the real clock.
+    const clock = manualClock(Date.now());
+    const before = await startDemoServer({ store: await backend.open(), now: clock.now });
+    const { hitl } = await createCase(before.base, 'approval', true);
+    const closed = await openAndClose(before);
+    await before.close();
+    await backend.exec(backend.downgrade);
+
+    const after = await startDemoServer({
+      store: await backend.open(),
+      now: clock.now,
+      retentionMs: DAY,
+    });
+    try {
+      const at = (url: string) => url.replace(before.base, after.base);
+      const polled = await poll(at(hitl.poll_url));
+      expect(polled.json).toMatchObject({ case_id: hitl.case_id, status: 'pending' });
+      const r = await inlineSubmit(at(hitl.submit_url), hitl.submit_token, submitBody('approve'));
+      expect(r.status).toBe(200);
+      expect((await poll(at(hitl.poll_url))).json).toMatchObject({ status: 'completed' });
+      expect(await statusOf(after, closed)).toBe(200);
+      expect(await after.demo.purge()).toEqual({ cases: 0, submissions: 0 });
+      expect(await backend.rows()).toEqual({ cases: 2, events: 3, submissions: 2 });
+
+      clock.advance(2 * DAY);
+      expect(await after.demo.purge()).toEqual({ cases: 2, submissions: 2 });
+      expect(await backend.rows()).toEqual({ cases: 0, events: 0, submissions: 0 });
+    } finally {
+      await after.close();
+      await backend.end();
+    }
   });
 });
