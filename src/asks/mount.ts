@@ -15,10 +15,11 @@ export function mountAskService(
   log: Logger,
   health?: Health,
 ): { close(): Promise<void> } {
-  const { dataDir, databaseUrl } = relay.config;
+  const { dataDir, databaseUrl, retentionMs } = relay.config;
   const service = mountAsks(app, {
     dataDir,
     log,
+    retentionMs,
     ...(databaseUrl && { databaseUrl }),
     ...(health && { health }),
   });

@@ -54,7 +54,7 @@ export const askProfile: ServiceProfile = {
  */
 export function mountAsks(
   app: Hono,
-  o: { dataDir: string; log: Logger; databaseUrl?: string; health?: Health },
+  o: { dataDir: string; log: Logger; databaseUrl?: string; health?: Health; retentionMs?: number },
 ): DemoService {
   const log = o.log.child({ component: 'asks' });
   const service = createDemoService({
@@ -64,6 +64,8 @@ export function mountAsks(
     mountPath: ASKS_MOUNT_PATH,
     log,
     profile: askProfile,
+    // Final asks and respond requests go after RETENTION_DAYS, like the relay's own cases.
+    ...(o.retentionMs && { retentionMs: o.retentionMs }),
   });
   app.route(ASKS_MOUNT_PATH, service.app);
   if (o.databaseUrl && o.health) {

@@ -23,6 +23,13 @@ const ASKS_SHARED = `CREATE INDEX IF NOT EXISTS asks_cases_due ON asks_cases (du
       PRIMARY KEY (case_id, seq)
     );`;
 
+/** The current time in ms in SQL (a migration has no clock of its own); due_at IS NULL marks a final ask. */
+export const SQLITE_NOW_MS = `CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)`;
+const PG_NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+
+const ASKS_RETENTION_INDEXES = `CREATE INDEX IF NOT EXISTS asks_cases_closed ON asks_cases (closed_at) WHERE closed_at IS NOT NULL;
+    CREATE INDEX IF NOT EXISTS asks_submissions_received ON asks_submissions (received_at);`;
+
 /** Where each database records its applied migrations. */
 export const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS schema_version (
   version INTEGER PRIMARY KEY,
@@ -211,6 +218,25 @@ export const MIGRATIONS: readonly Migration[] = [
       id BIGSERIAL PRIMARY KEY,
       data TEXT NOT NULL
     );`,
+  },
+  {
+    // Retention of the asks service (src/demo/retention.ts): when a case became final and when a
+    // respond request arrived, both looked up by index. Rows from before this migration count from
+    // now (the upgrade), so nothing is deleted sooner than the period after it.
+    version: 4,
+    name: 'asks_retention',
+    sqlite: `
+    ALTER TABLE asks_cases ADD COLUMN closed_at INTEGER;
+    ALTER TABLE asks_submissions ADD COLUMN received_at INTEGER;
+    UPDATE asks_cases SET closed_at = ${SQLITE_NOW_MS} WHERE due_at IS NULL;
+    UPDATE asks_submissions SET received_at = ${SQLITE_NOW_MS};
+    ${ASKS_RETENTION_INDEXES}`,
+    postgres: `
+    ALTER TABLE asks_cases ADD COLUMN IF NOT EXISTS closed_at BIGINT;
+    ALTER TABLE asks_submissions ADD COLUMN IF NOT EXISTS received_at BIGINT;
+    UPDATE asks_cases SET closed_at = ${PG_NOW_MS} WHERE due_at IS NULL;
+    UPDATE asks_submissions SET received_at = ${PG_NOW_MS};
+    ${ASKS_RETENTION_INDEXES}`,
   },
 ];
 

@@ -16,6 +16,7 @@ import { FaultQueue } from './faults.ts';
 import { EventHub } from './hub.ts';
 import type { ServiceProfile } from './profile.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { type PurgeCounts, startServiceRetention } from './retention.ts';
 import { registerApiRoutes } from './routes-api.ts';
 import { registerPageRoutes } from './routes-page.ts';
 import { registerRespondRoutes } from './routes-respond.ts';
@@ -27,6 +28,7 @@ export { DemoActError } from './act.ts';
 export { signCallback } from './callbacks.ts';
 export type { CaseSpec } from './create.ts';
 export type { ProfileCheck, ServiceProfile } from './profile.ts';
+export type { PurgeCounts } from './retention.ts';
 export type { ServiceStore } from './store.ts';
 export type {
   DemoActResult,
@@ -62,6 +64,13 @@ export interface DemoServiceOptions {
   log?: Logger;
   /** Another configuration of the service (answer checks, review page); the demo's types without. */
   profile?: ServiceProfile;
+  /**
+   * How long a final case (with its events) and a respond request are kept before a pass deletes
+   * them; absent or 0 keeps everything (the standalone demo).
+   */
+  retentionMs?: number;
+  /** Time between retention passes (default hourly). */
+  retentionIntervalMs?: number;
 }
 
 /** A running demo service. */
@@ -80,6 +89,8 @@ export interface DemoService {
   inject(fault: Fault): void;
   /** Creates a case in-process (an already validated spec); its 202 body, URLs under `base`. */
   create(spec: CaseSpec, base: string): Promise<DemoCreated>;
+  /** Runs a retention pass now (the timer runs them too); what it deleted. */
+  purge(): Promise<PurgeCounts>;
 }
 
 /** The service's parts before its routes exist. */
@@ -214,12 +225,22 @@ export function createDemoService(options: DemoServiceOptions = {}): DemoService
   // Cases from an earlier run (file database, another replica) may have expiries and reminders due.
   engine.schedule();
   const listening = listenForOthers(parts);
+  const retention = startServiceRetention(
+    store,
+    {
+      retentionMs: options.retentionMs ?? 0,
+      ...(options.retentionIntervalMs && { intervalMs: options.retentionIntervalMs }),
+    },
+    deps.now,
+    deps.log,
+  );
   let closed: Promise<void> | undefined;
   const close = async () => {
     engine.stop();
     hub.closeAll();
     callbacks.close();
     await listening.close();
+    await retention.stop();
     await store.close();
   };
   return {
@@ -234,5 +255,6 @@ export function createDemoService(options: DemoServiceOptions = {}): DemoService
       actOnCase(deps, caseId, typeof step === 'string' ? { step } : step, parts.lastBase()),
     inject: (fault) => deps.faults.inject({ ...fault }),
     create: (spec, base) => createCase(engine, spec, base.replace(/\/+$/, ''), deps.now()),
+    purge: () => retention.pass(),
   };
 }

@@ -8,7 +8,14 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { migratePostgres } from '../cases/migrate-postgres.ts';
-import { dueAt, type NewEvent, type ServiceStore, type StoredCase } from './store.ts';
+import {
+  closedAt,
+  dueAt,
+  type NewEvent,
+  receivedAt,
+  type ServiceStore,
+  type StoredCase,
+} from './store.ts';
 import type { DemoCase, ReviewEvent, ReviewEventName, Submission } from './types.ts';
 
 /** `<source>:<case id>` on every commit. */
@@ -61,8 +68,8 @@ class PostgresServiceStore implements ServiceStore {
     // One statement that also tells the other replicas, whose schedulers then look at its expiry.
     await this.pool.query(
       `WITH added AS (
-        INSERT INTO asks_cases (case_id, version, data, review_hash, submit_hash, due_at)
-        VALUES ($1, 1, $2, $3, $4, $5) RETURNING case_id)
+        INSERT INTO asks_cases (case_id, version, data, review_hash, submit_hash, due_at, closed_at)
+        VALUES ($1, 1, $2, $3, $4, $5, $8) RETURNING case_id)
       SELECT pg_notify($6, $7) FROM added`,
       [
         kase.case_id,
@@ -72,6 +79,7 @@ class PostgresServiceStore implements ServiceStore {
         dueAt(kase),
         CHANNEL,
         `${this.source}:${kase.case_id}`,
+        closedAt(kase),
       ],
     );
   }
@@ -125,8 +133,9 @@ class PostgresServiceStore implements ServiceStore {
   }
 
   async addSubmission(submission: Submission): Promise<void> {
-    await this.pool.query('INSERT INTO asks_submissions (data) VALUES ($1)', [
+    await this.pool.query('INSERT INTO asks_submissions (data, received_at) VALUES ($1, $2)', [
       JSON.stringify(submission),
+      receivedAt(submission),
     ]);
   }
 
@@ -135,6 +144,30 @@ class PostgresServiceStore implements ServiceStore {
       'SELECT data FROM asks_submissions ORDER BY id',
     );
     return r.rows.map((x) => JSON.parse(x.data) as Submission);
+  }
+
+  async purgeClosed(beforeMs: number, limit: number): Promise<number> {
+    // One statement: the chosen cases and their events go together. SKIP LOCKED leaves a case a
+    // commit holds (a follow-up being linked) and keeps replicas purging at once out of each other's way.
+    const r = await this.pool.query<{ n: number }>(
+      `WITH gone AS (
+         DELETE FROM asks_cases WHERE case_id IN (
+           SELECT case_id FROM asks_cases WHERE closed_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
+         RETURNING case_id),
+       e AS (DELETE FROM asks_events WHERE case_id IN (SELECT case_id FROM gone))
+       SELECT count(*)::int AS n FROM gone`,
+      [beforeMs, limit],
+    );
+    return r.rows[0]?.n ?? 0;
+  }
+
+  async purgeSubmissions(beforeMs: number, limit: number): Promise<number> {
+    const r = await this.pool.query(
+      `DELETE FROM asks_submissions WHERE id IN (
+         SELECT id FROM asks_submissions WHERE received_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [beforeMs, limit],
+    );
+    return r.rowCount ?? 0;
   }
 
   listen(onChange: (caseId: string | null) => void): Promise<() => Promise<void>> {
@@ -171,8 +204,9 @@ async function commit(
   try {
     await client.query('BEGIN');
     const r = await client.query(
-      'UPDATE asks_cases SET data = $2, due_at = $3, version = version + 1 WHERE case_id = $1 AND version = $4',
-      [caseId, JSON.stringify(kase), dueAt(kase), version],
+      `UPDATE asks_cases SET data = $2, due_at = $3, closed_at = COALESCE(closed_at, $5),
+         version = version + 1 WHERE case_id = $1 AND version = $4`,
+      [caseId, JSON.stringify(kase), dueAt(kase), version, closedAt(kase)],
     );
     if (r.rowCount !== 1) {
       await client.query('ROLLBACK');

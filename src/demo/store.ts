@@ -4,6 +4,7 @@
  * one (store-postgres.ts) lets several relay replicas share the asks service.
  */
 import Database from 'better-sqlite3';
+import { SQLITE_NOW_MS } from '../cases/migrations.ts';
 import type { DemoCase, ReviewEvent, ReviewEventName, Submission } from './types.ts';
 import { TERMINAL_STATUSES } from './types.ts';
 
@@ -44,6 +45,10 @@ export interface ServiceStore {
   addSubmission(submission: Submission): Promise<void>;
   /** Every recorded respond request, oldest first. */
   submissions(): Promise<Submission[]>;
+  /** Deletes up to `limit` cases final before `beforeMs` with their events; how many went. */
+  purgeClosed(beforeMs: number, limit: number): Promise<number>;
+  /** Deletes up to `limit` respond requests received before `beforeMs`; how many went. */
+  purgeSubmissions(beforeMs: number, limit: number): Promise<number>;
   /**
    * Hears cases other processes changed (`null`: some changes may have been missed, re-read all).
    * Absent when no other process writes this store.
@@ -58,6 +63,17 @@ export function dueAt(kase: DemoCase): number | null {
   const expires = Date.parse(kase.expires_at);
   const reminder = reminderTimes(kase)[kase.reminders_done];
   return reminder !== undefined && reminder < expires ? reminder : expires;
+}
+
+/**
+ * When a case became final, in ms (its completed/expired/cancelled time); null while open. Commits
+ * keep the first value, so a later change to a final case (a linked follow-up) does not move it.
+ */
+export function closedAt(kase: DemoCase): number | null {
+  if (!TERMINAL_STATUSES.has(kase.status)) return null;
+  const at = Date.parse(kase.completed_at ?? kase.expired_at ?? kase.cancelled_at ?? '');
+  // A final case always has its time; should one lack it, it counts from now rather than never.
+  return Number.isNaN(at) ? Date.now() : at;
 }
 
 /** The case's reminder times in ms, sorted. */
@@ -102,18 +118,36 @@ export class DemoStore implements ServiceStore {
         data TEXT NOT NULL
       );
     `);
-    // A file written before cases had versions gets the column (every old case at version 1).
-    const cols = this.db.prepare('PRAGMA table_info(demo_cases)').all() as Array<{ name: string }>;
-    if (!cols.some((c) => c.name === 'version'))
+    this.upgrade();
+  }
+
+  /** Adds the columns a file written by an older build lacks. */
+  private upgrade(): void {
+    const has = (table: string, col: string) =>
+      (this.db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).some(
+        (c) => c.name === col,
+      );
+    // Every old case at version 1.
+    if (!has('demo_cases', 'version'))
       this.db.exec('ALTER TABLE demo_cases ADD COLUMN version INTEGER NOT NULL DEFAULT 1');
+    // Retention: old final cases and old respond requests count from now (no earlier deletion).
+    if (!has('demo_cases', 'closed_at'))
+      this.db.exec(`ALTER TABLE demo_cases ADD COLUMN closed_at INTEGER;
+        UPDATE demo_cases SET closed_at = ${SQLITE_NOW_MS} WHERE due_at IS NULL`);
+    if (!has('demo_submissions', 'received_at'))
+      this.db.exec(`ALTER TABLE demo_submissions ADD COLUMN received_at INTEGER;
+        UPDATE demo_submissions SET received_at = ${SQLITE_NOW_MS}`);
+    this.db.exec(`
+      CREATE INDEX IF NOT EXISTS demo_cases_closed ON demo_cases (closed_at) WHERE closed_at IS NOT NULL;
+      CREATE INDEX IF NOT EXISTS demo_submissions_received ON demo_submissions (received_at);`);
   }
 
   async insert(kase: DemoCase, reviewHash: Buffer, submitHash: Buffer | null): Promise<void> {
     this.db
       .prepare(
-        'INSERT INTO demo_cases (case_id, data, review_hash, submit_hash, due_at, version) VALUES (?, ?, ?, ?, ?, 1)',
+        'INSERT INTO demo_cases (case_id, data, review_hash, submit_hash, due_at, closed_at, version) VALUES (?, ?, ?, ?, ?, ?, 1)',
       )
-      .run(kase.case_id, JSON.stringify(kase), reviewHash, submitHash, dueAt(kase));
+      .run(kase.case_id, JSON.stringify(kase), reviewHash, submitHash, dueAt(kase), closedAt(kase));
   }
 
   async get(caseId: string): Promise<StoredCase | undefined> {
@@ -134,9 +168,9 @@ export class DemoStore implements ServiceStore {
     return this.db.transaction((): ReviewEvent[] | null => {
       const changed = this.db
         .prepare(
-          'UPDATE demo_cases SET data = ?, due_at = ?, version = version + 1 WHERE case_id = ? AND version = ?',
+          'UPDATE demo_cases SET data = ?, due_at = ?, closed_at = COALESCE(closed_at, ?), version = version + 1 WHERE case_id = ? AND version = ?',
         )
-        .run(JSON.stringify(kase), dueAt(kase), caseId, version).changes;
+        .run(JSON.stringify(kase), dueAt(kase), closedAt(kase), caseId, version).changes;
       if (changed === 0) return null;
       let seq = this.lastSeqNow(caseId);
       const insert = this.db.prepare(
@@ -191,8 +225,8 @@ export class DemoStore implements ServiceStore {
 
   async addSubmission(submission: Submission): Promise<void> {
     this.db
-      .prepare('INSERT INTO demo_submissions (data) VALUES (?)')
-      .run(JSON.stringify(submission));
+      .prepare('INSERT INTO demo_submissions (data, received_at) VALUES (?, ?)')
+      .run(JSON.stringify(submission), receivedAt(submission));
   }
 
   async submissions(): Promise<Submission[]> {
@@ -202,9 +236,39 @@ export class DemoStore implements ServiceStore {
     return rows.map((r) => JSON.parse(r.data) as Submission);
   }
 
+  async purgeClosed(beforeMs: number, limit: number): Promise<number> {
+    // The chosen cases and their events go together.
+    return this.db.transaction(() => {
+      const ids = this.db
+        .prepare('SELECT case_id FROM demo_cases WHERE closed_at < ? LIMIT ?')
+        .all(beforeMs, limit) as Array<{ case_id: string }>;
+      const events = this.db.prepare('DELETE FROM demo_events WHERE case_id = ?');
+      const kase = this.db.prepare('DELETE FROM demo_cases WHERE case_id = ?');
+      for (const { case_id } of ids) {
+        events.run(case_id);
+        kase.run(case_id);
+      }
+      return ids.length;
+    })();
+  }
+
+  async purgeSubmissions(beforeMs: number, limit: number): Promise<number> {
+    return this.db
+      .prepare(
+        'DELETE FROM demo_submissions WHERE id IN (SELECT id FROM demo_submissions WHERE received_at < ? LIMIT ?)',
+      )
+      .run(beforeMs, limit).changes;
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
+}
+
+/** When a respond request arrived, in ms (its recorded time; now should that be unreadable). */
+export function receivedAt(submission: Submission): number {
+  const at = Date.parse(submission.at);
+  return Number.isNaN(at) ? Date.now() : at;
 }
 
 /**
@@ -231,6 +295,8 @@ export function deferredStore(open: () => Promise<ServiceStore>): ServiceStore {
     eventsAfter: async (caseId, seq) => (await ready()).eventsAfter(caseId, seq),
     addSubmission: async (s) => (await ready()).addSubmission(s),
     submissions: async () => (await ready()).submissions(),
+    purgeClosed: async (beforeMs, limit) => (await ready()).purgeClosed(beforeMs, limit),
+    purgeSubmissions: async (beforeMs, limit) => (await ready()).purgeSubmissions(beforeMs, limit),
     async listen(onChange) {
       const store = await ready();
       return store.listen ? store.listen(onChange) : async () => {};
