@@ -17,6 +17,13 @@ export class OriginPool {
     private readonly onFree: () => void = () => {},
   ) {}
 
+  /** The most slots one origin with a free slot holds (0 when none is busy). */
+  busiestOpen(): number {
+    let most = 0;
+    for (const n of this.inflight.values()) if (n < this.maxPerOrigin && n > most) most = n;
+    return most;
+  }
+
   /** The origins whose slots are all taken. */
   saturated(): string[] {
     const full: string[] = [];

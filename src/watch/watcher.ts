@@ -149,7 +149,16 @@ export class Watcher {
     const e = this.engine;
     let n = 0;
     while (n < this.o.batch) {
-      const room = Math.min(this.o.batch - n, this.pool.free, this.pool.maxPerOrigin);
+      // Once an origin is full, skipping it costs a scan past its due cases: that is left to the
+      // next timer pass, not repeated after every poll that frees a slot.
+      if (n > 0 && this.pool.saturated().length > 0) break;
+      // At most what the busiest origin with a free slot can still start, so a batch of one
+      // service's cases does not overfill it (the rest would have to be put back).
+      const room = Math.min(
+        this.o.batch - n,
+        this.pool.free,
+        this.pool.maxPerOrigin - this.pool.busiestOpen(),
+      );
       if (room <= 0) break;
       const due = await e.store.leaseDue(
         now,
