@@ -2,7 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import type { AdapterSignals, PlatformAdapter, Tap, TapReply } from './adapter.ts';
+import type { PlatformAdapter, Tap, TapReply } from './adapter.ts';
 import { adapterStrings } from './adapter-kit.ts';
 import { createAdapterSignals } from './adapter-signals.ts';
 import { ALIVE_TTL_MS, aliveKey } from './cases/posting-lease.ts';
@@ -169,7 +169,8 @@ export class RelayRuntime {
       id === null ? events.emit(CHANGES_MISSED) : events.emit(`change:${id}`),
     );
     events.on('status', this.issueReceipt);
-    await Promise.all(this.p.adapters.map((a) => startPlatform(this.platformDeps(), a)));
+    const deps = this.platformDeps();
+    await Promise.all(this.p.adapters.map((a) => startPlatform(deps, a)));
     // Every open case is polled again soon (spread over one minimum interval, so a large store does not stampede).
     await store.rescheduleOpen(this.s.now(), Math.min(config.pollMinMs, 30_000));
     // Cards that fell behind while we were down are brought up to date; unposted ones are posted.
@@ -186,12 +187,11 @@ export class RelayRuntime {
     this.started = true;
   }
 
-  /** Web chat rooms wake their waiting pages on a change made by any replica. */
-  private signals: AdapterSignals | undefined;
-
+  /** What every adapter is started with (one set of change signals and texts for all). */
   private platformDeps() {
     const store = this.s.store;
-    this.signals ??= createAdapterSignals({
+    // Web chat rooms wake their waiting pages on a change made by any replica.
+    const signals = createAdapterSignals({
       events: this.s.cases.events,
       missedEvent: CHANGES_MISSED,
       publishRemote: store.publishChange ? (topic) => store.publishChange!(topic) : undefined,
@@ -199,7 +199,7 @@ export class RelayRuntime {
     });
     return {
       strings: adapterStrings(this.s.strings),
-      signals: this.signals,
+      signals,
       store: this.s.store,
       log: this.s.log,
       health: this.p.health,

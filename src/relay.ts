@@ -77,7 +77,14 @@ export interface Relay {
 
 /** Builds the services from the options. */
 function servicesOf(o: RelayOptions, log: Logger): Services {
-  const store = o.store ?? openSqliteStore(join(o.config.dataDir, 'hitl-relay.sqlite'), o.now);
+  const store =
+    o.store ??
+    openSqliteStore(join(o.config.dataDir, 'hitl-relay.sqlite'), o.now, {
+      // A failing checkpoint worker is a warn line in the relay's log, not a bare stderr warning.
+      checkpoint: {
+        onError: (err) => log.warn({ err: err.message }, 'SQLite checkpoint worker failed'),
+      },
+    });
   return createServices({
     store,
     sealer: createSealer(o.config.secretKey),

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { migratePostgres } from './migrate-postgres.ts';
-import { CHANGES_CHANNEL, caseCreator, caseUpdater } from './postgres/case-writes.ts';
+import { caseCreator, caseUpdater } from './postgres/case-writes.ts';
 import { pgCaseReads, pgCaseStats } from './postgres/cases.ts';
 import { pgChangeFeed } from './postgres/changes.ts';
 import { historyAppender, pgHistory } from './postgres/history.ts';
@@ -46,10 +46,7 @@ export async function openPostgresStore(
     ...pgHistory(pool, appendHistory),
     ...pgOutbox(pool),
     ...pgRetention(pool),
-    ...pgChangeFeed(url, changeSource, options.onError),
-    async publishChange(topic) {
-      await pool.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, `${changeSource}:${topic}`]);
-    },
+    ...pgChangeFeed(pool, url, changeSource, options.onError),
     async close() {
       await pool.end();
     },

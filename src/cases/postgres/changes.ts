@@ -64,12 +64,17 @@ class ChangeListener {
   }
 }
 
+/** Both sides of the change channel: hearing other processes, and telling them (a web chat room). */
 export function pgChangeFeed(
+  pool: pg.Pool,
   url: string,
   changeSource: string,
   onError?: (err: Error) => void,
-): Required<Pick<ChangeFeed, 'listenChanges'>> {
+): Required<ChangeFeed> {
   return {
+    async publishChange(topic) {
+      await pool.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, `${changeSource}:${topic}`]);
+    },
     async listenChanges(onChange) {
       const listener = new ChangeListener(url, changeSource, onChange, onError);
       // A first connection that fails is retried like a lost one (waiters re-read once it is up).
