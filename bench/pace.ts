@@ -194,6 +194,13 @@ async function runRelay(s: Scenario) {
     console.log([...hist].map(([k, v]) => `${k}:${v}`).join(' '));
   }
   const warnings = r.warnings.length;
+  // What the warnings say, by message (a paced burst should not need any).
+  const byMsg = new Map<string, number>();
+  for (const line of r.warnings) {
+    const msg = String((JSON.parse(line) as { msg?: unknown }).msg ?? line.slice(0, 80));
+    byMsg.set(msg, (byMsg.get(msg) ?? 0) + 1);
+  }
+  for (const [msg, n] of byMsg) console.log(`  warn x${n}: ${msg}`);
   await r.stop();
   return { ...result, limited: stats.limited - limitedBefore, posted, answeredSeconds, warnings };
 }
@@ -218,8 +225,9 @@ for (const s of scenarios) {
       value: rel.share * 100,
       unit: '%',
       baseline: b.share * 100,
-      goal: '>= 90%',
-      met: rel.share >= 0.9,
+      // Issue 22 asks 95 % of 1/s for one chat; 90 % elsewhere.
+      goal: s.name === '1 chat' ? '>= 95%' : '>= 90%',
+      met: rel.share >= (s.name === '1 chat' ? 0.95 : 0.9),
     },
     {
       bench: 'pace',
