@@ -90,8 +90,8 @@ export function sqliteCases(
   return {
     async createCase(c, intents) {
       const created = createTx(c, intents?.messages ?? [], intents?.history, intents?.leases ?? []);
-      // The inserted row is `c` itself; only another intake's case has to be read.
-      if (created) return { case: toCase(caseParams(c)), created };
+      // The inserted row is `c` itself (no JSON round trip); only another intake's case is read.
+      if (created) return { case: c, created };
       return { case: toCase(q.byCase.get(c.origin, c.case_id)!), created };
     },
     getCase: async (id) => maybe(q.byId.get(id)),
