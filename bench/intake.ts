@@ -21,7 +21,9 @@ import { type BenchStore, postgresStore, postgresUrl, sqliteStore } from './lib/
 import { benchTelegramAdapter, NO_PACE } from './lib/telegram.ts';
 
 const args = benchArgs();
-const LEVELS = [1, 16, 64];
+// `--only=` may name client counts too (`--only=web,64`): then only those levels run.
+const picked = (args.only ?? []).filter((x) => /^\d+$/.test(x));
+const LEVELS = [1, 16, 64].filter((c) => !picked.length || picked.includes(String(c)));
 /** Cases per concurrency level: enough for a few seconds each. */
 const sizes = args.full ? { 1: 3000, 16: 12_000, 64: 12_000 } : { 1: 300, 16: 1500, 64: 1500 };
 const CHAT = -1001000000003;
