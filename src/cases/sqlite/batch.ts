@@ -50,83 +50,91 @@ function settle(op: Op): void {
   else op.reject(op.outcome.error);
 }
 
-export function sqliteBatcher(db: Database.Database): Batcher {
-  const begin = db.prepare('BEGIN IMMEDIATE');
-  const commit = db.prepare('COMMIT');
-  const rollback = db.prepare('ROLLBACK');
-  let ops: Op[] = [];
-  let open = false;
+function alone<T>(run: () => T): Promise<Awaited<T>> {
+  const outcome = attempt(run);
+  return outcome.ok ? Promise.resolve(outcome.value as Awaited<T>) : Promise.reject(outcome.error);
+}
+
+/** The open batch of one connection (small methods rather than one long closure). */
+class GroupCommit implements Batcher {
+  private readonly begin: Database.Statement;
+  private readonly commit: Database.Statement;
+  private readonly rollback: Database.Statement;
+  private ops: Op[] = [];
+  private open = false;
+
+  constructor(private readonly db: Database.Database) {
+    this.begin = db.prepare('BEGIN IMMEDIATE');
+    this.commit = db.prepare('COMMIT');
+    this.rollback = db.prepare('ROLLBACK');
+  }
+
+  write<T>(run: () => T): Promise<Awaited<T>> {
+    if (!this.open && !this.openBatch()) return alone(run);
+    const p = this.queue<Awaited<T>>(run, attempt(run));
+    // SQLite rolled back the whole batch under this write: run them all again, one by one.
+    if (!this.db.inTransaction) this.replay(this.take());
+    return p;
+  }
+
+  read<T>(run: () => T): Promise<Awaited<T>> {
+    return this.open ? this.queue<Awaited<T>>(run, attempt(run)) : alone(run);
+  }
+
+  readonly flush = (): void => {
+    if (!this.open) return;
+    const batch = this.take();
+    if (!this.db.open) {
+      for (const op of batch) op.reject(new Error('the SQLite store is closed'));
+      return;
+    }
+    try {
+      this.commit.run();
+    } catch {
+      this.replay(batch);
+      return;
+    }
+    for (const op of batch) settle(op);
+  };
+
+  /** Closes the batch in hand and returns its operations. */
+  private take(): Op[] {
+    this.open = false;
+    const batch = this.ops;
+    this.ops = [];
+    return batch;
+  }
 
   /** The batch is lost: every operation again, alone, in call order (as without batching). */
-  function replay(batch: Op[]): void {
-    if (db.inTransaction) rollback.run();
+  private replay(batch: Op[]): void {
+    if (this.db.inTransaction) this.rollback.run();
     for (const op of batch) {
       op.outcome = attempt(op.run);
       settle(op);
     }
   }
 
-  function flush(): void {
-    if (!open) return;
-    open = false;
-    const batch = ops;
-    ops = [];
-    if (!db.open) {
-      for (const op of batch) op.reject(new Error('the SQLite store is closed'));
-      return;
-    }
-    try {
-      commit.run();
-    } catch {
-      replay(batch);
-      return;
-    }
-    for (const op of batch) settle(op);
-  }
-
-  function queue<T>(run: () => unknown, outcome: Op['outcome']): Promise<T> {
+  private queue<T>(run: () => unknown, outcome: Op['outcome']): Promise<T> {
     return new Promise<unknown>((resolve, reject) => {
-      ops.push({ run, outcome, resolve, reject });
+      this.ops.push({ run, outcome, resolve, reject });
     }) as Promise<T>;
   }
 
   /** Opens the batch; false when the write lock cannot be had (the write then runs alone). */
-  function openBatch(): boolean {
+  private openBatch(): boolean {
     try {
-      begin.run();
+      this.begin.run();
     } catch {
       return false;
     }
-    open = true;
-    later(flush);
+    this.open = true;
+    later(this.flush);
     return true;
   }
+}
 
-  function write<T>(run: () => T): Promise<Awaited<T>> {
-    if (!open && !openBatch()) return alone(run);
-    const p = queue<Awaited<T>>(run, attempt(run));
-    if (!db.inTransaction) {
-      // SQLite rolled back the whole batch under this write: run them all again, one by one.
-      open = false;
-      const batch = ops;
-      ops = [];
-      replay(batch);
-    }
-    return p;
-  }
-
-  function alone<T>(run: () => T): Promise<Awaited<T>> {
-    const outcome = attempt(run);
-    return outcome.ok
-      ? Promise.resolve(outcome.value as Awaited<T>)
-      : Promise.reject(outcome.error);
-  }
-
-  function read<T>(run: () => T): Promise<Awaited<T>> {
-    return open ? queue<Awaited<T>>(run, attempt(run)) : alone(run);
-  }
-
-  return { write, read, flush };
+export function sqliteBatcher(db: Database.Database): Batcher {
+  return new GroupCommit(db);
 }
 
 type Method = (...args: never[]) => Promise<unknown>;
