@@ -147,6 +147,8 @@ async function main() {
       process.send?.({ id: m.id, error: e instanceof Error ? e.message : String(e) });
     }
   });
+  // A parent that died (a benchmark that threw) must not leave the generator running.
+  process.once('disconnect', () => process.exit(0));
   process.send?.({ ready: true });
 }
 
