@@ -78,8 +78,17 @@ export interface TapReply {
 export interface KeyValue {
   get(key: string): Promise<string | undefined>;
   set(key: string, value: string, ttlMs?: number): Promise<void>;
-  /** Sets the key only when absent (or expired); true when this call set it. Works across replicas. */
-  setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean>;
+  /**
+   * Sets the key only when absent (or expired); true when this call set it. Works across replicas.
+   * `also`: entries (distinct keys, not `key`) set with the same ttl in the same write when, and
+   * only when, this call sets the key: a claim and what it guards in one commit.
+   */
+  setIfAbsent(
+    key: string,
+    value: string,
+    ttlMs?: number,
+    also?: ReadonlyArray<{ key: string; value: string }>,
+  ): Promise<boolean>;
   /** Sets the key only while it holds `expected` (renewing a lease that is still ours); true when set. */
   compareAndSet(key: string, expected: string, value: string, ttlMs?: number): Promise<boolean>;
   delete(key: string): Promise<void>;

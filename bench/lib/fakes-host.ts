@@ -77,6 +77,8 @@ async function main(options: { telegram: boolean; recordPolls?: boolean }) {
   const fake = options.telegram ? await FakeTelegramApi.start() : null;
   const startCpu = process.cpuUsage();
   const send = (m: unknown) => process.send?.(m);
+  // A parent that died (a benchmark that threw) must not leave the fakes running.
+  process.once('disconnect', () => process.exit(0));
   process.on('message', async (m: { id: number; q?: FakesQuestion; stop?: boolean }) => {
     if (m.stop) {
       await fake?.close();

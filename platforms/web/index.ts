@@ -86,7 +86,7 @@ class WebAdapter implements PlatformAdapter {
       ...renderWebMessage(id, card, options?.replyTo?.id ?? null),
       room,
     });
-    await this.changed(room);
+    this.signals().publish(roomTopic(room)); // append made the new room version
     return { platform: 'web', address: room, id };
   }
 
@@ -109,7 +109,7 @@ class WebAdapter implements PlatformAdapter {
       ...renderWebNotice(id, text, link, ref.id),
       room: ref.address,
     });
-    await this.changed(ref.address);
+    this.signals().publish(roomTopic(ref.address)); // append made the new room version
   }
 }
 

@@ -21,6 +21,7 @@ const messageKey = (id: string) => `web:msg:${id}`;
 const versionKey = (room: string) => `web:room:${room}:v`;
 const countKey = (room: string) => `web:room:${room}:n`;
 const slotKey = (room: string, i: number) => `web:room:${room}:${i}`;
+const newVersion = () => randomBytes(6).toString('base64url');
 
 /** Typed access to the rooms in `kv` (a function: the store is handed over at start). */
 export class WebRooms {
@@ -46,20 +47,24 @@ export class WebRooms {
 
   /** A new version of the room (on any replica: it lives in the shared key-value store). */
   async bump(room: string): Promise<void> {
-    await this.kv().set(versionKey(room), randomBytes(6).toString('base64url'), WEB_MESSAGE_TTL_MS);
+    await this.kv().set(versionKey(room), newVersion(), WEB_MESSAGE_TTL_MS);
   }
 
   /**
-   * Appends a message to its room in O(1): each position is claimed with setIfAbsent, so
-   * concurrent posts (from any replica) never lose each other; the count is only a starting hint.
+   * Appends a message to its room in O(1) and makes a new room version: each position is claimed
+   * with setIfAbsent, so concurrent posts (from any replica) never lose each other; the message,
+   * the count (only a starting hint) and the version are written with the claim that wins, so a
+   * post is one read and one write.
    */
   async append(room: string, m: WebMessage): Promise<void> {
     const kv = this.kv();
+    const guarded = (i: number) => [
+      { key: messageKey(m.id), value: JSON.stringify({ ...m, slot: i }) },
+      { key: countKey(room), value: String(i + 1) },
+      { key: versionKey(room), value: newVersion() },
+    ];
     let i = Number((await kv.get(countKey(room))) ?? 0);
-    while (!(await kv.setIfAbsent(slotKey(room, i), m.id, WEB_MESSAGE_TTL_MS))) i++;
-    // A slot whose message was never saved (a crash here) lists nothing: load() finds no message.
-    await this.save({ ...m, slot: i });
-    await kv.set(countKey(room), String(i + 1), WEB_MESSAGE_TTL_MS);
+    while (!(await kv.setIfAbsent(slotKey(room, i), m.id, WEB_MESSAGE_TTL_MS, guarded(i)))) i++;
   }
 
   /**

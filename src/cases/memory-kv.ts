@@ -28,9 +28,15 @@ export class MemoryKeyValue implements KeyValue {
     this.put(key, value, ttlMs);
   }
 
-  async setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean> {
+  async setIfAbsent(
+    key: string,
+    value: string,
+    ttlMs?: number,
+    also: ReadonlyArray<{ key: string; value: string }> = [],
+  ): Promise<boolean> {
     if (this.live(key) !== undefined) return false;
     this.put(key, value, ttlMs);
+    for (const e of also) this.put(e.key, e.value, ttlMs);
     return true;
   }
 

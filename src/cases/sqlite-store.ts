@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { migrateSqlite } from './migrate-sqlite.ts';
+import { batched, sqliteBatcher } from './sqlite/batch.ts';
 import { sqliteCaseStats, sqliteCases } from './sqlite/cases.ts';
 import { type CheckpointOptions, startCheckpointer } from './sqlite/checkpoint.ts';
 import { historyWriter, sqliteHistory } from './sqlite/history.ts';
@@ -16,6 +17,27 @@ import { reserveStatement, sqliteMessages } from './sqlite/messages.ts';
 import { enqueueStatement, sqliteOutbox } from './sqlite/outbox.ts';
 import { sqliteRetention } from './sqlite/retention.ts';
 import type { Store } from './store.ts';
+
+/**
+ * The Store methods that only read; every other method is a write and joins the group commit of
+ * its event-loop turn (src/cases/sqlite/batch.ts). A read joins it only while one is open.
+ */
+const READS: ReadonlySet<string> = new Set([
+  'getCase',
+  'getCaseByKey',
+  'findCase',
+  'listCases',
+  'orphanCases',
+  'countByStatus',
+  'openStats',
+  'watchLeaseOwners',
+  'listMessages',
+  'findMessageByRef',
+  'staleMessages',
+  'listHistory',
+  'listDeliveries',
+]);
+const KV_READS: ReadonlySet<string> = new Set(['get', 'list']);
 
 /** Options of openSqliteStore. */
 export interface SqliteStoreOptions {
@@ -51,8 +73,9 @@ export function openSqliteStore(
   const reserve = reserveStatement(db);
   const enqueue = enqueueStatement(db);
   const releaseClaim = releaseClaimStatement(db);
-  return {
-    kv: sqliteKv(db, kv, now),
+  const batch = sqliteBatcher(db);
+  const store: Omit<Store, 'close'> = {
+    kv: batched(batch, sqliteKv(db, kv, now), KV_READS),
     ...sqliteCases(db, { reserve, enqueue, releaseClaim, addHistory, kv }),
     ...sqliteCaseStats(db),
     ...sqliteClaims(db, { release: releaseClaim, addHistory, now }),
@@ -61,7 +84,11 @@ export function openSqliteStore(
     ...sqliteHistory(db, addHistory),
     ...sqliteOutbox(db, enqueue),
     ...sqliteRetention(db),
+  };
+  return {
+    ...batched(batch, store, READS),
     async close() {
+      batch.flush();
       await checkpointer?.stop();
       db.close();
     },

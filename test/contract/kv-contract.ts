@@ -18,6 +18,35 @@ export function kvContract(o: { kv: () => KeyValue; advance: (ms: number) => voi
     expect(await kv().setIfAbsent('b', 'z')).toBe(false);
   });
 
+  it('issue 22: setIfAbsent with entries writes them with the claim, only when it wins, with its ttl', async () => {
+    const also = [
+      { key: 'g:msg', value: 'hello' },
+      { key: 'g:count', value: '1' },
+    ];
+    await kv().set('g:count', '0'); // an entry that exists is overwritten, like set
+    const wins = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        kv().setIfAbsent('g:slot', `s${i}`, 100, [{ key: 'g:msg', value: `m${i}` }, also[1]!]),
+      ),
+    );
+    expect(wins.filter(Boolean)).toHaveLength(1);
+    const winner = wins.indexOf(true);
+    expect(await kv().get('g:slot')).toBe(`s${winner}`);
+    expect(await kv().get('g:msg')).toBe(`m${winner}`); // the losers wrote nothing
+    expect(await kv().get('g:count')).toBe('1');
+    // A lost claim leaves the entries as they were.
+    expect(await kv().setIfAbsent('g:slot', 'late', 100, [{ key: 'g:msg', value: 'late' }])).toBe(
+      false,
+    );
+    expect(await kv().get('g:msg')).toBe(`m${winner}`);
+    advance(200); // the entries expire with the claim
+    expect(await kv().get('g:msg')).toBeUndefined();
+    expect(await kv().get('g:count')).toBeUndefined();
+    expect(await kv().setIfAbsent('g:slot', 'next', undefined, also)).toBe(true);
+    advance(10_000_000); // no ttl: kept
+    expect(await kv().get('g:msg')).toBe('hello');
+  });
+
   it('key-values: compare-and-set renews only a lease still held, delete and compare-and-delete release', async () => {
     await kv().set('lease', 'me', 100);
     expect(await kv().compareAndSet('lease', 'me', 'me', 1_000)).toBe(true);

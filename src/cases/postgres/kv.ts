@@ -39,14 +39,39 @@ function kvBasics(
   };
 }
 
+/**
+ * setIfAbsent with `also`: one statement, so one round trip and one commit. Data-modifying CTEs
+ * run once whatever the outer query reads; the entries are written only when the claim was.
+ */
+async function claimWith(
+  pool: pg.Pool,
+  claim: [string, string, number | null, number],
+  also: ReadonlyArray<{ key: string; value: string }>,
+): Promise<boolean> {
+  const r = await pool.query<{ n: number }>(
+    `WITH claimed AS (
+       INSERT INTO kv (k, v, until) VALUES ($1, $2, $3) ON CONFLICT (k) DO UPDATE
+       SET v = EXCLUDED.v, until = EXCLUDED.until WHERE kv.until IS NOT NULL AND kv.until <= $4
+       RETURNING 1),
+     guarded AS (
+       INSERT INTO kv (k, v, until) SELECT a.k, a.v, $3 FROM unnest($5::text[], $6::text[]) AS a(k, v)
+       WHERE EXISTS (SELECT 1 FROM claimed)
+       ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v, until = EXCLUDED.until)
+     SELECT count(*)::int AS n FROM claimed`,
+    [...claim, also.map((e) => e.key), also.map((e) => e.value)],
+  );
+  return r.rows[0]?.n === 1;
+}
+
 /** The conditional writes leases are made of (the database serialises each). */
 function kvConditionals(
   pool: pg.Pool,
   now: () => number,
 ): Pick<KeyValue, 'setIfAbsent' | 'compareAndSet' | 'compareAndDelete'> {
   return {
-    async setIfAbsent(k, v, ttlMs) {
+    async setIfAbsent(k, v, ttlMs, also) {
       const t = now();
+      if (also?.length) return claimWith(pool, [k, v, until(t, ttlMs), t], also);
       const r = await pool.query(
         `INSERT INTO kv (k, v, until) VALUES ($1, $2, $3) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v, until = EXCLUDED.until
          WHERE kv.until IS NOT NULL AND kv.until <= $4`,

@@ -2,7 +2,7 @@
 import type Database from 'better-sqlite3';
 import type { CaseRows, KvWrite, NotifyDelivery, StepWrites } from '../store.ts';
 import type { HistoryEntry, StoredCase, StoredMessage } from '../types.ts';
-import type { AddHistory } from './history.ts';
+import { type AddHistory, firstHistoryWriter } from './history.ts';
 import type { KvWrites } from './kv.ts';
 import { type CaseRow, caseParams, TERMINAL, toCase } from './rows.ts';
 
@@ -49,6 +49,7 @@ type CaseStatements = ReturnType<typeof caseStatements>;
 
 /** The case, its message reservations, first history row and posting leases: one commit. */
 function createTransaction(db: Database.Database, q: CaseStatements, deps: CaseWriteDeps) {
+  const addFirst = firstHistoryWriter(db);
   return db.transaction(
     (
       c: StoredCase,
@@ -58,7 +59,7 @@ function createTransaction(db: Database.Database, q: CaseStatements, deps: CaseW
     ) => {
       if (q.insert.run(caseParams(c)).changes !== 1) return false;
       for (const m of messages) deps.reserve.run(m);
-      if (history) deps.addHistory(c.id, history);
+      if (history) addFirst(c.id, history); // the case is new: nothing to cap yet
       for (const l of leases) deps.kv.set.run(l.key, l.value, l.until);
       return true;
     },
@@ -90,8 +91,8 @@ export function sqliteCases(
   return {
     async createCase(c, intents) {
       const created = createTx(c, intents?.messages ?? [], intents?.history, intents?.leases ?? []);
-      // The inserted row is `c` itself; only another intake's case has to be read.
-      if (created) return { case: toCase(caseParams(c)), created };
+      // The inserted row is `c` itself (no JSON round trip); only another intake's case is read.
+      if (created) return { case: c, created };
       return { case: toCase(q.byCase.get(c.origin, c.case_id)!), created };
     },
     getCase: async (id) => maybe(q.byId.get(id)),

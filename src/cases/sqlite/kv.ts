@@ -1,6 +1,8 @@
-/** SQLite: key-values with expiry (leases, marks, keys), each operation one statement. */
+/** SQLite: key-values with expiry (leases, marks, keys), each operation one statement or transaction. */
 import type Database from 'better-sqlite3';
 import type { KeyValue } from '../../adapter.ts';
+
+type KvEntry = { key: string; value: string };
 
 /** The kv statements other concerns write in their own transactions. */
 export interface KvWrites {
@@ -41,6 +43,14 @@ function kvStatements(db: Database.Database) {
 export function sqliteKv(db: Database.Database, writes: KvWrites, now: () => number): KeyValue {
   const q = kvStatements(db);
   const until = (t: number, ttlMs?: number) => (ttlMs ? t + ttlMs : null);
+  // The claim and the entries it guards: one transaction (a savepoint inside a group commit).
+  const claimTx = db.transaction(
+    (k: string, v: string, u: number | null, t: number, also: ReadonlyArray<KvEntry>) => {
+      if (q.setIfAbsent.run(k, v, u, t).changes !== 1) return false;
+      for (const e of also) writes.set.run(e.key, e.value, u);
+      return true;
+    },
+  );
   return {
     async get(k) {
       return q.get.get(k, now())?.v;
@@ -48,8 +58,9 @@ export function sqliteKv(db: Database.Database, writes: KvWrites, now: () => num
     async set(k, v, ttlMs) {
       writes.set.run(k, v, until(now(), ttlMs));
     },
-    async setIfAbsent(k, v, ttlMs) {
+    async setIfAbsent(k, v, ttlMs, also) {
       const t = now();
+      if (also?.length) return claimTx(k, v, until(t, ttlMs), t, also);
       return q.setIfAbsent.run(k, v, until(t, ttlMs), t).changes === 1;
     },
     async compareAndSet(k, expected, v, ttlMs) {
