@@ -9,7 +9,7 @@ import type { StoredCase } from '../types.ts';
 import { type AppendHistory, historyParts } from './history.ts';
 import { MESSAGE_COLS, MESSAGE_RECORD } from './messages.ts';
 import { DELIVERY_COLS, DELIVERY_RECORD } from './outbox.ts';
-import { whole, wholeJson } from './pool.ts';
+import { prepared, whole, wholeJson } from './pool.ts';
 import { CASE_COLS, type Row, toCase, values } from './rows.ts';
 
 /** The channel on which updateCase tells other replicas `<source>:<case id>`. */
@@ -48,7 +48,7 @@ function createStatement(c: StoredCase, intents: Intents): { sql: string; params
 export function caseCreator(pool: pg.Pool): CaseRows['createCase'] {
   return async (c, intents) => {
     const { sql, params } = createStatement(c, intents);
-    const r = await pool.query<{ n: number }>(sql, params);
+    const r = await pool.query<{ n: number }>(prepared(sql, params));
     // The inserted row is `c` itself; only another intake's case has to be read.
     if (r.rows[0]?.n === 1) return { case: structuredClone(c), created: true };
     const other = await pool.query<Row>(
@@ -125,7 +125,7 @@ export function caseUpdater(
 ): CaseRows['updateCase'] {
   return async (c, expected, outbox, step) => {
     const { sql, params } = updateStatement(c, expected, outbox, step, `${changeSource}:${c.id}`);
-    const row = (await pool.query<{ n: number; recorded: boolean }>(sql, params)).rows[0];
+    const row = (await pool.query<{ n: number; recorded: boolean }>(prepared(sql, params))).rows[0];
     if (row?.n !== 1) return false;
     if (!row.recorded) for (const h of step?.history ?? []) await appendHistory(c.id, h);
     return true;

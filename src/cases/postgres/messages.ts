@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { MessageRows } from '../store.ts';
 import type { HistoryEntry, StoredMessage } from '../types.ts';
 import { type AppendHistory, historyParts } from './history.ts';
-import { wholeJson } from './pool.ts';
+import { prepared, wholeJson } from './pool.ts';
 
 export const MESSAGE_COLS =
   'case_id, target, platform, address, ref_id, state, rendered_version, error, posted_at';
@@ -72,7 +72,7 @@ function messageWrites(
         return;
       }
       const { sql, params } = stepStatement(m, step);
-      const r = await pool.query<{ recorded: boolean }>(sql, params);
+      const r = await pool.query<{ recorded: boolean }>(prepared(sql, params));
       if (!r.rows[0]?.recorded)
         for (const h of step.history ?? []) await appendHistory(m.case_id, h);
     },
