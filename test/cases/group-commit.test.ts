@@ -61,6 +61,17 @@ describe('GroupWriter', () => {
     expect(statements).toEqual([[0], [1], [2], [3], [4], [5]]);
   });
 
+  it('a write waits while an earlier one with its key is in flight, even with a slot free', async () => {
+    const { writer, statements, settle } = recorder();
+    const out = Promise.all(
+      items(3, (i) => (i < 2 ? 'same' : 'other')).map((i) => writer.write(i)),
+    );
+    expect(statements).toEqual([[0], [2]]);
+    await settle();
+    expect(await out).toEqual([0, 10, 20]);
+    expect(statements).toEqual([[0], [2], [1]]);
+  });
+
   it('a write the server refuses fails alone: the rest of its group is written write by write', async () => {
     const { writer, statements, settle } = recorder();
     const all = items(5);

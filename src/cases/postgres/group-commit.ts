@@ -12,7 +12,7 @@ export interface GroupSpec<I, O> {
   one(item: I): Promise<O>;
   /** Several writes as one statement; the results in the order of `items`. */
   many(items: I[]): Promise<O[]>;
-  /** Writes with the same key never share a group (their order and counts stay those of one by one). */
+  /** Writes with the same key never share a group nor run at once (order and counts as one by one). */
   key(item: I): string;
   /** Statements of this kind in flight at once (the rest of the pool stays for everything else). */
   inFlight: number;
@@ -36,6 +36,8 @@ const rolledBack = (err: unknown) => err instanceof pg.DatabaseError;
 export class GroupWriter<I, O> {
   private readonly queue: Pending<I, O>[] = [];
   private running = 0;
+  /** The keys of the writes in flight. */
+  private readonly busy = new Set<string>();
 
   constructor(private readonly spec: GroupSpec<I, O>) {}
 
@@ -49,24 +51,33 @@ export class GroupWriter<I, O> {
   private pump(): void {
     while (this.running < this.spec.inFlight && this.queue.length) {
       const group = this.take();
+      if (!group.length) return; // every waiting write's key is in flight: it goes when that ends
+      const keys = group.map((p) => this.spec.key(p.item));
+      for (const k of keys) this.busy.add(k);
       this.running++;
       void this.run(group).finally(() => {
+        for (const k of keys) this.busy.delete(k);
         this.running--;
         this.pump();
       });
     }
   }
 
-  /** The oldest waiting writes, at most one per key; the others keep their place for the next group. */
+  /**
+   * The oldest waiting writes, at most one per key and none whose key is in flight: writes with
+   * one key go one after the other, in the order they came. The others keep their place.
+   */
   private take(): Pending<I, O>[] {
     const keys = new Set<string>();
     const group: Pending<I, O>[] = [];
     for (let i = 0; i < this.queue.length && group.length < this.spec.maxGroup; ) {
       const p = this.queue[i]!;
       const k = this.spec.key(p.item);
-      if (keys.has(k)) i++;
+      const free = !keys.has(k) && !this.busy.has(k);
+      // A key seen once stays taken for this pass, so a later write never overtakes an earlier one.
+      keys.add(k);
+      if (!free) i++;
       else {
-        keys.add(k);
         group.push(p);
         this.queue.splice(i, 1);
       }
