@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMany } from '../../src/cases/postgres/create-many.ts';
 import { openPool } from '../../src/cases/postgres/pool.ts';
 import { openPostgresStore } from '../../src/cases/postgres-store.ts';
-import type { Store } from '../../src/cases/store.ts';
+import { HISTORY_CAP, type Store } from '../../src/cases/store.ts';
 import type { StoredCase, StoredMessage } from '../../src/cases/types.ts';
 import { sampleCase } from '../contract/store-contract.ts';
 import { freshSchemaUrl } from '../helpers/postgres.ts';
@@ -172,5 +172,37 @@ describe('PostgreSQL group commit', () => {
       { target: 'web:a' },
       { target: 'web:b' },
     ]);
+  });
+
+  it('a post in a group whose rows would pass the history cap is capped as alone; the others are not', async () => {
+    const { store, url } = await open();
+    const full = sampleCase();
+    const fillers = Array.from({ length: 4 }, () => sampleCase());
+    for (const c of [full, ...fillers]) await intake(store, c);
+    const pool = openPool(url, {});
+    closers.push(() => pool.end());
+    await pool.query(
+      `INSERT INTO history (case_id, at, kind, detail)
+       SELECT $1, g, 'tap_refused', '{}'::jsonb FROM generate_series(1, $2::int) g`,
+      [full.id, HISTORY_CAP - 3],
+    );
+    const post = (c: StoredCase, kinds: string[]) =>
+      store.updateMessage(
+        { ...reservation(c), state: 'posted', ref_id: c.id },
+        { history: kinds.map((kind, i) => ({ at: 9000 + i, kind, detail: {} })) },
+      );
+    // Two fillers go alone; the third, the full case and the fourth wait and go as one group.
+    await Promise.all([
+      post(fillers[0]!, ['posted']),
+      post(fillers[1]!, ['posted']),
+      post(fillers[2]!, ['posted']),
+      post(full, ['posted', 'poll', 'status']),
+      post(fillers[3]!, ['posted']),
+    ]);
+    const rows = await store.listHistory(full.id);
+    expect(rows.map((r) => r.kind).slice(-3)).toEqual(['posted', 'history_capped', 'status']);
+    expect(rows).toHaveLength(HISTORY_CAP + 1);
+    for (const f of fillers)
+      expect((await store.listHistory(f.id)).map((h) => h.kind)).toEqual(['ingested', 'posted']);
   });
 });
