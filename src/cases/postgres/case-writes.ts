@@ -6,10 +6,12 @@
 import type pg from 'pg';
 import type { CaseRows, NotifyDelivery, StepWrites } from '../store.ts';
 import type { StoredCase } from '../types.ts';
+import { type CaseWrite, createMany } from './create-many.ts';
+import { GroupWriter } from './group-commit.ts';
 import { type AppendHistory, historyParts } from './history.ts';
 import { MESSAGE_COLS, MESSAGE_RECORD } from './messages.ts';
 import { DELIVERY_COLS, DELIVERY_RECORD } from './outbox.ts';
-import { whole, wholeJson } from './pool.ts';
+import { prepared, whole, wholeJson } from './pool.ts';
 import { CASE_COLS, type Row, toCase, values } from './rows.ts';
 
 /** The channel on which updateCase tells other replicas `<source>:<case id>`. */
@@ -45,12 +47,24 @@ function createStatement(c: StoredCase, intents: Intents): { sql: string; params
   return { sql: `WITH ${ctes.join(', ')} SELECT count(*)::int AS n FROM c`, params };
 }
 
+/** One intake alone: whether it created its case. */
+async function createOne(pool: pg.Pool, { c, intents }: CaseWrite): Promise<boolean> {
+  const { sql, params } = createStatement(c, intents);
+  return (await pool.query<{ n: number }>(prepared(sql, params))).rows[0]?.n === 1;
+}
+
 export function caseCreator(pool: pg.Pool): CaseRows['createCase'] {
+  // Concurrent intakes, grouped: one statement (one commit) per group.
+  const writer = new GroupWriter<CaseWrite, boolean>({
+    one: (w) => createOne(pool, w),
+    many: (ws) => createMany(pool, ws),
+    key: (w) => `${w.c.origin}\n${w.c.case_id}`,
+    inFlight: 2,
+    maxGroup: 64,
+  });
   return async (c, intents) => {
-    const { sql, params } = createStatement(c, intents);
-    const r = await pool.query<{ n: number }>(sql, params);
     // The inserted row is `c` itself; only another intake's case has to be read.
-    if (r.rows[0]?.n === 1) return { case: structuredClone(c), created: true };
+    if (await writer.write({ c, intents })) return { case: structuredClone(c), created: true };
     const other = await pool.query<Row>(
       `SELECT ${CASE_COLS} FROM cases WHERE origin = $1 AND case_id = $2`,
       [c.origin, c.case_id],
@@ -125,7 +139,7 @@ export function caseUpdater(
 ): CaseRows['updateCase'] {
   return async (c, expected, outbox, step) => {
     const { sql, params } = updateStatement(c, expected, outbox, step, `${changeSource}:${c.id}`);
-    const row = (await pool.query<{ n: number; recorded: boolean }>(sql, params)).rows[0];
+    const row = (await pool.query<{ n: number; recorded: boolean }>(prepared(sql, params))).rows[0];
     if (row?.n !== 1) return false;
     if (!row.recorded) for (const h of step?.history ?? []) await appendHistory(c.id, h);
     return true;

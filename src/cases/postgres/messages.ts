@@ -1,9 +1,10 @@
 /** PostgreSQL: the message slot of each (case, target) and its delivery state. */
 import type pg from 'pg';
-import type { MessageRows } from '../store.ts';
+import { HISTORY_CAP, type MessageRows } from '../store.ts';
 import type { HistoryEntry, StoredMessage } from '../types.ts';
+import { GroupWriter } from './group-commit.ts';
 import { type AppendHistory, historyParts } from './history.ts';
-import { wholeJson } from './pool.ts';
+import { prepared, wholeJson } from './pool.ts';
 
 export const MESSAGE_COLS =
   'case_id, target, platform, address, ref_id, state, rendered_version, error, posted_at';
@@ -15,6 +16,12 @@ const UPDATE_MESSAGE =
   'UPDATE messages SET ref_id = $3, state = $4, rendered_version = $5, error = $6, posted_at = $7 WHERE case_id = $1 AND target = $2';
 
 type MessageStep = { history?: HistoryEntry[]; releaseLease?: string; leaseOwner?: string };
+
+/** A message's new state and its step (history rows, posting lease release). */
+export interface MessageWrite {
+  m: StoredMessage;
+  step: MessageStep;
+}
 
 /** One statement: the message, its history rows and the release of its posting lease. */
 function stepStatement(m: StoredMessage, step: MessageStep) {
@@ -35,10 +42,67 @@ function stepStatement(m: StoredMessage, step: MessageStep) {
   return { sql: `WITH ${ctes.join(', ')} SELECT ${recorded} AS recorded`, params };
 }
 
+/** Each write's message update, lease release and history rows (only under the cap: `ok`). */
+const UPDATE_MANY = `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i int, case_id text,
+    target text, ref_id text, state text, rendered_version int, error text, posted_at bigint,
+    lease text, owner text, history jsonb)),
+  mu AS (UPDATE messages m SET ref_id = x.ref_id, state = x.state, rendered_version = x.rendered_version,
+    error = x.error, posted_at = x.posted_at FROM x WHERE m.case_id = x.case_id AND m.target = x.target),
+  kd AS (DELETE FROM kv USING x WHERE kv.k = x.lease AND kv.v = x.owner),
+  hn AS (SELECT x.i, x.case_id, x.history, (SELECT count(*) FROM history h WHERE h.case_id = x.case_id)
+    + jsonb_array_length(x.history) < ${HISTORY_CAP} AS ok FROM x),
+  hi AS (INSERT INTO history (case_id, at, kind, detail) SELECT hn.case_id, r.at, r.kind, r.detail
+    FROM hn, jsonb_to_recordset(hn.history) AS r(at bigint, kind text, detail jsonb) WHERE hn.ok)
+  SELECT i, ok FROM hn`;
+
+/**
+ * Updates the messages (at most one write per case: the history cap counts each case once);
+ * for each write, whether its history rows went in (false: over the cap, the caller appends them).
+ */
+export async function updateMessagesMany(
+  pool: pg.Pool,
+  writes: MessageWrite[],
+): Promise<boolean[]> {
+  const rows = writes.map(({ m, step }, i) => ({
+    i,
+    case_id: m.case_id,
+    target: m.target,
+    ref_id: m.ref_id,
+    state: m.state,
+    rendered_version: m.rendered_version,
+    error: m.error,
+    posted_at: m.posted_at,
+    lease: step.releaseLease && step.leaseOwner ? step.releaseLease : null,
+    owner: step.releaseLease && step.leaseOwner ? step.leaseOwner : null,
+    history: step.history ?? [],
+  }));
+  const r = await pool.query<{ i: number; ok: boolean }>(prepared(UPDATE_MANY, [wholeJson(rows)]));
+  const ok = new Map(r.rows.map((x) => [x.i, x.ok]));
+  return writes.map((w, i) => !w.step.history?.length || ok.get(i) === true);
+}
+
+/** A message step alone: whether its history rows went in (false: over the cap). */
+async function updateOne(pool: pg.Pool, { m, step }: MessageWrite): Promise<boolean> {
+  const { sql, params } = stepStatement(m, step);
+  return !!(await pool.query<{ recorded: boolean }>(prepared(sql, params))).rows[0]?.recorded;
+}
+
+/** The posted (or failed) state of concurrent posts, grouped: one statement per group. */
+function stepWriter(pool: pg.Pool) {
+  return new GroupWriter<MessageWrite, boolean>({
+    one: (w) => updateOne(pool, w),
+    many: (ws) => updateMessagesMany(pool, ws),
+    key: (w) => w.m.case_id,
+    inFlight: 2,
+    maxGroup: 64,
+  });
+}
+
 function messageWrites(
   pool: pg.Pool,
   appendHistory: AppendHistory,
 ): Pick<MessageRows, 'reserveMessage' | 'updateMessage'> {
+  const steps = stepWriter(pool);
   return {
     async reserveMessage(m) {
       const r = await pool.query(
@@ -71,9 +135,7 @@ function messageWrites(
         ]);
         return;
       }
-      const { sql, params } = stepStatement(m, step);
-      const r = await pool.query<{ recorded: boolean }>(sql, params);
-      if (!r.rows[0]?.recorded)
+      if (!(await steps.write({ m, step })))
         for (const h of step.history ?? []) await appendHistory(m.case_id, h);
     },
   };

@@ -21,6 +21,25 @@ export const whole = (v: unknown) =>
 export const wholeJson = (rows: unknown[]) =>
   JSON.stringify(rows, (_k, v) => (typeof v === 'number' ? Math.round(v) : v));
 
+/** Statement texts that run often, by name: the server parses and plans each once per connection. */
+const names = new Map<string, string>();
+/** Far above the few shapes the hot statements take; any text past it simply runs unnamed. */
+const MAX_NAMES = 64;
+
+/**
+ * A hot statement as a named (prepared) query: pg prepares it once per pooled connection and then
+ * only binds and executes it, which skips the server's parse and plan of a long CTE every time.
+ * Only for texts built from a fixed set of shapes (never from data), so the names stay few.
+ */
+export function prepared(text: string, values: unknown[]): pg.QueryConfig {
+  let name = names.get(text);
+  if (!name && names.size < MAX_NAMES) {
+    name = `hitl_${names.size}`;
+    names.set(text, name);
+  }
+  return { ...(name ? { name } : {}), text, values: values.map(whole) };
+}
+
 function withWholeNumberParams(pool: pg.Pool): pg.Pool {
   const query = pool.query.bind(pool) as (text: unknown, params?: unknown) => unknown;
   pool.query = ((text: unknown, params?: unknown) =>
