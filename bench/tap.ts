@@ -169,6 +169,8 @@ async function webTap(kind: 'rw' | 'bw', i: number): Promise<Sample> {
     `${kind}:${res.body.outcome}`,
     (outcomes.get(`${kind}:${res.body.outcome}`) ?? 0) + 1,
   );
+  if (res.body?.outcome !== 'submitted')
+    throw new Error(`${kind} tap on ${caseId} answered ${res.status}: ${JSON.stringify(res.body)}`);
   const [s, e] = await Promise.all([submitted, edited]);
   return { submit: s - t0, edit: e - t0, reply: reply - t0 };
 }
@@ -216,7 +218,13 @@ for (let i = 0; i < total; i++) {
   for (let k = 0; k < runs.length; k++) {
     const [kind, run, count] = runs[(i + k) % runs.length]!;
     if (i >= count) continue;
-    const s = await run(i);
+    const s = await run(i).catch((err: Error) => {
+      // Why the relay did not submit or edit is in its warnings.
+      console.error(
+        `tap ${kind}${i}: ${err.message}\nrelay warnings (last 5):\n${r.warnings.slice(-5).join('')}`,
+      );
+      throw err;
+    });
     if (i >= warmup) samples[kind]!.push(s);
   }
 }

@@ -25,6 +25,8 @@ import type { Watcher } from './watch/watcher.ts';
 import type { Watching } from './watch/watching.ts';
 
 const STORE_CHECK_TIMEOUT_MS = 2000;
+/** How long a receipt waits for its case's card edit before it is issued anyway. */
+const RECEIPT_AFTER_EDIT_MS = 5000;
 
 /** Resolves true when `work` settles within `ms`, false when it does not (it goes on unawaited). */
 export function bounded(work: Promise<unknown>, ms: number): Promise<boolean> {
@@ -66,6 +68,7 @@ export class RelayRuntime {
   readonly closed = new AbortController();
   /** Taps being handled, so shutdown lets them finish. */
   private readonly taps = new Set<Promise<TapReply>>();
+  private readonly receiptsPending = new Set<Promise<void>>();
   /** Wakes the start-up retry sleeps at shutdown. */
   private readonly retrySleeps = new Set<() => void>();
   private server: ReturnType<typeof serve> | undefined;
@@ -82,15 +85,27 @@ export class RelayRuntime {
     return this.p.services;
   }
 
-  /** Issues the receipt of a case that just became final (in the background). */
+  /**
+   * Issues the receipt of a case that just became final, in the background and after its card
+   * edit (signing, hashing and the receipt's store calls would otherwise run before the edit
+   * leaves); a slow platform holds it back at most RECEIPT_AFTER_EDIT_MS. Waited for at shutdown.
+   */
   private readonly issueReceipt = (c: StoredCase) => {
-    if (this.receipts && isTerminal(c.status))
-      this.receipts.issuer.receiptOf(c.id, c).catch((err: Error) => {
-        this.s.log.warn(
-          { case: c.id, err: err.message },
-          'receipt not issued; it is issued when asked for',
-        );
-      });
+    const receipts = this.receipts;
+    if (!receipts || !isTerminal(c.status)) return;
+    const issued = bounded(this.s.cards.settled(c.id), RECEIPT_AFTER_EDIT_MS)
+      .then(() => receipts.issuer.receiptOf(c.id, c))
+      .then(
+        () => {},
+        (err: Error) => {
+          this.s.log.warn(
+            { case: c.id, err: err.message },
+            'receipt not issued; it is issued when asked for',
+          );
+        },
+      );
+    this.receiptsPending.add(issued);
+    void issued.finally(() => this.receiptsPending.delete(issued));
   };
 
   /** Handles a tap from an adapter (counted, and waited for at shutdown). */
@@ -324,10 +339,14 @@ export class RelayRuntime {
       bounded(this.p.watching.stop(), 1500).then(
         (ok) => ok || log.warn('shutdown: event streams cut'),
       ),
-      bounded(Promise.allSettled([...this.taps]), drainMs).then(
-        (ok) =>
-          ok || log.warn(`shutdown: ${this.taps.size} tap(s) still in flight after ${drainMs} ms`),
-      ),
+      bounded(Promise.allSettled([...this.taps]), drainMs)
+        .then(
+          (ok) =>
+            ok ||
+            log.warn(`shutdown: ${this.taps.size} tap(s) still in flight after ${drainMs} ms`),
+        )
+        // Receipts of the cases those taps ended (issued after their card edits).
+        .then(() => bounded(Promise.allSettled([...this.receiptsPending]), drainMs)),
     ]);
     step('watchers stopped, taps done');
   }
