@@ -15,7 +15,7 @@ import type { Health, Readiness } from './health.ts';
 import type { NotifyWorker } from './notify/worker.ts';
 import { startPlatform } from './platform-start.ts';
 import { inlineActions } from './protocol/actions.ts';
-import { isTerminal } from './protocol/types.ts';
+import { BackgroundReceipts } from './receipts/background.ts';
 import { createReceiptIssuer, type ReceiptIssuer } from './receipts/issuer.ts';
 import { createSigner, loadSigningKey, type ReceiptSigner } from './receipts/keys.ts';
 import { detailsLinkKey } from './server/link-key.ts';
@@ -25,8 +25,8 @@ import type { Watcher } from './watch/watcher.ts';
 import type { Watching } from './watch/watching.ts';
 
 const STORE_CHECK_TIMEOUT_MS = 2000;
-/** How long a receipt waits for its case's card edit before it is issued anyway. */
-const RECEIPT_AFTER_EDIT_MS = 5000;
+/** How long a stop waits for receipts still being issued. */
+const RECEIPT_DRAIN_MS = 1000;
 
 /** Resolves true when `work` settles within `ms`, false when it does not (it goes on unawaited). */
 export function bounded(work: Promise<unknown>, ms: number): Promise<boolean> {
@@ -68,14 +68,15 @@ export class RelayRuntime {
   readonly closed = new AbortController();
   /** Taps being handled, so shutdown lets them finish. */
   private readonly taps = new Set<Promise<TapReply>>();
-  private readonly receiptsPending = new Set<Promise<void>>();
   /** Wakes the start-up retry sleeps at shutdown. */
   private readonly retrySleeps = new Set<() => void>();
   private server: ReturnType<typeof serve> | undefined;
   private timers: NodeJS.Timeout[] = [];
   readonly mounted: Array<{ close(): void | Promise<void> }> = [];
   /** Signed decision receipts: the key is read (or made once and stored) at start. */
-  receipts: { issuer: ReceiptIssuer; signer: ReceiptSigner } | undefined;
+  receipts:
+    | { issuer: ReceiptIssuer; signer: ReceiptSigner; background: BackgroundReceipts }
+    | undefined;
   private retention: { stop(): void } | undefined;
   private stopListening: (() => Promise<void>) | undefined;
 
@@ -85,28 +86,8 @@ export class RelayRuntime {
     return this.p.services;
   }
 
-  /**
-   * Issues the receipt of a case that just became final, in the background and after its card
-   * edit (signing, hashing and the receipt's store calls would otherwise run before the edit
-   * leaves); a slow platform holds it back at most RECEIPT_AFTER_EDIT_MS. Waited for at shutdown.
-   */
-  private readonly issueReceipt = (c: StoredCase) => {
-    const receipts = this.receipts;
-    if (!receipts || !isTerminal(c.status)) return;
-    const issued = bounded(this.s.cards.settled(c.id), RECEIPT_AFTER_EDIT_MS)
-      .then(() => receipts.issuer.receiptOf(c.id, c))
-      .then(
-        () => {},
-        (err: Error) => {
-          this.s.log.warn(
-            { case: c.id, err: err.message },
-            'receipt not issued; it is issued when asked for',
-          );
-        },
-      );
-    this.receiptsPending.add(issued);
-    void issued.finally(() => this.receiptsPending.delete(issued));
-  };
+  /** Issues the receipt of a case that just became final (in the background, after its card edit). */
+  private readonly issueReceipt = (c: StoredCase) => this.receipts?.background.issue(c);
 
   /** Handles a tap from an adapter (counted, and waited for at shutdown). */
   readonly onTap = async (tap: Tap): Promise<TapReply> => {
@@ -264,21 +245,21 @@ export class RelayRuntime {
     const signer = createSigner(
       await loadSigningKey(s.config.receiptSigningKey, s.config.secretKey, s.store.kv),
     );
-    this.receipts = {
+    const issuer = createReceiptIssuer({
+      store: s.store,
       signer,
-      issuer: createReceiptIssuer({
-        store: s.store,
-        signer,
-        cardOf: (c) => s.render.cardOf(c),
-        actionsOffered: (c) =>
-          inlineActions(c.doc.hitl, c.doc.inline_submit ?? !!s.sealer.open(c.secrets).submit_token)
-            .actions,
-        instanceId: s.instanceId,
-        now: s.now,
-        log: s.log,
-        keepMs: s.config.receiptRetentionMs,
-      }),
-    };
+      cardOf: (c) => s.render.cardOf(c),
+      actionsOffered: (c) =>
+        inlineActions(c.doc.hitl, c.doc.inline_submit ?? !!s.sealer.open(c.secrets).submit_token)
+          .actions,
+      instanceId: s.instanceId,
+      now: s.now,
+      log: s.log,
+      keepMs: s.config.receiptRetentionMs,
+    });
+    const edited = (id: string) => s.cards.settled(id);
+    const background = new BackgroundReceipts({ issuer, edited, log: s.log });
+    this.receipts = { signer, issuer, background };
   }
 
   /** What /readyz answers (the store is checked for real). */
@@ -345,8 +326,11 @@ export class RelayRuntime {
             ok ||
             log.warn(`shutdown: ${this.taps.size} tap(s) still in flight after ${drainMs} ms`),
         )
-        // Receipts of the cases those taps ended (issued after their card edits).
-        .then(() => bounded(Promise.allSettled([...this.receiptsPending]), drainMs)),
+        // Then, briefly, the receipts of the cases those taps ended (issued after their edits).
+        .then(() => this.receipts?.background.drain(RECEIPT_DRAIN_MS))
+        .then(
+          (ok) => ok === false && log.warn('shutdown: receipts left to be issued when asked for'),
+        ),
     ]);
     step('watchers stopped, taps done');
   }
