@@ -15,7 +15,7 @@ import type { Health, Readiness } from './health.ts';
 import type { NotifyWorker } from './notify/worker.ts';
 import { startPlatform } from './platform-start.ts';
 import { inlineActions } from './protocol/actions.ts';
-import { isTerminal } from './protocol/types.ts';
+import { BackgroundReceipts } from './receipts/background.ts';
 import { createReceiptIssuer, type ReceiptIssuer } from './receipts/issuer.ts';
 import { createSigner, loadSigningKey, type ReceiptSigner } from './receipts/keys.ts';
 import { detailsLinkKey } from './server/link-key.ts';
@@ -25,6 +25,8 @@ import type { Watcher } from './watch/watcher.ts';
 import type { Watching } from './watch/watching.ts';
 
 const STORE_CHECK_TIMEOUT_MS = 2000;
+/** How long a stop waits for receipts still being issued. */
+const RECEIPT_DRAIN_MS = 1000;
 
 /** Resolves true when `work` settles within `ms`, false when it does not (it goes on unawaited). */
 export function bounded(work: Promise<unknown>, ms: number): Promise<boolean> {
@@ -72,7 +74,9 @@ export class RelayRuntime {
   private timers: NodeJS.Timeout[] = [];
   readonly mounted: Array<{ close(): void | Promise<void> }> = [];
   /** Signed decision receipts: the key is read (or made once and stored) at start. */
-  receipts: { issuer: ReceiptIssuer; signer: ReceiptSigner } | undefined;
+  receipts:
+    | { issuer: ReceiptIssuer; signer: ReceiptSigner; background: BackgroundReceipts }
+    | undefined;
   private retention: { stop(): void } | undefined;
   private stopListening: (() => Promise<void>) | undefined;
 
@@ -82,16 +86,8 @@ export class RelayRuntime {
     return this.p.services;
   }
 
-  /** Issues the receipt of a case that just became final (in the background). */
-  private readonly issueReceipt = (c: StoredCase) => {
-    if (this.receipts && isTerminal(c.status))
-      this.receipts.issuer.receiptOf(c.id, c).catch((err: Error) => {
-        this.s.log.warn(
-          { case: c.id, err: err.message },
-          'receipt not issued; it is issued when asked for',
-        );
-      });
-  };
+  /** Issues the receipt of a case that just became final (in the background, after its card edit). */
+  private readonly issueReceipt = (c: StoredCase) => this.receipts?.background.issue(c);
 
   /** Handles a tap from an adapter (counted, and waited for at shutdown). */
   readonly onTap = async (tap: Tap): Promise<TapReply> => {
@@ -249,21 +245,21 @@ export class RelayRuntime {
     const signer = createSigner(
       await loadSigningKey(s.config.receiptSigningKey, s.config.secretKey, s.store.kv),
     );
-    this.receipts = {
+    const issuer = createReceiptIssuer({
+      store: s.store,
       signer,
-      issuer: createReceiptIssuer({
-        store: s.store,
-        signer,
-        cardOf: (c) => s.render.cardOf(c),
-        actionsOffered: (c) =>
-          inlineActions(c.doc.hitl, c.doc.inline_submit ?? !!s.sealer.open(c.secrets).submit_token)
-            .actions,
-        instanceId: s.instanceId,
-        now: s.now,
-        log: s.log,
-        keepMs: s.config.receiptRetentionMs,
-      }),
-    };
+      cardOf: (c) => s.render.cardOf(c),
+      actionsOffered: (c) =>
+        inlineActions(c.doc.hitl, c.doc.inline_submit ?? !!s.sealer.open(c.secrets).submit_token)
+          .actions,
+      instanceId: s.instanceId,
+      now: s.now,
+      log: s.log,
+      keepMs: s.config.receiptRetentionMs,
+    });
+    const edited = (id: string) => s.cards.settled(id);
+    const background = new BackgroundReceipts({ issuer, edited, log: s.log });
+    this.receipts = { signer, issuer, background };
   }
 
   /** What /readyz answers (the store is checked for real). */
@@ -324,10 +320,17 @@ export class RelayRuntime {
       bounded(this.p.watching.stop(), 1500).then(
         (ok) => ok || log.warn('shutdown: event streams cut'),
       ),
-      bounded(Promise.allSettled([...this.taps]), drainMs).then(
-        (ok) =>
-          ok || log.warn(`shutdown: ${this.taps.size} tap(s) still in flight after ${drainMs} ms`),
-      ),
+      bounded(Promise.allSettled([...this.taps]), drainMs)
+        .then(
+          (ok) =>
+            ok ||
+            log.warn(`shutdown: ${this.taps.size} tap(s) still in flight after ${drainMs} ms`),
+        )
+        // Then, briefly, the receipts of the cases those taps ended (issued after their edits).
+        .then(() => this.receipts?.background.drain(RECEIPT_DRAIN_MS))
+        .then(
+          (ok) => ok === false && log.warn('shutdown: receipts left to be issued when asked for'),
+        ),
     ]);
     step('watchers stopped, taps done');
   }

@@ -268,6 +268,11 @@ export class CardDelivery {
     return next;
   }
 
+  /** Resolves once the card edits of case `id` queued so far are done (at once when there are none). */
+  settled(id: string): Promise<void> {
+    return this.refreshing.get(id) ?? Promise.resolve();
+  }
+
   /** `known`: the case as a change just wrote it (not read again). */
   private async refreshNow(id: string, known?: StoredCase): Promise<void> {
     const { store, log } = this.d;

@@ -45,6 +45,8 @@ export class FakeTeamsConnector {
   private readonly failures: Failure[] = [];
   /** Conversations the bot was removed from. */
   private readonly removed = new Set<string>();
+  /** Called with each request as it arrives (benchmarks time the edits with it). */
+  onRequest: ((r: RecordedConnectorRequest) => void) | null = null;
 
   /** Starts a fake on 127.0.0.1 with a free port. */
   static async start(): Promise<FakeTeamsConnector> {
@@ -126,12 +128,9 @@ export class FakeTeamsConnector {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
     const url = new URL(req.url ?? '/', this.base);
-    this.recorded.push({
-      method: req.method ?? '',
-      path: url.pathname,
-      headers: req.headers,
-      body,
-    });
+    const recorded = { method: req.method ?? '', path: url.pathname, headers: req.headers, body };
+    this.recorded.push(recorded);
+    this.onRequest?.(recorded);
     const failure = this.failures.shift();
     if (failure) {
       const headers: Record<string, string> = { 'content-type': 'application/json' };
