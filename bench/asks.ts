@@ -15,8 +15,8 @@ import pg from 'pg';
 import { createWebAdapter } from '../platforms/web/index.ts';
 import { openPostgresStore } from '../src/cases/postgres-store.ts';
 import { openSqliteStore } from '../src/cases/sqlite-store.ts';
-import { benchArgs, wants } from './lib/args.ts';
-import { startAsksLoad } from './lib/asks-load.ts';
+import { benchArgs } from './lib/args.ts';
+import { type CreateFigures, type PollFigures, startAsksLoad } from './lib/asks-load.ts';
 import { startBareAsks } from './lib/bare-asks.ts';
 import { startPhaseProfile } from './lib/profile.ts';
 import { type BenchRelay, startBenchRelay } from './lib/relay.ts';
@@ -35,6 +35,11 @@ const ROUNDS = 3;
 /** Rooms the asks go to: the web chat keeps a room's messages as one value, so rooms stay small. */
 const ROOMS = 200;
 const median = (xs: number[]) => percentile(xs, 50);
+/** `--only=` picks stores (sqlite, postgres) and parts (intake, poll); naming none of a group runs all of it. */
+const part = (name: string, group: string[]) =>
+  args.only === null || args.only.includes(name) || !group.some((g) => args.only!.includes(g));
+const STORES = ['sqlite', 'postgres'];
+const PARTS = ['intake', 'poll'];
 
 const load = await startAsksLoad();
 const bare = await startBareAsks();
@@ -53,13 +58,19 @@ interface Side {
   p50: number[];
   p99: number[];
   cpuMs: number;
+  refused: number;
+  firstRefusal?: string;
 }
-const side = (): Side => ({ rates: [], p50: [], p99: [], cpuMs: 0 });
-const add = (s: Side, f: { rate: number; p50: number; p99: number }, cpuMs: number) => {
+const side = (): Side => ({ rates: [], p50: [], p99: [], cpuMs: 0, refused: 0 });
+const add = (s: Side, f: CreateFigures | PollFigures, cpuMs: number) => {
   s.rates.push(f.rate);
   s.p50.push(f.p50);
   s.p99.push(f.p99);
   s.cpuMs += cpuMs;
+  if ('refused' in f) {
+    s.refused += f.refused;
+    s.firstRefusal ??= f.firstRefusal;
+  }
 };
 
 function push(figure: string, value: number, unit: string, baseline: number | null) {
@@ -103,8 +114,21 @@ async function intake(r: BenchRelay, label: string): Promise<void> {
     console.log(
       `${label} intake, ${c} clients: ${total} asks, median ${fmt(median(relay.rates))}/s (${relay.rates.map((x) => fmt(x)).join(', ')}), p99 ${fmt(median(relay.p99))} ms, CPU ${fmt(relay.cpuMs / total)} ms/ask; baseline ${fmt(median(base.rates))}/s, p99 ${fmt(median(base.p99))} ms, CPU ${fmt(base.cpuMs / total, 3)} ms/ask`,
     );
+    if (relay.refused)
+      console.log(
+        `  ${relay.refused} of ${total} asks refused with 503 (counted in the rate); first: ${relay.firstRefusal}`,
+      );
     const who = `${label}, ${c} client${c > 1 ? 's' : ''}`;
     push(`intake ${who}`, median(relay.rates), 'asks/s', median(base.rates));
+    figures.push({
+      bench: 'asks',
+      figure: `intake ${who}: refused (503)`,
+      value: relay.refused,
+      unit: 'asks',
+      baseline: null,
+      goal: '0',
+      met: relay.refused === 0,
+    });
     if (c === 64) {
       push(`intake ${who}: p99`, median(relay.p99), 'ms', median(base.p99));
       push(`intake ${who}: CPU per ask`, relay.cpuMs / total, 'ms', base.cpuMs / total);
@@ -186,8 +210,14 @@ async function run(store: 'sqlite' | 'postgres', pgUrl?: string): Promise<void> 
       concurrency: 8,
       rooms: ROOMS,
     });
-    await intake(r, label);
-    await polls(label);
+    if (part('intake', PARTS)) await intake(r, label);
+    else {
+      // The open asks to poll, made without measuring.
+      const made = { n: POLL_SET, concurrency: 16, rooms: ROOMS };
+      await load.create({ url: `${r.url}/v1/asks`, set: `relay ${label}`, ...made });
+      await load.create({ url: `${bare.url}/asks`, set: `base ${label}`, ...made });
+    }
+    if (part('poll', PARTS)) await polls(label);
   } finally {
     if (r.warnings.length)
       console.log(
@@ -198,8 +228,8 @@ async function run(store: 'sqlite' | 'postgres', pgUrl?: string): Promise<void> 
   }
 }
 
-if (wants(args, 'sqlite')) await run('sqlite');
-if (wants(args, 'postgres')) {
+if (part('sqlite', STORES)) await run('sqlite');
+if (part('postgres', STORES)) {
   const url = postgresUrl();
   if (url) await run('postgres', url);
   else console.log('PostgreSQL skipped: set DATABASE_URL or run under scripts/with-postgres.mjs');

@@ -15,16 +15,23 @@ export type LoadCommand =
   | { cmd: 'prime'; set: string; limit: number }
   | { cmd: 'poll'; set: string; n: number; concurrency: number };
 
-/** What a create run measured. */
-export interface CreateFigures {
+/** What a run measured. */
+interface Timed {
   rate: number;
-  /** Milliseconds, request sent to 202 read. */
+  /** Milliseconds, request sent to answer read. */
   p50: number;
   p99: number;
 }
 
+/** What a create run measured: `rate` counts every answer, `refused` the 503s among them. */
+export interface CreateFigures extends Timed {
+  refused: number;
+  /** The first refusal's body. */
+  firstRefusal?: string;
+}
+
 /** What a poll run measured. */
-export interface PollFigures extends CreateFigures {
+export interface PollFigures extends Timed {
   /** Polls that did not answer 304 (each one fails the run: the asks did not change). */
   changed: number;
 }
@@ -114,7 +121,9 @@ function loadGenerator() {
   async function create(q: Extract<LoadCommand, { cmd: 'create' }>): Promise<CreateFigures> {
     const list = sets.get(q.set) ?? [];
     sets.set(q.set, list);
-    return timed(q.n, q.concurrency, async () => {
+    let refused = 0;
+    let firstRefusal: string | undefined;
+    const figures = await timed(q.n, q.concurrency, async () => {
       const i = serial++;
       const res = await request(q.url, {
         method: 'POST',
@@ -126,12 +135,19 @@ function loadGenerator() {
         }),
       });
       const text = await res.body.text();
+      // A 503 (store unavailable, retry later) is the relay refusing under load: counted, shown.
+      if (res.statusCode === 503) {
+        refused++;
+        firstRefusal ??= text.slice(0, 300);
+        return;
+      }
       if (res.statusCode !== 202)
         throw new Error(`create answered ${res.statusCode}: ${text.slice(0, 300)}`);
       const pollUrl = (JSON.parse(text) as { hitl?: { poll_url?: string } }).hitl?.poll_url;
       if (!pollUrl) throw new Error(`create answered without hitl.poll_url: ${text.slice(0, 300)}`);
       list.push({ pollUrl });
     });
+    return { ...figures, refused, ...(firstRefusal && { firstRefusal }) };
   }
 
   async function prime(set: string, limit: number): Promise<number> {
