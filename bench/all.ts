@@ -12,7 +12,7 @@ const args = benchArgs();
 const passOn = process.argv.slice(2).filter((a) => !a.startsWith('--only'));
 const results: Array<Figure & { ratio: number | null }> = [];
 
-for (const bench of ['tap', 'intake', 'watch', 'pace']) {
+for (const bench of ['tap', 'intake', 'watch', 'pace', 'asks']) {
   if (!wants(args, bench)) continue;
   console.log(`\n=== ${bench} ===`);
   const started = performance.now();

@@ -54,9 +54,15 @@ export type AskDeps = Pick<
 const invalid = (issues: ValidationIssue[]) =>
   new ValidationError('invalid_request', 'invalid ask', issues);
 
-/** The typed view of an ask: kind, status, the answer (result.data) and its approval view. */
-export async function askView(relay: AskDeps, c: StoredCase) {
-  const content = askContentOf(c.doc.hitl.context);
+/**
+ * The typed view of an ask: kind, status, the answer (result.data) and its approval view. `content`
+ * is the case's ask content when the caller has it parsed already (parsing is zod, per request).
+ */
+export async function askView(
+  relay: AskDeps,
+  c: StoredCase,
+  content: AskContent | undefined = askContentOf(c.doc.hitl.context),
+) {
   const view = await caseView(relay, c, { history: true });
   const answer = c.status === 'completed' && c.doc.result ? (c.doc.result.data as AskAnswer) : null;
   return {
@@ -104,9 +110,10 @@ export function registerAskRoutes(app: Hono, relay: AskDeps, asks: DemoService):
   });
 
   const read = async (c: Context, found: StoredCase | undefined) => {
-    if (!found || !askContentOf(found.doc.hitl.context))
+    const content = found && askContentOf(found.doc.hitl.context);
+    if (!found || !content)
       return c.json({ error: 'not_found', message: 'no ask with this id' }, 404);
-    return c.json(await askView(relay, found));
+    return c.json(await askView(relay, found, content));
   };
   app.get('/v1/asks/:id', async (c) => read(c, await relay.store.getCase(c.req.param('id'))));
   app.get('/v1/asks/:id/wait', async (c) => {
@@ -234,7 +241,7 @@ async function ask(c: Context, relay: AskDeps, asks: DemoService, raw: unknown) 
       { id: result.case.id, case_id: caseId, kind: kindOf(content), type: mapping.type },
       'ask created',
     );
-    return { ...created, relay: await askView(relay, result.case) };
+    return { ...created, relay: await askView(relay, result.case, content) };
   } catch (err) {
     // Nobody can answer a case the relay did not take in: close it at the service too.
     await asks

@@ -2,7 +2,13 @@
 import type { Logger } from '../log.ts';
 import type { CallbackSender } from './callbacks.ts';
 import type { EventHub } from './hub.ts';
-import { type NewEvent, reminderTimes, type ServiceStore, type StoredCase } from './store.ts';
+import {
+  dueAt,
+  type NewEvent,
+  reminderTimes,
+  type ServiceStore,
+  type StoredCase,
+} from './store.ts';
 import type { DemoCase, Progress, ReviewEvent, ReviewResult, SubmissionContext } from './types.ts';
 import { TERMINAL_STATUSES } from './types.ts';
 
@@ -32,6 +38,8 @@ type Apply = (kase: DemoCase, events: Pending) => boolean;
  */
 export class DemoEngine {
   private timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires (ms). */
+  private firesAt = Number.POSITIVE_INFINITY;
   private stopped = false;
 
   constructor(
@@ -54,7 +62,8 @@ export class DemoEngine {
   /** Stores a new case and wakes the scheduler for its expiry and reminders. */
   async insert(kase: DemoCase, reviewHash: Buffer, submitHash: Buffer | null): Promise<void> {
     await this.deps.store.insert(kase, reviewHash, submitHash);
-    this.schedule();
+    // A new case only adds a due moment: no store read, the timer moves only if it comes sooner.
+    this.arm(dueAt(kase));
   }
 
   /** Applies any expiry or reminder that is due, then returns the case as it now stands. */
@@ -171,13 +180,14 @@ export class DemoEngine {
     );
   }
 
+  /** Arms the timer for `next` unless it is armed to fire sooner already. */
   private arm(next: number | null): void {
     if (this.stopped || next === null) return;
+    const now = this.deps.now();
+    const delay = Math.min(Math.max(next - now, 0), this.deps.maxTimerMs ?? MAX_TIMER_MS);
+    if (this.timer && this.firesAt <= now + delay) return;
     if (this.timer) clearTimeout(this.timer);
-    const delay = Math.min(
-      Math.max(next - this.deps.now(), 0),
-      this.deps.maxTimerMs ?? MAX_TIMER_MS,
-    );
+    this.firesAt = now + delay;
     this.timer = setTimeout(() => void this.sweep(), delay);
     this.timer.unref();
   }

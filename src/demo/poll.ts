@@ -1,6 +1,8 @@
 /** The poll response of spec section 8, its ETag, and the answer to If-None-Match. */
-import { createHash } from 'node:crypto';
 import type { DemoCase } from './types.ts';
+
+/** The poll body's shape; bump it when pollBody changes, so no old ETag matches a new body. */
+const POLL_FORMAT = 1;
 
 /** The poll body for a case in any of the six statuses (poll-response.schema.json). */
 export function pollBody(kase: DemoCase): Record<string, unknown> {
@@ -39,9 +41,13 @@ export function pollBody(kase: DemoCase): Record<string, unknown> {
   return body;
 }
 
-/** A strong ETag over the exact body, so any visible change produces a new one. */
-export function etagFor(json: string): string {
-  return `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+/**
+ * A strong ETag: the case's version. The poll body is a function of the stored case alone and every
+ * change to the case is a commit that bumps the version, so one version is always the same bytes
+ * and any visible change produces a new tag; a poll answered 304 never reads or hashes the case.
+ */
+export function etagFor(caseId: string, version: number): string {
+  return `"${caseId}.${POLL_FORMAT}.${version}"`;
 }
 
 /** Whether an If-None-Match header names `etag` (weak or strong form, lists, or `*`). */

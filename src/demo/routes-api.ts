@@ -5,7 +5,7 @@ import { errorBody } from './context.ts';
 import { createCase, DEFAULT_EXPIRES_IN_SECONDS } from './create.ts';
 import { etagFor, matchesIfNoneMatch, pollBody } from './poll.ts';
 import { actionsFor } from './review-types.ts';
-import { TERMINAL_STATUSES } from './types.ts';
+import { type DemoCase, TERMINAL_STATUSES } from './types.ts';
 import { CreateBody, CreateQuery, issueList } from './validation.ts';
 
 /** Registers `POST /api/reviews` and `GET /api/reviews/:id/status`. */
@@ -75,16 +75,39 @@ function registerStatusRoute(app: Hono, deps: DemoDeps): void {
   app.get('/api/reviews/:id/status', async (c) => {
     const fault = await deps.faults.apply(c, 'status');
     if (fault?.response) return fault.response;
-    const stored = await deps.engine.refresh(c.req.param('id'));
+    const id = c.req.param('id');
+    const ifNoneMatch = c.req.header('if-none-match');
+    const unchanged = ifNoneMatch ? await notModified(deps, id, ifNoneMatch) : null;
+    if (unchanged) return c.body(null, 304, unchanged);
+    const stored = await deps.engine.refresh(id);
     if (!stored) return c.json(errorBody('not_found', 'No such review case.'), 404);
-    const json = JSON.stringify(pollBody(stored.kase));
-    const etag = etagFor(json);
-    const headers: Record<string, string> = { etag, 'cache-control': 'no-cache' };
-    // Terminal answers never change (bar a chain link), so only open cases suggest a next poll.
-    if (!TERMINAL_STATUSES.has(stored.kase.status)) {
-      headers['retry-after'] = String(deps.pollRetryAfterSeconds);
-    }
-    if (matchesIfNoneMatch(c.req.header('if-none-match'), etag)) return c.body(null, 304, headers);
+    const { kase, version } = stored;
+    const headers = pollHeaders(deps, etagFor(kase.case_id, version), !isFinal(kase));
+    if (matchesIfNoneMatch(ifNoneMatch, headers.etag)) return c.body(null, 304, headers);
+    const json = JSON.stringify(pollBody(kase));
     return c.body(json, 200, { ...headers, 'content-type': 'application/json' });
   });
+}
+
+/**
+ * The 304 headers when the client's tag is the case's current version and nothing (expiry,
+ * reminder) is due; otherwise null and the full path reads the case, applying what is due.
+ */
+async function notModified(deps: DemoDeps, id: string, ifNoneMatch: string) {
+  const state = await deps.store.stateOf(id);
+  if (!state || (state.dueAt !== null && state.dueAt <= deps.now())) return null;
+  const etag = etagFor(id, state.version);
+  if (!matchesIfNoneMatch(ifNoneMatch, etag)) return null;
+  // dueAt is null exactly when the case is final.
+  return pollHeaders(deps, etag, state.dueAt !== null);
+}
+
+const isFinal = (kase: DemoCase) => TERMINAL_STATUSES.has(kase.status);
+
+/** ETag, no-cache and, while the case is open, Retry-After. */
+function pollHeaders(deps: DemoDeps, etag: string, open: boolean) {
+  const headers: { etag: string } & Record<string, string> = { etag, 'cache-control': 'no-cache' };
+  // Terminal answers never change (bar a chain link), so only open cases suggest a next poll.
+  if (open) headers['retry-after'] = String(deps.pollRetryAfterSeconds);
+  return headers;
 }

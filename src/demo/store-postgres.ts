@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { migratePostgres } from '../cases/migrate-postgres.ts';
 import {
+  type CaseState,
   closedAt,
   dueAt,
   type NewEvent,
@@ -90,6 +91,15 @@ class PostgresServiceStore implements ServiceStore {
       [caseId],
     );
     return r.rows[0] ? toStored(r.rows[0]) : undefined;
+  }
+
+  async stateOf(caseId: string): Promise<CaseState | undefined> {
+    const r = await this.pool.query<{ version: number; due_at: number | null }>(
+      'SELECT version, due_at FROM asks_cases WHERE case_id = $1',
+      [caseId],
+    );
+    const row = r.rows[0];
+    return row && { version: row.version, dueAt: row.due_at };
   }
 
   commit(kase: DemoCase, version: number, events: NewEvent[]): Promise<ReviewEvent[] | null> {

@@ -17,6 +17,12 @@ export interface StoredCase {
   version: number;
 }
 
+/** What every commit keeps current beside the case: its version and `dueAt` (null once final). */
+export interface CaseState {
+  version: number;
+  dueAt: number | null;
+}
+
 /** An event not written yet: the store numbers it. */
 export interface NewEvent {
   event: ReviewEventName;
@@ -28,6 +34,8 @@ export interface ServiceStore {
   /** Stores a new case (version 1). */
   insert(kase: DemoCase, reviewHash: Buffer, submitHash: Buffer | null): Promise<void>;
   get(caseId: string): Promise<StoredCase | undefined>;
+  /** The case's version and next due moment, without its data: all a poll answered 304 needs. */
+  stateOf(caseId: string): Promise<CaseState | undefined>;
   /**
    * Compare-and-set: writes `kase` and appends `events` (numbered after the case's last) in one
    * transaction if the case is still at `version`; the written events, or null when another writer
@@ -93,6 +101,8 @@ interface CaseRow {
 /** The SQLite store; one process writes it, so it needs no change feed. */
 export class DemoStore implements ServiceStore {
   private readonly db: Database.Database;
+  /** Prepared once each: preparing costs more than running these small statements (bench:asks). */
+  private readonly statements = new Map<string, Database.Statement>();
 
   constructor(path: string) {
     this.db = new Database(path);
@@ -142,18 +152,25 @@ export class DemoStore implements ServiceStore {
       CREATE INDEX IF NOT EXISTS demo_submissions_received ON demo_submissions (received_at);`);
   }
 
+  private sql(text: string): Database.Statement {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.statements.set(text, statement);
+    }
+    return statement;
+  }
+
   async insert(kase: DemoCase, reviewHash: Buffer, submitHash: Buffer | null): Promise<void> {
-    this.db
-      .prepare(
-        'INSERT INTO demo_cases (case_id, data, review_hash, submit_hash, due_at, closed_at, version) VALUES (?, ?, ?, ?, ?, ?, 1)',
-      )
-      .run(kase.case_id, JSON.stringify(kase), reviewHash, submitHash, dueAt(kase), closedAt(kase));
+    this.sql(
+      'INSERT INTO demo_cases (case_id, data, review_hash, submit_hash, due_at, closed_at, version) VALUES (?, ?, ?, ?, ?, ?, 1)',
+    ).run(kase.case_id, JSON.stringify(kase), reviewHash, submitHash, dueAt(kase), closedAt(kase));
   }
 
   async get(caseId: string): Promise<StoredCase | undefined> {
-    const row = this.db
-      .prepare('SELECT data, review_hash, submit_hash, version FROM demo_cases WHERE case_id = ?')
-      .get(caseId) as CaseRow | undefined;
+    const row = this.sql(
+      'SELECT data, review_hash, submit_hash, version FROM demo_cases WHERE case_id = ?',
+    ).get(caseId) as CaseRow | undefined;
     if (!row) return undefined;
     return {
       kase: JSON.parse(row.data) as DemoCase,
@@ -163,17 +180,22 @@ export class DemoStore implements ServiceStore {
     };
   }
 
+  async stateOf(caseId: string): Promise<CaseState | undefined> {
+    const row = this.sql('SELECT version, due_at FROM demo_cases WHERE case_id = ?').get(caseId) as
+      | { version: number; due_at: number | null }
+      | undefined;
+    return row && { version: row.version, dueAt: row.due_at };
+  }
+
   async commit(kase: DemoCase, version: number, events: NewEvent[]) {
     const caseId = kase.case_id;
     return this.db.transaction((): ReviewEvent[] | null => {
-      const changed = this.db
-        .prepare(
-          'UPDATE demo_cases SET data = ?, due_at = ?, closed_at = COALESCE(closed_at, ?), version = version + 1 WHERE case_id = ? AND version = ?',
-        )
-        .run(JSON.stringify(kase), dueAt(kase), closedAt(kase), caseId, version).changes;
+      const changed = this.sql(
+        'UPDATE demo_cases SET data = ?, due_at = ?, closed_at = COALESCE(closed_at, ?), version = version + 1 WHERE case_id = ? AND version = ?',
+      ).run(JSON.stringify(kase), dueAt(kase), closedAt(kase), caseId, version).changes;
       if (changed === 0) return null;
       let seq = this.lastSeqNow(caseId);
-      const insert = this.db.prepare(
+      const insert = this.sql(
         'INSERT INTO demo_events (case_id, seq, event, data) VALUES (?, ?, ?, ?)',
       );
       return events.map((e) => {
@@ -185,14 +207,14 @@ export class DemoStore implements ServiceStore {
   }
 
   async dueCases(nowMs: number): Promise<string[]> {
-    const rows = this.db
-      .prepare('SELECT case_id FROM demo_cases WHERE due_at IS NOT NULL AND due_at <= ?')
-      .all(nowMs) as Array<{ case_id: string }>;
+    const rows = this.sql(
+      'SELECT case_id FROM demo_cases WHERE due_at IS NOT NULL AND due_at <= ?',
+    ).all(nowMs) as Array<{ case_id: string }>;
     return rows.map((r) => r.case_id);
   }
 
   async nextDue(): Promise<number | null> {
-    const row = this.db.prepare('SELECT MIN(due_at) AS due FROM demo_cases').get() as {
+    const row = this.sql('SELECT MIN(due_at) AS due FROM demo_cases').get() as {
       due: number | null;
     };
     return row.due;
@@ -203,18 +225,16 @@ export class DemoStore implements ServiceStore {
   }
 
   private lastSeqNow(caseId: string): number {
-    const row = this.db
-      .prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM demo_events WHERE case_id = ?')
-      .get(caseId) as { seq: number };
+    const row = this.sql(
+      'SELECT COALESCE(MAX(seq), 0) AS seq FROM demo_events WHERE case_id = ?',
+    ).get(caseId) as { seq: number };
     return row.seq;
   }
 
   async eventsAfter(caseId: string, seq: number): Promise<ReviewEvent[]> {
-    const rows = this.db
-      .prepare(
-        'SELECT seq, event, data FROM demo_events WHERE case_id = ? AND seq > ? ORDER BY seq',
-      )
-      .all(caseId, seq) as Array<{ seq: number; event: ReviewEventName; data: string }>;
+    const rows = this.sql(
+      'SELECT seq, event, data FROM demo_events WHERE case_id = ? AND seq > ? ORDER BY seq',
+    ).all(caseId, seq) as Array<{ seq: number; event: ReviewEventName; data: string }>;
     return rows.map((r) => ({
       case_id: caseId,
       seq: r.seq,
@@ -224,13 +244,14 @@ export class DemoStore implements ServiceStore {
   }
 
   async addSubmission(submission: Submission): Promise<void> {
-    this.db
-      .prepare('INSERT INTO demo_submissions (data, received_at) VALUES (?, ?)')
-      .run(JSON.stringify(submission), receivedAt(submission));
+    this.sql('INSERT INTO demo_submissions (data, received_at) VALUES (?, ?)').run(
+      JSON.stringify(submission),
+      receivedAt(submission),
+    );
   }
 
   async submissions(): Promise<Submission[]> {
-    const rows = this.db.prepare('SELECT data FROM demo_submissions ORDER BY id').all() as Array<{
+    const rows = this.sql('SELECT data FROM demo_submissions ORDER BY id').all() as Array<{
       data: string;
     }>;
     return rows.map((r) => JSON.parse(r.data) as Submission);
@@ -239,11 +260,12 @@ export class DemoStore implements ServiceStore {
   async purgeClosed(beforeMs: number, limit: number): Promise<number> {
     // The chosen cases and their events go together.
     return this.db.transaction(() => {
-      const ids = this.db
-        .prepare('SELECT case_id FROM demo_cases WHERE closed_at < ? LIMIT ?')
-        .all(beforeMs, limit) as Array<{ case_id: string }>;
-      const events = this.db.prepare('DELETE FROM demo_events WHERE case_id = ?');
-      const kase = this.db.prepare('DELETE FROM demo_cases WHERE case_id = ?');
+      const ids = this.sql('SELECT case_id FROM demo_cases WHERE closed_at < ? LIMIT ?').all(
+        beforeMs,
+        limit,
+      ) as Array<{ case_id: string }>;
+      const events = this.sql('DELETE FROM demo_events WHERE case_id = ?');
+      const kase = this.sql('DELETE FROM demo_cases WHERE case_id = ?');
       for (const { case_id } of ids) {
         events.run(case_id);
         kase.run(case_id);
@@ -253,11 +275,9 @@ export class DemoStore implements ServiceStore {
   }
 
   async purgeSubmissions(beforeMs: number, limit: number): Promise<number> {
-    return this.db
-      .prepare(
-        'DELETE FROM demo_submissions WHERE id IN (SELECT id FROM demo_submissions WHERE received_at < ? LIMIT ?)',
-      )
-      .run(beforeMs, limit).changes;
+    return this.sql(
+      'DELETE FROM demo_submissions WHERE id IN (SELECT id FROM demo_submissions WHERE received_at < ? LIMIT ?)',
+    ).run(beforeMs, limit).changes;
   }
 
   async close(): Promise<void> {
@@ -288,6 +308,7 @@ export function deferredStore(open: () => Promise<ServiceStore>): ServiceStore {
     insert: async (kase, reviewHash, submitHash) =>
       (await ready()).insert(kase, reviewHash, submitHash),
     get: async (caseId) => (await ready()).get(caseId),
+    stateOf: async (caseId) => (await ready()).stateOf(caseId),
     commit: async (kase, version, events) => (await ready()).commit(kase, version, events),
     dueCases: async (nowMs) => (await ready()).dueCases(nowMs),
     nextDue: async () => (await ready()).nextDue(),
