@@ -2,9 +2,10 @@
  * SQLite WAL checkpoints off the request path (issue 22). The request connection has automatic
  * checkpoints turned off (otherwise the commit that crosses 1,000 WAL pages copies them into the
  * database and fsyncs, inside a request). A worker thread with its own connection runs a PASSIVE
- * checkpoint on a timer instead (it never blocks a writer); when the WAL file still grew past a
- * bound (a checkpoint could not keep up), it runs TRUNCATE, which waits for the writer once and
- * empties the file, so the WAL cannot grow without limit. If the worker dies, automatic
+ * checkpoint on a timer instead (it never blocks a writer). Under sustained writes a passive pass
+ * never lets the WAL restart (new frames always follow the copied ones), so when the file has grown
+ * past a bound the same pass then runs TRUNCATE, which takes the write lock, copies the few frames
+ * written since the passive copy, and empties the file: the WAL cannot grow without limit. If the worker dies, automatic
  * checkpoints are turned back on, so the bound holds either way.
  */
 import { fileURLToPath } from 'node:url';
@@ -15,7 +16,7 @@ import type Database from 'better-sqlite3';
 export interface CheckpointOptions {
   /** Time between passes (default 1 s). */
   intervalMs?: number;
-  /** A WAL file larger than this is truncated by the next pass (default 64 MiB). */
+  /** A WAL file larger than this is truncated by the next pass, after its passive copy (default 64 MiB). */
   truncateAboveBytes?: number;
   /** Each pass's result (tests count them). */
   onPass?: (pass: CheckpointPass) => void;
@@ -23,7 +24,10 @@ export interface CheckpointOptions {
   onError?: (err: Error) => void;
 }
 
-/** What one pass did: PRAGMA wal_checkpoint's answer and the WAL size it saw before. */
+/**
+ * What one checkpoint did: PRAGMA wal_checkpoint's answer and the WAL size its pass saw before. A
+ * pass over the bound reports two: PASSIVE, then TRUNCATE (same `at`).
+ */
 export interface CheckpointPass {
   mode: 'PASSIVE' | 'TRUNCATE';
   /** 1 when the checkpoint could not finish (a writer or reader was in the way). */
@@ -42,15 +46,23 @@ const { parentPort, workerData: w } = require('node:worker_threads');
 const { statSync } = require('node:fs');
 const Database = require(w.driver);
 const db = new Database(w.file);
-db.pragma('busy_timeout = 5000');
+// Short: a TRUNCATE waits for readers while it holds the write lock; if they are slow it gives
+// up (busy) and the next pass tries again, rather than keep the relay's writers waiting.
+db.pragma('busy_timeout = 1000');
 const walBytes = () => { try { return statSync(w.file + '-wal').size; } catch { return 0; } };
+const run = (mode, at, size) => {
+  const [r] = db.pragma('wal_checkpoint(' + mode + ')');
+  parentPort.postMessage({ pass: { mode, ...r, walBytes: size, at } });
+};
 const pass = () => {
   const at = Date.now();
   const size = walBytes();
-  const mode = size > w.truncateAbove ? 'TRUNCATE' : 'PASSIVE';
   try {
-    const [r] = db.pragma('wal_checkpoint(' + mode + ')');
-    parentPort.postMessage({ pass: { mode, ...r, walBytes: size, at } });
+    // PASSIVE first, always: it copies without the write lock, so a TRUNCATE that follows holds
+    // the lock only for the frames written since (a backlog copied under the lock kept writers
+    // waiting past their busy timeout: "database is locked").
+    run('PASSIVE', at, size);
+    if (size > w.truncateAbove) run('TRUNCATE', at, size);
   } catch (err) {
     parentPort.postMessage({ error: String((err && err.message) || err) });
   }
