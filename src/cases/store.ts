@@ -77,6 +77,13 @@ export interface WatchRows {
     watch: { next_check_at: number | null; etag: string | null; poll_failures: number },
   ): Promise<void>;
   /**
+   * Several watch-row writes (as updateWatch) in one commit, one statement on PostgreSQL: the
+   * watcher's polls that end together. A write with `version` lands only while the case is still
+   * at that version (the poll used the leased copy: a case that changed since is read again).
+   * The ids are distinct. Answers, per write in order, whether it landed.
+   */
+  updateWatchMany(writes: readonly WatchWrite[]): Promise<boolean[]>;
+  /**
    * Leases up to `limit` open cases whose next check is due, for `leaseMs`; other replicas skip
    * them until the lease ends (a dead replica's work comes back by itself). Cases whose service
    * origin is in `skipOrigins` (all its poll slots taken here) are left due and unleased.
@@ -94,6 +101,16 @@ export interface WatchRows {
   releaseWatchLeases(owner: string): Promise<number>;
   /** The owners of poll leases still live at `now` (a start-up pass gives back those of dead owners). */
   watchLeaseOwners(now: number): Promise<string[]>;
+}
+
+/** One write of WatchRows.updateWatchMany. */
+export interface WatchWrite {
+  id: string;
+  next_check_at: number | null;
+  etag: string | null;
+  poll_failures: number;
+  /** Written only while the case is at this version; absent: written whatever the version. */
+  version?: number;
 }
 
 /** The cards of cases: one message slot per (case, target). */

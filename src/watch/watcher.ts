@@ -12,10 +12,14 @@ import { checkUnknownSubmit, type UnknownSubmitDeps } from '../submit/unknown.ts
 import { tapInFlightHere } from './confirm.ts';
 import { OriginPool, originOf } from './origin-pool.ts';
 import { type PollResult, pollCase, pollDelay } from './poll.ts';
+import { WatchWrites } from './watch-writes.ts';
 
 /** What the watch loop touches. */
 export interface WatcherDeps extends UnknownSubmitDeps {
-  store: Pick<Store, 'getCase' | 'updateWatch' | 'leaseDue' | 'rescheduleOpen' | 'releaseClaim'>;
+  store: Pick<
+    Store,
+    'getCase' | 'updateWatch' | 'updateWatchMany' | 'leaseDue' | 'rescheduleOpen' | 'releaseClaim'
+  >;
   config: Pick<RelayConfig, 'pollMinMs' | 'pollMaxMs' | 'leaseMs'>;
   cases: Pick<CaseRepository, 'mutate' | 'patchDoc' | 'history' | 'events'>;
   /** Names this process in poll leases. */
@@ -62,6 +66,8 @@ export class Watcher {
   /** The engine's clock at the last pass (to notice it stepping back). */
   private lastNow = Number.NEGATIVE_INFINITY;
   private readonly hooks: WatchHooks;
+  /** The watch rows of polls that end together go in one commit. */
+  private readonly writes: WatchWrites;
 
   constructor(
     private readonly engine: WatcherDeps,
@@ -80,6 +86,7 @@ export class Watcher {
       expiryGraceMs: options.expiryGraceMs ?? 60_000,
     };
     this.pool = new OriginPool(this.o.concurrency, this.o.perOrigin, () => this.slotFree());
+    this.writes = new WatchWrites(engine.store);
   }
 
   /** Resolves when every poll started so far has finished (tests, shutdown). */
@@ -204,7 +211,8 @@ export class Watcher {
     // schedule, not at the claim's end: the tap may release its claim long before it lapses.
     if (tapInFlightHere(e, c)) {
       e.log.debug({ case: c.id }, 'poll deferred: a tap of this process is submitting');
-      await e.store.updateWatch(c.id, {
+      await this.writes.write({
+        id: c.id,
         next_check_at: Math.min(c.claim.until, now + e.config.pollMinMs),
         etag: c.etag,
         poll_failures: c.poll_failures,
@@ -214,50 +222,74 @@ export class Watcher {
     const r = await pollCase(e, c, c.etag);
     e.cases.events.emit('poll', r.kind); // counted in /metrics
     const failures = r.kind === 'error' ? c.poll_failures + 1 : 0;
-    await noteWatch(e, c, r);
-    await this.apply(c, r, now, failures);
-    let after = await this.settled(c, r, now);
-    if (!after) return;
-    let stretch = false;
-    if (!isTerminal(after.status) && (this.hooks.afterCheck || this.hooks.streaming)) {
+    const noted = await noteWatch(e, c, r);
+    const applied = await this.apply(c, r, now, failures);
+    // Nothing changed it here (a 304, a repeated failure) and nothing is pending on it: the leased
+    // copy stands, and the watch write below lands only if nobody else changed the case since.
+    const quiet = !noted && !applied && r.kind !== 'status' && !c.claim && !c.doc.submit_unknown;
+    const seen = quiet ? c : await this.settled(c, r, now);
+    if (!seen) return;
+    if (!isTerminal(seen.status))
       await this.hooks
-        .afterCheck?.(after)
+        .afterCheck?.(seen)
         .catch((err) => e.log.warn({ case: c.id, err: String(err) }, 'watch hook failed'));
-      after = (await e.store.getCase(c.id)) ?? after;
-      stretch = !failures && ((await this.hooks.streaming?.(after)) ?? false);
-    }
-    await e.store.updateWatch(c.id, {
-      next_check_at: isTerminal(after.status)
+    const etag = r.kind === 'status' ? r.etag : c.etag;
+    const look = { r, now, failures, etag };
+    // A hook, a tap or an event changed the case since `seen` was read: schedule from a fresh read.
+    if (await this.writeLook(seen, look, seen.version)) return;
+    const fresh = await e.store.getCase(c.id);
+    if (fresh) await this.writeLook(fresh, look);
+  }
+
+  /** Writes the watch row of `x` after a look: its next check (none once final), ETag, failures. */
+  private async writeLook(
+    x: StoredCase,
+    look: { r: PollResult; now: number; failures: number; etag: string | null },
+    version?: number,
+  ): Promise<boolean> {
+    const final = isTerminal(x.status);
+    // A healthy event stream brings changes at once; the poll is then only the safety net.
+    const stretch = !final && !look.failures && ((await this.hooks.streaming?.(x)) ?? false);
+    return this.writes.write({
+      id: x.id,
+      next_check_at: final
         ? null
-        : this.nextCheck(after, now, failures, r.retryAfterMs, stretch),
-      etag: r.kind === 'status' ? r.etag : c.etag,
-      poll_failures: failures,
+        : this.nextCheck(x, look.now, look.failures, look.r.retryAfterMs, stretch),
+      etag: look.etag,
+      poll_failures: look.failures,
+      ...(version === undefined ? {} : { version }),
     });
   }
 
   /** Applies what a poll read; a failed poll past expires_at (and the grace) shows the case expired. */
-  private async apply(c: StoredCase, r: PollResult, now: number, failures: number): Promise<void> {
+  private async apply(
+    c: StoredCase,
+    r: PollResult,
+    now: number,
+    failures: number,
+  ): Promise<boolean> {
     const e = this.engine;
     if (r.kind === 'status') {
       await e.status.apply(c.id, r.update, 'poll');
-      return;
+      return true;
     }
-    if (r.kind !== 'error') return;
+    if (r.kind !== 'error') return false;
     e.log.warn(
       { case: c.id, failures, failure: r.failure, reason: r.reason },
       'poll failed: the case cannot be seen',
     );
     // The service could not be read past expires_at: the case is shown as expired, but marked
     // as the relay's own conclusion, with the watch failure that led to it.
-    if (now > Date.parse(c.doc.hitl.expires_at) + this.o.expiryGraceMs)
-      await e.status.apply(
-        c.id,
-        { status: 'expired', case_id: c.case_id, at: c.doc.hitl.expires_at },
-        'local_expiry',
-        (x) => {
-          x.doc.unconfirmed = `not confirmed by the service (${r.failure}: ${r.reason})`;
-        },
-      );
+    if (now <= Date.parse(c.doc.hitl.expires_at) + this.o.expiryGraceMs) return false;
+    await e.status.apply(
+      c.id,
+      { status: 'expired', case_id: c.case_id, at: c.doc.hitl.expires_at },
+      'local_expiry',
+      (x) => {
+        x.doc.unconfirmed = `not confirmed by the service (${r.failure}: ${r.reason})`;
+      },
+    );
+    return true;
   }
 
   /** The case after a poll, with an unknown submit and a lapsed claim settled by what it read. */
@@ -306,23 +338,23 @@ export class Watcher {
 
 /**
  * Keeps the case's watch state: a failure is recorded at once (the case view, the card and a
- * notify_on=all agent see it), a good look clears it. Written only when the state changes.
+ * notify_on=all agent see it), a good look clears it. Written only when the state changes (true then).
  */
 export async function noteWatch(
   e: Pick<WatcherDeps, 'cases' | 'now'>,
   c: StoredCase,
   r: PollResult,
-): Promise<void> {
+): Promise<boolean> {
   const prev = c.doc.watch;
   if (r.kind !== 'error') {
-    if (!prev || prev.state === 'ok') return;
+    if (!prev || prev.state === 'ok') return false;
     await e.cases.patchDoc(c.id, {
       watch: { state: 'ok', last_error: null, since: new Date(e.now()).toISOString() },
     });
     await e.cases.history(c.id, 'watch', { state: 'ok' });
-    return;
+    return true;
   }
-  if (prev && prev.state === r.failure && prev.last_error === r.reason) return;
+  if (prev && prev.state === r.failure && prev.last_error === r.reason) return false;
   const next: WatchState = {
     state: r.failure,
     last_error: r.reason,
@@ -331,6 +363,7 @@ export async function noteWatch(
   await e.cases.patchDoc(c.id, { watch: next });
   if (prev?.state !== r.failure)
     await e.cases.history(c.id, 'watch', { state: r.failure, error: r.reason });
+  return true;
 }
 
 /** Runs `fn` over `items` with at most `limit` at once. */

@@ -212,6 +212,48 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       expect((await store.leaseDue(70_000.25, 10, 'r1', 1000.5)).map((x) => x.id)).toEqual([c.id]);
     });
 
+    it('writes the watch rows of several polls in one call, a versioned one only at that version', async () => {
+      const [a, b, gone] = [sampleCase(), sampleCase(), sampleCase()];
+      await store.createCase(a);
+      await store.createCase(b);
+      expect(await store.leaseDue(now, 10, 'r1', 60_000)).toHaveLength(2);
+      // b changed after the watcher leased it (version 1 -> 2): its versioned write does not land.
+      expect(await store.updateCase({ ...b, version: 2, status: 'opened' }, 1)).toBe(true);
+      const landed = await store.updateWatchMany([
+        { id: a.id, next_check_at: 40_000.5, etag: '"a2"', poll_failures: 0, version: 1 },
+        { id: b.id, next_check_at: 41_000, etag: '"b2"', poll_failures: 3, version: 1 },
+        { id: gone.id, next_check_at: 42_000, etag: null, poll_failures: 0 },
+      ]);
+      expect(landed).toEqual([true, false, false]);
+      expect(await store.getCase(a.id)).toMatchObject({ etag: '"a2"', poll_failures: 0 });
+      expect((await store.getCase(a.id))!.next_check_at).toBeCloseTo(40_000.5, -1);
+      expect(await store.getCase(b.id)).toMatchObject({ next_check_at: 1000, etag: null });
+      // b is still leased (its write did not land); a's lease went with its write.
+      expect(await store.leaseDue(now, 10, 'r2', 60_000)).toEqual([]);
+      // Without a version the write lands whatever the version, and gives the lease back.
+      expect(
+        await store.updateWatchMany([
+          { id: b.id, next_check_at: 5_000, etag: '"b3"', poll_failures: 1 },
+        ]),
+      ).toEqual([true]);
+      expect(await store.getCase(b.id)).toMatchObject({
+        version: 2,
+        etag: '"b3"',
+        poll_failures: 1,
+      });
+      expect((await store.leaseDue(now, 10, 'r2', 60_000)).map((c) => c.id)).toEqual([b.id]);
+      expect(await store.updateWatchMany([])).toEqual([]);
+    });
+
+    it('leases due cases soonest first, at most the limit', async () => {
+      const cs = [7_000, 3_000, 9_000, 5_000].map((t) => sampleCase({ next_check_at: t }));
+      for (const c of cs) await store.createCase(c);
+      const first = await store.leaseDue(now, 3, 'r1', 60_000);
+      expect(first.map((c) => c.next_check_at)).toEqual([3_000, 5_000, 7_000]);
+      expect(first[0]).toMatchObject({ id: cs[1]!.id, doc: cs[1]!.doc, version: 1 });
+      expect((await store.leaseDue(now, 3, 'r2', 60_000)).map((c) => c.id)).toEqual([cs[2]!.id]);
+    });
+
     it('brings open cases forward for a start-up re-poll, leaving terminal ones alone', async () => {
       const far = sampleCase({ next_check_at: 900_000 });
       const done = sampleCase({ status: 'completed', next_check_at: null });

@@ -52,6 +52,21 @@ export function pgWatch(pool: pg.Pool): WatchRows {
         [id, w.next_check_at, w.etag, w.poll_failures],
       );
     },
+    async updateWatchMany(writes) {
+      if (!writes.length) return [];
+      // One statement for the lot; a write with a version lands only at that version.
+      const r = await pool.query<{ id: string }>(
+        `UPDATE cases c SET next_check_at = w.next_check_at, etag = w.etag,
+           poll_failures = w.poll_failures, lease_owner = NULL, lease_until = NULL
+         FROM jsonb_to_recordset($1::jsonb)
+           AS w(id text, next_check_at bigint, etag text, poll_failures int, version int)
+         WHERE c.id = w.id AND (w.version IS NULL OR c.version = w.version)
+         RETURNING c.id`,
+        [wholeJson(writes.map((w) => ({ ...w, version: w.version ?? null })))],
+      );
+      const landed = new Set(r.rows.map((x) => x.id));
+      return writes.map((w) => landed.has(w.id));
+    },
     async leaseDue(at, limit, owner, leaseMs, skipOrigins = []) {
       const r = await pool.query<Row>(
         `UPDATE cases SET lease_owner = $1, lease_until = $2 WHERE id IN (

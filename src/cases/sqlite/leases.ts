@@ -1,6 +1,6 @@
 /** SQLite: the submit claim of a case and the poll leases of the watcher (columns of the case row). */
 import type Database from 'better-sqlite3';
-import type { ClaimRows, WatchRows } from '../store.ts';
+import type { ClaimRows, WatchRows, WatchWrite } from '../store.ts';
 import type { HistoryEntry } from '../types.ts';
 import type { AddHistory } from './history.ts';
 import { type CaseRow, TERMINAL, toCase } from './rows.ts';
@@ -45,21 +45,27 @@ export function sqliteClaims(
   };
 }
 
+/** Due and unleased, soonest first; `@skip` is a JSON list of origins whose poll slots are full. */
+const DUE = `SELECT id FROM cases WHERE next_check_at IS NOT NULL AND next_check_at <= @at
+  AND (lease_until IS NULL OR lease_until < @at)
+  AND origin NOT IN (SELECT value FROM json_each(@skip)) ORDER BY next_check_at LIMIT @limit`;
+
+const WATCH_SET = `next_check_at = @next_check_at, etag = @etag, poll_failures = @poll_failures,
+  lease_owner = NULL, lease_until = NULL`;
+
 function watchStatements(db: Database.Database) {
   return {
-    updateWatch: db.prepare(`UPDATE cases SET next_check_at = @next_check_at, etag = @etag,
-      poll_failures = @poll_failures, lease_owner = NULL, lease_until = NULL WHERE id = @id`),
-    due: db.prepare<
-      [number, number, number],
-      CaseRow
-    >(`SELECT * FROM cases WHERE next_check_at IS NOT NULL
-      AND next_check_at <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY next_check_at LIMIT ?`),
-    dueSkipping: db.prepare<[number, number, string, number], CaseRow>(
-      `SELECT * FROM cases WHERE next_check_at IS NOT NULL
-      AND next_check_at <= ? AND (lease_until IS NULL OR lease_until < ?)
-      AND origin NOT IN (SELECT value FROM json_each(?)) ORDER BY next_check_at LIMIT ?`,
+    updateWatch: db.prepare(`UPDATE cases SET ${WATCH_SET} WHERE id = @id`),
+    updateWatchIf: db.prepare(
+      `UPDATE cases SET ${WATCH_SET} WHERE id = @id AND version = @version`,
     ),
-    lease: db.prepare('UPDATE cases SET lease_owner = ?, lease_until = ? WHERE id = ?'),
+    // One statement picks and leases (no transaction of a read and N writes).
+    lease: db.prepare<
+      [{ at: number; limit: number; skip: string; owner: string; until: number }],
+      CaseRow
+    >(
+      `UPDATE cases SET lease_owner = @owner, lease_until = @until WHERE id IN (${DUE}) RETURNING *`,
+    ),
     release: db.prepare(
       'UPDATE cases SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?',
     ),
@@ -73,21 +79,30 @@ function watchStatements(db: Database.Database) {
 
 export function sqliteWatch(db: Database.Database): WatchRows {
   const q = watchStatements(db);
-  const leaseTx = db.transaction(
-    (at: number, limit: number, owner: string, leaseMs: number, skip: readonly string[]) => {
-      const rows = skip.length
-        ? q.dueSkipping.all(at, at, JSON.stringify(skip), limit)
-        : q.due.all(at, at, limit);
-      for (const r of rows) q.lease.run(owner, at + leaseMs, r.id);
-      return rows.map(toCase);
-    },
-  );
+  const writeOne = (w: WatchWrite) => {
+    const row = {
+      id: w.id,
+      next_check_at: w.next_check_at,
+      etag: w.etag,
+      poll_failures: w.poll_failures,
+    };
+    const st = w.version === undefined ? q.updateWatch : q.updateWatchIf;
+    return st.run(w.version === undefined ? row : { ...row, version: w.version }).changes === 1;
+  };
+  const manyTx = db.transaction((ws: readonly WatchWrite[]) => ws.map(writeOne));
   return {
     async updateWatch(id, w) {
-      q.updateWatch.run({ id, ...w });
+      writeOne({ id, ...w });
+    },
+    async updateWatchMany(writes) {
+      return writes.length ? manyTx(writes) : [];
     },
     async leaseDue(at, limit, owner, leaseMs, skipOrigins = []) {
-      return leaseTx(at, limit, owner, leaseMs, skipOrigins);
+      // RETURNING gives no order: soonest due first, as the query picked them.
+      return q.lease
+        .all({ at, limit, skip: JSON.stringify(skipOrigins), owner, until: at + leaseMs })
+        .map(toCase)
+        .sort((a, b) => (a.next_check_at ?? 0) - (b.next_check_at ?? 0));
     },
     async releaseWatchLeases(owner) {
       return q.release.run(owner).changes;
