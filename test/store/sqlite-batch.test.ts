@@ -140,3 +140,14 @@ it('closing the store commits a batch still open', async () => {
   await pending;
   expect(reader(file).keys('z:')).toEqual(['z:1']);
 });
+
+it("two stores on one file in one process: a write of the second commits the first one's open batch instead of waiting on it", async () => {
+  const { file, store: a } = open();
+  const b = openSqliteStore(file, Date.now, IDLE);
+  stores.push(b);
+  // a's batch holds the write lock until its commit on setImmediate; b's BEGIN IMMEDIATE runs in
+  // the same turn, on the same (blocked) thread: waiting out busy_timeout could never end well.
+  // (Waiting, it blocked the thread 2 x 5 s and failed with "database is locked".)
+  await Promise.all([a.kv.set('two:a', '1'), b.kv.set('two:b', '2')]);
+  expect(reader(file).keys('two:')).toEqual(['two:a', 'two:b']);
+});

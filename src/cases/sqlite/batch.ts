@@ -12,7 +12,16 @@
  * of it runs again on its own, in call order, each in its own transaction as without batching, so
  * one bad write cannot fail the others.
  */
+import { resolve } from 'node:path';
 import type Database from 'better-sqlite3';
+
+/**
+ * The batches open in this process, by database file. A batch holds the file's write lock until
+ * its commit on setImmediate; another connection to the same file in this process (two relays in
+ * one test, a CLI beside a store) would wait for that lock synchronously, on the very thread that
+ * must run the commit. So it commits the other batch first.
+ */
+const openOnFile = new Map<string, Set<GroupCommit>>();
 
 // Taken at import: a test's fake timers must not hold back the commits of a real database.
 const later = globalThis.setImmediate;
@@ -62,8 +71,11 @@ class GroupCommit implements Batcher {
   private readonly rollback: Database.Statement;
   private ops: Op[] = [];
   private open = false;
+  /** The database file (an in-memory database is its connection's own: none). */
+  private readonly file: string | undefined;
 
   constructor(private readonly db: Database.Database) {
+    this.file = db.memory ? undefined : resolve(db.name);
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
@@ -100,6 +112,11 @@ class GroupCommit implements Batcher {
   /** Closes the batch in hand and returns its operations. */
   private take(): Op[] {
     this.open = false;
+    if (this.file !== undefined) {
+      const open = openOnFile.get(this.file);
+      open?.delete(this);
+      if (open?.size === 0) openOnFile.delete(this.file);
+    }
     const batch = this.ops;
     this.ops = [];
     return batch;
@@ -122,12 +139,18 @@ class GroupCommit implements Batcher {
 
   /** Opens the batch; false when the write lock cannot be had (the write then runs alone). */
   private openBatch(): boolean {
+    const peers = this.file === undefined ? undefined : openOnFile.get(this.file);
+    for (const peer of peers ?? []) peer.flush();
     try {
       this.begin.run();
     } catch {
       return false;
     }
     this.open = true;
+    if (this.file !== undefined) {
+      const open = openOnFile.get(this.file) ?? new Set();
+      openOnFile.set(this.file, open.add(this));
+    }
     later(this.flush);
     return true;
   }
