@@ -2,7 +2,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { HttpRoute, InboundResponse, PlatformAdapter } from '../adapter.ts';
 import type { CardDelivery } from '../cases/card-delivery.ts';
 import type { CardRenderer } from '../cases/card-render.ts';
@@ -20,7 +19,7 @@ import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
 import { parse202Body, parseHitl } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { caseView } from './case-view.ts';
-import { readJsonBody, requireBodyType } from './inbound.ts';
+import { limitBody, readJsonBody, requireBodyType } from './inbound.ts';
 import {
   allRefused,
   fanOut,
@@ -88,16 +87,14 @@ function guard(app: Hono, o: AppOptions): void {
   const { config, now } = o.services;
   app.use(
     '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      // The rest of the body is never read, so the connection cannot be reused: say so.
-      onError: (c) =>
-        c.json(
-          { error: 'body_too_large', message: `request body over ${MAX_BODY_BYTES} bytes` },
-          413,
-          { connection: 'close' },
-        ),
-    }),
+    // The rest of the body is never read, so the connection cannot be reused: say so.
+    limitBody(MAX_BODY_BYTES, (c) =>
+      c.json(
+        { error: 'body_too_large', message: `request body over ${MAX_BODY_BYTES} bytes` },
+        413,
+        { connection: 'close' },
+      ),
+    ),
   );
   // Shutting down: nothing new starts (intake, taps, webhooks); reads and open waits still answer.
   app.use('*', async (c, next) => {
