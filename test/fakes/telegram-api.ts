@@ -66,6 +66,7 @@ export class FakeTelegramApi extends FakeTelegramMethods {
   private root = '';
   private readonly recorded: RecordedRequest[] = [];
   private readonly failures = new Map<string, { count: number; retryAfter: number }>();
+  private readonly holds = new Map<string, Promise<void>>();
 
   private constructor(options: FakeTelegramOptions) {
     const botInfo = options.botInfo ?? makeBotInfo();
@@ -91,6 +92,24 @@ export class FakeTelegramApi extends FakeTelegramMethods {
   /** The next `count` calls of `method` answer 429 with `retry_after` seconds. */
   inject429(method: string, count: number, retryAfter = 1): void {
     this.failures.set(method, { count, retryAfter });
+  }
+
+  /**
+   * Calls of `method` are recorded but left unanswered until the returned function is called (a
+   * slow or stuck Bot API); then they are answered as usual.
+   */
+  hold(method: string): () => void {
+    let release = () => {};
+    this.holds.set(
+      method,
+      new Promise<void>((resolve) => {
+        release = resolve;
+      }),
+    );
+    return () => {
+      this.holds.delete(method);
+      release();
+    };
   }
 
   /** Every request received, in order. */
@@ -174,6 +193,8 @@ export class FakeTelegramApi extends FakeTelegramMethods {
         parameters: { retry_after: failure.retryAfter },
       });
     }
+    const held = this.holds.get(method);
+    if (held) await held;
     if (method === 'getUpdates') {
       const closed = new Promise<void>((resolve) => res.once('close', () => resolve()));
       return send(await this.getUpdates(params, closed));
