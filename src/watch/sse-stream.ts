@@ -127,10 +127,9 @@ async function readEvents(
       if (err.type === 'max-buffer-size-exceeded') overflow = true;
     },
   });
-  const decoder = new TextDecoder();
   try {
-    for await (const chunk of res.body) {
-      parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
+    for await (const text of sseText(res.body)) {
+      parser.feed(text);
       if (overflow) {
         res.body.destroy();
         result.reason = `an event larger than ${o.maxEventChars} characters`;
@@ -154,6 +153,23 @@ async function readEvents(
   // An event cut off by the end of the stream is discarded, as SSE says (no blank line, no event).
   result.reason = 'the service ended the stream';
   return ended(result, o.signal, result.reason);
+}
+
+/**
+ * The stream's text, piece by piece, no piece but the last ending in a CR: eventsource-parser 3
+ * drops an event when a chunk ends in the second CR of a CR-only blank line and the stream goes on
+ * without a line end (fixed in 4.x, which needs Node 22), so a trailing CR goes with the next piece.
+ */
+async function* sseText(body: AsyncIterable<unknown>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let cr = '';
+  for await (const chunk of body) {
+    const text = cr + decoder.decode(chunk as Buffer, { stream: true });
+    cr = text.endsWith('\r') ? '\r' : '';
+    const piece = cr ? text.slice(0, -1) : text;
+    if (piece) yield piece;
+  }
+  if (cr) yield cr;
 }
 
 function ended(result: ConnectResult, signal: AbortSignal, reason: string): ConnectResult {
