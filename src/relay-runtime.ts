@@ -5,6 +5,7 @@ import type { Hono } from 'hono';
 import type { PlatformAdapter, Tap, TapReply } from './adapter.ts';
 import { adapterStrings } from './adapter-kit.ts';
 import { createAdapterSignals } from './adapter-signals.ts';
+import { bounded } from './bounded.ts';
 import { ALIVE_TTL_MS, aliveKey } from './cases/posting-lease.ts';
 import { reclaimLeases } from './cases/reclaim.ts';
 import { CHANGES_MISSED } from './cases/repository.ts';
@@ -27,20 +28,6 @@ import type { Watching } from './watch/watching.ts';
 const STORE_CHECK_TIMEOUT_MS = 2000;
 /** How long a stop waits for receipts still being issued. */
 const RECEIPT_DRAIN_MS = 1000;
-
-/** Resolves true when `work` settles within `ms`, false when it does not (it goes on unawaited). */
-export function bounded(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    work.then(
-      () => true,
-      () => true,
-    ),
-    new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
 
 /** The parts a runtime starts and stops. */
 export interface RuntimeParts {

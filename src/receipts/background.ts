@@ -3,6 +3,7 @@
  * signing, hashing and the receipt's store calls would otherwise run before the edit leaves. A
  * receipt not issued here (an error, a stop) is issued when it is asked for.
  */
+import { bounded } from '../bounded.ts';
 import type { StoredCase } from '../cases/types.ts';
 import type { Logger } from '../log.ts';
 import { isTerminal } from '../protocol/types.ts';
@@ -10,20 +11,6 @@ import type { ReceiptIssuer } from './issuer.ts';
 
 /** How long a receipt waits for its case's card edit before it is issued anyway. */
 export const RECEIPT_AFTER_EDIT_MS = 5000;
-
-/** Resolves when `work` settles or after `ms`, whichever is first: true when `work` settled. */
-function within(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    work.then(
-      () => true,
-      () => true,
-    ),
-    new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
 
 /** Issues final cases' receipts after their card edits; `drain` waits for those under way. */
 export class BackgroundReceipts {
@@ -42,7 +29,7 @@ export class BackgroundReceipts {
   /** Issues the receipt of `c` when it is final (after its card edit, at most afterEditMs later). */
   issue(c: StoredCase): void {
     if (!isTerminal(c.status)) return;
-    const issued = within(this.d.edited(c.id), this.d.afterEditMs ?? RECEIPT_AFTER_EDIT_MS)
+    const issued = bounded(this.d.edited(c.id), this.d.afterEditMs ?? RECEIPT_AFTER_EDIT_MS)
       .then(() => this.d.issuer.receiptOf(c.id, c))
       .then(
         () => {},
@@ -59,6 +46,6 @@ export class BackgroundReceipts {
 
   /** Waits up to `ms` for the receipts under way; false when some were still being issued. */
   drain(ms: number): Promise<boolean> {
-    return within(Promise.allSettled([...this.pending]), ms);
+    return bounded(Promise.allSettled([...this.pending]), ms);
   }
 }
