@@ -16,6 +16,7 @@ import type { Receipt, ReceiptBody } from '../../src/receipts/receipt.ts';
 import { KINDS } from '../asks/fixtures.ts';
 import { FakeTelegramApi } from '../fakes/telegram-api.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
+import { FAST } from '../platforms/telegram/helpers.ts';
 
 const CHAT = -1001234567001;
 const ANN: User = { id: 111222444, is_bot: false, first_name: 'Ann' };
@@ -30,9 +31,7 @@ beforeAll(async () => {
     botToken: fake.token,
     apiRoot: fake.apiRoot,
     botInfo: fake.botInfo,
-    pace: { perChatIntervalMs: 1, groupWindowMs: 5, globalWindowMs: 1 },
-    retry: { retryAfterUnitMs: 1 },
-    pollingTimeoutSeconds: 1,
+    ...FAST,
   });
   relay = await startRelay({
     adapters: [adapter],
