@@ -3,8 +3,6 @@
  * DATA_DIR/asks.sqlite longer ago than RETENTION_DAYS is gone after the service's pass; without a
  * period it is kept. Dialects, batching and the clock are covered in test/demo/retention.test.ts.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Hono } from 'hono';
@@ -13,12 +11,15 @@ import { mountAsks } from '../../src/asks/service.ts';
 import { DemoStore } from '../../src/demo/store.ts';
 import type { DemoCase } from '../../src/demo/types.ts';
 import { createLogger } from '../../src/log.ts';
+import { tempDirs } from '../helpers/temp.ts';
+
+const temp = tempDirs();
 
 const DAY = 86_400_000;
 
 /** A data dir whose asks.sqlite holds one ask that ended 40 days ago and one still open. */
 async function dataDirWithAsks(): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'hitl-asks-ret-'));
+  const dir = temp.make('hitl-asks-ret-');
   const store = new DemoStore(join(dir, 'asks.sqlite'));
   const iso = (ms: number) => new Date(ms).toISOString();
   const ask = (id: string, extra: Partial<DemoCase>) =>

@@ -3,8 +3,6 @@
  * inline_submit flag, the Details link), and reads no earlier case for its round. A real relay with
  * the web chat and a fake HITL service; the sealer and the store are the real ones, counted.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFastService } from '../../bench/lib/hitl-service.ts';
@@ -12,13 +10,16 @@ import { createWebAdapter } from '../../platforms/web/index.ts';
 import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
 import { type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { type CountedStore, countStore } from '../helpers/store-counter.ts';
+import { tempDirs } from '../helpers/temp.ts';
+
+const temp = tempDirs();
 
 const service = await startFastService();
 let relay: RelayHandle;
 let counted: CountedStore;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'hitl-relay-card-render-'));
+  const dir = temp.make('hitl-relay-card-render-');
   counted = countStore(openSqliteStore(join(dir, 'store.sqlite')));
   relay = await startRelay({
     adapters: [createWebAdapter()],

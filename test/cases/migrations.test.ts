@@ -3,8 +3,6 @@
  * before migrations were numbered, refuse one written by a newer hitl-relay, apply each step once
  * when replicas start together, and the two dialects produce the same tables and columns.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -14,8 +12,10 @@ import { openPostgresStore } from '../../src/cases/postgres-store.ts';
 import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
 import type { StoredCase } from '../../src/cases/types.ts';
 import { freshSchemaUrl } from '../helpers/postgres.ts';
+import { tempDirs } from '../helpers/temp.ts';
 
-const tmpFile = () => join(mkdtempSync(join(tmpdir(), 'hitl-mig-')), 'relay.sqlite');
+const temp = tempDirs();
+const tmpFile = () => join(temp.make('hitl-mig-'), 'relay.sqlite');
 
 /** A case row as the pre-versioning schema held it. */
 const OLD_ROW = {

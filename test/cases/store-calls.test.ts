@@ -5,8 +5,6 @@
  * the card is posted) and per tap (web chat tap -> submit -> confirm -> card edited). The numbers
  * are asserted, so a change that adds a store round trip to either path fails here.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFastService } from '../../bench/lib/hitl-service.ts';
@@ -17,7 +15,10 @@ import type { Store } from '../../src/cases/store.ts';
 import { freshSchemaUrl } from '../helpers/postgres.ts';
 import { eventually, startRelay } from '../helpers/relay-env.ts';
 import { countStore } from '../helpers/store-counter.ts';
+import { tempDirs } from '../helpers/temp.ts';
 import { cardOf, tapWeb } from '../reliability/web.ts';
+
+const temp = tempDirs();
 
 const service = await startFastService();
 afterAll(() => service.stop());
@@ -104,7 +105,7 @@ function expectGoals(r: Awaited<ReturnType<typeof measure>>, roomSignals: number
 
 describe('store calls per step', () => {
   it('SQLite: intake 2 calls / 2 commits; tap to its confirmed outcome 4 calls / 2 commits', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hitl-relay-calls-'));
+    const dir = temp.make('hitl-relay-calls-');
     const r = await measure(async () => openSqliteStore(join(dir, 'store.sqlite')));
     show('sqlite', r);
     expectGoals(r, 0);

@@ -5,8 +5,6 @@
  * LISTEN/NOTIFY). Timers are fake while waiting, so a wait that relied on a periodic re-read
  * would never wake here.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, afterEach, expect, it, vi } from 'vitest';
@@ -17,7 +15,10 @@ import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
 import { freshSchemaUrl } from '../helpers/postgres.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { countStore } from '../helpers/store-counter.ts';
+import { tempDirs } from '../helpers/temp.ts';
 import { cardOf, tapWeb } from '../reliability/web.ts';
+
+const temp = tempDirs();
 
 const service = await startFastService();
 afterAll(() => service.stop());
@@ -36,9 +37,7 @@ async function waitHttp(relay: RelayHandle, id: string) {
 }
 
 it('1,000 open waits (and 20 over HTTP) cost no store reads while nothing changes, and none to wake on a change here', async () => {
-  const counted = countStore(
-    openSqliteStore(join(mkdtempSync(join(tmpdir(), 'hitl-relay-wait-')), 'store.sqlite')),
-  );
+  const counted = countStore(openSqliteStore(join(temp.make('hitl-relay-wait-'), 'store.sqlite')));
   const relay = await startRelay({
     adapters: [createWebAdapter()],
     store: counted.store,

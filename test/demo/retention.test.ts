@@ -4,8 +4,6 @@
  * too; open and recently final cases stay; storage stays bounded over many asks opened and closed;
  * without a period nothing is deleted. Rows are counted in the database itself.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -14,6 +12,7 @@ import type { ServiceStore } from '../../src/demo/index.ts';
 import { DemoStore } from '../../src/demo/store.ts';
 import { openPostgresServiceStore } from '../../src/demo/store-postgres.ts';
 import { freshSchemaUrl } from '../helpers/postgres.ts';
+import { tempDirs } from '../helpers/temp.ts';
 import {
   createCase,
   type DemoServer,
@@ -24,6 +23,8 @@ import {
   startDemoServer,
   submitBody,
 } from './helpers.ts';
+
+const temp = tempDirs();
 
 const DAY = 86_400_000;
 
@@ -46,7 +47,7 @@ interface Backend {
 }
 
 async function sqliteBackend(): Promise<Backend> {
-  const file = join(mkdtempSync(join(tmpdir(), 'hitl-ret-')), 'asks.sqlite');
+  const file = join(temp.make('hitl-ret-'), 'asks.sqlite');
   let db: Database.Database | undefined;
   return {
     open: async () => new DemoStore(file),

@@ -4,8 +4,6 @@
  * web chat and a fake HITL service (the protocol's wire format); the store is counted, so "nothing
  * stored, nothing sent" is measured, not assumed.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFastService } from '../../bench/lib/hitl-service.ts';
@@ -14,7 +12,10 @@ import type { AdapterContext, Tap } from '../../src/adapter.ts';
 import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { type CountedStore, countStore } from '../helpers/store-counter.ts';
+import { tempDirs } from '../helpers/temp.ts';
 import { cardOf, tapWeb } from '../reliability/web.ts';
+
+const temp = tempDirs();
 
 const service = await startFastService();
 let relay: RelayHandle;
@@ -29,7 +30,7 @@ beforeAll(async () => {
     ctx = c;
     return start(c);
   };
-  const dir = mkdtempSync(join(tmpdir(), 'hitl-relay-may-answer-'));
+  const dir = temp.make('hitl-relay-may-answer-');
   counted = countStore(openSqliteStore(join(dir, 'store.sqlite')));
   relay = await startRelay({
     adapters: [web],
