@@ -2,9 +2,10 @@
  * Cases nobody can see: a case that no target has shown within the delivery timeout ends its
  * waiters (delivery_failed), and a card that arrives after all takes the mark away again.
  */
+import { aliveKey, postingLeaseKey } from './cases/posting-lease.ts';
 import type { CaseRepository } from './cases/repository.ts';
 import type { Store } from './cases/store.ts';
-import type { StoredCase } from './cases/types.ts';
+import type { StoredCase, StoredMessage } from './cases/types.ts';
 import type { RelayConfig } from './config/config.ts';
 import type { Logger } from './log.ts';
 import { isTerminal } from './protocol/types.ts';
@@ -12,7 +13,7 @@ import { giveUpDelivery } from './server/intake-delivery.ts';
 
 /** What watching delivery touches. */
 export interface UndeliveredDeps {
-  store: Pick<Store, 'staleMessages' | 'getCase' | 'listMessages'>;
+  store: Pick<Store, 'staleMessages' | 'getCase' | 'listMessages' | 'kv'>;
   cases: Pick<CaseRepository, 'mutate' | 'history' | 'events'>;
   config: Pick<RelayConfig, 'deliveryTimeoutMs'>;
   log: Logger;
@@ -31,6 +32,7 @@ export async function giveUpUndelivered(d: UndeliveredDeps): Promise<void> {
     if (!c || isTerminal(c.status) || c.doc.delivery_failed || c.created_at > cutoff) continue;
     const messages = await d.store.listMessages(id);
     if (messages.some((m) => m.state === 'posted')) continue;
+    if (await underWay(d, messages)) continue;
     const errors = messages.map((m) => `${m.target}: ${m.error ?? 'not posted yet'}`).join('; ');
     await giveUpDelivery(
       d,
@@ -38,6 +40,21 @@ export async function giveUpUndelivered(d: UndeliveredDeps): Promise<void> {
       `not shown within ${Math.round(timeoutMs / 100) / 10} s (${errors})`,
     );
   }
+}
+
+/**
+ * A post still waiting its turn in a platform's send pace: no error so far, and its posting lease
+ * held by a process that is alive (it renews the lease while the post waits). Giving up on it would
+ * tell the waiters nobody will see a card that is on its way; a failing post records an error, and
+ * a dead holder's lease is not alive, so those are still given up.
+ */
+async function underWay(d: UndeliveredDeps, messages: StoredMessage[]): Promise<boolean> {
+  for (const m of messages) {
+    if (m.state !== 'posting' || m.error !== null) continue;
+    const holder = await d.store.kv.get(postingLeaseKey(m));
+    if (holder !== undefined && (await d.store.kv.get(aliveKey(holder))) !== undefined) return true;
+  }
+  return false;
 }
 
 /**

@@ -144,6 +144,32 @@ describe('undeliverable cases', () => {
     expect(view.history.map((h: any) => h.kind)).toContain('delivery_failed');
   });
 
+  it('a card queued behind the platform pace past DELIVERY_TIMEOUT_SECONDS is not given up: it is under way', async () => {
+    const d = await demo();
+    const fake = await FakeTelegramApi.start();
+    cleanup.push(() => fake.close());
+    // One chat at one card per 800 ms: the third card waits about 1.6 s in the adapter's pace.
+    const paced = createTelegramAdapter({
+      botToken: fake.token,
+      apiRoot: fake.apiRoot,
+      botInfo: fake.botInfo,
+      pace: { perChatIntervalMs: 800, groupWindowMs: 1, globalWindowMs: 1 },
+      retry: { maxRetries: 0, retryAfterUnitMs: 1 },
+      pollingTimeoutSeconds: 1,
+    });
+    const relay = await relayWith([paced], { DELIVERY_TIMEOUT_SECONDS: '0.3' });
+    const sent = await Promise.all(
+      [1, 2, 3].map(async () => relay.send('telegram:-1005', await d.create('approval', true))),
+    );
+    for (const r of sent) expect(r.status).toBe(201);
+    for (const r of sent) {
+      const view = await relay.until(r.body.id, (c) => c.delivery.state === 'delivered', 15_000);
+      // Nobody was told the card would never be seen: it was waiting its turn, not failing.
+      expect(view.history.map((h: any) => h.kind)).not.toContain('delivery_failed');
+    }
+    expect(fake.messages(-1005)).toHaveLength(3);
+  });
+
   it('re-sending a tracked case with a new target posts it there too (fan-out)', async () => {
     const d = await demo();
     const relay = await relayWith([createWebAdapter()]);
