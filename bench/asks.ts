@@ -9,9 +9,7 @@
  * CPU are its own; "CPU per ask/poll" is this process's CPU over a side's rounds (PostgreSQL's own
  * CPU not included).
  */
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import pg from 'pg';
 import { createWebAdapter } from '../platforms/web/index.ts';
 import { openPostgresStore } from '../src/cases/postgres-store.ts';
 import { openSqliteStore } from '../src/cases/sqlite-store.ts';
@@ -21,7 +19,7 @@ import { startBareAsks } from './lib/bare-asks.ts';
 import { startPhaseProfile } from './lib/profile.ts';
 import { type BenchRelay, startBenchRelay } from './lib/relay.ts';
 import { type Figure, fmt, machine, percentile, report } from './lib/stats.ts';
-import { postgresUrl } from './lib/stores.ts';
+import { freshSchema, postgresUrl } from './lib/stores.ts';
 
 const args = benchArgs();
 const LEVELS = [1, 16, 64] as const;
@@ -164,24 +162,6 @@ async function polls(label: string): Promise<void> {
   push(`poll 304 ${who}: p50`, median(relay.p50), 'ms', median(base.p50));
   push(`poll 304 ${who}: p99`, median(relay.p99), 'ms', median(base.p99));
   push(`poll 304 ${who}: CPU per poll`, relay.cpuMs / total, 'ms', base.cpuMs / total);
-}
-
-/** A fresh schema on `url` and a URL whose search_path is it, dropped by the returned function. */
-async function freshSchema(url: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const schema = `bench_${randomBytes(5).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE SCHEMA ${schema}`);
-  const u = new URL(url);
-  u.searchParams.set('options', `-c search_path=${schema}`);
-  return { url: u.toString(), drop: () => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`) };
 }
 
 async function run(store: 'sqlite' | 'postgres', pgUrl?: string): Promise<void> {

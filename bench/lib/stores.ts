@@ -27,8 +27,8 @@ export function sqliteStore(): BenchStore {
   };
 }
 
-/** A fresh schema on `url`, dropped afterwards. */
-export function postgresStore(url: string): BenchStore {
+/** A fresh schema on `url` and a URL whose search_path is it, dropped by the returned function. */
+export async function freshSchema(url: string): Promise<{ url: string; drop(): Promise<void> }> {
   const schema = `bench_${randomBytes(5).toString('hex')}`;
   const admin = async (sql: string) => {
     const client = new pg.Client({ connectionString: url });
@@ -39,14 +39,21 @@ export function postgresStore(url: string): BenchStore {
       await client.end();
     }
   };
+  await admin(`CREATE SCHEMA ${schema}`);
+  const u = new URL(url);
+  u.searchParams.set('options', `-c search_path=${schema}`);
+  return { url: u.toString(), drop: () => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`) };
+}
+
+/** A fresh schema on `url`, dropped afterwards. */
+export function postgresStore(url: string): BenchStore {
+  let schema: Awaited<ReturnType<typeof freshSchema>> | undefined;
   return {
     name: 'postgres',
     async open() {
-      await admin(`CREATE SCHEMA ${schema}`);
-      const u = new URL(url);
-      u.searchParams.set('options', `-c search_path=${schema}`);
-      return openPostgresStore(u.toString());
+      schema = await freshSchema(url);
+      return openPostgresStore(schema.url);
     },
-    dispose: () => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`),
+    dispose: async () => schema?.drop(),
   };
 }
