@@ -2,7 +2,7 @@
  * Cases nobody can see: a case that no target has shown within the delivery timeout ends its
  * waiters (delivery_failed), and a card that arrives after all takes the mark away again.
  */
-import { aliveKey, postingLeaseKey } from './cases/posting-lease.ts';
+import { postUnderWay } from './cases/posting-lease.ts';
 import type { CaseRepository } from './cases/repository.ts';
 import type { Store } from './cases/store.ts';
 import type { StoredCase, StoredMessage } from './cases/types.ts';
@@ -32,7 +32,9 @@ export async function giveUpUndelivered(d: UndeliveredDeps): Promise<void> {
     if (!c || isTerminal(c.status) || c.doc.delivery_failed || c.created_at > cutoff) continue;
     const messages = await d.store.listMessages(id);
     if (messages.some((m) => m.state === 'posted')) continue;
-    if (await underWay(d, messages)) continue;
+    // A card waiting its turn in a platform's send pace is on its way: giving up would tell the
+    // waiters nobody will see it. A failing post records an error; a dead holder is not alive.
+    if (await anyUnderWay(d, messages)) continue;
     const errors = messages.map((m) => `${m.target}: ${m.error ?? 'not posted yet'}`).join('; ');
     await giveUpDelivery(
       d,
@@ -42,18 +44,8 @@ export async function giveUpUndelivered(d: UndeliveredDeps): Promise<void> {
   }
 }
 
-/**
- * A post still waiting its turn in a platform's send pace: no error so far, and its posting lease
- * held by a process that is alive (it renews the lease while the post waits). Giving up on it would
- * tell the waiters nobody will see a card that is on its way; a failing post records an error, and
- * a dead holder's lease is not alive, so those are still given up.
- */
-async function underWay(d: UndeliveredDeps, messages: StoredMessage[]): Promise<boolean> {
-  for (const m of messages) {
-    if (m.state !== 'posting' || m.error !== null) continue;
-    const holder = await d.store.kv.get(postingLeaseKey(m));
-    if (holder !== undefined && (await d.store.kv.get(aliveKey(holder))) !== undefined) return true;
-  }
+async function anyUnderWay(d: UndeliveredDeps, messages: StoredMessage[]): Promise<boolean> {
+  for (const m of messages) if (await postUnderWay(d.store.kv, m)) return true;
   return false;
 }
 

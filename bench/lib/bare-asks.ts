@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { json } from './hitl-service.ts';
 
 interface BareCase {
   id: string;
@@ -33,15 +34,6 @@ const MAX_BODY = 64 * 1024;
 export async function startBareAsks(): Promise<BareAsks> {
   const cases = new Map<string, BareCase>();
   const base = { url: '' };
-  const json = (res: ServerResponse, status: number, body: unknown, headers = {}) => {
-    const text = JSON.stringify(body);
-    res.writeHead(status, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(text),
-      ...headers,
-    });
-    res.end(text);
-  };
   const create = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     let size = 0;

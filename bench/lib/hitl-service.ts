@@ -44,6 +44,17 @@ export function hitlBody(url: string, secret: string, caseId: string): Record<st
   };
 }
 
+/** Answers `body` as JSON with its length (the benchmarks' bare servers). */
+export function json(res: ServerResponse, status: number, body: unknown, headers = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
 /** A running fake service. */
 export interface FastService {
   url: string;
@@ -68,15 +79,6 @@ export async function startFastService(): Promise<FastService> {
   const cases = new Map<string, ServiceCase>();
   const pending = (): ServiceCase => ({ status: 'pending', version: 1 });
   const etag = (id: string, c: ServiceCase) => `"${id}-${c.version}"`;
-  const json = (res: ServerResponse, status: number, body: unknown, headers = {}) => {
-    const text = JSON.stringify(body);
-    res.writeHead(status, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(text),
-      ...headers,
-    });
-    res.end(text);
-  };
   const service: FastService = {
     url: '',
     secret: randomBytes(16).toString('hex'),

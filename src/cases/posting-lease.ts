@@ -20,6 +20,19 @@ export const ALIVE_TTL_MS = 30_000;
 export const postingLeaseKey = (m: Pick<StoredMessage, 'case_id' | 'target'>) =>
   `posting:${m.case_id}:${m.target}`;
 
+/**
+ * A post still under way: no error so far and its posting lease held by a live process (which
+ * renews it while the post waits its turn in a platform's send pace).
+ */
+export async function postUnderWay(
+  kv: Pick<KeyValue, 'get'>,
+  m: Pick<StoredMessage, 'case_id' | 'target' | 'state' | 'error'>,
+): Promise<boolean> {
+  if (m.state !== 'posting' || m.error !== null) return false;
+  const holder = await kv.get(postingLeaseKey(m));
+  return holder !== undefined && (await kv.get(aliveKey(holder))) !== undefined;
+}
+
 /** What taking a posting lease touches. */
 export interface PostingLeaseDeps {
   kv: KeyValue;
