@@ -94,7 +94,7 @@ for (const { cases, intervalMs } of runs) {
         `max ${fmt(results[side]!.lag.max)} ms, overdue at end ${rep.overdue}, CPU ${fmt(rep.cpuShare * 100)}% of a core, ` +
         `RSS idle ${fmt(rep.rssIdle / MB)} MB peak ${fmt(rep.peakRss / MB)} MB` +
         (rep.leaseLag
-          ? `; of the lag, leasing (due -> leased) p50 ${fmt(rep.leaseLag.p50)} ms p99 ${fmt(rep.leaseLag.p99)} ms; set-up (insert) ${fmt(rep.setupSeconds)} s`
+          ? `; of the lag, the watcher (due -> look started) p50 ${fmt(rep.leaseLag.p50)} ms p99 ${fmt(rep.leaseLag.p99)} ms; set-up (insert) ${fmt(rep.setupSeconds)} s`
           : ''),
     );
   }

@@ -7,7 +7,7 @@ import { adapterStrings } from './adapter-kit.ts';
 import { createAdapterSignals } from './adapter-signals.ts';
 import { bounded } from './bounded.ts';
 import { ALIVE_TTL_MS, aliveKey } from './cases/posting-lease.ts';
-import { reclaimLeases } from './cases/reclaim.ts';
+import { type ReclaimDeps, reclaimLeases, reclaimPollLeases } from './cases/reclaim.ts';
 import { CHANGES_MISSED } from './cases/repository.ts';
 import { startRetention } from './cases/retention.ts';
 import type { Services } from './cases/services.ts';
@@ -213,13 +213,24 @@ export class RelayRuntime {
     this.every(ALIVE_TTL_MS / 3, beat);
   }
 
-  /** Leases held by processes that are gone are given back before any work starts (issue 18). */
+  /**
+   * Leases held by processes that are gone are given back before any work starts (issue 18), and
+   * poll leases every lease length after (they hold cases for several looks).
+   */
   private async reclaim(): Promise<void> {
-    const { store, now, log, instanceId } = this.s;
-    await reclaimLeases({ kv: store.kv, watch: store, now, log, self: instanceId }).catch(
-      (err: Error) =>
-        log.warn({ err: err.message }, 'reclaiming leases failed; they lapse instead'),
-    );
+    const { store, now, log, instanceId, config } = this.s;
+    const d: ReclaimDeps = {
+      kv: store.kv,
+      watch: store,
+      now,
+      log,
+      self: instanceId,
+      spreadMs: config.pollMinMs,
+    };
+    const failed = (err: Error) =>
+      log.warn({ err: err.message }, 'reclaiming leases failed; they lapse instead');
+    await reclaimLeases(d).catch(failed);
+    this.every(config.leaseMs, () => void reclaimPollLeases(d).catch(failed));
   }
 
   /** The Details-link key and the receipt signing key, shared by every replica and restart. */
@@ -285,7 +296,9 @@ export class RelayRuntime {
     await this.drain(step);
     // Our poll leases go back now, rather than lapsing: the next process polls these cases at once.
     await bounded(
-      this.s.store.releaseWatchLeases(this.s.instanceId).catch(() => 0),
+      this.s.store
+        .releaseWatchLeases(this.s.instanceId, this.s.now(), this.s.config.pollMinMs)
+        .catch(() => 0),
       500,
     );
     await this.closeServer();

@@ -45,7 +45,7 @@ export interface SideReport {
   setupSeconds: number;
   /** Open cases whose due time had passed by more than a second when the run ended. */
   overdue: number;
-  /** Relay only: how late each case was leased (the Watcher's batch wait), p50 and p99 in ms. */
+  /** Relay only: how late each look started (the Watcher's batch wait), p50 and p99 in ms. */
   leaseLag?: { p50: number; p99: number };
 }
 
@@ -100,15 +100,10 @@ async function relaySide(t: SideTask): Promise<SideReport> {
   }
   const scheduled: Array<[string, number]> = [];
   const leaseLag: number[] = [];
-  const leaseDue = store.leaseDue.bind(store);
-  store.leaseDue = async (...args) => {
-    const due = await leaseDue(...args);
-    const at = Date.now();
-    for (const c of due) {
-      scheduled.push([c.case_id, c.next_check_at ?? 0]);
-      leaseLag.push(at - (c.next_check_at ?? 0));
-    }
-    return due;
+  // Each look as it starts (a held case's from the watcher's memory, the others as leased).
+  const onLook = (c: StoredCase, dueAt: number) => {
+    scheduled.push([c.case_id, dueAt]);
+    leaseLag.push(Date.now() - dueAt);
   };
   const setupSeconds = (performance.now() - setup) / 1000;
   const profile = await startPhaseProfile(t.profileDir ?? null, `watch-relay-${t.cases}`);
@@ -117,7 +112,7 @@ async function relaySide(t: SideTask): Promise<SideReport> {
     adapters: [createWebAdapter()],
     store: () => store,
     env: { POLL_INTERVAL_MIN_SECONDS: String(t.intervalMs / 1000) },
-    ...(t.tickMs ? { watcher: { tickMs: t.tickMs } } : {}),
+    watcher: { onLook, ...(t.tickMs ? { tickMs: t.tickMs } : {}) },
   });
   await sleep(t.durationMs);
   const end = Date.now();

@@ -2,7 +2,7 @@
  * Leases reclaimed at start when their owner is gone (issue 18). A process that was killed
  * (SIGKILL, OOM) cannot give its leases back; they would block their work until they lapse. At
  * start a process looks at who holds leases and gives back those whose holder's liveness key
- * (`alive:<instance>`, renewed by every running relay) is gone, each with a compare on the holder
+ * (`alive:<instance>`, renewed by every running relay) is gone (poll leases also every lease length), each with a compare on the holder
  * so a live holder's lease is never touched:
  * - poll leases (case rows): released, so the case is polled at once;
  * - event-stream leases (`sse:lease:<case>` = `<instance>|<healthy>`): compareAndDelete, so the
@@ -31,6 +31,8 @@ export interface ReclaimDeps {
   log: Logger;
   /** This process: its own leases are its own business. */
   self: string;
+  /** A dead owner's cases come due within this much of now (one minimum poll interval). */
+  spreadMs: number;
 }
 
 /** What one pass did. */
@@ -62,7 +64,7 @@ async function reclaimPoll(d: ReclaimDeps, isAlive: (h: string) => Promise<boole
   let pollOwners = 0;
   for (const owner of await d.watch.watchLeaseOwners(d.now())) {
     if (await isAlive(owner)) continue;
-    poll += await d.watch.releaseWatchLeases(owner);
+    poll += await d.watch.releaseWatchLeases(owner, d.now(), d.spreadMs);
     pollOwners++;
   }
   return { poll, pollOwners };
@@ -85,6 +87,17 @@ async function countDeadPosting(d: ReclaimDeps, isAlive: (h: string) => Promise<
   let postingLeft = 0;
   for (const { value } of leases) if (!(await isAlive(value))) postingLeft++;
   return postingLeft;
+}
+
+/**
+ * The poll leases of processes that died since start (a lease holds its cases for several looks,
+ * so waiting for it to lapse would leave them unwatched for minutes): run every lease length.
+ */
+export async function reclaimPollLeases(d: ReclaimDeps): Promise<number> {
+  const { poll, pollOwners } = await reclaimPoll(d, liveness(d.kv, d.self));
+  if (poll)
+    d.log.warn({ poll, pollOwners }, 'gave back the poll leases of processes that are gone');
+  return poll;
 }
 
 /** One pass (at start): gives back the leases of holders that are gone; logs how many. */

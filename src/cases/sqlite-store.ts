@@ -31,6 +31,7 @@ const READS: ReadonlySet<string> = new Set([
   'countByStatus',
   'openStats',
   'watchLeaseOwners',
+  'heldCases',
   'listMessages',
   'findMessageByRef',
   'staleMessages',

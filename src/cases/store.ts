@@ -85,7 +85,9 @@ export interface WatchRows {
   updateWatchMany(writes: readonly WatchWrite[]): Promise<boolean[]>;
   /**
    * Leases up to `limit` open cases whose next check is due, for `leaseMs`; other replicas skip
-   * them until the lease ends (a dead replica's work comes back by itself). Cases whose service
+   * them until the lease ends. The lease end is also their next check, so a holder that dies leaves
+   * them due then, and a holder that looks again within its lease writes nothing (it holds them).
+   * They come back soonest first, with `next_check_at` the time they were due. Cases whose service
    * origin is in `skipOrigins` (all its poll slots taken here) are left due and unleased.
    */
   leaseDue(
@@ -95,10 +97,21 @@ export interface WatchRows {
     leaseMs: number,
     skipOrigins?: readonly string[],
   ): Promise<StoredCase[]>;
+  /**
+   * Those of `holds` that `owner` still holds under that very lease (`until` as leaseDue set it):
+   * any watch write, a release or another lease since has ended the hold. A read.
+   */
+  heldCases(
+    owner: string,
+    holds: ReadonlyArray<{ id: string; until: number }>,
+  ): Promise<StoredCase[]>;
   /** Brings every open case's next check forward to within [now, now + spreadMs) (start-up re-poll, spread out). */
   rescheduleOpen(now: number, spreadMs: number): Promise<number>;
-  /** Gives back every watch lease `owner` holds (a process stopping), so others poll at once. */
-  releaseWatchLeases(owner: string): Promise<number>;
+  /**
+   * Gives back every watch lease `owner` holds (a process stopping, or gone), so others poll its
+   * cases now: each is due within [now, now + spreadMs) unless it was due sooner.
+   */
+  releaseWatchLeases(owner: string, now: number, spreadMs: number): Promise<number>;
   /** The owners of poll leases still live at `now` (a start-up pass gives back those of dead owners). */
   watchLeaseOwners(now: number): Promise<string[]>;
 }

@@ -2,7 +2,15 @@
  * The watch loop: leases due cases from the store (so replicas share the work and a dead replica's
  * leases lapse), polls each within a concurrency limit, applies changes, and schedules the next
  * look between the configured minimum and maximum, honouring Retry-After and backing off on errors.
+ *
+ * A lease holds a case for several looks (`holdMs`): a look that changes nothing keeps its next
+ * look here, in memory, and writes nothing, so watching many quiet cases costs the store about two
+ * writes per hold instead of two per poll (docs/BENCHMARKS.md, watching at scale). Anything else
+ * (a change, a failure, a tap, a stream, a next look past the hold) writes the watch row, which
+ * ends the hold; so does any other writer's watch write. Each look reads the case back only if the
+ * hold still stands (Store.heldCases).
  */
+import FlatQueue from 'flatqueue';
 import type { CaseRepository } from '../cases/repository.ts';
 import type { Store } from '../cases/store.ts';
 import type { StoredCase, WatchState } from '../cases/types.ts';
@@ -18,7 +26,14 @@ import { WatchWrites } from './watch-writes.ts';
 export interface WatcherDeps extends UnknownSubmitDeps {
   store: Pick<
     Store,
-    'getCase' | 'updateWatch' | 'updateWatchMany' | 'leaseDue' | 'rescheduleOpen' | 'releaseClaim'
+    | 'getCase'
+    | 'updateWatch'
+    | 'updateWatchMany'
+    | 'leaseDue'
+    | 'heldCases'
+    | 'rescheduleOpen'
+    | 'releaseWatchLeases'
+    | 'releaseClaim'
   >;
   config: Pick<RelayConfig, 'pollMinMs' | 'pollMaxMs' | 'leaseMs'>;
   cases: Pick<CaseRepository, 'mutate' | 'patchDoc' | 'history' | 'events'>;
@@ -36,7 +51,12 @@ export interface WatcherOptions {
   concurrency?: number;
   /** Polls in flight at once to one service origin (a hanging service holds only these). */
   perOrigin?: number;
+  /** How long a poll may run before another replica may start one on the same case. */
   leaseMs?: number;
+  /** How long a lease holds a case for looks of this process (default 10 minimum poll intervals). */
+  holdMs?: number;
+  /** Told of each look as it starts, with the time it was due (benchmarks measure the lag). */
+  onLook?: (c: StoredCase, dueAt: number) => void;
   /** Past expires_at by this much with the service unreachable, a case is shown as expired. */
   expiryGraceMs?: number;
 }
@@ -68,6 +88,10 @@ export class Watcher {
   private readonly hooks: WatchHooks;
   /** The watch rows of polls that end together go in one commit. */
   private readonly writes: WatchWrites;
+  /** Cases this process holds, by id: the lease's end and the next look. */
+  private readonly held = new Map<string, { until: number; due: number }>();
+  /** Held case ids by next look (an id whose entry moved on is skipped when it comes up). */
+  private readonly looks = new FlatQueue<string>();
 
   constructor(
     private readonly engine: WatcherDeps,
@@ -83,6 +107,10 @@ export class Watcher {
       concurrency: options.concurrency ?? 64,
       perOrigin: options.perOrigin ?? 16,
       leaseMs: options.leaseMs ?? engine.config.leaseMs,
+      holdMs:
+        options.holdMs ??
+        Math.max(options.leaseMs ?? engine.config.leaseMs, 10 * engine.config.pollMinMs),
+      onLook: options.onLook ?? (() => {}),
       expiryGraceMs: options.expiryGraceMs ?? 60_000,
     };
     this.pool = new OriginPool(this.o.concurrency, this.o.perOrigin, () => this.slotFree());
@@ -132,6 +160,14 @@ export class Watcher {
           { by_ms: Math.round(this.lastNow - now) },
           'the clock stepped back; rescheduling open cases',
         );
+        // Our holds go back first: their next looks are on the clock that stepped.
+        await this.engine.store.releaseWatchLeases(
+          this.engine.instanceId,
+          now,
+          this.engine.config.pollMinMs,
+        );
+        this.held.clear();
+        this.looks.clear();
         await this.engine.store.rescheduleOpen(now, this.engine.config.pollMinMs);
       }
       this.lastNow = now;
@@ -154,7 +190,7 @@ export class Watcher {
    */
   private async leaseAndStart(now: number): Promise<number> {
     const e = this.engine;
-    let n = 0;
+    let n = await this.startHeld(now);
     while (n < this.o.batch) {
       // Once an origin is full, skipping it costs a scan past its due cases: that is left to the
       // next timer pass, not repeated after every poll that frees a slot.
@@ -167,19 +203,16 @@ export class Watcher {
         this.pool.maxPerOrigin - this.pool.busiestOpen(),
       );
       if (room <= 0) break;
+      const until = now + this.o.holdMs;
       const due = await e.store.leaseDue(
         now,
         room,
         e.instanceId,
-        this.o.leaseMs,
+        this.o.holdMs,
         this.pool.saturated(),
       );
       for (const c of due) {
-        const run = () =>
-          this.check(c).catch((err) =>
-            e.log.error({ case: c.id, err: String(err) }, 'watching a case failed'),
-          );
-        if (this.pool.tryRun(originOf(c.doc.hitl.poll_url), run)) n++;
+        if (this.startLook(c, c.next_check_at ?? now, until)) n++;
         // Its origin filled up within this batch: due again, unleased, for its next free slot.
         else
           await e.store.updateWatch(c.id, {
@@ -193,6 +226,52 @@ export class Watcher {
     return n;
   }
 
+  /**
+   * Starts the looks at held cases that are due, as many as there are free slots; each is read back
+   * only if its hold still stands (another writer's watch write ended it: the store has it again).
+   */
+  private async startHeld(now: number): Promise<number> {
+    const ready: Array<{ id: string; until: number; due: number }> = [];
+    const room = Math.min(this.o.batch, this.pool.free);
+    while (ready.length < room && (this.looks.peekValue() ?? Number.POSITIVE_INFINITY) <= now) {
+      const due = this.looks.peekValue()!;
+      const id = this.looks.pop()!;
+      const h = this.held.get(id);
+      if (h?.due !== due) continue; // moved on since it was queued
+      this.held.delete(id);
+      ready.push({ id, ...h });
+    }
+    if (!ready.length) return 0;
+    const cases = new Map(
+      (await this.engine.store.heldCases(this.engine.instanceId, ready)).map((c) => [c.id, c]),
+    );
+    let n = 0;
+    for (const h of ready) {
+      const c = cases.get(h.id);
+      if (!c || c.next_check_at === null) continue; // the hold ended, or the case is final
+      if (this.startLook(c, h.due, h.until)) n++;
+      else this.hold(h.id, h.until, h.due); // its origin's slots are full: next free slot
+    }
+    return n;
+  }
+
+  /** Starts a look at `c` if its origin has a free slot. */
+  private startLook(c: StoredCase, dueAt: number, until: number): boolean {
+    const run = () =>
+      this.check(c, until).catch((err) =>
+        this.engine.log.error({ case: c.id, err: String(err) }, 'watching a case failed'),
+      );
+    if (!this.pool.tryRun(originOf(c.doc.hitl.poll_url), run)) return false;
+    this.o.onLook(c, dueAt);
+    return true;
+  }
+
+  /** Keeps the next look at a held case here; the store is not told (the hold stands). */
+  private hold(id: string, until: number, due: number): void {
+    this.held.set(id, { until, due });
+    this.looks.push(id, due);
+  }
+
   /** A slot came free: when the last pass had to leave due cases for want of one, run again now. */
   private slotFree(): void {
     if (!this.started || !this.starved || this.stopped || this.running || this.wakePending) return;
@@ -203,8 +282,11 @@ export class Watcher {
     });
   }
 
-  /** Polls one leased case and schedules its next look. */
-  async check(c: StoredCase): Promise<void> {
+  /**
+   * Polls one leased case and schedules its next look: here while the lease (ending at `heldUntil`)
+   * holds it and nothing changed, else in the store.
+   */
+  async check(c: StoredCase, heldUntil?: number): Promise<void> {
     const e = this.engine;
     const now = e.now();
     // A tap of ours is submitting (see tapInFlightHere): no poll now. Look again on the usual
@@ -235,10 +317,30 @@ export class Watcher {
         .catch((err) => e.log.warn({ case: c.id, err: String(err) }, 'watch hook failed'));
     const etag = r.kind === 'status' ? r.etag : c.etag;
     const look = { r, now, failures, etag };
+    if (quiet && heldUntil !== undefined && (await this.keepHeld(seen, look, heldUntil))) return;
     // A hook, a tap or an event changed the case since `seen` was read: schedule from a fresh read.
     if (await this.writeLook(seen, look, seen.version)) return;
     const fresh = await e.store.getCase(c.id);
     if (fresh) await this.writeLook(fresh, look);
+  }
+
+  /**
+   * After a quiet look at a held case: keeps its next look here when it falls within the hold, with
+   * a lease's length to spare (a look must end before the hold does). Nothing is written: the row
+   * still says what it said (ETag, no failures), and its next check is the hold's end.
+   */
+  private async keepHeld(
+    c: StoredCase,
+    look: { r: PollResult; now: number; failures: number },
+    until: number,
+  ): Promise<boolean> {
+    if (look.failures || c.poll_failures) return false;
+    // A healthy stream stretches the next look to the maximum: that is for the store to keep.
+    if (await this.hooks.streaming?.(c)) return false;
+    const next = this.nextCheck(c, look.now, 0, look.r.retryAfterMs);
+    if (next > until - this.o.leaseMs) return false;
+    this.hold(c.id, until, next);
+    return true;
   }
 
   /** Writes the watch row of `x` after a look: its next check (none once final), ETag, failures. */

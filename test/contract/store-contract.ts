@@ -147,7 +147,10 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       const later = sampleCase({ next_check_at: 50_000 });
       await store.createCase(due);
       await store.createCase(later);
-      expect((await store.leaseDue(now, 10, 'r1', 1000)).map((c) => c.id)).toEqual([due.id]);
+      const leased = await store.leaseDue(now, 10, 'r1', 1000);
+      expect(leased.map((c) => [c.id, c.next_check_at])).toEqual([[due.id, 5_000]]);
+      // The lease's end is the case's next check (its holder may die).
+      expect((await store.getCase(due.id))!.next_check_at).toBe(now + 1000);
       expect(await store.leaseDue(now, 10, 'r2', 1000)).toEqual([]);
       now += 1500;
       expect((await store.leaseDue(now, 10, 'r2', 1000)).map((c) => c.id)).toEqual([due.id]);
@@ -181,10 +184,15 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       const theirs = sampleCase({ next_check_at: 5_000 });
       await store.createCase(theirs);
       expect(await store.leaseDue(now, 10, 'r2', 60_000)).toHaveLength(1);
-      expect(await store.releaseWatchLeases('r1')).toBe(1);
-      // Due again at once for anyone else; r2's lease still holds.
-      expect((await store.leaseDue(now, 10, 'r3', 60_000)).map((c) => c.id)).toEqual([mine.id]);
-      expect(await store.releaseWatchLeases('nobody')).toBe(0);
+      expect(await store.releaseWatchLeases('r1', now, 1000)).toBe(1);
+      // Due again within the spread (not at the lease's end) for anyone else; r2's lease holds.
+      const at = (await store.getCase(mine.id))!.next_check_at!;
+      expect(at).toBeGreaterThanOrEqual(now);
+      expect(at).toBeLessThan(now + 1000);
+      expect((await store.leaseDue(now + 1000, 10, 'r3', 60_000)).map((c) => c.id)).toEqual([
+        mine.id,
+      ]);
+      expect(await store.releaseWatchLeases('nobody', now, 1000)).toBe(0);
     });
 
     it('names the owners of live watch leases, not of lapsed or given-back ones', async () => {
@@ -197,7 +205,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         await store.createCase(sampleCase({ next_check_at: 5_000 }));
         expect(await store.leaseDue(now, 1, owner, leaseMs)).toHaveLength(1);
       }
-      await store.releaseWatchLeases('r3');
+      await store.releaseWatchLeases('r3', now, 1000);
       expect((await store.watchLeaseOwners(now + 1_000)).sort()).toEqual(['r1', 'r2']);
       // r2's lease lapsed: not named, and due for anyone.
       expect(await store.watchLeaseOwners(now + 1_001)).toEqual(['r1']);
@@ -252,6 +260,39 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       expect(first.map((c) => c.next_check_at)).toEqual([3_000, 5_000, 7_000]);
       expect(first[0]).toMatchObject({ id: cs[1]!.id, doc: cs[1]!.doc, version: 1 });
       expect((await store.leaseDue(now, 3, 'r2', 60_000)).map((c) => c.id)).toEqual([cs[2]!.id]);
+    });
+
+    it('tells a holder which of its holds still stand: any watch write, release or new lease ends one', async () => {
+      const [a, b, c] = [sampleCase(), sampleCase(), sampleCase()];
+      const d = sampleCase({ next_check_at: 2000 });
+      for (const x of [a, b, c, d]) await store.createCase(x);
+      expect(await store.leaseDue(now, 3, 'r1', 60_000)).toHaveLength(3);
+      const until = now + 60_000;
+      const holds = [a, b, c, d].map((x) => ({ id: x.id, until }));
+      expect((await store.heldCases('r1', holds)).map((x) => x.id).sort()).toEqual(
+        [a.id, b.id, c.id].sort(),
+      );
+      expect(await store.heldCases('r2', holds)).toEqual([]);
+      // b: a watch write (a tap, a reminder) ends the hold; c: its status changed (still held).
+      await store.updateWatch(b.id, { next_check_at: now + 500_000, etag: null, poll_failures: 0 });
+      expect(await store.updateCase({ ...c, version: 2, status: 'opened' }, 1)).toBe(true);
+      // d: held under another lease (a later `until`), not the one asked about.
+      expect((await store.leaseDue(now + 1, 10, 'r1', 60_000)).map((x) => x.id)).toEqual([d.id]);
+      const still = await store.heldCases('r1', holds);
+      expect(still.map((x) => x.id).sort()).toEqual([a.id, c.id].sort());
+      expect(still.find((x) => x.id === c.id)).toMatchObject({ version: 2, status: 'opened' });
+      expect(await store.heldCases('r1', [])).toEqual([]);
+    });
+
+    it('a start-up re-poll leaves the cases of a live lease to their holder', async () => {
+      const held = sampleCase({ next_check_at: 5_000 });
+      const free = sampleCase({ next_check_at: 900_000 });
+      await store.createCase(held);
+      await store.createCase(free);
+      expect(await store.leaseDue(now, 10, 'r1', 600_000)).toHaveLength(1);
+      expect(await store.rescheduleOpen(now, 500)).toBe(1);
+      expect((await store.getCase(held.id))!.next_check_at).toBe(now + 600_000);
+      expect((await store.getCase(free.id))!.next_check_at).toBeLessThan(now + 500);
     });
 
     it('brings open cases forward for a start-up re-poll, leaving terminal ones alone', async () => {

@@ -69,6 +69,7 @@ it('gives back the poll and stream leases of dead holders only, and leaves posti
     now: () => clock,
     log: log(),
     self: 'me',
+    spreadMs: 1,
   });
   expect(r).toEqual({ poll: 3, pollOwners: 2, streams: 2, postingLeft: 1 });
 
@@ -97,7 +98,14 @@ it('a holder that is alive again by the time of the delete keeps its lease (comp
       return store.kv.compareAndDelete(key, expected);
     },
   };
-  const r = await reclaimLeases({ kv, watch: store, now: () => clock, log: log(), self: 'me' });
+  const r = await reclaimLeases({
+    kv,
+    watch: store,
+    now: () => clock,
+    log: log(),
+    self: 'me',
+    spreadMs: 1,
+  });
   expect(r.streams).toBe(0);
   expect(await store.kv.get('sse:lease:b')).toBe('live|1');
 });
@@ -111,6 +119,7 @@ it('with no dead holders nothing is touched, and the log says so', async () => {
     now: () => clock,
     log: log(),
     self: 'me',
+    spreadMs: 1,
   });
   expect(r).toEqual({ poll: 0, pollOwners: 0, streams: 0, postingLeft: 0 });
   expect(await store.leaseDue(clock, 100, 'next', LEASE_MS)).toEqual([]);
@@ -126,6 +135,7 @@ it('a lapsed poll lease is not counted: it is due for anyone already', async () 
     now: () => clock,
     log: log(),
     self: 'me',
+    spreadMs: 1,
   });
   expect(r.poll).toBe(0);
 });

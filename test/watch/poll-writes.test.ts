@@ -1,8 +1,9 @@
 /**
- * What a poll costs the store (issue 22, watching 100k open cases): a poll answered 304 reads
- * nothing more (the leased row stands) and its watch-row write goes with the writes of the polls
- * that end with it (Store.updateWatchMany); a case that changed after it was leased is scheduled
- * from a fresh read, never from the stale copy. A real relay on SQLite, the demo service over
+ * What a poll costs the store (issue 22, watching 100k open cases): a lease holds a case for ten
+ * minimum intervals, and a poll answered 304 within it reads nothing more and writes nothing (its
+ * next look stays in the watcher); a look past the hold writes the watch row with the writes of the
+ * polls that end with it (Store.updateWatchMany); a case that changed after it was leased is
+ * scheduled from a fresh read, never from the stale copy. A real relay on SQLite, the demo service over
  * real HTTP (304 to If-None-Match), the real watching hooks; the clock is the test's.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -65,6 +66,9 @@ async function ingest(target: string, hitl?: Record<string, unknown>): Promise<s
   return r.case.id;
 }
 
+/** The store methods called since the last reset, each once, sorted. */
+const methods = () => [...new Set(counted.calls.map((c) => c.method))].sort();
+
 /** One pass of the watcher at `clock`, until every poll it started has finished. */
 async function pass(): Promise<number> {
   const n = await watcher.tick();
@@ -72,26 +76,57 @@ async function pass(): Promise<number> {
   return n;
 }
 
-it('a 304 poll reads nothing more and writes its watch row with the others of its pass; the lease goes with it', async () => {
+it('a 304 within the hold writes nothing: the next look stays here; one past the hold writes the row and gives the case back', async () => {
+  const store = relay.services.store;
   const ids = await Promise.all(Array.from({ length: 10 }, () => ingest('web:quiet')));
   clock += HOUR;
-  expect(await pass()).toBe(10); // first look: 200 with the ETag
+  expect(await pass()).toBe(10); // first look: 200 with the ETag, written (the lease goes)
   clock += HOUR;
+  const leasedAt = clock;
+  const until = leasedAt + 10 * MIN_MS; // the hold: ten minimum intervals
   counted.reset();
   expect(await pass()).toBe(10); // every answer a 304
-  const methods = new Set(counted.calls.map((c) => c.method));
-  expect([...methods].sort()).toEqual(['leaseDue', 'updateWatchMany']);
+  expect(methods()).toEqual(['leaseDue']);
   for (const id of ids) {
-    const c = (await relay.services.store.getCase(id))!;
+    const c = (await store.getCase(id))!;
     expect(c.etag).toBeTruthy();
+    expect(c.next_check_at).toBe(until); // a holder that dies leaves the case due then
+  }
+  expect(await store.leaseDue(clock, 100, 'probe', 1)).toEqual([]); // held: nobody else polls
+  // Next look due (within the hold): read back only if still held, and again nothing written.
+  clock += HOUR;
+  counted.reset();
+  const polls: string[] = [];
+  const onPoll = (kind: string) => polls.push(kind);
+  relay.services.cases.events.on('poll', onPoll);
+  expect(await pass()).toBe(10);
+  expect(methods()).toEqual(['heldCases', 'leaseDue']);
+  expect(polls).toEqual(Array(10).fill('not_modified'));
+  // Another writer's watch write (a tap, a reminder) ends that case's hold: it is polled once, as
+  // the store's due case, not also from the hold.
+  const [tapped] = ids;
+  const { etag } = (await store.getCase(tapped!))!;
+  await store.updateWatch(tapped!, { next_check_at: clock, etag, poll_failures: 0 });
+  clock = until - MIN_MS / 2; // the last looks of the hold: the next falls past it
+  counted.reset();
+  polls.length = 0;
+  expect(await pass()).toBe(10);
+  relay.services.cases.events.off('poll', onPoll);
+  expect(polls).toHaveLength(10);
+  expect(methods()).toEqual(['heldCases', 'leaseDue', 'updateWatchMany']);
+  // The tapped case was leased anew, so it is held for a new hold.
+  expect((await store.getCase(tapped!))!.next_check_at).toBe(clock + 10 * MIN_MS);
+  const rest = ids.filter((id) => id !== tapped);
+  for (const id of rest) {
+    const c = (await store.getCase(id))!;
     expect(c.next_check_at).toBeGreaterThanOrEqual(clock + MIN_MS);
     expect(c.next_check_at).toBeLessThanOrEqual(clock + MIN_MS * 1.2);
   }
-  // Leases given back and nothing due until the next interval: the probe finds nothing now and
-  // every case once the interval has passed.
-  expect(await relay.services.store.leaseDue(clock, 100, 'probe', 1)).toEqual([]);
-  const later = await relay.services.store.leaseDue(clock + 2 * MIN_MS, 100, 'probe', 1);
-  expect(later.map((c) => c.id).sort()).toEqual([...ids].sort());
+  // Given back, nothing due until the next interval: the probe finds nothing now and every case
+  // once the interval has passed.
+  expect(await store.leaseDue(clock, 100, 'probe', 1)).toEqual([]);
+  const later = await store.leaseDue(clock + 2 * MIN_MS, 100, 'probe', 1);
+  expect(later.map((c) => c.id).sort()).toEqual([...rest].sort());
 });
 
 it('a case changed after its lease (here: a reminder sent by the look itself) is scheduled from a fresh read', async () => {

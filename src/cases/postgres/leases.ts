@@ -68,20 +68,40 @@ export function pgWatch(pool: pg.Pool): WatchRows {
       return writes.map((w) => landed.has(w.id));
     },
     async leaseDue(at, limit, owner, leaseMs, skipOrigins = []) {
-      const r = await pool.query<Row>(
-        `UPDATE cases SET lease_owner = $1, lease_until = $2 WHERE id IN (
-           SELECT id FROM cases WHERE next_check_at IS NOT NULL AND next_check_at <= $3 AND (lease_until IS NULL OR lease_until < $3)
+      // The lease is the next check too: a holder that dies leaves the case due when it ends.
+      const r = await pool.query<Row & { due: string }>(
+        `UPDATE cases SET lease_owner = $1, lease_until = $2, next_check_at = $2
+         FROM (SELECT id AS due_id, next_check_at AS due FROM cases
+           WHERE next_check_at IS NOT NULL AND next_check_at <= $3 AND (lease_until IS NULL OR lease_until < $3)
            AND NOT (origin = ANY($5::text[]))
-           ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED)
-         RETURNING ${CASE_COLS}`,
+           ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED) d
+         WHERE id = d.due_id
+         RETURNING ${CASE_COLS}, d.due`,
         [owner, at + leaseMs, at, limit, skipOrigins],
       );
-      return r.rows.map(toCase).sort((a, b) => (a.next_check_at ?? 0) - (b.next_check_at ?? 0));
+      // RETURNING gives no order: soonest due first, as the query picked them.
+      return r.rows
+        .map(({ due, ...row }) => ({ ...toCase(row as Row), next_check_at: Number(due) }))
+        .sort((a, b) => a.next_check_at - b.next_check_at);
     },
-    async releaseWatchLeases(owner) {
+    async heldCases(owner, holds) {
+      if (!holds.length) return [];
+      const r = await pool.query<Row>(
+        `SELECT ${CASE_COLS.split(', ')
+          .map((c) => `c.${c}`)
+          .join(', ')}
+         FROM jsonb_to_recordset($2::jsonb) AS h(id text, until bigint)
+         JOIN cases c ON c.id = h.id AND c.lease_until = h.until WHERE c.lease_owner = $1`,
+        [owner, wholeJson([...holds])],
+      );
+      return r.rows.map(toCase);
+    },
+    async releaseWatchLeases(owner, at, spreadMs) {
+      // A held case is due at its lease's end: given back, it is due within the spread instead.
       const r = await pool.query(
-        'UPDATE cases SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1',
-        [owner],
+        `UPDATE cases SET lease_owner = NULL, lease_until = NULL,
+           next_check_at = least(next_check_at, $2 + floor(random() * $3)::bigint) WHERE lease_owner = $1`,
+        [owner, at, Math.max(1, Math.floor(spreadMs))],
       );
       return r.rowCount ?? 0;
     },
@@ -94,7 +114,9 @@ export function pgWatch(pool: pg.Pool): WatchRows {
     },
     async rescheduleOpen(at, spreadMs) {
       const r = await pool.query(
-        'UPDATE cases SET next_check_at = $1 + floor(random() * $2)::bigint WHERE next_check_at IS NOT NULL AND next_check_at > $1',
+        // Not the cases a live lease holds: their holder is looking at them.
+        `UPDATE cases SET next_check_at = $1 + floor(random() * $2)::bigint
+         WHERE next_check_at IS NOT NULL AND next_check_at > $1 AND (lease_until IS NULL OR lease_until < $1)`,
         [at, Math.max(1, Math.floor(spreadMs))],
       );
       return r.rowCount ?? 0;

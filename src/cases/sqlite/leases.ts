@@ -46,7 +46,7 @@ export function sqliteClaims(
 }
 
 /** Due and unleased, soonest first; `@skip` is a JSON list of origins whose poll slots are full. */
-const DUE = `SELECT id FROM cases WHERE next_check_at IS NOT NULL AND next_check_at <= @at
+const DUE = `SELECT * FROM cases WHERE next_check_at IS NOT NULL AND next_check_at <= @at
   AND (lease_until IS NULL OR lease_until < @at)
   AND origin NOT IN (SELECT value FROM json_each(@skip)) ORDER BY next_check_at LIMIT @limit`;
 
@@ -59,21 +59,28 @@ function watchStatements(db: Database.Database) {
     updateWatchIf: db.prepare(
       `UPDATE cases SET ${WATCH_SET} WHERE id = @id AND version = @version`,
     ),
-    // One statement picks and leases (no transaction of a read and N writes).
-    lease: db.prepare<
-      [{ at: number; limit: number; skip: string; owner: string; until: number }],
-      CaseRow
-    >(
-      `UPDATE cases SET lease_owner = @owner, lease_until = @until WHERE id IN (${DUE}) RETURNING *`,
+    due: db.prepare<[{ at: number; limit: number; skip: string }], CaseRow>(DUE),
+    // The lease is the next check too: a holder that dies leaves the case due when it ends.
+    lease: db.prepare<[{ ids: string; owner: string; until: number }]>(
+      `UPDATE cases SET lease_owner = @owner, lease_until = @until, next_check_at = @until
+       WHERE id IN (SELECT value FROM json_each(@ids))`,
     ),
-    release: db.prepare(
-      'UPDATE cases SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?',
+    held: db.prepare<[{ owner: string; holds: string }], CaseRow>(
+      `SELECT cases.* FROM json_each(@holds) AS h JOIN cases ON cases.id = h.value ->> '$.id'
+       WHERE cases.lease_owner = @owner AND cases.lease_until = h.value ->> '$.until'`,
+    ),
+    // A held case is due at its lease's end: given back, it is due within the spread instead.
+    release: db.prepare<[{ owner: string; at: number; spread: number }]>(
+      `UPDATE cases SET lease_owner = NULL, lease_until = NULL,
+       next_check_at = min(next_check_at, @at + abs(random() % @spread)) WHERE lease_owner = @owner`,
     ),
     owners: db.prepare<[number], { owner: string }>(
       'SELECT DISTINCT lease_owner AS owner FROM cases WHERE lease_owner IS NOT NULL AND lease_until >= ?',
     ),
+    // Not the cases a live lease holds: their holder is looking at them.
     reschedule: db.prepare(`UPDATE cases SET next_check_at = @now + abs(random() % @spread)
-      WHERE next_check_at IS NOT NULL AND next_check_at > @now`),
+      WHERE next_check_at IS NOT NULL AND next_check_at > @now
+      AND (lease_until IS NULL OR lease_until < @now)`),
   };
 }
 
@@ -90,6 +97,14 @@ export function sqliteWatch(db: Database.Database): WatchRows {
     return st.run(w.version === undefined ? row : { ...row, version: w.version }).changes === 1;
   };
   const manyTx = db.transaction((ws: readonly WatchWrite[]) => ws.map(writeOne));
+  // Read and lease in one transaction: the cases come back with the due time they were leased at.
+  const leaseTx = db.transaction(
+    (at: number, limit: number, skip: string, owner: string, until: number) => {
+      const rows = q.due.all({ at, limit, skip });
+      if (rows.length) q.lease.run({ ids: JSON.stringify(rows.map((r) => r.id)), owner, until });
+      return rows;
+    },
+  );
   return {
     async updateWatch(id, w) {
       writeOne({ id, ...w });
@@ -98,14 +113,14 @@ export function sqliteWatch(db: Database.Database): WatchRows {
       return writes.length ? manyTx(writes) : [];
     },
     async leaseDue(at, limit, owner, leaseMs, skipOrigins = []) {
-      // RETURNING gives no order: soonest due first, as the query picked them.
-      return q.lease
-        .all({ at, limit, skip: JSON.stringify(skipOrigins), owner, until: at + leaseMs })
-        .map(toCase)
-        .sort((a, b) => (a.next_check_at ?? 0) - (b.next_check_at ?? 0));
+      return leaseTx(at, limit, JSON.stringify(skipOrigins), owner, at + leaseMs).map(toCase);
     },
-    async releaseWatchLeases(owner) {
-      return q.release.run(owner).changes;
+    async heldCases(owner, holds) {
+      if (!holds.length) return [];
+      return q.held.all({ owner, holds: JSON.stringify(holds) }).map(toCase);
+    },
+    async releaseWatchLeases(owner, at, spreadMs) {
+      return q.release.run({ owner, at, spread: Math.max(1, Math.floor(spreadMs)) }).changes;
     },
     async watchLeaseOwners(at) {
       return q.owners.all(at).map((r) => r.owner);
