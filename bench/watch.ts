@@ -20,7 +20,7 @@ const runs = args.full
       { cases: 100_000, intervalMs: 30_000 },
     ]
   : [{ cases: 10_000, intervalMs: 10_000 }];
-const CYCLES = 2;
+const CYCLES = Number(process.env.BENCH_CYCLES ?? 2);
 /** `--tick-ms=N`: run the relay with a shorter Watcher tick than its default (an experiment). */
 const tickMs = Number(
   /^--tick-ms=(\d+)$/.exec(process.argv.find((a) => a.startsWith('--tick-ms=')) ?? '')?.[1] ?? 0,
@@ -28,7 +28,7 @@ const tickMs = Number(
 const MB = 1024 * 1024;
 
 function runSide(task: SideTask): Promise<SideReport> {
-  const execArgv = ['--import', 'tsx'];
+  const execArgv = ['--import', 'tsx', ...(process.env.BENCH_MEM === 'gc' ? ['--expose-gc'] : [])];
   const child = fork(fileURLToPath(new URL('./lib/watch-side.ts', import.meta.url)), ['--child'], {
     execArgv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -101,7 +101,7 @@ async function relaySide(t: SideTask): Promise<SideReport> {
   const scheduled: Array<[string, number]> = [];
   const leaseLag: number[] = [];
   // Each look as it starts (a held case's from the watcher's memory, the others as leased).
-  const onLook = (c: StoredCase, dueAt: number) => {
+  const onLook = (c: Pick<StoredCase, 'case_id'>, dueAt: number) => {
     scheduled.push([c.case_id, dueAt]);
     leaseLag.push(Date.now() - dueAt);
   };

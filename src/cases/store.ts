@@ -98,13 +98,14 @@ export interface WatchRows {
     skipOrigins?: readonly string[],
   ): Promise<StoredCase[]>;
   /**
-   * Those of `holds` that `owner` still holds under that very lease (`until` as leaseDue set it):
-   * any watch write, a release or another lease since has ended the hold. A read.
+   * Those of `holds` that `owner` still holds under that very lease (`until` as leaseDue set it),
+   * as much of each as a look at an unchanged case needs: any watch write, a release or another
+   * lease since has ended the hold. A read.
    */
   heldCases(
     owner: string,
     holds: ReadonlyArray<{ id: string; until: number }>,
-  ): Promise<StoredCase[]>;
+  ): Promise<HeldCase[]>;
   /** Brings every open case's next check forward to within [now, now + spreadMs) (start-up re-poll, spread out). */
   rescheduleOpen(now: number, spreadMs: number): Promise<number>;
   /**
@@ -114,6 +115,14 @@ export interface WatchRows {
   releaseWatchLeases(owner: string, now: number, spreadMs: number): Promise<number>;
   /** The owners of poll leases still live at `now` (a start-up pass gives back those of dead owners). */
   watchLeaseOwners(now: number): Promise<string[]>;
+}
+
+/** What WatchRows.heldCases reads of a held case: enough to poll it (not its document). */
+export interface HeldCase
+  extends Pick<StoredCase, 'id' | 'version' | 'case_id' | 'origin' | 'etag' | 'secrets' | 'claim'> {
+  /** doc.hitl.poll_url and doc.hitl.expires_at. */
+  poll_url: string;
+  expires_at: string;
 }
 
 /** One write of WatchRows.updateWatchMany. */

@@ -12,14 +12,14 @@
  */
 import FlatQueue from 'flatqueue';
 import type { CaseRepository } from '../cases/repository.ts';
-import type { Store } from '../cases/store.ts';
+import type { HeldCase, Store } from '../cases/store.ts';
 import type { StoredCase, WatchState } from '../cases/types.ts';
 import type { RelayConfig } from '../config/config.ts';
 import { isTerminal } from '../protocol/types.ts';
 import { checkUnknownSubmit, type UnknownSubmitDeps } from '../submit/unknown.ts';
 import { tapInFlightHere } from './confirm.ts';
 import { OriginPool, originOf } from './origin-pool.ts';
-import { type PollResult, pollCase, pollDelay } from './poll.ts';
+import { type PollResult, pollCase, pollDelay, pollOnce, watchHeaders } from './poll.ts';
 import { WatchWrites } from './watch-writes.ts';
 
 /** What the watch loop touches. */
@@ -56,7 +56,7 @@ export interface WatcherOptions {
   /** How long a lease holds a case for looks of this process (default 10 minimum poll intervals). */
   holdMs?: number;
   /** Told of each look as it starts, with the time it was due (benchmarks measure the lag). */
-  onLook?: (c: StoredCase, dueAt: number) => void;
+  onLook?: (c: Pick<StoredCase, 'id' | 'case_id'>, dueAt: number) => void;
   /** Past expires_at by this much with the service unreachable, a case is shown as expired. */
   expiryGraceMs?: number;
 }
@@ -88,8 +88,8 @@ export class Watcher {
   private readonly hooks: WatchHooks;
   /** The watch rows of polls that end together go in one commit. */
   private readonly writes: WatchWrites;
-  /** Cases this process holds, by id: the lease's end and the next look. */
-  private readonly held = new Map<string, { until: number; due: number }>();
+  /** Cases this process holds, by id (see Hold). */
+  private readonly held = new Map<string, Hold>();
   /** Held case ids by next look (an id whose entry moved on is skipped when it comes up). */
   private readonly looks = new FlatQueue<string>();
 
@@ -212,7 +212,8 @@ export class Watcher {
         this.pool.saturated(),
       );
       for (const c of due) {
-        if (this.startLook(c, c.next_check_at ?? now, until)) n++;
+        const look = () => this.check(c, until);
+        if (this.tryStart(c, originOf(c.doc.hitl.poll_url), c.next_check_at ?? now, look)) n++;
         // Its origin filled up within this batch: due again, unleased, for its next free slot.
         else
           await e.store.updateWatch(c.id, {
@@ -231,7 +232,7 @@ export class Watcher {
    * only if its hold still stands (another writer's watch write ended it: the store has it again).
    */
   private async startHeld(now: number): Promise<number> {
-    const ready: Array<{ id: string; until: number; due: number }> = [];
+    const ready: Array<Hold & { id: string }> = [];
     const room = Math.min(this.o.batch, this.pool.free);
     while (ready.length < room && (this.looks.peekValue() ?? Number.POSITIVE_INFINITY) <= now) {
       const due = this.looks.peekValue()!;
@@ -242,34 +243,85 @@ export class Watcher {
       ready.push({ id, ...h });
     }
     if (!ready.length) return 0;
-    const cases = new Map(
+    const rows = new Map(
       (await this.engine.store.heldCases(this.engine.instanceId, ready)).map((c) => [c.id, c]),
     );
     let n = 0;
     for (const h of ready) {
-      const c = cases.get(h.id);
-      if (!c || c.next_check_at === null) continue; // the hold ended, or the case is final
-      if (this.startLook(c, h.due, h.until)) n++;
-      else this.hold(h.id, h.until, h.due); // its origin's slots are full: next free slot
+      const row = rows.get(h.id);
+      if (!row) continue; // the hold ended: the store has the case again
+      // Unchanged since a look that found nothing else to do (no hook, claim or stream due): it is
+      // polled from the row alone. Anything else is read whole and looked at as usual.
+      const lean = h.version === row.version && !row.claim && now < h.wake;
+      const look = lean ? () => this.leanCheck(row, h) : () => this.fullCheck(row.id, h.until);
+      if (this.tryStart(row, originOf(row.poll_url), h.due, look)) n++;
+      else this.hold(h.id, h); // its origin's slots are full: next free slot
     }
     return n;
   }
 
-  /** Starts a look at `c` if its origin has a free slot. */
-  private startLook(c: StoredCase, dueAt: number, until: number): boolean {
+  /** Starts `look` if the origin has a free slot. */
+  private tryStart(
+    c: Pick<StoredCase, 'id' | 'case_id'>,
+    origin: string,
+    dueAt: number,
+    look: () => Promise<void>,
+  ): boolean {
     const run = () =>
-      this.check(c, until).catch((err) =>
+      look().catch((err) =>
         this.engine.log.error({ case: c.id, err: String(err) }, 'watching a case failed'),
       );
-    if (!this.pool.tryRun(originOf(c.doc.hitl.poll_url), run)) return false;
+    if (!this.pool.tryRun(origin, run)) return false;
     this.o.onLook(c, dueAt);
     return true;
   }
 
   /** Keeps the next look at a held case here; the store is not told (the hold stands). */
-  private hold(id: string, until: number, due: number): void {
-    this.held.set(id, { until, due });
-    this.looks.push(id, due);
+  private hold(id: string, h: Hold): void {
+    this.held.set(id, h);
+    this.looks.push(id, h.due);
+  }
+
+  /** A held case read whole (it changed, or has more to it than a poll): the usual look. */
+  private async fullCheck(id: string, until: number): Promise<void> {
+    const c = await this.engine.store.getCase(id);
+    if (c && c.next_check_at !== null && !isTerminal(c.status)) await this.check(c, until);
+  }
+
+  /**
+   * A held case unchanged since a quiet look: polled from its row. A 304 keeps it held and writes
+   * nothing; any other answer reads the case whole and goes on as a usual look.
+   */
+  private async leanCheck(row: HeldCase, h: Hold): Promise<void> {
+    const e = this.engine;
+    const now = e.now();
+    const r = await pollOnce(row.poll_url, row.etag, {
+      dispatcher: e.dispatcher,
+      now,
+      expectedCaseId: row.case_id,
+      headers: watchHeaders(row, e.sealer.open(row.secrets), row.poll_url),
+    });
+    if (r.kind === 'not_modified') {
+      const next = this.nextCheck(
+        Date.parse(row.expires_at),
+        now,
+        0,
+        r.retryAfterMs,
+        false,
+        h.wake,
+      );
+      e.cases.events.emit('poll', r.kind); // counted in /metrics
+      if (next <= h.until - this.o.leaseMs) return this.hold(row.id, { ...h, due: next });
+      // Past the hold: the row gives the case back with its next check, unless it changed since.
+      const w = { id: row.id, next_check_at: next, etag: row.etag, poll_failures: 0 };
+      if (await this.writes.write({ ...w, version: row.version })) return;
+      const c = await e.store.getCase(row.id);
+      if (c) await this.writeLook(c, { r, now, failures: 0, etag: row.etag });
+      return;
+    }
+    const c = await e.store.getCase(row.id);
+    if (c && c.next_check_at !== null && !isTerminal(c.status))
+      await this.afterPoll(c, r, now, h.until);
   }
 
   /** A slot came free: when the last pass had to leave due cases for want of one, run again now. */
@@ -301,7 +353,17 @@ export class Watcher {
       });
       return;
     }
-    const r = await pollCase(e, c, c.etag);
+    await this.afterPoll(c, await pollCase(e, c, c.etag), now, heldUntil);
+  }
+
+  /** Applies what a poll of `c` read and schedules the next look. */
+  private async afterPoll(
+    c: StoredCase,
+    r: PollResult,
+    now: number,
+    heldUntil: number | undefined,
+  ): Promise<void> {
+    const e = this.engine;
     e.cases.events.emit('poll', r.kind); // counted in /metrics
     const failures = r.kind === 'error' ? c.poll_failures + 1 : 0;
     const noted = await noteWatch(e, c, r);
@@ -337,9 +399,23 @@ export class Watcher {
     if (look.failures || c.poll_failures) return false;
     // A healthy stream stretches the next look to the maximum: that is for the store to keep.
     if (await this.hooks.streaming?.(c)) return false;
-    const next = this.nextCheck(c, look.now, 0, look.r.retryAfterMs);
+    const wake = this.hooks.wakeAt?.(c);
+    const expires = Date.parse(c.doc.hitl.expires_at);
+    const next = this.nextCheck(expires, look.now, 0, look.r.retryAfterMs, false, wake);
     if (next > until - this.o.leaseMs) return false;
-    this.hold(c.id, until, next);
+    // Nothing but polling is pending (no stream to start, no claim, no unknown submit, no failure
+    // shown): the next looks, up to the next wake, need only the row.
+    const plain =
+      !c.doc.hitl.events_url &&
+      !c.claim &&
+      !c.doc.submit_unknown &&
+      (!c.doc.watch || c.doc.watch.state === 'ok');
+    this.hold(c.id, {
+      until,
+      due: next,
+      version: plain ? c.version : Number.NaN,
+      wake: wake ?? Number.POSITIVE_INFINITY,
+    });
     return true;
   }
 
@@ -356,7 +432,14 @@ export class Watcher {
       id: x.id,
       next_check_at: final
         ? null
-        : this.nextCheck(x, look.now, look.failures, look.r.retryAfterMs, stretch),
+        : this.nextCheck(
+            Date.parse(x.doc.hitl.expires_at),
+            look.now,
+            look.failures,
+            look.r.retryAfterMs,
+            stretch,
+            this.hooks.wakeAt?.(x),
+          ),
       etag: look.etag,
       poll_failures: look.failures,
       ...(version === undefined ? {} : { version }),
@@ -409,12 +492,17 @@ export class Watcher {
     return after;
   }
 
+  /**
+   * When to look next: `expires` (ms) is the case's expires_at, `wake` its next reminder or
+   * escalation step (WatchHooks.wakeAt), if any.
+   */
   private nextCheck(
-    c: StoredCase,
+    expires: number,
     now: number,
     failures: number,
     retryAfterMs: number | undefined,
-    stretch = false,
+    stretch: boolean,
+    wake: number | undefined,
   ): number {
     const { pollMinMs: min, pollMaxMs: max } = this.engine.config;
     // A healthy event stream brings changes at once; the poll is then only the safety net.
@@ -428,14 +516,22 @@ export class Watcher {
     });
     // Nothing pulls a poll before the time the service asked for (Retry-After).
     const notBefore = now + (retryAfterMs ?? 0);
-    const expires = Date.parse(c.doc.hitl.expires_at);
     // Look again right after expiry so the card does not keep live buttons on an expired case.
     let at = now + wait;
     if (expires > now && expires + 1000 < at) at = Math.max(notBefore, expires + 1000);
     // Wake for the next reminder too, however far the next poll is.
-    const wake = this.hooks.wakeAt?.(c);
     return wake !== undefined && wake < at ? Math.max(now, notBefore, wake) : at;
   }
+}
+
+/** A case this process holds: its lease's end, its next look, and what a row-only look needs. */
+interface Hold {
+  until: number;
+  due: number;
+  /** The version a quiet look saw with nothing but polling pending (NaN: read it whole). */
+  version: number;
+  /** A row-only look must come before this (the next reminder or escalation step). */
+  wake: number;
 }
 
 /**

@@ -1,6 +1,6 @@
 /** PostgreSQL: the submit claim of a case and the poll leases of the watcher (columns of the case row). */
 import type pg from 'pg';
-import type { ClaimRows, WatchRows } from '../store.ts';
+import type { ClaimRows, HeldCase, WatchRows } from '../store.ts';
 import { type AppendHistory, historyParts } from './history.ts';
 import { wholeJson } from './pool.ts';
 import { CASE_COLS, type Row, TERMINAL, toCase } from './rows.ts';
@@ -86,15 +86,20 @@ export function pgWatch(pool: pg.Pool): WatchRows {
     },
     async heldCases(owner, holds) {
       if (!holds.length) return [];
-      const r = await pool.query<Row>(
-        `SELECT ${CASE_COLS.split(', ')
-          .map((c) => `c.${c}`)
-          .join(', ')}
+      // Not the document: a look at an unchanged case needs two of its fields.
+      const r = await pool.query<
+        Omit<HeldCase, 'claim'> & { claim_holder: string | null; claim_until: number | null }
+      >(
+        `SELECT c.id, c.version, c.case_id, c.origin, c.etag, c.secrets, c.claim_holder, c.claim_until,
+           c.doc -> 'hitl' ->> 'poll_url' AS poll_url, c.doc -> 'hitl' ->> 'expires_at' AS expires_at
          FROM jsonb_to_recordset($2::jsonb) AS h(id text, until bigint)
          JOIN cases c ON c.id = h.id AND c.lease_until = h.until WHERE c.lease_owner = $1`,
         [owner, wholeJson([...holds])],
       );
-      return r.rows.map(toCase);
+      return r.rows.map(({ claim_holder, claim_until, ...x }) => ({
+        ...x,
+        claim: claim_holder ? { holder: claim_holder, until: claim_until ?? 0 } : null,
+      }));
     },
     async releaseWatchLeases(owner, at, spreadMs) {
       // A held case is due at its lease's end: given back, it is due within the spread instead.

@@ -1,6 +1,6 @@
 /** SQLite: the submit claim of a case and the poll leases of the watcher (columns of the case row). */
 import type Database from 'better-sqlite3';
-import type { ClaimRows, WatchRows, WatchWrite } from '../store.ts';
+import type { ClaimRows, HeldCase, WatchRows, WatchWrite } from '../store.ts';
 import type { HistoryEntry } from '../types.ts';
 import type { AddHistory } from './history.ts';
 import { type CaseRow, TERMINAL, toCase } from './rows.ts';
@@ -45,6 +45,15 @@ export function sqliteClaims(
   };
 }
 
+type HeldRow = Omit<HeldCase, 'claim'> & {
+  claim_holder: string | null;
+  claim_until: number | null;
+};
+
+export function toHeld({ claim_holder, claim_until, ...r }: HeldRow): HeldCase {
+  return { ...r, claim: claim_holder ? { holder: claim_holder, until: claim_until ?? 0 } : null };
+}
+
 /** Due and unleased, soonest first; `@skip` is a JSON list of origins whose poll slots are full. */
 const DUE = `SELECT * FROM cases WHERE next_check_at IS NOT NULL AND next_check_at <= @at
   AND (lease_until IS NULL OR lease_until < @at)
@@ -65,9 +74,12 @@ function watchStatements(db: Database.Database) {
       `UPDATE cases SET lease_owner = @owner, lease_until = @until, next_check_at = @until
        WHERE id IN (SELECT value FROM json_each(@ids))`,
     ),
-    held: db.prepare<[{ owner: string; holds: string }], CaseRow>(
-      `SELECT cases.* FROM json_each(@holds) AS h JOIN cases ON cases.id = h.value ->> '$.id'
-       WHERE cases.lease_owner = @owner AND cases.lease_until = h.value ->> '$.until'`,
+    // Not the document: a look at an unchanged case needs two of its fields.
+    held: db.prepare<[{ owner: string; holds: string }], HeldRow>(
+      `SELECT c.id, c.version, c.case_id, c.origin, c.etag, c.secrets, c.claim_holder, c.claim_until,
+         c.doc ->> '$.hitl.poll_url' AS poll_url, c.doc ->> '$.hitl.expires_at' AS expires_at
+       FROM json_each(@holds) AS h JOIN cases AS c ON c.id = h.value ->> '$.id'
+       WHERE c.lease_owner = @owner AND c.lease_until = h.value ->> '$.until'`,
     ),
     // A held case is due at its lease's end: given back, it is due within the spread instead.
     release: db.prepare<[{ owner: string; at: number; spread: number }]>(
@@ -117,7 +129,7 @@ export function sqliteWatch(db: Database.Database): WatchRows {
     },
     async heldCases(owner, holds) {
       if (!holds.length) return [];
-      return q.held.all({ owner, holds: JSON.stringify(holds) }).map(toCase);
+      return q.held.all({ owner, holds: JSON.stringify(holds) }).map(toHeld);
     },
     async releaseWatchLeases(owner, at, spreadMs) {
       return q.release.run({ owner, at, spread: Math.max(1, Math.floor(spreadMs)) }).changes;
