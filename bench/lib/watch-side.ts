@@ -38,6 +38,8 @@ export interface SideReport {
   /** [case id, due time in ms since the epoch] for every poll it started. */
   scheduled: Array<[string, number]>;
   cpuShare: number;
+  /** CPU share after the first cycle (every case looked at once since start), to the end. */
+  steadyCpuShare: number;
   wallSeconds: number;
   rssIdle: number;
   peakRss: number;
@@ -114,7 +116,7 @@ async function relaySide(t: SideTask): Promise<SideReport> {
     env: { POLL_INTERVAL_MIN_SECONDS: String(t.intervalMs / 1000) },
     watcher: { onLook, ...(t.tickMs ? { tickMs: t.tickMs } : {}) },
   });
-  await sleep(t.durationMs);
+  const steady = await afterFirstCycle(t);
   const end = Date.now();
   const used = meter.stop();
   await profile.stop();
@@ -131,7 +133,25 @@ async function relaySide(t: SideTask): Promise<SideReport> {
   await r.stop();
   rmSync(dir, { recursive: true, force: true });
   const { p50, p99 } = summary(leaseLag);
-  return { scheduled, ...used, rssIdle, heapUsed, setupSeconds, overdue, leaseLag: { p50, p99 } };
+  return {
+    scheduled,
+    ...used,
+    steadyCpuShare: steady.cpuShare,
+    rssIdle,
+    heapUsed,
+    setupSeconds,
+    overdue,
+    leaseLag: { p50, p99 },
+  };
+}
+
+/** Waits out the run; the CPU share from the end of the first cycle on is metered apart. */
+async function afterFirstCycle(t: SideTask) {
+  const first = Math.min(t.intervalMs, t.durationMs / 2);
+  await sleep(first);
+  const meter = new ResourceMeter();
+  await sleep(t.durationMs - first);
+  return meter.stop();
 }
 
 /** A binary min-heap of [due, index]. */
@@ -212,7 +232,7 @@ async function baselineSide(t: SideTask): Promise<SideReport> {
     if (heap.size && inflight < 64) timer = setTimeout(pump, Math.max(1, heap.peek()![0] - now));
   };
   pump();
-  await sleep(t.durationMs);
+  const steady = await afterFirstCycle(t);
   stopped = true;
   clearTimeout(timer);
   const end = Date.now();
@@ -224,7 +244,15 @@ async function baselineSide(t: SideTask): Promise<SideReport> {
   const used = meter.stop();
   const heapUsed = process.memoryUsage().heapUsed;
   await dispatcher.close();
-  return { scheduled, ...used, rssIdle, heapUsed, setupSeconds: 0, overdue };
+  return {
+    scheduled,
+    ...used,
+    steadyCpuShare: steady.cpuShare,
+    rssIdle,
+    heapUsed,
+    setupSeconds: 0,
+    overdue,
+  };
 }
 
 if (process.argv[2] === '--child') {

@@ -118,12 +118,10 @@ export interface WatchRows {
 }
 
 /** What WatchRows.heldCases reads of a held case: enough to poll it (not its document). */
-export interface HeldCase
-  extends Pick<StoredCase, 'id' | 'version' | 'case_id' | 'origin' | 'etag' | 'secrets' | 'claim'> {
-  /** doc.hitl.poll_url and doc.hitl.expires_at. */
-  poll_url: string;
-  expires_at: string;
-}
+export type HeldCase = Pick<
+  StoredCase,
+  'id' | 'version' | 'case_id' | 'origin' | 'etag' | 'secrets' | 'claim'
+>;
 
 /** One write of WatchRows.updateWatchMany. */
 export interface WatchWrite {

@@ -10,7 +10,6 @@
  * ends the hold; so does any other writer's watch write. Each look reads the case back only if the
  * hold still stands (Store.heldCases).
  */
-import FlatQueue from 'flatqueue';
 import type { CaseRepository } from '../cases/repository.ts';
 import type { HeldCase, Store } from '../cases/store.ts';
 import type { StoredCase, WatchState } from '../cases/types.ts';
@@ -18,6 +17,7 @@ import type { RelayConfig } from '../config/config.ts';
 import { isTerminal } from '../protocol/types.ts';
 import { checkUnknownSubmit, type UnknownSubmitDeps } from '../submit/unknown.ts';
 import { tapInFlightHere } from './confirm.ts';
+import { type Hold, Holds } from './holds.ts';
 import { OriginPool, originOf } from './origin-pool.ts';
 import { type PollResult, pollCase, pollDelay, pollOnce, watchHeaders } from './poll.ts';
 import { WatchWrites } from './watch-writes.ts';
@@ -88,10 +88,8 @@ export class Watcher {
   private readonly hooks: WatchHooks;
   /** The watch rows of polls that end together go in one commit. */
   private readonly writes: WatchWrites;
-  /** Cases this process holds, by id (see Hold). */
-  private readonly held = new Map<string, Hold>();
-  /** Held case ids by next look (an id whose entry moved on is skipped when it comes up). */
-  private readonly looks = new FlatQueue<string>();
+  /** Cases this process holds, and their next looks. */
+  private readonly holds = new Holds();
 
   constructor(
     private readonly engine: WatcherDeps,
@@ -166,8 +164,7 @@ export class Watcher {
           now,
           this.engine.config.pollMinMs,
         );
-        this.held.clear();
-        this.looks.clear();
+        this.holds.clear();
         await this.engine.store.rescheduleOpen(now, this.engine.config.pollMinMs);
       }
       this.lastNow = now;
@@ -232,16 +229,7 @@ export class Watcher {
    * only if its hold still stands (another writer's watch write ended it: the store has it again).
    */
   private async startHeld(now: number): Promise<number> {
-    const ready: Array<Hold & { id: string }> = [];
-    const room = Math.min(this.o.batch, this.pool.free);
-    while (ready.length < room && (this.looks.peekValue() ?? Number.POSITIVE_INFINITY) <= now) {
-      const due = this.looks.peekValue()!;
-      const id = this.looks.pop()!;
-      const h = this.held.get(id);
-      if (h?.due !== due) continue; // moved on since it was queued
-      this.held.delete(id);
-      ready.push({ id, ...h });
-    }
+    const ready = this.holds.takeDue(now, Math.min(this.o.batch, this.pool.free));
     if (!ready.length) return 0;
     const rows = new Map(
       (await this.engine.store.heldCases(this.engine.instanceId, ready)).map((c) => [c.id, c]),
@@ -249,13 +237,16 @@ export class Watcher {
     let n = 0;
     for (const h of ready) {
       const row = rows.get(h.id);
-      if (!row) continue; // the hold ended: the store has the case again
+      if (!row) {
+        this.holds.settle(h.id); // the hold ended: the store has the case again
+        continue;
+      }
       // Unchanged since a look that found nothing else to do (no hook, claim or stream due): it is
       // polled from the row alone. Anything else is read whole and looked at as usual.
       const lean = h.version === row.version && !row.claim && now < h.wake;
       const look = lean ? () => this.leanCheck(row, h) : () => this.fullCheck(row.id, h.until);
-      if (this.tryStart(row, originOf(row.poll_url), h.due, look)) n++;
-      else this.hold(h.id, h); // its origin's slots are full: next free slot
+      if (this.tryStart(row, originOf(h.pollUrl), h.due, look)) n++;
+      else this.holds.set(h.id, h); // its origin's slots are full: next free slot
     }
     return n;
   }
@@ -268,18 +259,14 @@ export class Watcher {
     look: () => Promise<void>,
   ): boolean {
     const run = () =>
-      look().catch((err) =>
-        this.engine.log.error({ case: c.id, err: String(err) }, 'watching a case failed'),
-      );
+      look()
+        .catch((err) =>
+          this.engine.log.error({ case: c.id, err: String(err) }, 'watching a case failed'),
+        )
+        .finally(() => this.holds.settle(c.id)); // a look that did not keep it lets it go
     if (!this.pool.tryRun(origin, run)) return false;
     this.o.onLook(c, dueAt);
     return true;
-  }
-
-  /** Keeps the next look at a held case here; the store is not told (the hold stands). */
-  private hold(id: string, h: Hold): void {
-    this.held.set(id, h);
-    this.looks.push(id, h.due);
   }
 
   /** A held case read whole (it changed, or has more to it than a poll): the usual look. */
@@ -295,23 +282,16 @@ export class Watcher {
   private async leanCheck(row: HeldCase, h: Hold): Promise<void> {
     const e = this.engine;
     const now = e.now();
-    const r = await pollOnce(row.poll_url, row.etag, {
+    const r = await pollOnce(h.pollUrl, row.etag, {
       dispatcher: e.dispatcher,
       now,
       expectedCaseId: row.case_id,
-      headers: watchHeaders(row, e.sealer.open(row.secrets), row.poll_url),
+      headers: watchHeaders(row, e.sealer.open(row.secrets), h.pollUrl),
     });
     if (r.kind === 'not_modified') {
-      const next = this.nextCheck(
-        Date.parse(row.expires_at),
-        now,
-        0,
-        r.retryAfterMs,
-        false,
-        h.wake,
-      );
+      const next = this.nextCheck(h.expires, now, 0, r.retryAfterMs, false, h.wake);
       e.cases.events.emit('poll', r.kind); // counted in /metrics
-      if (next <= h.until - this.o.leaseMs) return this.hold(row.id, { ...h, due: next });
+      if (next <= h.until - this.o.leaseMs) return this.holds.set(row.id, { ...h, due: next });
       // Past the hold: the row gives the case back with its next check, unless it changed since.
       const w = { id: row.id, next_check_at: next, etag: row.etag, poll_failures: 0 };
       if (await this.writes.write({ ...w, version: row.version })) return;
@@ -410,11 +390,13 @@ export class Watcher {
       !c.claim &&
       !c.doc.submit_unknown &&
       (!c.doc.watch || c.doc.watch.state === 'ok');
-    this.hold(c.id, {
+    this.holds.set(c.id, {
       until,
       due: next,
       version: plain ? c.version : Number.NaN,
       wake: wake ?? Number.POSITIVE_INFINITY,
+      pollUrl: c.doc.hitl.poll_url,
+      expires,
     });
     return true;
   }
@@ -522,16 +504,6 @@ export class Watcher {
     // Wake for the next reminder too, however far the next poll is.
     return wake !== undefined && wake < at ? Math.max(now, notBefore, wake) : at;
   }
-}
-
-/** A case this process holds: its lease's end, its next look, and what a row-only look needs. */
-interface Hold {
-  until: number;
-  due: number;
-  /** The version a quiet look saw with nothing but polling pending (NaN: read it whole). */
-  version: number;
-  /** A row-only look must come before this (the next reminder or escalation step). */
-  wake: number;
 }
 
 /**

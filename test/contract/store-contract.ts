@@ -289,8 +289,6 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         etag: c.etag,
         secrets: c.secrets,
         claim: null,
-        poll_url: c.doc.hitl.poll_url,
-        expires_at: c.doc.hitl.expires_at,
       });
       expect(await store.heldCases('r1', [])).toEqual([]);
     });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ALIVE_TTL_MS, aliveKey } from '../../src/cases/posting-lease.ts';
-import { reclaimLeases } from '../../src/cases/reclaim.ts';
+import { reclaimLeases, reclaimPollLeases } from '../../src/cases/reclaim.ts';
 import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
 import type { Store } from '../../src/cases/store.ts';
 import { createLogger } from '../../src/log.ts';
@@ -138,4 +138,30 @@ it('a lapsed poll lease is not counted: it is due for anyone already', async () 
     spreadMs: 1,
   });
   expect(r.poll).toBe(0);
+});
+
+it('every lease length: the held cases of a holder that died since are given back, due within one interval', async () => {
+  const held = await pollLeased('live');
+  const mine = await pollLeased('me');
+  // "live" dies: its liveness key is not renewed.
+  clock += ALIVE_TTL_MS + 1_000;
+  await store.kv.set(aliveKey('me'), '1', ALIVE_TTL_MS);
+  const d = {
+    kv: store.kv,
+    watch: store,
+    now: () => clock,
+    log: log(),
+    self: 'me',
+    spreadMs: 5_000,
+  };
+  expect(await reclaimPollLeases(d)).toBe(1);
+  const at = (await store.getCase(held))!.next_check_at!;
+  expect(at).toBeGreaterThanOrEqual(clock);
+  expect(at).toBeLessThan(clock + 5_000); // not at the lease's end, ten minutes on
+  expect((await store.getCase(mine))!.next_check_at).toBe(clock - ALIVE_TTL_MS - 1_000 + LEASE_MS);
+  expect(lines.map((l) => JSON.parse(l)).at(-1)).toMatchObject({ poll: 1, pollOwners: 1 });
+  // Nothing more to give back: nothing logged.
+  const logged = lines.length;
+  expect(await reclaimPollLeases(d)).toBe(0);
+  expect(lines).toHaveLength(logged);
 });

@@ -86,12 +86,11 @@ export function pgWatch(pool: pg.Pool): WatchRows {
     },
     async heldCases(owner, holds) {
       if (!holds.length) return [];
-      // Not the document: a look at an unchanged case needs two of its fields.
+      // Not the document: the watcher keeps what a look at an unchanged case needs of it.
       const r = await pool.query<
         Omit<HeldCase, 'claim'> & { claim_holder: string | null; claim_until: number | null }
       >(
-        `SELECT c.id, c.version, c.case_id, c.origin, c.etag, c.secrets, c.claim_holder, c.claim_until,
-           c.doc -> 'hitl' ->> 'poll_url' AS poll_url, c.doc -> 'hitl' ->> 'expires_at' AS expires_at
+        `SELECT c.id, c.version, c.case_id, c.origin, c.etag, c.secrets, c.claim_holder, c.claim_until
          FROM jsonb_to_recordset($2::jsonb) AS h(id text, until bigint)
          JOIN cases c ON c.id = h.id AND c.lease_until = h.until WHERE c.lease_owner = $1`,
         [owner, wholeJson([...holds])],

@@ -74,10 +74,9 @@ function watchStatements(db: Database.Database) {
       `UPDATE cases SET lease_owner = @owner, lease_until = @until, next_check_at = @until
        WHERE id IN (SELECT value FROM json_each(@ids))`,
     ),
-    // Not the document: a look at an unchanged case needs two of its fields.
+    // Not the document: the watcher keeps what a look at an unchanged case needs of it.
     held: db.prepare<[{ owner: string; holds: string }], HeldRow>(
-      `SELECT c.id, c.version, c.case_id, c.origin, c.etag, c.secrets, c.claim_holder, c.claim_until,
-         c.doc ->> '$.hitl.poll_url' AS poll_url, c.doc ->> '$.hitl.expires_at' AS expires_at
+      `SELECT c.id, c.version, c.case_id, c.origin, c.etag, c.secrets, c.claim_holder, c.claim_until
        FROM json_each(@holds) AS h JOIN cases AS c ON c.id = h.value ->> '$.id'
        WHERE c.lease_owner = @owner AND c.lease_until = h.value ->> '$.until'`,
     ),
