@@ -20,8 +20,11 @@ const runs = args.full
       { cases: 100_000, intervalMs: 30_000 },
     ]
   : [{ cases: 10_000, intervalMs: 10_000 }];
-// Full runs look at every case three times: the first cycle after start, then two of the steady state.
-const CYCLES = args.full ? 3 : 2;
+/** `--cycles=N`: how often each case is looked at; full runs: the first cycle after start, then two of the steady state. */
+const CYCLES = Number(
+  /^--cycles=(\d+)$/.exec(process.argv.find((a) => a.startsWith('--cycles=')) ?? '')?.[1] ??
+    (args.full ? 3 : 2),
+);
 /** `--tick-ms=N`: run the relay with a shorter Watcher tick than its default (an experiment). */
 const tickMs = Number(
   /^--tick-ms=(\d+)$/.exec(process.argv.find((a) => a.startsWith('--tick-ms=')) ?? '')?.[1] ?? 0,
