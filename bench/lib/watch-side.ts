@@ -4,9 +4,11 @@
  * issuing the same conditional GETs on the same schedule). Reports over IPC what it scheduled
  * (case id, due time) so the parent can pair each with the poll's arrival at the service.
  */
+import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
 import { createWebAdapter } from '../../platforms/web/index.ts';
@@ -31,6 +33,8 @@ export interface SideTask {
   profileDir?: string;
   /** Overrides the Watcher's tick (to measure what a shorter one would give). */
   tickMs?: number;
+  /** Set by the relay side for its helper: write the open cases into this file (fillStore). */
+  fill?: string;
 }
 
 /** What a side reports. */
@@ -55,12 +59,12 @@ const caseIdOf = (i: number) => `c${i}`;
 /** The service's ETag for an untouched case, so every poll is answered 304. */
 const etagOf = (id: string) => `"${id}-1"`;
 
-async function relaySide(t: SideTask): Promise<SideReport> {
-  const setup = performance.now();
-  const dir = mkdtempSync(join(tmpdir(), 'hitl-bench-watch-'));
-  const file = join(dir, 'bench.sqlite');
+/**
+ * Writes the open cases into `file`, in a process of its own: inserting 100k cases here would leave
+ * the relay side's heap grown by work that is not watching (its peak RSS is the figure).
+ */
+async function fillStore(t: SideTask, file: string): Promise<void> {
   const store = openSqliteStore(file);
-  const rssIdle = process.memoryUsage().rss;
   const sealer = createSealer(undefined);
   const now = Date.now();
   for (let i = 0; i < t.cases; i++) {
@@ -100,6 +104,29 @@ async function relaySide(t: SideTask): Promise<SideReport> {
       posted_at: now,
     });
   }
+  await store.close();
+}
+
+/** Runs a task in a child process of this module and waits for its report. */
+function inChild<T>(task: SideTask): Promise<T> {
+  const child = fork(fileURLToPath(import.meta.url), ['--child'], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  child.send(task);
+  return new Promise((resolve, reject) => {
+    child.once('message', (m) => resolve(m as T));
+    child.once('exit', (code) => code && reject(new Error(`fill exited with ${code}`)));
+  });
+}
+
+async function relaySide(t: SideTask): Promise<SideReport> {
+  const setup = performance.now();
+  const dir = mkdtempSync(join(tmpdir(), 'hitl-bench-watch-'));
+  const file = join(dir, 'bench.sqlite');
+  await inChild({ ...t, fill: file });
+  const store = openSqliteStore(file);
+  const rssIdle = process.memoryUsage().rss;
   const scheduled: Array<[string, number]> = [];
   const leaseLag: number[] = [];
   // Each look as it starts (a held case's from the watcher's memory, the others as leased).
@@ -257,6 +284,11 @@ async function baselineSide(t: SideTask): Promise<SideReport> {
 
 if (process.argv[2] === '--child') {
   process.once('message', async (task: SideTask) => {
+    if (task.fill) {
+      await fillStore(task, task.fill);
+      process.send?.('filled', () => process.disconnect());
+      return;
+    }
     const report = task.side === 'relay' ? await relaySide(task) : await baselineSide(task);
     process.send?.(report, () => process.disconnect());
   });
