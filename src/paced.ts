@@ -1,6 +1,8 @@
 /**
  * A background pass that spaces itself by its own cost: the next run starts `everyMs` after the
- * last one ended, or `share` times that run's length when that is longer (capped at `maxMs`). The
+ * last one ended, or `share` times that run's cost when that is longer (capped at `maxMs`). The
+ * cost is what the pass answers (ms of work, e.g. its store scans: not the time it waited on a
+ * platform), or its length when it answers nothing. The
  * card reconcile scans every message; at 100k open cases a pass every 5 s was 2 % of a core
  * (docs/BENCHMARKS.md, watching at scale), so a large store is looked over less often instead.
  */
@@ -21,7 +23,7 @@ const realClock: PacedClock = {
 /** Starts the loop (first run after `everyMs`); `stop` ends it after the run under way. */
 export function pacedLoop(
   everyMs: number,
-  fn: () => Promise<void>,
+  fn: () => Promise<unknown>,
   o: { share?: number; maxMs?: number; clock?: PacedClock } = {},
 ): { stop(): void } {
   const { share = 200, maxMs = 60_000, clock = realClock } = o;
@@ -34,8 +36,9 @@ export function pacedLoop(
   };
   const run = async () => {
     const t0 = clock.now();
-    await fn();
-    if (!stopped) arm(Math.max(everyMs, Math.min(maxMs, share * (clock.now() - t0))));
+    const answered = await fn();
+    const cost = typeof answered === 'number' ? answered : clock.now() - t0;
+    if (!stopped) arm(Math.max(everyMs, Math.min(maxMs, share * cost)));
   };
   arm(everyMs);
   return {

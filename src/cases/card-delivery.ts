@@ -352,14 +352,17 @@ export class CardDelivery {
     return done;
   }
 
-  /** Retries unposted messages and brings every card up to its case's version (start-up and periodically). */
-  async reconcile(options: { retryPostingOlderThanMs: number }): Promise<void> {
-    if (this.reconciling) return;
+  /** Retries unposted messages, brings every card up to its case's version; answers its scans' ms. */
+  async reconcile(options: { retryPostingOlderThanMs: number }): Promise<number> {
+    if (this.reconciling) return 0;
     this.reconciling = true;
     try {
       const { store, now } = this.d;
       const cases = new Set<string>();
-      for (const m of await store.staleMessages(500)) {
+      const t0 = performance.now();
+      const stale = await store.staleMessages(500);
+      let scanMs = performance.now() - t0;
+      for (const m of stale) {
         if (m.state !== 'posting') {
           cases.add(m.case_id);
           continue;
@@ -374,7 +377,10 @@ export class CardDelivery {
       }
       await Promise.all([...cases].map((id) => this.refresh(id)));
       // Cases an older version stored without their messages (a crash between two writes).
-      for (const c of await store.orphanCases(now() - options.retryPostingOlderThanMs, 100)) {
+      const t1 = performance.now();
+      const orphans = await store.orphanCases(now() - options.retryPostingOlderThanMs, 100);
+      scanMs += performance.now() - t1;
+      for (const c of orphans) {
         let targets: string[];
         try {
           targets = this.d.targets.resolveTargets(c.target);
@@ -384,6 +390,7 @@ export class CardDelivery {
         this.d.log.warn({ case: c.id }, 'a stored case had no message; posting it now');
         await this.deliver(c, targets);
       }
+      return scanMs;
     } finally {
       this.reconciling = false;
     }

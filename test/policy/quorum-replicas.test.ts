@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { User } from 'grammy/types';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runLimited } from '../../src/watch/watcher.ts';
 import { FakeTelegramApi } from '../fakes/telegram-api.ts';
 import type { RelayProcess } from '../helpers/process.ts';
 import { type DemoHandle, eventually, startDemo } from '../helpers/relay-env.ts';
+import { runLimited } from '../helpers/run-limited.ts';
 import { type Cluster, deliverUpdate, startCluster } from '../replicas/cluster.ts';
 import { cardOf, isFinalCard } from '../replicas/scenario.ts';
 

@@ -8,10 +8,10 @@
 import type { User } from 'grammy/types';
 import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runLimited } from '../../src/watch/watcher.ts';
 import { FakeTelegramApi } from '../fakes/telegram-api.ts';
 import type { RelayProcess } from '../helpers/process.ts';
 import { type DemoHandle, eventually, startDemo } from '../helpers/relay-env.ts';
+import { runLimited } from '../helpers/run-limited.ts';
 import { type Cluster, deliverUpdate, PUBLIC_URL, startCluster } from './cluster.ts';
 import { type CaseRun, cardOf, deadHands, isFinalCard, shuffle } from './scenario.ts';
 

@@ -77,3 +77,22 @@ it('after stop, the pass under way does not arm another', async () => {
   expect(runs).toBe(1);
   expect(f.pending()).toBe(false);
 });
+
+it('paces by the cost a pass answers (its scans), not by how long it waited', async () => {
+  const f = fakeClock();
+  const starts: number[] = [];
+  pacedLoop(
+    5000,
+    async () => {
+      starts.push(f.clock.now());
+      f.advance(10_000); // waited on a slow platform for 10 s
+      return 2; // of which its own scans were 2 ms
+    },
+    { clock: f.clock },
+  );
+  for (let i = 0; i < 2; i++) {
+    f.next();
+    await Promise.resolve();
+  }
+  expect(starts).toEqual([5000, 20_000]); // 5 s after the end, not 60 s
+});

@@ -45,6 +45,31 @@ export function pgClaims(
 
 /** Poll leases: FOR UPDATE SKIP LOCKED, so replicas never poll the same case at once. */
 export function pgWatch(pool: pg.Pool): WatchRows {
+  return { ...watchWrites(pool), ...pollLeases(pool), heldCases: heldCases(pool) };
+}
+
+/** WatchRows.heldCases: the holds that still stand, without the document. */
+function heldCases(pool: pg.Pool): WatchRows['heldCases'] {
+  return async (owner, holds) => {
+    if (!holds.length) return [];
+    // Not the document: the watcher keeps what a look at an unchanged case needs of it.
+    const r = await pool.query<
+      Omit<HeldCase, 'claim'> & { claim_holder: string | null; claim_until: number | null }
+    >(
+      `SELECT c.id, c.version, c.case_id, c.origin, c.etag, c.secrets, c.claim_holder, c.claim_until
+         FROM jsonb_to_recordset($2::jsonb) AS h(id text, until bigint)
+         JOIN cases c ON c.id = h.id AND c.lease_until = h.until WHERE c.lease_owner = $1`,
+      [owner, wholeJson([...holds])],
+    );
+    return r.rows.map(({ claim_holder, claim_until, ...x }) => ({
+      ...x,
+      claim: claim_holder ? { holder: claim_holder, until: claim_until ?? 0 } : null,
+    }));
+  };
+}
+
+/** The watch rows a look writes (each gives the lease back). */
+function watchWrites(pool: pg.Pool): Pick<WatchRows, 'updateWatch' | 'updateWatchMany'> {
   return {
     async updateWatch(id, w) {
       await pool.query(
@@ -67,6 +92,14 @@ export function pgWatch(pool: pg.Pool): WatchRows {
       const landed = new Set(r.rows.map((x) => x.id));
       return writes.map((w) => landed.has(w.id));
     },
+  };
+}
+
+/** Taking, holding and giving back poll leases. */
+function pollLeases(
+  pool: pg.Pool,
+): Omit<WatchRows, 'updateWatch' | 'updateWatchMany' | 'heldCases'> {
+  return {
     async leaseDue(at, limit, owner, leaseMs, skipOrigins = []) {
       // The lease is the next check too: a holder that dies leaves the case due when it ends.
       const r = await pool.query<Row & { due: string }>(
@@ -83,22 +116,6 @@ export function pgWatch(pool: pg.Pool): WatchRows {
       return r.rows
         .map(({ due, ...row }) => ({ ...toCase(row as Row), next_check_at: Number(due) }))
         .sort((a, b) => a.next_check_at - b.next_check_at);
-    },
-    async heldCases(owner, holds) {
-      if (!holds.length) return [];
-      // Not the document: the watcher keeps what a look at an unchanged case needs of it.
-      const r = await pool.query<
-        Omit<HeldCase, 'claim'> & { claim_holder: string | null; claim_until: number | null }
-      >(
-        `SELECT c.id, c.version, c.case_id, c.origin, c.etag, c.secrets, c.claim_holder, c.claim_until
-         FROM jsonb_to_recordset($2::jsonb) AS h(id text, until bigint)
-         JOIN cases c ON c.id = h.id AND c.lease_until = h.until WHERE c.lease_owner = $1`,
-        [owner, wholeJson([...holds])],
-      );
-      return r.rows.map(({ claim_holder, claim_until, ...x }) => ({
-        ...x,
-        claim: claim_holder ? { holder: claim_holder, until: claim_until ?? 0 } : null,
-      }));
     },
     async releaseWatchLeases(owner, at, spreadMs) {
       // A held case is due at its lease's end: given back, it is due within the spread instead.
