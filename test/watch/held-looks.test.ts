@@ -9,16 +9,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createWebAdapter } from '../../platforms/web/index.ts';
-import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
-import { readConfig } from '../../src/config/config.ts';
-import { createLogger } from '../../src/log.ts';
 import { parse202Body } from '../../src/protocol/hitl.ts';
-import { createRelay, type Relay } from '../../src/relay.ts';
-import { Watcher } from '../../src/watch/watcher.ts';
-import { createWatching } from '../../src/watch/watching.ts';
+import type { Relay } from '../../src/relay.ts';
+import type { Watcher } from '../../src/watch/watcher.ts';
 import { type SpecDouble, startSpecDouble } from '../fakes/spec-double.ts';
-import { type CountedStore, countStore } from '../helpers/store-counter.ts';
+import type { CountedStore } from '../helpers/store-counter.ts';
+import { startWatchRig } from '../helpers/watch-rig.ts';
 
 const MIN_MS = 60_000;
 const AUTH = 'Bearer agent-credential';
@@ -32,24 +28,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'hitl-held-looks-'));
 beforeAll(async () => {
   double = await startSpecDouble();
   double.requireAuth(AUTH);
-  counted = countStore(openSqliteStore(join(dataDir, 'relay.sqlite'), () => clock));
-  relay = createRelay({
-    config: readConfig({
-      PORT: '0',
-      DATA_DIR: dataDir,
-      DEMO: '0',
-      POLL_INTERVAL_MIN_SECONDS: String(MIN_MS / 1000),
-      POLL_INTERVAL_MAX_SECONDS: String((2 * MIN_MS) / 1000),
-    }),
-    adapters: [createWebAdapter()],
-    store: counted.store,
-    log: createLogger({ level: 'silent' }),
-    now: () => clock,
-    watcher: { tickMs: 2 ** 31 - 1 },
-    reconcileEveryMs: 2 ** 31 - 1,
-  });
-  await relay.start();
-  watcher = new Watcher(relay.services, {}, createWatching(relay.services).hooks);
+  ({ relay, counted, watcher } = await startWatchRig({ dataDir, minMs: MIN_MS, now: () => clock }));
 });
 afterAll(async () => {
   await relay?.stop();
