@@ -81,6 +81,7 @@ for (const { cases, intervalMs } of runs) {
     serviceUrl: fakes.serviceUrl,
     secret: fakes.secret,
     ...(args.profile ? { profileDir: args.profile } : {}),
+    ...(args.heapProfile ? { heapProfileDir: args.heapProfile } : {}),
     ...(tickMs ? { tickMs } : {}),
   });
   const results: Record<
@@ -97,7 +98,9 @@ for (const { cases, intervalMs } of runs) {
       `${side}: ${cases} cases every ${intervalMs / 1000} s, ${l.lags.length} polls in ${fmt(rep.wallSeconds)} s ` +
         `(${fmt(l.lags.length / rep.wallSeconds)}/s), lag p50 ${fmt(results[side]!.lag.p50)} ms p99 ${fmt(results[side]!.lag.p99)} ms ` +
         `max ${fmt(results[side]!.lag.max)} ms, overdue at end ${rep.overdue}, CPU ${fmt(rep.cpuShare * 100)}% of a core, ` +
-        `RSS idle ${fmt(rep.rssIdle / MB)} MB peak ${fmt(rep.peakRss / MB)} MB` +
+        `RSS idle ${fmt(rep.rssIdle / MB)} MB peak ${fmt(rep.peakRss / MB)} MB ` +
+        `(V8 heap ${fmt(rep.peakMemory.heapTotal / MB)} MB, ${fmt(rep.peakMemory.heapUsed / MB)} MB in use; ` +
+        `external ${fmt(rep.peakMemory.external / MB)} MB)` +
         (rep.leaseLag
           ? `; of the lag, the watcher (due -> look started) p50 ${fmt(rep.leaseLag.p50)} ms p99 ${fmt(rep.leaseLag.p99)} ms; set-up (insert) ${fmt(rep.setupSeconds)} s`
           : ''),

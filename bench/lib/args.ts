@@ -7,6 +7,8 @@ export interface BenchArgs {
   only: string[] | null;
   /** Directory for a CPU profile of the measured phase (`--profile=DIR`), or null. */
   profile: string | null;
+  /** Directory for a sampled profile of what outlived the young generation (`--heap-profile=DIR`). */
+  heapProfile: string | null;
 }
 
 /** Reads process.argv. */
@@ -17,6 +19,7 @@ export function benchArgs(): BenchArgs {
       full: { type: 'boolean', default: false },
       only: { type: 'string' },
       profile: { type: 'string' },
+      'heap-profile': { type: 'string' },
     },
     strict: false,
   });
@@ -24,6 +27,7 @@ export function benchArgs(): BenchArgs {
     full: values.full === true,
     only: typeof values.only === 'string' ? values.only.split(',').filter(Boolean) : null,
     profile: typeof values.profile === 'string' ? values.profile : null,
+    heapProfile: typeof values['heap-profile'] === 'string' ? values['heap-profile'] : null,
   };
 }
 

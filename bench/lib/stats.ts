@@ -70,27 +70,53 @@ export function machine(): string {
   return `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown'}), Node ${process.versions.node}, load ${load}`;
 }
 
+/** What the process's memory was made of when its RSS peaked (bytes). */
+export interface PeakMemory {
+  rss: number;
+  /** V8's heap (reserved pages, live and garbage), and what it held in use. */
+  heapTotal: number;
+  heapUsed: number;
+  /** Memory V8 objects own outside the heap (buffers, SQLite's are not counted here). */
+  external: number;
+}
+
 /** CPU time and peak RSS of this process over a stretch of wall time. */
 export class ResourceMeter {
   private readonly startCpu = process.cpuUsage();
   private readonly startWall = performance.now();
-  private peakRss = process.memoryUsage().rss;
+  private peak: PeakMemory = process.memoryUsage();
   private readonly timer: NodeJS.Timeout;
 
   constructor(sampleMs = 250) {
-    this.timer = setInterval(() => {
-      this.peakRss = Math.max(this.peakRss, process.memoryUsage().rss);
-    }, sampleMs);
+    this.timer = setInterval(() => this.sample(), sampleMs);
     this.timer.unref();
   }
 
-  /** Stops sampling: CPU share of one core (0-1+), wall seconds, peak RSS bytes. */
-  stop(): { cpuShare: number; cpuSeconds: number; wallSeconds: number; peakRss: number } {
+  private sample(): void {
+    const m = process.memoryUsage();
+    if (m.rss > this.peak.rss) this.peak = m;
+  }
+
+  /** Stops sampling: CPU share of one core (0-1+), wall seconds, peak RSS bytes and its make-up. */
+  stop(): {
+    cpuShare: number;
+    cpuSeconds: number;
+    wallSeconds: number;
+    peakRss: number;
+    peakMemory: PeakMemory;
+  } {
     clearInterval(this.timer);
-    this.peakRss = Math.max(this.peakRss, process.memoryUsage().rss);
+    this.sample();
     const cpu = process.cpuUsage(this.startCpu);
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
     const wallSeconds = (performance.now() - this.startWall) / 1000;
-    return { cpuShare: cpuSeconds / wallSeconds, cpuSeconds, wallSeconds, peakRss: this.peakRss };
+    const { rss, heapTotal, heapUsed, external } = this.peak;
+    return {
+      cpuShare: cpuSeconds / wallSeconds,
+      cpuSeconds,
+      wallSeconds,
+      peakRss: rss,
+      peakMemory: { rss, heapTotal, heapUsed, external },
+    };
   }
 }

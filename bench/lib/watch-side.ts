@@ -19,7 +19,7 @@ import { hitlBody } from './hitl-service.ts';
 import { startPhaseProfile } from './profile.ts';
 import { startBenchRelay } from './relay.ts';
 import { sleep } from './run.ts';
-import { ResourceMeter, summary } from './stats.ts';
+import { type PeakMemory, ResourceMeter, summary } from './stats.ts';
 
 /** What the parent asks for. */
 export interface SideTask {
@@ -31,6 +31,7 @@ export interface SideTask {
   secret: string;
   /** Writes a CPU profile of the watching phase (not the set-up) here. */
   profileDir?: string;
+  heapProfileDir?: string;
   /** Overrides the Watcher's tick (to measure what a shorter one would give). */
   tickMs?: number;
   /** Set by the relay side for its helper: write the open cases into this file (fillStore). */
@@ -47,6 +48,8 @@ export interface SideReport {
   wallSeconds: number;
   rssIdle: number;
   peakRss: number;
+  /** What the RSS was made of at its peak. */
+  peakMemory: PeakMemory;
   /** The JS heap in use after a full garbage collection at the end (what watching holds). */
   heapUsed: number;
   setupSeconds: number;
@@ -160,7 +163,11 @@ async function relaySide(t: SideTask): Promise<SideReport> {
     leaseLag.push(Date.now() - dueAt);
   };
   const setupSeconds = (performance.now() - setup) / 1000;
-  const profile = await startPhaseProfile(t.profileDir ?? null, `watch-relay-${t.cases}`);
+  const profile = await startPhaseProfile(
+    t.profileDir ?? null,
+    `watch-relay-${t.cases}`,
+    t.heapProfileDir ?? null,
+  );
   const meter = new ResourceMeter();
   const r = await startBenchRelay({
     adapters: [createWebAdapter()],

@@ -5,6 +5,7 @@
  * that outlives it, which keeps the old generation, and the process's RSS, from churning.
  */
 import FlatQueue from 'flatqueue';
+import { originOf } from './origin-pool.ts';
 
 /** What the watcher keeps of a held case between looks. */
 export interface Hold {
@@ -21,6 +22,9 @@ export interface Hold {
   expires: number;
 }
 
+/** A hold as taken for a look: its case and the origin its poll goes to. */
+export type TakenHold = Hold & { id: string; origin: string };
+
 /** Held cases by slot, and a queue of slots by next look (an entry that moved on is skipped). */
 export class Holds {
   private readonly slotOf = new Map<string, number>();
@@ -31,6 +35,9 @@ export class Holds {
   private readonly wake: number[] = [];
   private readonly expires: number[] = [];
   private readonly pollUrl: string[] = [];
+  /** The poll URL's origin, one string per origin (a few services, 100k cases). */
+  private readonly origin: string[] = [];
+  private readonly origins = new Map<string, string>();
   private readonly free: number[] = [];
   private readonly queue = new FlatQueue<number>();
 
@@ -51,25 +58,45 @@ export class Holds {
     this.version[s] = h.version;
     this.wake[s] = h.wake;
     this.expires[s] = h.expires;
-    this.pollUrl[s] = h.pollUrl;
+    if (this.pollUrl[s] !== h.pollUrl) {
+      this.pollUrl[s] = h.pollUrl;
+      const o = originOf(h.pollUrl);
+      let shared = this.origins.get(o);
+      if (shared === undefined) this.origins.set(o, (shared = o));
+      this.origin[s] = shared;
+    }
     this.queue.push(s, h.due);
   }
 
   /**
-   * Up to `max` holds due by `now`, soonest first. Each stays held but out of the queue while it
-   * is looked at: `set` puts it back, `settle` lets it go if nothing did.
+   * Up to `max` holds due by `now`, soonest first, of origins `admit` lets through (it is asked once
+   * per hold and counts what it admits). Each taken hold stays held but out of the queue while it is
+   * looked at: `set` puts it back, `settle` lets it go if nothing did. A due hold that `admit` turns
+   * away keeps its place; at most `max` are passed over per call, so a busy origin with many due
+   * cases costs a bounded scan.
    */
-  takeDue(now: number, max: number): Array<Hold & { id: string }> {
-    const out: Array<Hold & { id: string }> = [];
-    while (out.length < max && (this.queue.peekValue() ?? Number.POSITIVE_INFINITY) <= now) {
+  takeDue(now: number, max: number, admit: (origin: string) => boolean = () => true): TakenHold[] {
+    const out: TakenHold[] = [];
+    const passed: number[] = [];
+    while (
+      out.length < max &&
+      passed.length < max &&
+      (this.queue.peekValue() ?? Number.POSITIVE_INFINITY) <= now
+    ) {
       const due = this.queue.peekValue()!;
       const s = this.queue.pop()!;
       const id = this.ids[s];
       if (id === undefined || this.due[s] !== due) continue; // moved on, or let go
+      const origin = this.origin[s]!;
+      if (!admit(origin)) {
+        passed.push(s);
+        continue;
+      }
       this.due[s] = Number.NaN; // being looked at
       out.push({
         id,
         due,
+        origin,
         until: this.until[s]!,
         version: this.version[s]!,
         wake: this.wake[s]!,
@@ -77,6 +104,7 @@ export class Holds {
         pollUrl: this.pollUrl[s]!,
       });
     }
+    for (const s of passed) this.queue.push(s, this.due[s]!);
     return out;
   }
 
@@ -96,6 +124,7 @@ export class Holds {
     this.slotOf.delete(id);
     this.ids[s] = undefined;
     this.pollUrl[s] = '';
+    this.origin[s] = '';
     this.free.push(s);
   }
 }

@@ -31,6 +31,11 @@ export class OriginPool {
     return full;
   }
 
+  /** Slots `origin` could still start now (its own and the pool's). */
+  room(origin: string): number {
+    return Math.min(this.maxPerOrigin - (this.inflight.get(origin) ?? 0), this.free);
+  }
+
   /** Slots free in total. */
   get free(): number {
     return Math.max(0, this.maxTotal - this.total);

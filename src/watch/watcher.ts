@@ -193,11 +193,19 @@ export class Watcher {
   }
 
   /**
-   * Starts the looks at held cases that are due, as many as there are free slots; each is read back
-   * only if its hold still stands (another writer's watch write ended it: the store has it again).
+   * Starts the looks at held cases that are due, as many as their origins have free slots; each is
+   * read back only if its hold still stands (another writer's watch write ended it: the store has
+   * it again). Only what can start now is read: a saturated origin's due holds keep their place.
    */
   private async startHeld(now: number): Promise<number> {
-    const ready = this.holds.takeDue(now, Math.min(this.o.batch, this.pool.free));
+    const room = new Map<string, number>();
+    const admit = (origin: string) => {
+      const left = room.get(origin) ?? this.pool.room(origin);
+      if (left <= 0) return false;
+      room.set(origin, left - 1);
+      return true;
+    };
+    const ready = this.holds.takeDue(now, Math.min(this.o.batch, this.pool.free), admit);
     if (!ready.length) return 0;
     const rows = new Map(
       (await this.engine.store.heldCases(this.engine.instanceId, ready)).map((c) => [c.id, c]),
@@ -215,8 +223,8 @@ export class Watcher {
       const look = lean
         ? () => this.looker.leanCheck(row, h)
         : () => this.looker.fullCheck(row.id, h.until);
-      if (this.tryStart(row, originOf(h.pollUrl), h.due, look)) n++;
-      else this.holds.set(h.id, h); // its origin's slots are full: next free slot
+      if (this.tryStart(row, h.origin, h.due, look)) n++;
+      else this.holds.set(h.id, h); // a slot was taken while the rows were read: next free slot
     }
     return n;
   }

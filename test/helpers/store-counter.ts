@@ -18,6 +18,7 @@ const READS = new Set([
   'orphanCases',
   'listHistory',
   'listDeliveries',
+  'heldCases',
   'countByStatus',
   'openStats',
   'kv.get',
@@ -26,6 +27,7 @@ const READS = new Set([
 /** Loops of the relay that run on timers, not on behalf of a tap or an intake. */
 const BACKGROUND = new Set([
   'leaseDue',
+  'heldCases',
   'leaseDeliveries',
   'staleMessages',
   'orphanCases',
@@ -41,6 +43,8 @@ export interface StoreCall {
   method: string;
   /** The key of a key-value call. */
   key?: string;
+  /** How many items a call given a list was given (heldCases: the holds read back). */
+  items?: number;
   write: boolean;
 }
 
@@ -80,7 +84,9 @@ export function countStore(inner: Store): CountedStore {
         const method = String(prop);
         // A change signal is named by its topic: the web chat's ("web:room:…") count as its own.
         const key = method === 'publishChange' ? { key: String(args[0]) } : {};
-        calls.push({ method, ...key, write: !READS.has(method) });
+        const list = args.find((a) => Array.isArray(a)) as unknown[] | undefined;
+        const items = list ? { items: list.length } : {};
+        calls.push({ method, ...key, ...items, write: !READS.has(method) });
         return v.apply(target, args);
       };
     },

@@ -8,7 +8,7 @@ import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
 import { readConfig } from '../../src/config/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { createRelay, type Relay } from '../../src/relay.ts';
-import { Watcher } from '../../src/watch/watcher.ts';
+import { Watcher, type WatcherOptions } from '../../src/watch/watcher.ts';
 import { createWatching } from '../../src/watch/watching.ts';
 import { type CountedStore, countStore } from './store-counter.ts';
 
@@ -17,6 +17,8 @@ export async function startWatchRig(o: {
   dataDir: string;
   minMs: number;
   now: () => number;
+  /** The driven watcher's options (its loop never runs on its own). */
+  watcher?: WatcherOptions;
 }): Promise<{ relay: Relay; counted: CountedStore; watcher: Watcher }> {
   const counted = countStore(openSqliteStore(join(o.dataDir, 'relay.sqlite'), o.now));
   const relay = createRelay({
@@ -35,6 +37,6 @@ export async function startWatchRig(o: {
     reconcileEveryMs: 2 ** 31 - 1,
   });
   await relay.start();
-  const watcher = new Watcher(relay.services, {}, createWatching(relay.services).hooks);
+  const watcher = new Watcher(relay.services, o.watcher, createWatching(relay.services).hooks);
   return { relay, counted, watcher };
 }

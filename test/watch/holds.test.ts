@@ -45,8 +45,47 @@ it('a look that keeps the case puts it back; one that does not lets it go; a mov
   h.set('new', hold(2000, { pollUrl: 'https://other.example/p' }));
   expect(h.takeDue(1500, 10)).toEqual([]);
   expect(h.takeDue(2000, 10)).toEqual([
-    { id: 'new', ...hold(2000, { pollUrl: 'https://other.example/p' }) },
+    {
+      id: 'new',
+      origin: 'https://other.example',
+      ...hold(2000, { pollUrl: 'https://other.example/p' }),
+    },
   ]);
+});
+
+it('takes only what admit lets through; the others keep their place, and a pass over them is bounded', () => {
+  const h = new Holds();
+  const busy = { pollUrl: 'https://busy.example/p' };
+  for (let i = 0; i < 6; i++) h.set(`b${i}`, hold(100 + i, busy));
+  h.set('o1', hold(110));
+  h.set('o2', hold(111));
+  const asked: string[] = [];
+  const notBusy = (origin: string) => {
+    asked.push(origin);
+    return origin !== 'https://busy.example';
+  };
+  // Six busy holds come first: at most max (4) are passed over, so the pass ends before o1.
+  expect(h.takeDue(1000, 4, notBusy)).toEqual([]);
+  expect(asked).toHaveLength(4);
+  // They kept their place and their due times: the next pass sees them again, then o1 and o2.
+  expect(h.takeDue(1000, 10, notBusy).map((x) => x.id)).toEqual(['o1', 'o2']);
+  expect(h.takeDue(1000, 10).map((x) => [x.id, x.due])).toEqual([
+    ['b0', 100],
+    ['b1', 101],
+    ['b2', 102],
+    ['b3', 103],
+    ['b4', 104],
+    ['b5', 105],
+  ]);
+});
+
+it('hands out one origin string per origin, whatever the path', () => {
+  const h = new Holds();
+  h.set('a', hold(1, { pollUrl: 'https://svc.example:8443/cases/a/poll?x=1' }));
+  h.set('b', hold(2, { pollUrl: 'https://svc.example:8443/cases/b/poll' }));
+  const [a, b] = h.takeDue(10, 10);
+  expect(a?.origin).toBe('https://svc.example:8443');
+  expect(b?.origin).toBe(a?.origin);
 });
 
 it('clear lets every hold go', () => {
