@@ -61,9 +61,8 @@ export class Holds {
     if (this.pollUrl[s] !== h.pollUrl) {
       this.pollUrl[s] = h.pollUrl;
       const o = originOf(h.pollUrl);
-      let shared = this.origins.get(o);
-      if (shared === undefined) this.origins.set(o, (shared = o));
-      this.origin[s] = shared;
+      if (!this.origins.has(o)) this.origins.set(o, o);
+      this.origin[s] = this.origins.get(o)!;
     }
     this.queue.push(s, h.due);
   }
