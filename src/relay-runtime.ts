@@ -166,9 +166,9 @@ export class RelayRuntime {
     // (src/paced.ts). Paced by the scans, not by the posts and edits a pass waits for.
     this.reconcileLoop = pacedLoop(this.p.reconcileEveryMs, async () => {
       try {
-        const scanMs = await cards.reconcile({ retryPostingOlderThanMs: this.p.repostAfterMs });
-        await giveUpUndelivered(this.s);
-        return scanMs;
+        const pass = await cards.reconcile({ retryPostingOlderThanMs: this.p.repostAfterMs });
+        await giveUpUndelivered(this.s, pass.stale);
+        return pass.scanMs;
       } catch (err) {
         this.s.log.warn({ err: String(err) }, 'reconcile failed');
         return 0;

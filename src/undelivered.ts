@@ -13,20 +13,24 @@ import { giveUpDelivery } from './server/intake-delivery.ts';
 
 /** What watching delivery touches. */
 export interface UndeliveredDeps {
-  store: Pick<Store, 'staleMessages' | 'getCase' | 'listMessages' | 'kv'>;
+  store: Pick<Store, 'getCase' | 'listMessages' | 'kv'>;
   cases: Pick<CaseRepository, 'mutate' | 'history' | 'events'>;
   config: Pick<RelayConfig, 'deliveryTimeoutMs'>;
   log: Logger;
   now: () => number;
 }
 
-/** Marks the cases that no target has shown within the delivery timeout (reconcile calls this). */
-export async function giveUpUndelivered(d: UndeliveredDeps): Promise<void> {
+/**
+ * Marks the cases that no target has shown within the delivery timeout, from the stale messages a
+ * reconcile pass began with (each candidate is read again: the pass may have posted it since).
+ */
+export async function giveUpUndelivered(
+  d: UndeliveredDeps,
+  stale: readonly StoredMessage[],
+): Promise<void> {
   const timeoutMs = d.config.deliveryTimeoutMs;
   const cutoff = d.now() - timeoutMs;
-  const ids = new Set(
-    (await d.store.staleMessages(500)).filter((m) => m.state === 'posting').map((m) => m.case_id),
-  );
+  const ids = new Set(stale.filter((m) => m.state === 'posting').map((m) => m.case_id));
   for (const id of ids) {
     const c = await d.store.getCase(id);
     if (!c || isTerminal(c.status) || c.doc.delivery_failed || c.created_at > cutoff) continue;

@@ -352,9 +352,15 @@ export class CardDelivery {
     return done;
   }
 
-  /** Retries unposted messages, brings every card up to its case's version; answers its scans' ms. */
-  async reconcile(options: { retryPostingOlderThanMs: number }): Promise<number> {
-    if (this.reconciling) return 0;
+  /**
+   * Retries unposted messages, brings every card up to its case's version. Answers how long its
+   * store scans took (the loop paces itself by them) and the stale messages the pass began from
+   * (the delivery give-up looks at the same list rather than scanning again).
+   */
+  async reconcile(options: {
+    retryPostingOlderThanMs: number;
+  }): Promise<{ scanMs: number; stale: StoredMessage[] }> {
+    if (this.reconciling) return { scanMs: 0, stale: [] };
     this.reconciling = true;
     try {
       const { store, now } = this.d;
@@ -390,7 +396,7 @@ export class CardDelivery {
         this.d.log.warn({ case: c.id }, 'a stored case had no message; posting it now');
         await this.deliver(c, targets);
       }
-      return scanMs;
+      return { scanMs, stale };
     } finally {
       this.reconciling = false;
     }
