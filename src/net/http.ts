@@ -161,13 +161,12 @@ class TextCall implements Dispatcher.DispatchHandler {
   private expire(): void {
     this.expired = true;
     // Not connected yet: onRequestStart aborts when it is (a connect has its own timeout).
-    this.controller?.abort(new NetworkError('timeout', 'the service did not answer in time'));
+    this.controller?.abort(timedOut());
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    if (this.expired)
-      controller.abort(new NetworkError('timeout', 'the service did not answer in time'));
+    if (this.expired) controller.abort(timedOut());
   }
 
   onResponseStart(
@@ -211,14 +210,12 @@ class TextCall implements Dispatcher.DispatchHandler {
     if (this.done) return;
     this.done = true;
     clearTimeout(this.timer);
-    this.reject(
-      err instanceof NetworkError
-        ? err
-        : this.expired
-          ? new NetworkError('timeout', 'the service did not answer in time', err)
-          : wrap(err),
-    );
+    this.reject(err instanceof NetworkError ? err : this.expired ? timedOut(err) : wrap(err));
   }
+}
+
+function timedOut(cause?: unknown, notSent = false): NetworkError {
+  return new NetworkError('timeout', 'the service did not answer in time', cause, notSent);
 }
 
 function wrap(err: unknown): NetworkError {
@@ -232,7 +229,7 @@ function wrap(err: unknown): NetworkError {
     code === 'UND_ERR_BODY_TIMEOUT' ||
     code === 'UND_ERR_CONNECT_TIMEOUT'
   )
-    return new NetworkError('timeout', 'the service did not answer in time', err, notSent);
+    return timedOut(err, notSent);
   return new NetworkError('network', `network error (${code ?? 'unknown'})`, err, notSent);
 }
 

@@ -1,7 +1,7 @@
 /**
  * The card reconcile spaces itself by its own cost (src/paced.ts): every `everyMs` while a pass is
- * cheap, 200 times a pass's length (at most a minute) when that is longer, never two at once, and
- * nothing after stop. A fake clock: each pass "takes" what the test says.
+ * cheap, 200 times a pass's cost (at most a minute) when that is longer, never two at once, and
+ * nothing after stop. A fake clock: each pass "takes" and answers what the test says.
  */
 import { expect, it } from 'vitest';
 import { type PacedClock, pacedLoop } from '../../src/paced.ts';
@@ -10,7 +10,6 @@ function fakeClock() {
   let now = 0;
   const timers: Array<{ at: number; fn: () => void } | null> = [];
   const clock: PacedClock = {
-    now: () => now,
     setTimeout(fn, ms) {
       timers.push({ at: now + ms, fn });
       return { unref() {} };
@@ -29,7 +28,13 @@ function fakeClock() {
     t.fn();
     return t.at;
   };
-  return { clock, next, advance: (ms: number) => (now += ms), pending: () => timers.some(Boolean) };
+  return {
+    clock,
+    now: () => now,
+    next,
+    advance: (ms: number) => (now += ms),
+    pending: () => timers.some(Boolean),
+  };
 }
 
 it('runs every everyMs while passes are cheap, and 200 times a pass when that is longer', async () => {
@@ -39,8 +44,10 @@ it('runs every everyMs while passes are cheap, and 200 times a pass when that is
   const loop = pacedLoop(
     5000,
     async () => {
-      starts.push(f.clock.now());
-      f.advance(took[starts.length - 1] ?? 1);
+      starts.push(f.now());
+      const ms = took[starts.length - 1] ?? 1;
+      f.advance(ms);
+      return ms;
     },
     { clock: f.clock },
   );
@@ -66,7 +73,7 @@ it('after stop, the pass under way does not arm another', async () => {
     10,
     () => {
       runs++;
-      return new Promise<void>((r) => (release = r));
+      return new Promise<number>((r) => (release = () => r(0)));
     },
     { clock: f.clock },
   );
@@ -84,7 +91,7 @@ it('paces by the cost a pass answers (its scans), not by how long it waited', as
   pacedLoop(
     5000,
     async () => {
-      starts.push(f.clock.now());
+      starts.push(f.now());
       f.advance(10_000); // waited on a slow platform for 10 s
       return 2; // of which its own scans were 2 ms
     },
