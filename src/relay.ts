@@ -5,7 +5,6 @@ import type { Hono } from 'hono';
 import type { PlatformAdapter } from './adapter.ts';
 import { mountAskService } from './asks/mount.ts';
 import { createSealer } from './cases/sealer.ts';
-import { createServices, type Services } from './cases/services.ts';
 import { openSqliteStore } from './cases/sqlite-store.ts';
 import type { Store } from './cases/store.ts';
 import type { RelayConfig } from './config/config.ts';
@@ -18,6 +17,7 @@ import { RelayRuntime } from './relay-runtime.ts';
 import { createApp, mountRoute } from './server/app.ts';
 import { createMetrics } from './server/metrics.ts';
 import { registerReceiptRoutes } from './server/receipt-routes.ts';
+import { createServices, type Services } from './services.ts';
 import { SUBMIT_GATE_DEFAULTS } from './submit/transport.ts';
 import { clearGivenUpOnPost } from './undelivered.ts';
 import type { EventStreamOptions } from './watch/sse.ts';
@@ -53,7 +53,7 @@ export interface RelayOptions {
 
 /** A running (or ready to run) relay. */
 export interface Relay {
-  /** The relay's services (cases/services.ts). */
+  /** The relay's services (services.ts). */
   services: Services;
   app: Hono;
   /** The base URL once listening. */

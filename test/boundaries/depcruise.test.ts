@@ -45,7 +45,7 @@ const plants: Record<string, string> = {
   'src/planted/cycle-b.ts':
     "import type { a } from './cycle-a.ts';\nexport const b = 1 as unknown as typeof a;\n",
   'platforms/slack/planted-cross.ts': "import '../telegram/render.ts';\n",
-  'platforms/slack/planted-engine.ts': "import '../../src/cases/services.ts';\n",
+  'platforms/slack/planted-engine.ts': "import '../../src/services.ts';\n",
   'platforms/slack/planted-other-sdk.ts': "import 'grammy';\n",
 };
 

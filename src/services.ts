@@ -3,20 +3,20 @@
  * composition root, relay.ts, calls this). Every consumer takes only the services it names.
  */
 import type { Dispatcher } from 'undici';
-import type { PlatformAdapter } from '../adapter.ts';
-import type { RelayConfig } from '../config/config.ts';
-import type { Logger } from '../log.ts';
-import { loadStrings, type Strings } from '../render/templates.ts';
-import { TapPipeline } from '../tap/pipeline.ts';
-import { CardDelivery } from './card-delivery.ts';
-import { CardRenderer } from './card-render.ts';
-import { Intake } from './intake.ts';
-import { CaseRepository } from './repository.ts';
-import type { Sealer } from './sealer.ts';
-import { StatusApplier } from './status.ts';
-import type { Store } from './store.ts';
-import { Targets } from './targets.ts';
-import type { StoredCase } from './types.ts';
+import type { PlatformAdapter } from './adapter.ts';
+import { CardDelivery } from './cases/card-delivery.ts';
+import { CardRenderer } from './cases/card-render.ts';
+import { Intake } from './cases/intake.ts';
+import { CaseRepository } from './cases/repository.ts';
+import type { Sealer } from './cases/sealer.ts';
+import { StatusApplier } from './cases/status.ts';
+import type { Store } from './cases/store.ts';
+import { Targets } from './cases/targets.ts';
+import type { StoredCase } from './cases/types.ts';
+import type { RelayConfig } from './config/config.ts';
+import type { Logger } from './log.ts';
+import { loadStrings, type Strings } from './render/templates.ts';
+import { TapPipeline } from './tap/pipeline.ts';
 
 /** What the services are built from. */
 export interface ServicesOptions {
