@@ -1,9 +1,9 @@
 /** The status applier: a status update from a poll, an event, a callback or a submit, through the state machine. */
 import type { Logger } from '../log.ts';
+import { jsonLimitIssue } from '../protocol/json-limits.ts';
 import { canTransition } from '../protocol/state.ts';
 import type { StatusUpdate } from '../protocol/status.ts';
 import { isTerminal } from '../protocol/types.ts';
-import { jsonLimitIssue } from '../server/json-limits.ts';
 import type { CaseRepository, MutateOptions } from './repository.ts';
 import { chainAfter } from './rounds.ts';
 import type { Sealer } from './sealer.ts';

@@ -6,7 +6,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { jsonLimitIssue } from './json-limits.ts';
+import { jsonLimitIssue } from '../protocol/json-limits.ts';
 
 /** Content types an inbound request body may have. */
 export const INBOUND_BODY_TYPES = [

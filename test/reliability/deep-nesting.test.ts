@@ -8,7 +8,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { JSON_LIMITS } from '../../src/server/json-limits.ts';
+import { JSON_LIMITS } from '../../src/protocol/json-limits.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { type HostileService, startHostileService } from './hostile-service.ts';
 import { cardOf } from './web.ts';
