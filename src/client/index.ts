@@ -3,7 +3,7 @@
  * talk to the relay (RelayClient), read outcomes as approvals, and verify notify_url webhooks.
  */
 
-export type { NotifySignatureCheck, NotifySignatureFailure } from '../notify/signature.ts';
+export type { NotifySignatureCheck, NotifySignatureFailure } from '../protocol/notify-signature.ts';
 export {
   deriveNotifySecret,
   NOTIFY_ATTEMPT_HEADER,
@@ -14,7 +14,7 @@ export {
   NOTIFY_TOLERANCE_SECONDS,
   signNotify,
   verifyNotifySignature,
-} from '../notify/signature.ts';
+} from '../protocol/notify-signature.ts';
 export type {
   AnswerByKind,
   AnswerOf,

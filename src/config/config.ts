@@ -4,11 +4,11 @@ import { z } from 'zod';
 import { ValidationError } from '../errors.ts';
 import { registerSecret } from '../log.ts';
 import type { NotifySettings } from '../notify/settings.ts';
-import { deriveNotifySecret } from '../notify/signature.ts';
 import { type CasePolicyMode, casePolicyModeSchema } from '../policy/case-policy.ts';
 import { type EscalationConfig, escalationSchema } from '../policy/escalation.ts';
 import { type PolicyConfig, policySchema } from '../policy/policy.ts';
 import { toIssues } from '../protocol/issues.ts';
+import { deriveNotifySecret } from '../protocol/notify-signature.ts';
 import { SUBMIT_GATE_DEFAULTS } from '../submit/transport.ts';
 import { parseEnv, pickEnv } from './env.ts';
 

@@ -12,9 +12,6 @@ import type { RelayConfig } from '../config/config.ts';
 import type { Logger } from '../log.ts';
 import { call, NetworkError, retryAfterMs } from '../net/http.ts';
 import { type UrlPolicy, urlRefusal } from '../net/url-policy.ts';
-import { OriginPool, originOf } from '../watch/origin-pool.ts';
-import { NOTIFY_QUEUED_EVENT } from './deliveries.ts';
-import { NOTIFY_DEFAULTS, type NotifySettings } from './settings.ts';
 import {
   NOTIFY_ATTEMPT_HEADER,
   NOTIFY_DELIVERY_HEADER,
@@ -22,7 +19,10 @@ import {
   NOTIFY_SIGNATURE_HEADER,
   NOTIFY_TIMESTAMP_HEADER,
   signNotify,
-} from './signature.ts';
+} from '../protocol/notify-signature.ts';
+import { OriginPool, originOf } from '../watch/origin-pool.ts';
+import { NOTIFY_QUEUED_EVENT } from './deliveries.ts';
+import { NOTIFY_DEFAULTS, type NotifySettings } from './settings.ts';
 
 export { NOTIFY_DEFAULTS, type NotifySettings } from './settings.ts';
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config/config.ts';
 import { ValidationError } from '../../src/errors.ts';
 import { scrub } from '../../src/log.ts';
-import { deriveNotifySecret } from '../../src/notify/signature.ts';
+import { deriveNotifySecret } from '../../src/protocol/notify-signature.ts';
 
 function detailsOf(fn: () => unknown) {
   try {

@@ -1,8 +1,9 @@
 /**
  * Signatures of notify_url deliveries: `X-Hitl-Relay-Signature: t=<unix>,v1=<hex>` where the hex is
  * HMAC-SHA256 over "<t>.<raw body>" with the notify secret. The timestamp is signed with the body,
- * so a replayed delivery older than the receiver's tolerance is refused. Pure node:crypto, so the
- * client package can use it in a receiver.
+ * so a replayed delivery older than the receiver's tolerance is refused. A wire format of the relay's
+ * own (what an agent's receiver checks), so it sits with the protocol: pure node:crypto, read by the
+ * configuration (the derived secret), the notify worker (signing) and the client package (verifying).
  */
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 
