@@ -11,6 +11,7 @@ import type { NotifyDelivery, Store } from '../cases/store.ts';
 import type { RelayConfig } from '../config/config.ts';
 import type { Logger } from '../log.ts';
 import { call, NetworkError, retryAfterMs } from '../net/http.ts';
+import { OriginPool, originOf } from '../net/origin-pool.ts';
 import { type UrlPolicy, urlRefusal } from '../net/url-policy.ts';
 import {
   NOTIFY_ATTEMPT_HEADER,
@@ -20,7 +21,6 @@ import {
   NOTIFY_TIMESTAMP_HEADER,
   signNotify,
 } from '../protocol/notify-signature.ts';
-import { OriginPool, originOf } from '../watch/origin-pool.ts';
 import { NOTIFY_QUEUED_EVENT } from './deliveries.ts';
 import { NOTIFY_DEFAULTS, type NotifySettings } from './settings.ts';
 

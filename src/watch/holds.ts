@@ -5,7 +5,7 @@
  * that outlives it, which keeps the old generation, and the process's RSS, from churning.
  */
 import FlatQueue from 'flatqueue';
-import { originOf } from './origin-pool.ts';
+import { originOf } from '../net/origin-pool.ts';
 
 /** What the watcher keeps of a held case between looks. */
 export interface Hold {

@@ -11,9 +11,9 @@
  * hold still stands (Store.heldCases).
  */
 import type { StoredCase } from '../cases/types.ts';
+import { OriginPool, originOf } from '../net/origin-pool.ts';
 import { Holds } from './holds.ts';
 import { Looker } from './looker.ts';
-import { OriginPool, originOf } from './origin-pool.ts';
 import type { WatcherDeps, WatchHooks } from './watch-deps.ts';
 import { WatchWrites } from './watch-writes.ts';
 
