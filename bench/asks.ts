@@ -11,8 +11,8 @@
  */
 import { join } from 'node:path';
 import { createWebAdapter } from '../platforms/web/index.ts';
-import { openPostgresStore } from '../src/cases/postgres-store.ts';
-import { openSqliteStore } from '../src/cases/sqlite-store.ts';
+import { openPostgresStore } from '../src/store/postgres-store.ts';
+import { openSqliteStore } from '../src/store/sqlite-store.ts';
 import { benchArgs } from './lib/args.ts';
 import { type CreateFigures, type PollFigures, startAsksLoad } from './lib/asks-load.ts';
 import { startBareAsks } from './lib/bare-asks.ts';

@@ -14,11 +14,11 @@ export type {
   Tap,
   TapReply,
 } from './adapter.ts';
-export { openPostgresStore } from './cases/postgres-store.ts';
-export { openSqliteStore } from './cases/sqlite-store.ts';
-export type { Store } from './cases/store.ts';
 export { CORE_ENV_VARS, type RelayConfig, readConfig } from './config/config.ts';
 export { PlatformError, ValidationError } from './errors.ts';
 export { createLogger, type Logger } from './log.ts';
 export { createRelay, type Relay, type RelayOptions } from './relay.ts';
 export type { Card } from './render/card.ts';
+export { openPostgresStore } from './store/postgres-store.ts';
+export { openSqliteStore } from './store/sqlite-store.ts';
+export type { Store } from './store/store.ts';

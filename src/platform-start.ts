@@ -1,9 +1,9 @@
 /** Starting one platform adapter: a passing failure is retried with backoff, a refusal is reported. */
 import type { AdapterSignals, AdapterStrings, PlatformAdapter, Tap, TapReply } from './adapter.ts';
-import type { Store } from './cases/store.ts';
 import { PlatformError } from './errors.ts';
 import { type Health, isNetworkError } from './health.ts';
 import type { Logger } from './log.ts';
+import type { Store } from './store/store.ts';
 
 /** What starting a platform touches. */
 export interface PlatformStartDeps {

@@ -9,8 +9,6 @@ import { bounded } from './bounded.ts';
 import { ALIVE_TTL_MS, aliveKey } from './cases/posting-lease.ts';
 import { type ReclaimDeps, reclaimLeases, reclaimPollLeases } from './cases/reclaim.ts';
 import { CHANGES_MISSED } from './cases/repository.ts';
-import { startRetention } from './cases/retention.ts';
-import type { StoredCase } from './cases/types.ts';
 import type { Health, Readiness } from './health.ts';
 import type { NotifyWorker } from './notify/worker.ts';
 import { pacedLoop } from './paced.ts';
@@ -22,6 +20,8 @@ import { createSigner, loadSigningKey, type ReceiptSigner } from './receipts/key
 import { detailsLinkKey } from './server/link-key.ts';
 import type { Metrics } from './server/metrics.ts';
 import type { Services } from './services.ts';
+import { startRetention } from './store/retention.ts';
+import type { StoredCase } from './store/types.ts';
 import { giveUpUndelivered } from './undelivered.ts';
 import type { Watcher } from './watch/watcher.ts';
 import type { Watching } from './watch/watching.ts';

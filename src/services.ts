@@ -8,14 +8,14 @@ import { CardDelivery } from './cases/card-delivery.ts';
 import { CardRenderer } from './cases/card-render.ts';
 import { Intake } from './cases/intake.ts';
 import { CaseRepository } from './cases/repository.ts';
-import type { Sealer } from './cases/sealer.ts';
 import { StatusApplier } from './cases/status.ts';
-import type { Store } from './cases/store.ts';
 import { Targets } from './cases/targets.ts';
-import type { StoredCase } from './cases/types.ts';
 import type { RelayConfig } from './config/config.ts';
 import type { Logger } from './log.ts';
 import { loadStrings, type Strings } from './render/templates.ts';
+import type { Sealer } from './store/sealer.ts';
+import type { Store } from './store/store.ts';
+import type { StoredCase } from './store/types.ts';
 import { TapPipeline } from './tap/pipeline.ts';
 
 /** What the services are built from. */

@@ -4,12 +4,12 @@
  */
 import { postUnderWay } from './cases/posting-lease.ts';
 import type { CaseRepository } from './cases/repository.ts';
-import type { Store } from './cases/store.ts';
-import type { StoredCase, StoredMessage } from './cases/types.ts';
 import type { RelayConfig } from './config/config.ts';
 import type { Logger } from './log.ts';
 import { isTerminal } from './protocol/types.ts';
 import { giveUpDelivery } from './server/intake-delivery.ts';
+import type { Store } from './store/store.ts';
+import type { StoredCase, StoredMessage } from './store/types.ts';
 
 /** What watching delivery touches. */
 export interface UndeliveredDeps {

@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PlatformAdapter } from '../../src/adapter.ts';
-import type { Store } from '../../src/cases/store.ts';
 import { readConfig } from '../../src/config/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { createRelay, type Relay } from '../../src/relay.ts';
+import type { Store } from '../../src/store/store.ts';
 import type { WatcherOptions } from '../../src/watch/watcher.ts';
 
 /** A started relay and how to stop it. */

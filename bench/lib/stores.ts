@@ -2,9 +2,9 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openPostgresStore } from '../../src/cases/postgres-store.ts';
-import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
-import type { Store } from '../../src/cases/store.ts';
+import { openPostgresStore } from '../../src/store/postgres-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
 
 /** The PostgreSQL server to use (scripts/with-postgres.mjs sets PG_TEST_URL), or undefined. */
 export function postgresUrl(): string | undefined {

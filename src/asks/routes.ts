@@ -6,7 +6,6 @@
  */
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import type { StoredCase } from '../cases/types.ts';
 import type { DemoService } from '../demo/index.ts';
 import { ValidationError, type ValidationIssue } from '../errors.ts';
 import { parse202Body } from '../protocol/hitl.ts';
@@ -15,6 +14,7 @@ import { isTerminal } from '../protocol/types.ts';
 import { caseView } from '../server/case-view.ts';
 import { readJsonBody } from '../server/inbound.ts';
 import type { Services } from '../services.ts';
+import type { StoredCase } from '../store/types.ts';
 import type { AskAnswer } from './answer.ts';
 import { approvalDecisionOf } from './approval.ts';
 import { type AskContent, askContentOf, kindOf, parseAskContent } from './content.ts';

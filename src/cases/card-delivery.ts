@@ -3,6 +3,8 @@ import type { MessageRef, PlatformAdapter } from '../adapter.ts';
 import { PlatformError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Card } from '../render/card.ts';
+import type { KvWrite, Store } from '../store/store.ts';
+import type { HistoryEntry, StoredCase, StoredMessage } from '../store/types.ts';
 import {
   type PostingLeaseDeps,
   postingLeaseKey,
@@ -11,9 +13,7 @@ import {
 } from './posting-lease.ts';
 import type { CaseRepository } from './repository.ts';
 import { earlierRounds } from './rounds.ts';
-import type { KvWrite, Store } from './store.ts';
 import type { Targets } from './targets.ts';
-import type { HistoryEntry, StoredCase, StoredMessage } from './types.ts';
 
 /** What card delivery touches. */
 export interface CardDeliveryDeps {

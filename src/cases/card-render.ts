@@ -3,11 +3,11 @@ import { isTerminal } from '../protocol/types.ts';
 import type { Card } from '../render/card.ts';
 import { renderCase } from '../render/render-case.ts';
 import type { Strings } from '../render/templates.ts';
+import type { Sealer } from '../store/sealer.ts';
+import type { Store } from '../store/store.ts';
+import type { CaseSecrets, StoredCase } from '../store/types.ts';
 import { linkSignature } from './ids.ts';
 import { earlierRounds } from './rounds.ts';
-import type { Sealer } from './sealer.ts';
-import type { Store } from './store.ts';
-import type { CaseSecrets, StoredCase } from './types.ts';
 
 /** Stands for a submit token that exists but stays sealed (rendering only asks whether it exists). */
 const TOKEN_SEALED = '(sealed)';

@@ -7,15 +7,15 @@ import type { CasePolicyInput } from '../policy/case-policy.ts';
 import { caseEscalation } from '../policy/escalation.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
 import { isTerminal } from '../protocol/types.ts';
+import type { Sealer } from '../store/sealer.ts';
+import type { Store } from '../store/store.ts';
+import type { CaseDoc, CaseSecrets, StoredCase, StoredMessage } from '../store/types.ts';
 import type { CardDelivery } from './card-delivery.ts';
 import { randomId } from './ids.ts';
 import type { CaseRepository } from './repository.ts';
 import { chainAfter } from './rounds.ts';
-import type { Sealer } from './sealer.ts';
 import { sameService } from './status.ts';
-import type { Store } from './store.ts';
 import type { Targets } from './targets.ts';
-import type { CaseDoc, CaseSecrets, StoredCase, StoredMessage } from './types.ts';
 
 /** Input to ingest(): a validated hitl object and where to send it. */
 export interface IngestInput {

@@ -5,8 +5,8 @@
  */
 import type { KeyValue } from '../adapter.ts';
 import type { Logger } from '../log.ts';
+import type { StoredMessage } from '../store/types.ts';
 import type { CaseRepository } from './repository.ts';
-import type { StoredMessage } from './types.ts';
 
 /**
  * A running relay renews this key (relay.ts) while it lives. A posting lease whose holder's key

@@ -16,8 +16,8 @@
  */
 import type { KeyValue } from '../adapter.ts';
 import type { Logger } from '../log.ts';
+import type { WatchRows } from '../store/store.ts';
 import { aliveKey } from './posting-lease.ts';
-import type { WatchRows } from './store.ts';
 
 /** Leases looked at per kind in one pass (more are left to lapse; the log says so). */
 const LIST_LIMIT = 10_000;

@@ -5,8 +5,8 @@
 import { EventEmitter } from 'node:events';
 import { deliveriesFor, NOTIFY_QUEUED_EVENT } from '../notify/deliveries.ts';
 import { isTerminal } from '../protocol/types.ts';
-import type { StepWrites, Store } from './store.ts';
-import type { CaseDoc, HistoryEntry, StoredCase } from './types.ts';
+import type { StepWrites, Store } from '../store/store.ts';
+import type { CaseDoc, HistoryEntry, StoredCase } from '../store/types.ts';
 
 /**
  * Writes a step carries to the next case change (a tap's submit row and its claim release):

@@ -3,8 +3,8 @@
  * linked (intake, or the service naming the next round), so a card render or a post reads no case
  * to know its round or its thread; a case stored before that falls back to walking previous_id.
  */
-import type { Store } from './store.ts';
-import type { StoredCase } from './types.ts';
+import type { Store } from '../store/store.ts';
+import type { StoredCase } from '../store/types.ts';
 
 /** The most rounds a chain keeps (a longer one is cut at its earliest end). */
 export const MAX_ROUNDS = 50;

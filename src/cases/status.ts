@@ -4,11 +4,11 @@ import { jsonLimitIssue } from '../protocol/json-limits.ts';
 import { canTransition } from '../protocol/state.ts';
 import type { StatusUpdate } from '../protocol/status.ts';
 import { isTerminal } from '../protocol/types.ts';
+import type { Sealer } from '../store/sealer.ts';
+import type { Store } from '../store/store.ts';
+import type { StoredCase } from '../store/types.ts';
 import type { CaseRepository, MutateOptions } from './repository.ts';
 import { chainAfter } from './rounds.ts';
-import type { Sealer } from './sealer.ts';
-import type { Store } from './store.ts';
-import type { StoredCase } from './types.ts';
 
 /** What applying a status touches. */
 export interface StatusApplierDeps {

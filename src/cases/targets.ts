@@ -3,7 +3,7 @@ import type { RelayConfig } from '../config/config.ts';
 import { ValidationError } from '../errors.ts';
 import { type CasePolicyInput, resolveCasePolicy } from '../policy/case-policy.ts';
 import { type CasePolicy, casePolicy, identityOf } from '../policy/policy.ts';
-import type { StoredCase } from './types.ts';
+import type { StoredCase } from '../store/types.ts';
 
 /** The parts of the configuration targets are resolved from. */
 export type TargetsConfig = Pick<

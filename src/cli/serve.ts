@@ -1,11 +1,11 @@
 /** `hitl-relay serve`: the relay with the platforms configured in the environment (and the demo service). */
 import { existsSync } from 'node:fs';
 import type { PlatformAdapter } from '../adapter.ts';
-import { SchemaTooNewError } from '../cases/migrations.ts';
-import type { Store } from '../cases/store.ts';
 import { type RelayConfig, readConfig } from '../config/config.ts';
 import { createLogger, type Logger, registerSecret } from '../log.ts';
 import { createRelay, type Relay } from '../relay.ts';
+import { SchemaTooNewError } from '../store/migrations.ts';
+import type { Store } from '../store/store.ts';
 import { CliError } from './output.ts';
 import { startupWarnings } from './warnings.ts';
 
@@ -164,7 +164,7 @@ async function openDatabase(url: string, onError: (err: Error) => void): Promise
       'DATABASE_URL is not a valid URL: use postgres://user:password@host:5432/db',
     );
   }
-  const { openPostgresStore } = await import('../cases/postgres-store.ts');
+  const { openPostgresStore } = await import('../store/postgres-store.ts');
   try {
     return await openPostgresStore(url, Date.now, { onError });
   } catch (err) {

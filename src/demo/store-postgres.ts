@@ -1,13 +1,13 @@
 /**
  * The asks service's store on PostgreSQL, so every relay replica serves every ask: cases,
- * events and respond requests live in the asks_* tables (migration 3, src/cases/migrations.ts).
+ * events and respond requests live in the asks_* tables (migration 3, src/store/migrations.ts).
  * A commit is a compare-and-set on the case's version, and it NOTIFYs the other replicas (in the
  * same transaction, so the notice goes out only once the events are readable) to wake their SSE
  * streams and schedulers.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { migratePostgres } from '../cases/migrate-postgres.ts';
+import { migratePostgres } from '../store/migrate-postgres.ts';
 import {
   type CaseState,
   closedAt,

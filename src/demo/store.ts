@@ -4,7 +4,7 @@
  * one (store-postgres.ts) lets several relay replicas share the asks service.
  */
 import Database from 'better-sqlite3';
-import { SQLITE_NOW_MS } from '../cases/migrations.ts';
+import { SQLITE_NOW_MS } from '../store/migrations.ts';
 import type { DemoCase, ReviewEvent, ReviewEventName, Submission } from './types.ts';
 import { TERMINAL_STATUSES } from './types.ts';
 

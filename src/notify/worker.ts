@@ -7,7 +7,6 @@
  */
 import type { Dispatcher } from 'undici';
 import type { CaseRepository } from '../cases/repository.ts';
-import type { NotifyDelivery, Store } from '../cases/store.ts';
 import type { RelayConfig } from '../config/config.ts';
 import type { Logger } from '../log.ts';
 import { call, NetworkError, retryAfterMs } from '../net/http.ts';
@@ -21,6 +20,7 @@ import {
   NOTIFY_TIMESTAMP_HEADER,
   signNotify,
 } from '../protocol/notify-signature.ts';
+import type { NotifyDelivery, Store } from '../store/store.ts';
 import { NOTIFY_QUEUED_EVENT } from './deliveries.ts';
 import { NOTIFY_DEFAULTS, type NotifySettings } from './settings.ts';
 

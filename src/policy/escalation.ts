@@ -11,8 +11,8 @@
  */
 import { z } from 'zod';
 import type { CaseRepository } from '../cases/repository.ts';
-import type { CaseEscalation, StoredCase } from '../cases/types.ts';
 import { type CaseStatus, isTerminal } from '../protocol/types.ts';
+import type { CaseEscalation, StoredCase } from '../store/types.ts';
 
 const TARGET = /^[a-z][a-z0-9_-]*:.+$/;
 const THIRTY_DAYS = 30 * 86_400;

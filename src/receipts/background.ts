@@ -4,9 +4,9 @@
  * receipt not issued here (an error, a stop) is issued when it is asked for.
  */
 import { bounded } from '../bounded.ts';
-import type { StoredCase } from '../cases/types.ts';
 import type { Logger } from '../log.ts';
 import { isTerminal } from '../protocol/types.ts';
+import type { StoredCase } from '../store/types.ts';
 import type { ReceiptIssuer } from './issuer.ts';
 
 /** How long a receipt waits for its case's card edit before it is issued anyway. */

@@ -4,11 +4,12 @@
  * was not issued (the process died between the final status and the receipt) gets it on the first
  * request for it.
  */
-import type { Store } from '../cases/store.ts';
-import type { StoredCase } from '../cases/types.ts';
+
 import type { Logger } from '../log.ts';
 import { isTerminal } from '../protocol/types.ts';
 import type { Card } from '../render/card.ts';
+import type { Store } from '../store/store.ts';
+import type { StoredCase } from '../store/types.ts';
 import type { ReceiptSigner } from './keys.ts';
 import {
   historyChain,

@@ -5,7 +5,7 @@
  */
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { KeyValue } from '../adapter.ts';
-import { createTextSealer } from '../cases/sealer.ts';
+import { createTextSealer } from '../store/sealer.ts';
 import { keyId, type Receipt, type ReceiptBody, rawPublicKey, signReceipt } from './receipt.ts';
 
 /** Signs receipt bodies; knows its public key. */

@@ -1,10 +1,10 @@
 /** Builds the neutral Card of a case. Ending a case is re-rendering: same body, buttons replaced by an outcome line. */
 import { buttonIrreversible } from '../asks/answer.ts';
 import { type AskContent, askContentOf, kindOf } from '../asks/content.ts';
-import type { CaseDoc, CaseSecrets, StoredCase } from '../cases/types.ts';
 import { inlineActions, isIrreversible } from '../protocol/actions.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
 import { isTerminal, REVIEW_TYPES } from '../protocol/types.ts';
+import type { CaseDoc, CaseSecrets, StoredCase } from '../store/types.ts';
 import type { ActionStyle, Card, CardAction } from './card.ts';
 import { formFields, formSummary } from './form-summary.ts';
 import { type Strings, t } from './templates.ts';

@@ -1,8 +1,9 @@
 /** The agent-facing view of a case: never a secret (no submit_token, no review_url token). */
-import type { Store } from '../cases/store.ts';
-import type { CaseDoc, StoredCase, StoredMessage } from '../cases/types.ts';
+
 import type { CaseView } from '../client/types.ts';
 import { isTerminal } from '../protocol/types.ts';
+import type { Store } from '../store/store.ts';
+import type { CaseDoc, StoredCase, StoredMessage } from '../store/types.ts';
 
 /** What the case view reads besides the case (the engine has it). */
 export interface CaseViewSource {

@@ -6,10 +6,10 @@
 import type { PlatformAdapter } from '../adapter.ts';
 import type { CardDelivery } from '../cases/card-delivery.ts';
 import type { CaseRepository } from '../cases/repository.ts';
-import type { Store } from '../cases/store.ts';
-import type { StoredCase, StoredMessage } from '../cases/types.ts';
 import type { Health } from '../health.ts';
 import type { Logger } from '../log.ts';
+import type { Store } from '../store/store.ts';
+import type { StoredCase, StoredMessage } from '../store/types.ts';
 
 /** What intake's delivery rules touch. */
 export interface IntakeDeliveryDeps {

@@ -1,6 +1,6 @@
 /** Prometheus metrics (prom-client), one registry per relay. */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { Store } from '../cases/store.ts';
+import type { Store } from '../store/store.ts';
 
 /** The relay's metrics. */
 export interface Metrics {

@@ -5,9 +5,9 @@
  * at /.well-known/hitl-relay/receipt-keys.json (a JWK set).
  */
 import type { Hono } from 'hono';
-import type { Store } from '../cases/store.ts';
 import { type ReceiptIssuer, receiptHistory } from '../receipts/issuer.ts';
 import type { ReceiptSigner } from '../receipts/keys.ts';
+import type { Store } from '../store/store.ts';
 
 /** The well-known path of the receipt signing key. */
 export const RECEIPT_KEYS_PATH = '/.well-known/hitl-relay/receipt-keys.json';

@@ -8,13 +8,13 @@
 
 import type { Dispatcher } from 'undici';
 import type { CaseRepository } from '../cases/repository.ts';
-import type { Sealer } from '../cases/sealer.ts';
 import type { StatusApplier } from '../cases/status.ts';
-import type { Store } from '../cases/store.ts';
-import type { CaseDoc, StoredCase } from '../cases/types.ts';
 import type { Logger } from '../log.ts';
 import { isTerminal } from '../protocol/types.ts';
 import { type Strings, t } from '../render/templates.ts';
+import type { Sealer } from '../store/sealer.ts';
+import type { Store } from '../store/store.ts';
+import type { CaseDoc, StoredCase } from '../store/types.ts';
 import { type PollResult, pollCase } from '../watch/poll.ts';
 
 /** What settling an unknown submit touches. */

@@ -7,10 +7,10 @@ import type { Tap } from '../adapter.ts';
 import { checkAnswer, irreversiblePicks } from '../asks/answer.ts';
 import { type AskContent, askContentOf } from '../asks/content.ts';
 import { protocolOf } from '../asks/protocol.ts';
-import type { CaseSecrets } from '../cases/types.ts';
 import { judge } from '../policy/policy.ts';
 import { inlineActions, isIrreversible } from '../protocol/actions.ts';
 import { isTerminal } from '../protocol/types.ts';
+import type { CaseSecrets } from '../store/types.ts';
 import { type ResolvedTap, refusal, type Stop, type TapDeps } from './deps.ts';
 
 /** What an authorized tap carries on: the case's secrets and its ask (if it is one). */

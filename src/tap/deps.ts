@@ -3,14 +3,14 @@ import type { Dispatcher } from 'undici';
 import type { TapOutcome } from '../adapter.ts';
 import type { CardRenderer } from '../cases/card-render.ts';
 import type { CaseRepository } from '../cases/repository.ts';
-import type { Sealer } from '../cases/sealer.ts';
 import type { StatusApplier } from '../cases/status.ts';
-import type { Store } from '../cases/store.ts';
 import type { Targets } from '../cases/targets.ts';
-import type { StoredCase } from '../cases/types.ts';
 import type { RelayConfig } from '../config/config.ts';
 import type { Logger } from '../log.ts';
 import type { Strings } from '../render/templates.ts';
+import type { Sealer } from '../store/sealer.ts';
+import type { Store } from '../store/store.ts';
+import type { StoredCase } from '../store/types.ts';
 
 /** The services a tap goes through, from the button to the service's answer. */
 export interface TapDeps {

@@ -1,7 +1,7 @@
 /** The reply to a tap: a short text in the configured language and the card as it stands. */
 import type { TapOutcome, TapReply } from '../adapter.ts';
-import type { StoredCase } from '../cases/types.ts';
 import { t } from '../render/templates.ts';
+import type { StoredCase } from '../store/types.ts';
 import type { TapDeps } from './deps.ts';
 
 /** Builds the reply for `outcome`; `current` is the case as the caller holds it (else it is read). */

@@ -1,6 +1,6 @@
 /** Step 1 of a tap: the case its key names and the target (chat) it was tapped in. */
 import type { Tap } from '../adapter.ts';
-import type { StoredCase } from '../cases/types.ts';
+import type { StoredCase } from '../store/types.ts';
 import type { ResolvedTap, TapDeps } from './deps.ts';
 
 /** The tap's case and target; `c` alone when the case exists but was never posted to this platform. */

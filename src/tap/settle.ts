@@ -5,11 +5,11 @@
  */
 import type { Tap, TapReply } from '../adapter.ts';
 import type { CarriedWrites } from '../cases/repository.ts';
-import type { StoredCase } from '../cases/types.ts';
 import type { SubmitRequest } from '../protocol/actions.ts';
 import type { StatusUpdate } from '../protocol/status.ts';
 import { isTerminal } from '../protocol/types.ts';
 import { t } from '../render/templates.ts';
+import type { StoredCase } from '../store/types.ts';
 import type { SubmitOutcome } from '../submit/outcome.ts';
 import { pollCase } from '../watch/poll.ts';
 import type { TapDeps } from './deps.ts';

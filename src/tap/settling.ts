@@ -1,8 +1,8 @@
 /** One submit being settled, as the settle steps share it. */
 import type { Tap } from '../adapter.ts';
 import type { CarriedWrites } from '../cases/repository.ts';
-import type { StoredCase } from '../cases/types.ts';
 import type { SubmitRequest } from '../protocol/actions.ts';
+import type { StoredCase } from '../store/types.ts';
 import type { TapDeps } from './deps.ts';
 import type { Reply } from './reply.ts';
 

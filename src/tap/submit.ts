@@ -1,8 +1,8 @@
 /** Step 5 of a tap: the submit to the service, and the writes its outcome carries to the settle step. */
 import type { Tap } from '../adapter.ts';
 import type { CarriedWrites } from '../cases/repository.ts';
-import type { StoredCase } from '../cases/types.ts';
 import { buildSubmitRequest, type SubmitRequest } from '../protocol/actions.ts';
+import type { StoredCase } from '../store/types.ts';
 import type { SubmitOutcome } from '../submit/outcome.ts';
 import { submit } from '../submit/submit.ts';
 import type { ResolvedTap, TapDeps } from './deps.ts';

@@ -9,13 +9,13 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { HttpRoute, InboundResponse } from '../adapter.ts';
 import type { CaseRepository } from '../cases/repository.ts';
-import type { Store } from '../cases/store.ts';
-import type { StoredCase } from '../cases/types.ts';
 import type { RelayConfig } from '../config/config.ts';
 import { ValidationError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { parseCallback, type ReviewEvent } from '../protocol/status.ts';
 import { isTerminal } from '../protocol/types.ts';
+import type { Store } from '../store/store.ts';
+import type { StoredCase } from '../store/types.ts';
 
 /** What the callback receiver touches. */
 export interface CallbackDeps {

@@ -5,11 +5,11 @@
  */
 import type { Dispatcher } from 'undici';
 import type { CarriedWrites } from '../cases/repository.ts';
-import type { Sealer } from '../cases/sealer.ts';
 import type { StatusApplier } from '../cases/status.ts';
-import type { Store } from '../cases/store.ts';
-import type { StoredCase } from '../cases/types.ts';
 import { isTerminal } from '../protocol/types.ts';
+import type { Sealer } from '../store/sealer.ts';
+import type { Store } from '../store/store.ts';
+import type { StoredCase } from '../store/types.ts';
 import { pollCase } from './poll.ts';
 
 /** What a confirming poll touches. */

@@ -3,9 +3,10 @@
  * in memory while the lease holds the case and nothing changed (see watcher.ts), else written to
  * the store. A held case unchanged since a quiet look is polled from its row alone.
  */
-import type { HeldCase } from '../cases/store.ts';
-import type { StoredCase, WatchState } from '../cases/types.ts';
+
 import { isTerminal } from '../protocol/types.ts';
+import type { HeldCase } from '../store/store.ts';
+import type { StoredCase, WatchState } from '../store/types.ts';
 import { checkUnknownSubmit } from '../submit/unknown.ts';
 import { tapInFlightHere } from './confirm.ts';
 import type { Hold, Holds } from './holds.ts';

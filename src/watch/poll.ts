@@ -1,9 +1,9 @@
 /** One poll of a case's poll_url (spec section 8): ETag / If-None-Match, Retry-After, validated body. */
 import type { Dispatcher } from 'undici';
-import type { CaseSecrets, StoredCase } from '../cases/types.ts';
 import { ValidationError } from '../errors.ts';
 import { call, NetworkError, retryAfterMs } from '../net/http.ts';
 import { parsePollResponse, type StatusUpdate } from '../protocol/status.ts';
+import type { CaseSecrets, StoredCase } from '../store/types.ts';
 
 /**
  * Why a poll told us nothing. A watch that fails is a watch failure, never an expiry: each class

@@ -7,12 +7,12 @@
 import type { PlatformAdapter } from '../adapter.ts';
 import type { CardRenderer } from '../cases/card-render.ts';
 import type { CaseRepository } from '../cases/repository.ts';
-import type { Store } from '../cases/store.ts';
-import type { StoredCase } from '../cases/types.ts';
 import type { Logger } from '../log.ts';
 import type { CaseStatus } from '../protocol/types.ts';
 import { formatTime } from '../render/render-case.ts';
 import { type Strings, t } from '../render/templates.ts';
+import type { Store } from '../store/store.ts';
+import type { StoredCase } from '../store/types.ts';
 
 /** Reminders go out only in these states (spec 6, 8.5). */
 const REMINDABLE: ReadonlySet<CaseStatus> = new Set(['pending', 'opened']);

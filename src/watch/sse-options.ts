@@ -1,9 +1,9 @@
 /** The SSE client's dependencies and tuning (sse.ts). */
 import type { CaseRepository } from '../cases/repository.ts';
-import type { Store } from '../cases/store.ts';
 import type { RelayConfig } from '../config/config.ts';
 import type { Logger } from '../log.ts';
 import type { createGuardedAgent } from '../net/http.ts';
+import type { Store } from '../store/store.ts';
 import type { ConfirmDeps } from './confirm.ts';
 
 /** What the event streams touch. */

@@ -9,11 +9,11 @@
  * most `maxStreams`; the rest are polled as usual.
  */
 import type { Agent } from 'undici';
-import type { StoredCase } from '../cases/types.ts';
 import { ValidationError } from '../errors.ts';
 import { createGuardedAgent } from '../net/http.ts';
 import { parseReviewEvent, type StatusUpdate } from '../protocol/status.ts';
 import { isTerminal } from '../protocol/types.ts';
+import type { StoredCase } from '../store/types.ts';
 import { confirmByPoll, pollSoon } from './confirm.ts';
 import { EventBudgets } from './event-budget.ts';
 import { watchHeaders } from './poll.ts';

@@ -1,8 +1,8 @@
 /** What the watch loop and its looks touch (watcher.ts, looker.ts). */
 import type { CaseRepository } from '../cases/repository.ts';
-import type { Store } from '../cases/store.ts';
-import type { StoredCase } from '../cases/types.ts';
 import type { RelayConfig } from '../config/config.ts';
+import type { Store } from '../store/store.ts';
+import type { StoredCase } from '../store/types.ts';
 import type { UnknownSubmitDeps } from '../submit/unknown.ts';
 
 /** What the watch loop touches. */

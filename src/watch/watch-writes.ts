@@ -3,7 +3,7 @@
  * (Store.updateWatchMany): at 100k open cases a commit per poll was the watcher's largest cost
  * (docs/BENCHMARKS.md, watching at scale). Each write still resolves only once it is stored.
  */
-import type { Store, WatchWrite } from '../cases/store.ts';
+import type { Store, WatchWrite } from '../store/store.ts';
 
 interface Pending {
   w: WatchWrite;

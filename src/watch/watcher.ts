@@ -10,8 +10,9 @@
  * ends the hold; so does any other writer's watch write. Each look reads the case back only if the
  * hold still stands (Store.heldCases).
  */
-import type { StoredCase } from '../cases/types.ts';
+
 import { OriginPool, originOf } from '../net/origin-pool.ts';
+import type { StoredCase } from '../store/types.ts';
 import { Holds } from './holds.ts';
 import { Looker } from './looker.ts';
 import type { WatcherDeps, WatchHooks } from './watch-deps.ts';

@@ -3,9 +3,9 @@
  * callback receiver and reminders, plus the hooks through which the poll loop consults them.
  */
 import type { HttpRoute } from '../adapter.ts';
-import type { StoredCase } from '../cases/types.ts';
 import { type EscalationHost, escalateDue, nextEscalation } from '../policy/escalation.ts';
 import { type FinalAnswerDeps, finalAnswerDue } from '../policy/final.ts';
+import type { StoredCase } from '../store/types.ts';
 import { type CallbackDeps, callbackRoute } from './callbacks.ts';
 import { confirmByPoll } from './confirm.ts';
 import { Reminders, type RemindersDeps } from './reminders.ts';

@@ -7,7 +7,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { openPostgresStore } from '../../src/cases/postgres-store.ts';
+import { openPostgresStore } from '../../src/store/postgres-store.ts';
 import { freshSchemaUrl } from '../helpers/postgres.ts';
 import { freePort } from '../helpers/process.ts';
 import { eventually, logLines, type RelayHandle, startRelay } from '../helpers/relay-env.ts';

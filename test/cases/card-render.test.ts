@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFastService } from '../../bench/lib/hitl-service.ts';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { type CountedStore, countStore } from '../helpers/store-counter.ts';
 import { tempDirs } from '../helpers/temp.ts';

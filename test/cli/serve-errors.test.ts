@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION } from '../../src/cases/migrations.ts';
-import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
+import { SCHEMA_VERSION } from '../../src/store/migrations.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { FakeTelegramApi } from '../fakes/telegram-api.ts';
 import { freePort } from '../helpers/process.ts';
 

@@ -1,7 +1,7 @@
 /** The notify outbox part of the Store contract (runStoreContract calls it for SQLite and PostgreSQL). */
 import { expect, it } from 'vitest';
-import type { NotifyDelivery, Store } from '../../src/cases/store.ts';
-import type { StoredCase } from '../../src/cases/types.ts';
+import type { NotifyDelivery, Store } from '../../src/store/store.ts';
+import type { StoredCase } from '../../src/store/types.ts';
 
 let seq = 0;
 /** A pending delivery for `caseId`, due at `at`. */

@@ -4,8 +4,8 @@
  * at all, and a write from an older copy of a case never drops a live claim.
  */
 import { expect, it } from 'vitest';
-import { HISTORY_CAP, type Store } from '../../src/cases/store.ts';
-import type { StoredCase, StoredMessage } from '../../src/cases/types.ts';
+import { HISTORY_CAP, type Store } from '../../src/store/store.ts';
+import type { StoredCase, StoredMessage } from '../../src/store/types.ts';
 
 function reservation(caseId: string, target: string): StoredMessage {
   return {

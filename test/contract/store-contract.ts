@@ -1,7 +1,7 @@
 /** The shared Store contract: SQLite and PostgreSQL run the same suite. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HISTORY_CAP, type Store } from '../../src/cases/store.ts';
-import type { StoredCase, StoredMessage } from '../../src/cases/types.ts';
+import { HISTORY_CAP, type Store } from '../../src/store/store.ts';
+import type { StoredCase, StoredMessage } from '../../src/store/types.ts';
 import { kvContract } from './kv-contract.ts';
 import { outboxContract } from './outbox-contract.ts';
 import { stepContract } from './step-contract.ts';

@@ -10,11 +10,11 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { request } from 'undici';
 import type { PlatformAdapter } from '../../src/adapter.ts';
-import type { Store } from '../../src/cases/store.ts';
 import { readConfig } from '../../src/config/config.ts';
 import { createDemoService } from '../../src/demo/index.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
 import { createRelay, type Relay } from '../../src/relay.ts';
+import type { Store } from '../../src/store/store.ts';
 import type { WatcherOptions } from '../../src/watch/watcher.ts';
 
 /** Every log line a relay wrote, for secret scans. */

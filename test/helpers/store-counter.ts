@@ -4,7 +4,7 @@
  * store calls and commits a step costs.
  */
 import type { KeyValue } from '../../src/adapter.ts';
-import type { Store } from '../../src/cases/store.ts';
+import type { Store } from '../../src/store/store.ts';
 
 /** Store methods that only read (everything else writes: one commit per call). */
 const READS = new Set([

@@ -4,10 +4,10 @@
  */
 import { join } from 'node:path';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
 import { readConfig } from '../../src/config/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { createRelay, type Relay } from '../../src/relay.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { Watcher, type WatcherOptions } from '../../src/watch/watcher.ts';
 import { createWatching } from '../../src/watch/watching.ts';
 import { type CountedStore, countStore } from './store-counter.ts';

@@ -21,8 +21,8 @@ import {
   truncateUtf16,
 } from '../../src/adapter-kit.ts';
 import { kindOf, parseAskContent } from '../../src/asks/content.ts';
-import { MemoryKeyValue } from '../../src/cases/memory-kv.ts';
 import { loadStrings } from '../../src/render/templates.ts';
+import { MemoryKeyValue } from '../../src/store/memory-kv.ts';
 import { KINDS } from '../asks/fixtures.ts';
 import { startFakeDiscord } from '../fakes/discord-api.ts';
 import { FakeTelegramApi } from '../fakes/telegram-api.ts';

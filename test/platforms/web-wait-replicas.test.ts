@@ -8,7 +8,7 @@ import { request } from 'undici';
 import { afterAll, afterEach, expect, it, vi } from 'vitest';
 import { startFastService } from '../../bench/lib/hitl-service.ts';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { openPostgresStore } from '../../src/cases/postgres-store.ts';
+import { openPostgresStore } from '../../src/store/postgres-store.ts';
 import { freshSchemaUrl } from '../helpers/postgres.ts';
 import { startRelay } from '../helpers/relay-env.ts';
 import { countStore } from '../helpers/store-counter.ts';

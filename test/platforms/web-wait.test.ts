@@ -12,9 +12,9 @@ import type {
   PlatformAdapter,
 } from '../../src/adapter.ts';
 import { createAdapterSignals } from '../../src/adapter-signals.ts';
-import { MemoryKeyValue } from '../../src/cases/memory-kv.ts';
 import { createLogger } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
+import { MemoryKeyValue } from '../../src/store/memory-kv.ts';
 
 const card = (n: number): Card => ({
   caseId: `hc_${n}`,

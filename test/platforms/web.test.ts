@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createWebAdapter, WEB_MESSAGE_TTL_MS } from '../../platforms/web/index.ts';
-import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
 import { createLogger } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 
 const card = (n: number): Card => ({
   caseId: `hc_${n}`,

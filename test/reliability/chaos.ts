@@ -16,10 +16,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { request } from 'undici';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
 import { readConfig } from '../../src/config/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { createRelay } from '../../src/relay.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { type SpecDouble, startSpecDouble } from '../fakes/spec-double.ts';
 import { freePort, type RelayProcess, spawnRelay } from '../helpers/process.ts';
 

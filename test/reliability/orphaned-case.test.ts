@@ -15,11 +15,11 @@ import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTelegramAdapter } from '../../platforms/telegram/index.ts';
 import { aliveKey } from '../../src/cases/posting-lease.ts';
-import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
-import type { StoredCase } from '../../src/cases/types.ts';
 import { readConfig } from '../../src/config/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { createRelay, type Relay } from '../../src/relay.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import type { StoredCase } from '../../src/store/types.ts';
 import { FakeTelegramApi } from '../fakes/telegram-api.ts';
 import { type DemoHandle, startDemo } from '../helpers/relay-env.ts';
 

@@ -9,7 +9,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import { linkSignature } from '../../src/cases/ids.ts';
-import { createSealer } from '../../src/cases/sealer.ts';
+import { createSealer } from '../../src/store/sealer.ts';
 import {
   type DemoHandle,
   eventually,

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { countStore } from '../helpers/store-counter.ts';
 

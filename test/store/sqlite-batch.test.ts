@@ -1,5 +1,5 @@
 /**
- * Issue 22, group commit (src/cases/sqlite/batch.ts): the writes of one event-loop turn share one
+ * Issue 22, group commit (src/store/sqlite/batch.ts): the writes of one event-loop turn share one
  * commit, each caller's promise settles only once that commit is on disk, call order (and so
  * compare-and-set) is unchanged, and one failing write fails only its own caller. A real SQLite
  * file; a second connection shows what is committed; a real SQLITE_FULL (max_page_count) and a
@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, expect, it } from 'vitest';
-import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
-import type { Store } from '../../src/cases/store.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
 import { sampleCase } from '../contract/store-contract.ts';
 
 const dirs: string[] = [];

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, expect, it } from 'vitest';
-import { type CheckpointPass, startCheckpointer } from '../../src/cases/sqlite/checkpoint.ts';
-import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
-import type { Store } from '../../src/cases/store.ts';
+import { type CheckpointPass, startCheckpointer } from '../../src/store/sqlite/checkpoint.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
 
 const PAGE = 4096;
 const VALUE = 'x'.repeat(3500); // about one page per write

@@ -2,9 +2,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AdapterContext, HttpRoute, Tap, TapReply } from '../../../src/adapter.ts';
-import { MemoryKeyValue } from '../../../src/cases/memory-kv.ts';
 import { createLogger } from '../../../src/log.ts';
 import type { Card } from '../../../src/render/card.ts';
+import { MemoryKeyValue } from '../../../src/store/memory-kv.ts';
 
 /** A pending approval card with approve/reject and a Details link. */
 export function makeCard(overrides: Partial<Card> = {}): Card {

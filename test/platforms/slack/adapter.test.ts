@@ -1,9 +1,9 @@
 /** The adapter's Web API side against the fake: post, update, notify, 429, errors, secrets. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSlackAdapter } from '../../../platforms/slack/index.ts';
-import { MemoryKeyValue } from '../../../src/cases/memory-kv.ts';
 import { PlatformError } from '../../../src/errors.ts';
 import { createLogger } from '../../../src/log.ts';
+import { MemoryKeyValue } from '../../../src/store/memory-kv.ts';
 import { FakeSlack } from '../../fakes/slack-api.ts';
 import { approvalCard } from './cards.ts';
 import { blockTexts, SLACK_TEST_BOT_TOKEN, SLACK_TEST_CHANNEL } from './harness.ts';

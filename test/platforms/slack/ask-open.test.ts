@@ -7,8 +7,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createSlackAdapter, SLACK_EVENTS_PATH } from '../../../platforms/slack/index.ts';
 import type { Tap, TapReply } from '../../../src/adapter.ts';
 import { kindOf, parseAskContent } from '../../../src/asks/content.ts';
-import { MemoryKeyValue } from '../../../src/cases/memory-kv.ts';
 import { createLogger } from '../../../src/log.ts';
+import { MemoryKeyValue } from '../../../src/store/memory-kv.ts';
 import { KINDS } from '../../asks/fixtures.ts';
 import { FakeSlack } from '../../fakes/slack-api.ts';
 import {

@@ -6,8 +6,8 @@ import {
   type SlackAdapterOptions,
 } from '../../../platforms/slack/index.ts';
 import type { Tap, TapReply } from '../../../src/adapter.ts';
-import { MemoryKeyValue } from '../../../src/cases/memory-kv.ts';
 import { createLogger } from '../../../src/log.ts';
+import { MemoryKeyValue } from '../../../src/store/memory-kv.ts';
 import { FakeSlack } from '../../fakes/slack-api.ts';
 import { SLACK_TEST_BOT_TOKEN, SLACK_TEST_PACE, SLACK_TEST_SIGNING_SECRET } from './harness.ts';
 import { serveRoutes } from './relay.ts';

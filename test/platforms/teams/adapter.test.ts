@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { conversationKey } from '../../../platforms/teams/parse.ts';
 import type { TapReply } from '../../../src/adapter.ts';
 import { stringsOf } from '../../../src/adapter-kit.ts';
-import { MemoryKeyValue } from '../../../src/cases/memory-kv.ts';
 import { PlatformError } from '../../../src/errors.ts';
+import { MemoryKeyValue } from '../../../src/store/memory-kv.ts';
 import { adaptiveCardOf } from '../../fakes/teams-connector.ts';
 import {
   channelId,

@@ -12,9 +12,9 @@ import type {
   Tap,
   TapReply,
 } from '../../../src/adapter.ts';
-import { MemoryKeyValue } from '../../../src/cases/memory-kv.ts';
 import { createLogger, type Logger } from '../../../src/log.ts';
 import type { Card } from '../../../src/render/card.ts';
+import { MemoryKeyValue } from '../../../src/store/memory-kv.ts';
 import { FakeTeamsConnector } from '../../fakes/teams-connector.ts';
 
 type Json = Record<string, unknown>;

@@ -1,7 +1,7 @@
 /** The harness itself, before the shared contract suite drives it with the real engine. */
 import { describe, expect, it } from 'vitest';
 import type { AdapterContext, Tap } from '../../../src/adapter.ts';
-import { MemoryKeyValue } from '../../../src/cases/memory-kv.ts';
+import { MemoryKeyValue } from '../../../src/store/memory-kv.ts';
 import { makeTelegramPollingHarness, makeTelegramWebhookHarness } from './harness.ts';
 import { makeCard, memoryLogger, serveRoutes } from './helpers.ts';
 

@@ -7,9 +7,9 @@ import {
   type TelegramAdapterOptions,
 } from '../../../platforms/telegram/index.ts';
 import type { AdapterContext, HttpRoute, Tap, TapReply } from '../../../src/adapter.ts';
-import { MemoryKeyValue } from '../../../src/cases/memory-kv.ts';
 import { createLogger, type Logger } from '../../../src/log.ts';
 import type { Card } from '../../../src/render/card.ts';
+import { MemoryKeyValue } from '../../../src/store/memory-kv.ts';
 import { FakeTelegramApi } from '../../fakes/telegram-api.ts';
 
 /** A pending approval card. */

@@ -1,6 +1,6 @@
 /**
  * The store's schema as numbered migrations, both dialects side by side so they cannot drift apart
- * unnoticed (test/cases/migrations.test.ts compares the tables and columns each one produces).
+ * unnoticed (test/store/migrations.test.ts compares the tables and columns each one produces).
  * A database records the migrations applied to it in `schema_version`; the stores apply the missing
  * ones at start-up, each in its own transaction, and refuse a database written by a newer
  * hitl-relay. Append new migrations; never edit an applied one.

@@ -1,4 +1,4 @@
-/** Applies the missing migrations to a PostgreSQL database (src/cases/migrations.ts). */
+/** Applies the missing migrations to a PostgreSQL database (src/store/migrations.ts). */
 import type pg from 'pg';
 import { pendingMigrations, VERSION_TABLE } from './migrations.ts';
 

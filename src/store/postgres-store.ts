@@ -2,7 +2,7 @@
  * The Store for several replicas: PostgreSQL (pg). Claims and "post once" are single statements
  * the database serialises; due watch work is leased with FOR UPDATE SKIP LOCKED so replicas never
  * poll the same case at once, and a dead replica's leases simply lapse. Each concern lives in
- * src/cases/postgres/; they share one pool.
+ * src/store/postgres/; they share one pool.
  */
 import { randomBytes } from 'node:crypto';
 import { migratePostgres } from './migrate-postgres.ts';

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ALIVE_TTL_MS, aliveKey } from '../../src/cases/posting-lease.ts';
 import { reclaimLeases, reclaimPollLeases } from '../../src/cases/reclaim.ts';
-import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
-import type { Store } from '../../src/cases/store.ts';
 import { createLogger } from '../../src/log.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
 import { sampleCase } from '../contract/store-contract.ts';
 
 const LEASE_MS = 600_000;

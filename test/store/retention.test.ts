@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { purgeOnce } from '../../src/cases/retention.ts';
-import { createSealer } from '../../src/cases/sealer.ts';
+import { purgeOnce } from '../../src/store/retention.ts';
+import { createSealer } from '../../src/store/sealer.ts';
 import { type DemoHandle, type RelayHandle, startDemo, startRelay } from '../helpers/relay-env.ts';
 
 const CASES = 200;

@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { purgeOnce } from '../../src/cases/retention.ts';
-import { createSealer } from '../../src/cases/sealer.ts';
 import { readConfig } from '../../src/config/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { createRelay, type Relay } from '../../src/relay.ts';
+import { purgeOnce } from '../../src/store/retention.ts';
+import { createSealer } from '../../src/store/sealer.ts';
 import { eventually } from '../helpers/relay-env.ts';
 
 // SOAK_CASES=10000 passes too (65 s on the loaded 2-core machine, 2026-11-30); CI runs 2,000.

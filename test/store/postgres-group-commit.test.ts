@@ -5,11 +5,11 @@
  */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMany } from '../../src/cases/postgres/create-many.ts';
-import { openPool } from '../../src/cases/postgres/pool.ts';
-import { openPostgresStore } from '../../src/cases/postgres-store.ts';
-import { HISTORY_CAP, type Store } from '../../src/cases/store.ts';
-import type { StoredCase, StoredMessage } from '../../src/cases/types.ts';
+import { createMany } from '../../src/store/postgres/create-many.ts';
+import { openPool } from '../../src/store/postgres/pool.ts';
+import { openPostgresStore } from '../../src/store/postgres-store.ts';
+import { HISTORY_CAP, type Store } from '../../src/store/store.ts';
+import type { StoredCase, StoredMessage } from '../../src/store/types.ts';
 import { sampleCase } from '../contract/store-contract.ts';
 import { freshSchemaUrl } from '../helpers/postgres.ts';
 

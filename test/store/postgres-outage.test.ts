@@ -7,7 +7,7 @@
 import { request } from 'undici';
 import { afterAll, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { openPostgresStore } from '../../src/cases/postgres-store.ts';
+import { openPostgresStore } from '../../src/store/postgres-store.ts';
 import { type PgCluster, startPgCluster } from '../helpers/pg-cluster.ts';
 import {
   type DemoHandle,

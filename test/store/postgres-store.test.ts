@@ -1,4 +1,4 @@
-import { openPostgresStore } from '../../src/cases/postgres-store.ts';
+import { openPostgresStore } from '../../src/store/postgres-store.ts';
 import { runStoreContract } from '../contract/store-contract.ts';
 import { freshSchemaUrl } from '../helpers/postgres.ts';
 

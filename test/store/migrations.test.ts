@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError } from '../../src/cases/migrations.ts';
-import { openPostgresStore } from '../../src/cases/postgres-store.ts';
-import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
-import type { StoredCase } from '../../src/cases/types.ts';
+import { MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError } from '../../src/store/migrations.ts';
+import { openPostgresStore } from '../../src/store/postgres-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import type { StoredCase } from '../../src/store/types.ts';
 import { freshSchemaUrl } from '../helpers/postgres.ts';
 import { tempDirs } from '../helpers/temp.ts';
 

@@ -1,4 +1,4 @@
-/** Applies the missing migrations to a SQLite database (src/cases/migrations.ts). */
+/** Applies the missing migrations to a SQLite database (src/store/migrations.ts). */
 import type Database from 'better-sqlite3';
 import { pendingMigrations, VERSION_TABLE } from './migrations.ts';
 

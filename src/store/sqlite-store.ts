@@ -1,6 +1,6 @@
 /**
  * The embedded Store: one SQLite file (better-sqlite3, WAL). Cases survive restarts. Each concern
- * lives in src/cases/sqlite/; writes that span concerns (a case with its messages, history and
+ * lives in src/store/sqlite/; writes that span concerns (a case with its messages, history and
  * leases) share one connection, so they commit together.
  */
 import { mkdirSync } from 'node:fs';
@@ -20,7 +20,7 @@ import type { Store } from './store.ts';
 
 /**
  * The Store methods that only read; every other method is a write and joins the group commit of
- * its event-loop turn (src/cases/sqlite/batch.ts). A read joins it only while one is open.
+ * its event-loop turn (src/store/sqlite/batch.ts). A read joins it only while one is open.
  */
 const READS: ReadonlySet<string> = new Set([
   'getCase',
@@ -44,7 +44,7 @@ const KV_READS: ReadonlySet<string> = new Set(['get', 'list']);
 export interface SqliteStoreOptions {
   /** A size ceiling (pages of the page size); tests use it to make a real "disk full". */
   maxPageCount?: number;
-  /** How WAL checkpoints run off the request path (src/cases/sqlite/checkpoint.ts). */
+  /** How WAL checkpoints run off the request path (src/store/sqlite/checkpoint.ts). */
   checkpoint?: CheckpointOptions;
 }
 

@@ -1,7 +1,7 @@
 /** GroupWriter: who goes alone, who waits and goes together, and what one failure does to the rest. */
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { type GroupSpec, GroupWriter } from '../../src/cases/postgres/group-commit.ts';
+import { type GroupSpec, GroupWriter } from '../../src/store/postgres/group-commit.ts';
 
 type Item = { key: string; v: number; bad?: boolean };
 

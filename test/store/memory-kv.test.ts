@@ -1,5 +1,5 @@
 import { beforeEach, describe } from 'vitest';
-import { MemoryKeyValue } from '../../src/cases/memory-kv.ts';
+import { MemoryKeyValue } from '../../src/store/memory-kv.ts';
 import { kvContract } from '../contract/kv-contract.ts';
 
 describe('MemoryKeyValue', () => {
