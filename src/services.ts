@@ -12,6 +12,7 @@ import { StatusApplier } from './cases/status.ts';
 import { Targets } from './cases/targets.ts';
 import type { RelayConfig } from './config/config.ts';
 import type { Logger } from './log.ts';
+import { deliveriesFor } from './notify/deliveries.ts';
 import { loadStrings, type Strings } from './render/templates.ts';
 import type { Sealer } from './store/sealer.ts';
 import type { Store } from './store/store.ts';
@@ -75,7 +76,10 @@ export function createServices(o: ServicesOptions): Services {
     submitDispatcher: o.submitDispatcher ?? o.dispatcher,
   };
   const targets = new Targets(o.config, new Set(o.adapters.keys()));
-  const cases = new CaseRepository({ store: o.store, now });
+  // A change's notify_url deliveries are built here and written in the change's own commit.
+  const deliveries = (next: StoredCase, prev: StoredCase) =>
+    deliveriesFor({ store: o.store, now }, next, prev);
+  const cases = new CaseRepository({ store: o.store, now, deliveriesFor: deliveries });
   const identityOfAccount = (who: string) => targets.identityOfAccount(who);
   const render = new CardRenderer({ ...base, identityOfAccount });
   const cards = new CardDelivery({ ...base, render, cases, targets });

@@ -6,12 +6,12 @@
  */
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
+import { caseView } from '../cases/case-view.ts';
 import type { DemoService } from '../demo/index.ts';
 import { ValidationError, type ValidationIssue } from '../errors.ts';
 import { parse202Body } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { isTerminal } from '../protocol/types.ts';
-import { caseView } from '../server/case-view.ts';
 import { readJsonBody } from '../server/inbound.ts';
 import type { Services } from '../services.ts';
 import type { StoredCase } from '../store/types.ts';

@@ -1,12 +1,12 @@
 /** A case's card as it stands, and its signed Details link. */
 import { isTerminal } from '../protocol/types.ts';
 import type { Card } from '../render/card.ts';
-import { renderCase } from '../render/render-case.ts';
 import type { Strings } from '../render/templates.ts';
 import type { Sealer } from '../store/sealer.ts';
 import type { Store } from '../store/store.ts';
 import type { CaseSecrets, StoredCase } from '../store/types.ts';
 import { linkSignature } from './ids.ts';
+import { renderCase } from './render-case.ts';
 import { earlierRounds } from './rounds.ts';
 
 /** Stands for a submit token that exists but stays sealed (rendering only asks whether it exists). */

@@ -3,9 +3,8 @@
  * change events every write announces (/wait, notify, card edits, the log and metrics listen).
  */
 import { EventEmitter } from 'node:events';
-import { deliveriesFor, NOTIFY_QUEUED_EVENT } from '../notify/deliveries.ts';
 import { isTerminal } from '../protocol/types.ts';
-import type { StepWrites, Store } from '../store/store.ts';
+import type { NotifyDelivery, StepWrites, Store } from '../store/store.ts';
 import type { CaseDoc, HistoryEntry, StoredCase } from '../store/types.ts';
 
 /**
@@ -30,10 +29,18 @@ export interface MutateOptions {
 /** Emitted when changes of other replicas may have been missed (the change feed reconnected). */
 export const CHANGES_MISSED = 'changes-missed';
 
+/** Emitted after a change queued notify_url deliveries in its write (the outbox worker wakes). */
+export const NOTIFY_QUEUED_EVENT = 'notify:queued';
+
 /** What the repository is built on. */
 export interface CaseRepositoryDeps {
   store: Store;
   now: () => number;
+  /**
+   * The notify_url deliveries a change asks for (notify/deliveries.ts; the wiring supplies it), so
+   * they are written in the same commit as the change and a crash cannot keep one without the other.
+   */
+  deliveriesFor: (next: StoredCase, prev: StoredCase) => Promise<NotifyDelivery[]>;
 }
 
 /** Cases, their history and their change events. */
@@ -47,10 +54,12 @@ export class CaseRepository {
   private readonly stashed = new WeakMap<StoredCase, HistoryEntry[]>();
   private readonly store: Store;
   private readonly now: () => number;
+  private readonly deliveriesFor: CaseRepositoryDeps['deliveriesFor'];
 
   constructor(d: CaseRepositoryDeps) {
     this.store = d.store;
     this.now = d.now;
+    this.deliveriesFor = d.deliveriesFor;
     this.events.setMaxListeners(0);
   }
 
@@ -104,7 +113,7 @@ export class CaseRepository {
     next.version = current.version + 1;
     next.updated_at = this.now();
     // A notify_url delivery is queued in the same write as the status it reports (at-least-once).
-    const outbox = await deliveriesFor({ store: this.store, now: this.now }, next, current);
+    const outbox = await this.deliveriesFor(next, current);
     const step = this.stepOf(carry, next);
     if (
       !(await this.store.updateCase(
@@ -119,7 +128,7 @@ export class CaseRepository {
     if (outbox.length) this.events.emit(NOTIFY_QUEUED_EVENT);
     for (const h of step?.history ?? []) this.recorded(id, h);
     this.events.emit(`change:${id}`, next);
-    // Card delivery listens here and edits the cards (relay.ts wires it).
+    // Card delivery listens here and edits the cards (services.ts wires it).
     this.events.emit('change', next, current);
     return true;
   }

@@ -1,12 +1,9 @@
 /** Which notify_url deliveries a case change asks for, built before the change is written. */
 import { randomBytes } from 'node:crypto';
+import { type CaseViewSource, caseView } from '../cases/case-view.ts';
 import { isTerminal } from '../protocol/types.ts';
-import { type CaseViewSource, caseView } from '../server/case-view.ts';
 import type { NotifyDelivery } from '../store/store.ts';
 import type { StoredCase } from '../store/types.ts';
-
-/** Engine event that wakes the outbox worker after a delivery was queued in this process. */
-export const NOTIFY_QUEUED_EVENT = 'notify:queued';
 
 /** Whether moving from `prev` to `next` is an event the case's notify_url asked for. */
 export function notifyEvent(next: StoredCase, prev: StoredCase): string | null {

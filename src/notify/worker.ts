@@ -6,7 +6,7 @@
  * delivery id.
  */
 import type { Dispatcher } from 'undici';
-import type { CaseRepository } from '../cases/repository.ts';
+import { type CaseRepository, NOTIFY_QUEUED_EVENT } from '../cases/repository.ts';
 import type { RelayConfig } from '../config/config.ts';
 import type { Logger } from '../log.ts';
 import { call, NetworkError, retryAfterMs } from '../net/http.ts';
@@ -21,7 +21,6 @@ import {
   signNotify,
 } from '../protocol/notify-signature.ts';
 import type { NotifyDelivery, Store } from '../store/store.ts';
-import { NOTIFY_QUEUED_EVENT } from './deliveries.ts';
 import { NOTIFY_DEFAULTS, type NotifySettings } from './settings.ts';
 
 export { NOTIFY_DEFAULTS, type NotifySettings } from './settings.ts';

@@ -5,6 +5,7 @@ import { type Context, Hono } from 'hono';
 import type { HttpRoute, InboundResponse, PlatformAdapter } from '../adapter.ts';
 import type { CardDelivery } from '../cases/card-delivery.ts';
 import type { CardRenderer } from '../cases/card-render.ts';
+import { caseView } from '../cases/case-view.ts';
 import type { Intake } from '../cases/intake.ts';
 import type { CaseRepository } from '../cases/repository.ts';
 import type { Targets } from '../cases/targets.ts';
@@ -18,7 +19,6 @@ import { toIssues } from '../protocol/issues.ts';
 import type { Sealer } from '../store/sealer.ts';
 import type { Store } from '../store/store.ts';
 import { isStoreOutage, storageFailure } from '../store/store-errors.ts';
-import { caseView } from './case-view.ts';
 import { limitBody, readJsonBody, requireBodyType } from './inbound.ts';
 import {
   allRefused,

@@ -5,9 +5,9 @@
  */
 import type { Tap } from '../adapter.ts';
 import { randomId } from '../cases/ids.ts';
+import { formatTime } from '../cases/render-case.ts';
 import { castVote, type VoteHost } from '../policy/vote.ts';
 import { isTerminal } from '../protocol/types.ts';
-import { formatTime } from '../render/render-case.ts';
 import type { HistoryEntry, StoredCase } from '../store/types.ts';
 import { checkUnknownSubmit, type UnknownSubmitDeps, unknownView } from '../submit/unknown.ts';
 import { pollCase } from '../watch/poll.ts';

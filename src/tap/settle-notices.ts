@@ -1,6 +1,6 @@
 /** Settling the outcomes that only change what the card says (and whether it keeps its buttons). */
 import type { TapOutcome, TapReply } from '../adapter.ts';
-import { formatTime } from '../render/render-case.ts';
+import { formatTime } from '../cases/render-case.ts';
 import { t } from '../render/templates.ts';
 import type { CaseDoc } from '../store/types.ts';
 import type { SubmitOutcome } from '../submit/outcome.ts';

@@ -6,10 +6,10 @@
  */
 import type { PlatformAdapter } from '../adapter.ts';
 import type { CardRenderer } from '../cases/card-render.ts';
+import { formatTime } from '../cases/render-case.ts';
 import type { CaseRepository } from '../cases/repository.ts';
 import type { Logger } from '../log.ts';
 import type { CaseStatus } from '../protocol/types.ts';
-import { formatTime } from '../render/render-case.ts';
 import { type Strings, t } from '../render/templates.ts';
 import type { Store } from '../store/store.ts';
 import type { StoredCase } from '../store/types.ts';

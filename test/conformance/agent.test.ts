@@ -4,6 +4,7 @@
  * live in test/e2e/spec-double*.test.ts, test/watch/*.test.ts and others (see that table).
  */
 import { describe, expect, it } from 'vitest';
+import { renderCase } from '../../src/cases/render-case.ts';
 import { readConfig } from '../../src/config/config.ts';
 import { urlRefusal } from '../../src/net/url-policy.ts';
 import { actionsOf, buildSubmitRequest, inlineActions } from '../../src/protocol/actions.ts';
@@ -11,7 +12,6 @@ import { isHitlResponse, parse202Body, parseHitl } from '../../src/protocol/hitl
 import { canTransition } from '../../src/protocol/state.ts';
 import { parsePollResponse } from '../../src/protocol/status.ts';
 import { CASE_STATUSES, isTerminal } from '../../src/protocol/types.ts';
-import { renderCase } from '../../src/render/render-case.ts';
 import { loadStrings } from '../../src/render/templates.ts';
 import { sampleCase } from '../contract/store-contract.ts';
 import { example202Bodies, schemaValidator } from '../helpers/spec.ts';

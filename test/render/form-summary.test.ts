@@ -9,7 +9,7 @@ import { renderCard as renderSlack } from '../../platforms/slack/render.ts';
 import { renderTeamsCard } from '../../platforms/teams/render.ts';
 import { renderCard as renderTelegram } from '../../platforms/telegram/render.ts';
 import { renderWebMessage } from '../../platforms/web/render.ts';
-import { renderCase } from '../../src/render/render-case.ts';
+import { renderCase } from '../../src/cases/render-case.ts';
 import { loadStrings } from '../../src/render/templates.ts';
 import type { StoredCase } from '../../src/store/types.ts';
 import { sampleCase } from '../contract/store-contract.ts';

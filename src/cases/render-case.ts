@@ -4,10 +4,10 @@ import { type AskContent, askContentOf, kindOf } from '../asks/content.ts';
 import { inlineActions, isIrreversible } from '../protocol/actions.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
 import { isTerminal, REVIEW_TYPES } from '../protocol/types.ts';
+import type { ActionStyle, Card, CardAction } from '../render/card.ts';
+import { formFields, formSummary } from '../render/form-summary.ts';
+import { type Strings, t } from '../render/templates.ts';
 import type { CaseDoc, CaseSecrets, StoredCase } from '../store/types.ts';
-import type { ActionStyle, Card, CardAction } from './card.ts';
-import { formFields, formSummary } from './form-summary.ts';
-import { type Strings, t } from './templates.ts';
 
 const MAX_LINES = 8;
 const MAX_LINE = 200;
