@@ -24,7 +24,7 @@ import { startRetention } from './store/retention.ts';
 import type { StoredCase } from './store/types.ts';
 import { giveUpUndelivered } from './undelivered.ts';
 import type { Watcher } from './watch/watcher.ts';
-import type { Watching } from './watch/watching.ts';
+import type { Watching } from './watching.ts';
 
 const STORE_CHECK_TIMEOUT_MS = 2000;
 /** How long a stop waits for receipts still being issued. */

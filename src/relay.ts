@@ -22,7 +22,7 @@ import { SUBMIT_GATE_DEFAULTS } from './submit/transport.ts';
 import { clearGivenUpOnPost } from './undelivered.ts';
 import type { EventStreamOptions } from './watch/sse.ts';
 import { Watcher, type WatcherOptions } from './watch/watcher.ts';
-import { createWatching } from './watch/watching.ts';
+import { createWatching } from './watching.ts';
 
 /** Options of createRelay. */
 export interface RelayOptions {

@@ -7,12 +7,11 @@
  *
  * The last step is explicit: without `final` the case waits for the service's expiry (its
  * default_action, as the service applies it); with `final` the relay submits that answer itself
- * when it is due (see final.ts).
+ * when it is due (tap/final-answer.ts). Pure: the schema, the case's copy of the ladder and when its
+ * next step is due; taking a step is cases/escalate.ts.
  */
 import { z } from 'zod';
-import type { CaseRepository } from '../cases/repository.ts';
 import { type CaseStatus, isTerminal } from '../protocol/types.ts';
-import type { CaseEscalation, StoredCase } from '../store/types.ts';
 
 const TARGET = /^[a-z][a-z0-9_-]*:.+$/;
 const THIRTY_DAYS = 30 * 86_400;
@@ -65,8 +64,30 @@ export const escalationSchema = z
 /** A configured ladder. */
 export type EscalationConfig = z.infer<typeof escalationSchema>;
 
+/** The escalation ladder of a case (copied from its route at intake) and how far it has gone. */
+export interface CaseEscalation {
+  steps: Array<{ at: number; targets: string[] }>;
+  /** Steps already taken. */
+  done: number;
+  /** The configured final answer (absent: the case waits for the service's expiry). */
+  final?: {
+    action: string;
+    at: number;
+    /** Absent until due; `submitting` while (or if a process died while) submitting it. */
+    outcome?: 'submitting' | 'submitted' | 'not_possible' | 'failed';
+    /** Why it was not possible or failed. */
+    reason?: string;
+  };
+}
+
+/** What the ladder rules read of a case. */
+export interface EscalatingCase {
+  status: CaseStatus;
+  doc: { escalation?: CaseEscalation | undefined };
+}
+
 /** Escalation goes on only while nobody has decided or started deciding. */
-const ESCALATING: ReadonlySet<CaseStatus> = new Set(['pending', 'opened']);
+export const ESCALATING: ReadonlySet<CaseStatus> = new Set(['pending', 'opened']);
 
 /** The case's ladder from a route's configuration, timed from `now`. */
 export function caseEscalation(cfg: EscalationConfig, now: number): CaseEscalation {
@@ -85,7 +106,7 @@ export function caseEscalation(cfg: EscalationConfig, now: number): CaseEscalati
  * answer is due on any open case: one that someone is deciding on the service's page is recorded
  * as not possible then, so that the agent hears why nothing was submitted.
  */
-export function nextEscalation(c: StoredCase): number | undefined {
+export function nextEscalation(c: EscalatingCase): number | undefined {
   const e = c.doc.escalation;
   if (!e || isTerminal(c.status)) return undefined;
   const step = ESCALATING.has(c.status) ? e.steps[e.done]?.at : undefined;
@@ -96,43 +117,4 @@ export function nextEscalation(c: StoredCase): number | undefined {
 /** Whether a final answer is still to be given (a submit that died half-way is given again). */
 export function finalOpen(f: NonNullable<CaseEscalation['final']>): boolean {
   return f.outcome === undefined || f.outcome === 'submitting';
-}
-
-/** What the escalation step touches: the targets, the case with its history, and card delivery. */
-export interface EscalationHost {
-  now(): number;
-  /** Targets (cases/targets.ts; named structurally: config imports this module). */
-  targets: { resolveTargets(target: string): string[] };
-  cases: Pick<CaseRepository, 'mutate' | 'history'>;
-  cards: { deliver(c: StoredCase, targets: string[]): Promise<unknown> };
-}
-
-/** Takes every step that is due: records it, then posts the case to that step's targets. */
-export async function escalateDue(host: EscalationHost, c: StoredCase): Promise<boolean> {
-  if (!c.doc.escalation || nextEscalation(c) === undefined) return false;
-  const now = host.now();
-  let taken: Array<{ at: number; targets: string[] }> = [];
-  let from = 0;
-  const updated = await host.cases.mutate(c.id, (x) => {
-    const e = x.doc.escalation;
-    if (!e || !ESCALATING.has(x.status)) return false;
-    from = e.done;
-    taken = e.steps.slice(e.done).filter((s) => s.at <= now);
-    if (!taken.length) return false;
-    e.done += taken.length;
-    return true;
-  });
-  if (!updated) return false;
-  for (const [i, step] of taken.entries()) {
-    await host.cases.history(c.id, 'escalated', { step: from + i + 1, targets: step.targets });
-    const targets = step.targets.flatMap((t) => {
-      try {
-        return host.targets.resolveTargets(t);
-      } catch {
-        return []; // a platform turned off since intake: the step is recorded, nothing to post
-      }
-    });
-    await host.cards.deliver(updated, targets);
-  }
-  return true;
 }

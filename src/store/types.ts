@@ -1,4 +1,5 @@
 /** What the relay keeps about a case. */
+import type { CaseEscalation } from '../policy/escalation.ts';
 import type { CasePolicy, Vote } from '../policy/policy.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
 import type {
@@ -90,22 +91,6 @@ export interface WatchState {
   last_error: string | null;
   /** ISO time the state began. */
   since: string;
-}
-
-/** The escalation ladder of a case (copied from its route at intake) and how far it has gone. */
-export interface CaseEscalation {
-  steps: Array<{ at: number; targets: string[] }>;
-  /** Steps already taken. */
-  done: number;
-  /** The configured final answer (absent: the case waits for the service's expiry). */
-  final?: {
-    action: string;
-    at: number;
-    /** Absent until due; `submitting` while (or if a process died while) submitting it. */
-    outcome?: 'submitting' | 'submitted' | 'not_possible' | 'failed';
-    /** Why it was not possible or failed. */
-    reason?: string;
-  };
 }
 
 /** A claim on a case while a tap is being submitted: the exactly-once guard. */

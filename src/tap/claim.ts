@@ -6,12 +6,12 @@
 import type { Tap } from '../adapter.ts';
 import { randomId } from '../cases/ids.ts';
 import { formatTime } from '../cases/render-case.ts';
-import { castVote, type VoteHost } from '../policy/vote.ts';
 import { isTerminal } from '../protocol/types.ts';
 import type { HistoryEntry, StoredCase } from '../store/types.ts';
 import { checkUnknownSubmit, type UnknownSubmitDeps, unknownView } from '../submit/unknown.ts';
 import { pollCase } from '../watch/poll.ts';
 import { type ResolvedTap, refusal, type Stop, type TapDeps } from './deps.ts';
+import { castVote, type VoteHost } from './vote.ts';
 
 /** What claiming touches (a lapsed claim is settled by a poll before it is taken over). */
 export type ClaimDeps = Pick<

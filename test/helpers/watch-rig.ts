@@ -9,7 +9,7 @@ import { createLogger } from '../../src/log.ts';
 import { createRelay, type Relay } from '../../src/relay.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { Watcher, type WatcherOptions } from '../../src/watch/watcher.ts';
-import { createWatching } from '../../src/watch/watching.ts';
+import { createWatching } from '../../src/watching.ts';
 import { type CountedStore, countStore } from './store-counter.ts';
 
 /** Starts the rig: poll intervals between `minMs` and twice that. */

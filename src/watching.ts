@@ -2,15 +2,16 @@
  * Everything that watches a case besides the poll loop, wired together: the SSE client, the
  * callback receiver and reminders, plus the hooks through which the poll loop consults them.
  */
-import type { HttpRoute } from '../adapter.ts';
-import { type EscalationHost, escalateDue, nextEscalation } from '../policy/escalation.ts';
-import { type FinalAnswerDeps, finalAnswerDue } from '../policy/final.ts';
-import type { StoredCase } from '../store/types.ts';
-import { type CallbackDeps, callbackRoute } from './callbacks.ts';
-import { confirmByPoll } from './confirm.ts';
-import { Reminders, type RemindersDeps } from './reminders.ts';
-import { type EventStreamOptions, EventStreams, type EventStreamsDeps } from './sse.ts';
-import type { WatchHooks } from './watcher.ts';
+import type { HttpRoute } from './adapter.ts';
+import { type EscalationHost, escalateDue } from './cases/escalate.ts';
+import { nextEscalation } from './policy/escalation.ts';
+import type { StoredCase } from './store/types.ts';
+import { type FinalAnswerDeps, finalAnswerDue } from './tap/final-answer.ts';
+import { type CallbackDeps, callbackRoute } from './watch/callbacks.ts';
+import { confirmByPoll } from './watch/confirm.ts';
+import { Reminders, type RemindersDeps } from './watch/reminders.ts';
+import { type EventStreamOptions, EventStreams, type EventStreamsDeps } from './watch/sse.ts';
+import type { WatchHooks } from './watch/watcher.ts';
 
 /** What watching touches: what each of its parts does. */
 export type WatchingDeps = RemindersDeps &

@@ -14,14 +14,14 @@ import { checkAnswer } from '../asks/answer.ts';
 import { askContentOf } from '../asks/content.ts';
 import { protocolOf } from '../asks/protocol.ts';
 import { randomId } from '../cases/ids.ts';
+import { type CaseEscalation, finalOpen } from '../policy/escalation.ts';
 import { inlineActions, isIrreversible, type SubmitRequest } from '../protocol/actions.ts';
 import { isTerminal } from '../protocol/types.ts';
-import type { CaseEscalation, StoredCase } from '../store/types.ts';
+import type { StoredCase } from '../store/types.ts';
 import { submit } from '../submit/submit.ts';
-import { claim } from '../tap/claim.ts';
-import type { TapDeps } from '../tap/deps.ts';
-import { settleSubmit } from '../tap/settle.ts';
-import { finalOpen } from './escalation.ts';
+import { claim } from './claim.ts';
+import type { TapDeps } from './deps.ts';
+import { settleSubmit } from './settle.ts';
 
 type Final = NonNullable<CaseEscalation['final']>;
 

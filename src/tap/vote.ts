@@ -6,9 +6,9 @@
 import type { Tap, TapOutcome } from '../adapter.ts';
 import type { CaseRepository } from '../cases/repository.ts';
 import type { Targets } from '../cases/targets.ts';
+import { judge, type Verdict, type Vote } from '../policy/policy.ts';
 import { isTerminal } from '../protocol/types.ts';
 import type { StoredCase } from '../store/types.ts';
-import { judge, type Verdict, type Vote } from './policy.ts';
 
 /** What the vote step touches: who is who, and the case with its history. */
 export interface VoteHost {
