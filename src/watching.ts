@@ -5,10 +5,10 @@
 import type { HttpRoute } from './adapter.ts';
 import { type EscalationHost, escalateDue } from './cases/escalate.ts';
 import { nextEscalation } from './policy/escalation.ts';
+import { confirmByPoll } from './service-client/confirm-by-poll.ts';
 import type { StoredCase } from './store/types.ts';
 import { type FinalAnswerDeps, finalAnswerDue } from './tap/final-answer.ts';
 import { type CallbackDeps, callbackRoute } from './watch/callbacks.ts';
-import { confirmByPoll } from './watch/confirm.ts';
 import { Reminders, type RemindersDeps } from './watch/reminders.ts';
 import { type EventStreamOptions, EventStreams, type EventStreamsDeps } from './watch/sse.ts';
 import type { WatchHooks } from './watch/watcher.ts';

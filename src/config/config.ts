@@ -9,7 +9,6 @@ import { type EscalationConfig, escalationSchema } from '../policy/escalation.ts
 import { type PolicyConfig, policySchema } from '../policy/policy.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { deriveNotifySecret } from '../protocol/notify-signature.ts';
-import { SUBMIT_GATE_DEFAULTS } from '../submit/transport.ts';
 import { parseEnv, pickEnv } from './env.ts';
 
 /** Every environment variable the core reads (platforms list theirs in platforms/<name>/config.ts). */
@@ -49,6 +48,12 @@ export const CORE_ENV_VARS = [
   'DELIVERY_TIMEOUT_SECONDS',
   'LOG_FORMAT',
 ] as const;
+
+/**
+ * Defaults of the submit queue (service-client/submit-gate.ts): 64 in flight per origin, 2,000
+ * waiting, 20 s at most in the queue. Here because a tap's claim (CLAIM_SECONDS) must outlast it.
+ */
+export const SUBMIT_GATE_DEFAULTS = { perOrigin: 64, maxQueue: 2000, maxWaitMs: 20_000 };
 
 const TARGET = /^(route|[a-z][a-z0-9_-]*):.+$/;
 

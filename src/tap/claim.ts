@@ -7,9 +7,13 @@ import type { Tap } from '../adapter.ts';
 import { randomId } from '../cases/ids.ts';
 import { formatTime } from '../cases/render-case.ts';
 import { isTerminal } from '../protocol/types.ts';
+import { pollCase } from '../service-client/poll.ts';
+import {
+  checkUnknownSubmit,
+  type UnknownSubmitDeps,
+  unknownView,
+} from '../service-client/unknown-submit.ts';
 import type { HistoryEntry, StoredCase } from '../store/types.ts';
-import { checkUnknownSubmit, type UnknownSubmitDeps, unknownView } from '../submit/unknown.ts';
-import { pollCase } from '../watch/poll.ts';
 import { type ResolvedTap, refusal, type Stop, type TapDeps } from './deps.ts';
 import { castVote, type VoteHost } from './vote.ts';
 

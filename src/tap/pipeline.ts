@@ -7,7 +7,7 @@
 import type { Tap, TapReply } from '../adapter.ts';
 import { authorize, checkTapAnswer, policyRefusal } from './authorize.ts';
 import { claimForTap, serviceWait, unknownGate, voteStep } from './claim.ts';
-import { confirmStep } from './confirm.ts';
+import { confirmStep } from './confirm-irreversible.ts';
 import { isStop, type ResolvedTap, type Stop, type TapDeps } from './deps.ts';
 import { type Reply, replier } from './reply.ts';
 import { resolveTap } from './resolve.ts';

@@ -2,8 +2,8 @@
 import type { TapOutcome, TapReply } from '../adapter.ts';
 import { formatTime } from '../cases/render-case.ts';
 import { t } from '../render/templates.ts';
+import type { SubmitOutcome } from '../service-client/submit-outcome.ts';
 import type { CaseDoc } from '../store/types.ts';
-import type { SubmitOutcome } from '../submit/outcome.ts';
 import type { Settling } from './settling.ts';
 
 type NoticeOutcome = Exclude<

@@ -2,14 +2,14 @@
 import type { TapReply } from '../adapter.ts';
 import { isTerminal } from '../protocol/types.ts';
 import { t } from '../render/templates.ts';
-import type { SubmitOutcome } from '../submit/outcome.ts';
+import { settleByPoll } from '../service-client/confirm-by-poll.ts';
+import type { SubmitOutcome } from '../service-client/submit-outcome.ts';
 import {
   checkSoon,
   checkUnknownSubmit,
   markSubmitUnknown,
   unknownView,
-} from '../submit/unknown.ts';
-import { settleByPoll } from '../watch/confirm.ts';
+} from '../service-client/unknown-submit.ts';
 import type { Settling } from './settling.ts';
 
 /** 409 or 410: the case was answered elsewhere or expired; its final state is read first. */

@@ -2,9 +2,9 @@
 import type { Tap } from '../adapter.ts';
 import type { CarriedWrites } from '../cases/repository.ts';
 import { buildSubmitRequest, type SubmitRequest } from '../protocol/actions.ts';
+import { submit } from '../service-client/submit.ts';
+import type { SubmitOutcome } from '../service-client/submit-outcome.ts';
 import type { StoredCase } from '../store/types.ts';
-import type { SubmitOutcome } from '../submit/outcome.ts';
-import { submit } from '../submit/submit.ts';
 import type { ResolvedTap, TapDeps } from './deps.ts';
 
 /** A sent submit: what went out, what came back, and the writes that go with the next change. */

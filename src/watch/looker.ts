@@ -5,12 +5,18 @@
  */
 
 import { isTerminal } from '../protocol/types.ts';
+import { tapInFlightHere } from '../service-client/confirm-by-poll.ts';
+import {
+  type PollResult,
+  pollCase,
+  pollDelay,
+  pollOnce,
+  watchHeaders,
+} from '../service-client/poll.ts';
+import { checkUnknownSubmit } from '../service-client/unknown-submit.ts';
 import type { HeldCase } from '../store/store.ts';
 import type { StoredCase, WatchState } from '../store/types.ts';
-import { checkUnknownSubmit } from '../submit/unknown.ts';
-import { tapInFlightHere } from './confirm.ts';
 import type { Hold, Holds } from './holds.ts';
-import { type PollResult, pollCase, pollDelay, pollOnce, watchHeaders } from './poll.ts';
 import type { WatcherDeps, WatchHooks } from './watch-deps.ts';
 import type { WatchWrites } from './watch-writes.ts';
 

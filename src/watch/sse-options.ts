@@ -3,8 +3,8 @@ import type { CaseRepository } from '../cases/repository.ts';
 import type { RelayConfig } from '../config/config.ts';
 import type { Logger } from '../log.ts';
 import type { createGuardedAgent } from '../net/http.ts';
+import type { ConfirmDeps } from '../service-client/confirm-by-poll.ts';
 import type { Store } from '../store/store.ts';
-import type { ConfirmDeps } from './confirm.ts';
 
 /** What the event streams touch. */
 export interface EventStreamsDeps extends ConfirmDeps {

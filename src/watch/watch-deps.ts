@@ -1,9 +1,9 @@
 /** What the watch loop and its looks touch (watcher.ts, looker.ts). */
 import type { CaseRepository } from '../cases/repository.ts';
 import type { RelayConfig } from '../config/config.ts';
+import type { UnknownSubmitDeps } from '../service-client/unknown-submit.ts';
 import type { Store } from '../store/store.ts';
 import type { StoredCase } from '../store/types.ts';
-import type { UnknownSubmitDeps } from '../submit/unknown.ts';
 
 /** What the watch loop touches. */
 export interface WatcherDeps extends UnknownSubmitDeps {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import { createHitlFetch, RelayClient, RelayError } from '../../src/client/index.ts';
-import { CONFIRM_MIN_MS } from '../../src/tap/confirm.ts';
+import { CONFIRM_MIN_MS } from '../../src/tap/confirm-irreversible.ts';
 import { type DemoHandle, type RelayHandle, startDemo, startRelay } from '../helpers/relay-env.ts';
 import { tapWhenPosted, tinyServer } from './helpers.ts';
 

@@ -3,7 +3,7 @@
  * real relay and the real demo HITL service. A platform passes this suite or is not done.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CONFIRM_MIN_MS } from '../../src/tap/confirm.ts';
+import { CONFIRM_MIN_MS } from '../../src/tap/confirm-irreversible.ts';
 import {
   type DemoHandle,
   eventually,

@@ -2,7 +2,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { CONFIRM_MIN_MS } from '../../src/tap/confirm.ts';
+import { CONFIRM_MIN_MS } from '../../src/tap/confirm-irreversible.ts';
 import {
   type DemoHandle,
   eventually,

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { CONFIRM_MIN_MS } from '../../src/tap/confirm.ts';
+import { CONFIRM_MIN_MS } from '../../src/tap/confirm-irreversible.ts';
 import {
   type DemoHandle,
   eventually,

@@ -10,10 +10,11 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it, vi } from 'vitest';
+import { SUBMIT_GATE_DEFAULTS } from '../../src/config/config.ts';
 import { createGuardedAgent } from '../../src/net/http.ts';
 import type { SubmitRequest } from '../../src/protocol/actions.ts';
-import { submit } from '../../src/submit/submit.ts';
-import { SUBMIT_GATE_DEFAULTS, SubmitGate } from '../../src/submit/transport.ts';
+import { submit } from '../../src/service-client/submit.ts';
+import { SubmitGate } from '../../src/service-client/submit-gate.ts';
 
 const policy = { allowHttpLoopback: true, allowHosts: [] };
 const body: SubmitRequest = {

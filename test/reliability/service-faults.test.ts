@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { pollOnce } from '../../src/watch/poll.ts';
+import { pollOnce } from '../../src/service-client/poll.ts';
 import {
   type DemoHandle,
   eventually,

@@ -1,6 +1,6 @@
 /** Poll timing (spec 8): between the configured bounds, jitter only lengthens, never before Retry-After. */
 import { describe, expect, it } from 'vitest';
-import { failureOfStatus, pollDelay } from '../../src/watch/poll.ts';
+import { failureOfStatus, pollDelay } from '../../src/service-client/poll.ts';
 
 /** A fixed pseudo-random sequence (mulberry32), so the test is the same on every run. */
 function seeded(seed: number): () => number {

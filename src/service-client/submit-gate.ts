@@ -7,6 +7,7 @@
  * on arrival, not after waiting; one that waits and still gets no slot in maxWaitMs is refused
  * then. Either way every tap ends in exactly one POST or in "busy, nothing sent, tap again".
  */
+import { SUBMIT_GATE_DEFAULTS } from '../config/config.ts';
 
 /** Limits of the submit queue. */
 export interface SubmitGateOptions {
@@ -19,9 +20,6 @@ export interface SubmitGateOptions {
   /** The clock for measuring how long submits take (tests pass a fake one). */
   now?: () => number;
 }
-
-/** Defaults: 64 in flight per origin, 2,000 waiting, 20 s at most in the queue. */
-export const SUBMIT_GATE_DEFAULTS = { perOrigin: 64, maxQueue: 2000, maxWaitMs: 20_000 };
 
 interface Lane {
   active: number;

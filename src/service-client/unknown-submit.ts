@@ -15,7 +15,7 @@ import { type Strings, t } from '../render/templates.ts';
 import type { Sealer } from '../store/sealer.ts';
 import type { Store } from '../store/store.ts';
 import type { CaseDoc, StoredCase } from '../store/types.ts';
-import { type PollResult, pollCase } from '../watch/poll.ts';
+import { type PollResult, pollCase } from './poll.ts';
 
 /** What settling an unknown submit touches. */
 export interface UnknownSubmitDeps {

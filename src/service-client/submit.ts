@@ -2,10 +2,10 @@
 import type { Dispatcher } from 'undici';
 import { call, NetworkError } from '../net/http.ts';
 import type { SubmitRequest } from '../protocol/actions.ts';
-import { classifySubmitAnswer, type SubmitOutcome } from './outcome.ts';
-import { SubmitGate } from './transport.ts';
+import { SubmitGate } from './submit-gate.ts';
+import { classifySubmitAnswer, type SubmitOutcome } from './submit-outcome.ts';
 
-export type { SubmitOutcome } from './outcome.ts';
+export type { SubmitOutcome } from './submit-outcome.ts';
 
 /** Options for submit(). */
 export interface SubmitOptions {
