@@ -3,13 +3,13 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ValidationError } from '../errors.ts';
 import { registerSecret } from '../log.ts';
-import type { NotifySettings } from '../notify/settings.ts';
 import { type CasePolicyMode, casePolicyModeSchema } from '../policy/case-policy.ts';
 import { type EscalationConfig, escalationSchema } from '../policy/escalation.ts';
 import { type PolicyConfig, policySchema } from '../policy/policy.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { deriveNotifySecret } from '../protocol/notify-signature.ts';
 import { parseEnv, pickEnv } from './env.ts';
+import type { NotifySettings } from './notify-settings.ts';
 
 /** Every environment variable the core reads (platforms list theirs in platforms/<name>/config.ts). */
 export const CORE_ENV_VARS = [

@@ -8,6 +8,7 @@
 import type { Dispatcher } from 'undici';
 import { type CaseRepository, NOTIFY_QUEUED_EVENT } from '../cases/repository.ts';
 import type { RelayConfig } from '../config/config.ts';
+import { NOTIFY_DEFAULTS, type NotifySettings } from '../config/notify-settings.ts';
 import type { Logger } from '../log.ts';
 import { call, NetworkError, retryAfterMs } from '../net/http.ts';
 import { OriginPool, originOf } from '../net/origin-pool.ts';
@@ -21,9 +22,8 @@ import {
   signNotify,
 } from '../protocol/notify-signature.ts';
 import type { NotifyDelivery, Store } from '../store/store.ts';
-import { NOTIFY_DEFAULTS, type NotifySettings } from './settings.ts';
 
-export { NOTIFY_DEFAULTS, type NotifySettings } from './settings.ts';
+export { NOTIFY_DEFAULTS, type NotifySettings } from '../config/notify-settings.ts';
 
 /** What the outbox worker touches. */
 export interface NotifyWorkerDeps {

@@ -1,4 +1,4 @@
-/** notify_url delivery settings: a leaf module, so configuration need not import the worker. */
+/** notify_url delivery settings: part of the configuration, read by the notify worker. */
 
 /** Delivery settings (from the NOTIFY_* environment variables; see README). */
 export interface NotifySettings {
