@@ -4,8 +4,8 @@
  * snapshot holds the document itself.
  */
 import type { PlatformAdapter } from '../adapter.ts';
-import { askPaths } from '../asks/openapi.ts';
 import type { RelayConfig } from '../config/config.ts';
+import { askPaths } from './openapi-asks.ts';
 import { casePaths } from './openapi-cases.ts';
 import {
   AUTH_NOTE,

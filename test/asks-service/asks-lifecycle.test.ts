@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
+import { KINDS } from '../asks/fixtures.ts';
 import { tinyServer } from '../client/helpers.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
-import { KINDS } from './fixtures.ts';
 
 const dirs: string[] = [];
 afterAll(() => {

@@ -1,7 +1,8 @@
 /** The OpenAPI paths of asks: the agent API (/v1/asks) and the relay's own HITL service (/asks). */
-import { error, pathParam, text } from '../server/openapi-parts.ts';
-import { ALL_KINDS } from './content.ts';
-import { ASKS_MOUNT_PATH } from './service.ts';
+
+import { ALL_KINDS } from '../asks/content.ts';
+import { ASKS_MOUNT_PATH } from '../asks-service/service.ts';
+import { error, pathParam, text } from './openapi-parts.ts';
 
 const secured = [{ apiKey: [] }];
 const id = pathParam('id', 'The relay case id (hc_...).');

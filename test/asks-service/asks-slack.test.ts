@@ -11,6 +11,7 @@ import {
   SLACK_EVENTS_PATH,
   type SlackAdapter,
 } from '../../platforms/slack/index.ts';
+import { KINDS } from '../asks/fixtures.ts';
 import { FakeSlack, type FakeSlackMessage } from '../fakes/slack-api.ts';
 import {
   blockActionsPayload,
@@ -25,7 +26,6 @@ import {
   SLACK_TEST_SIGNING_SECRET,
   unescapeSlack,
 } from '../platforms/slack/harness.ts';
-import { KINDS } from './fixtures.ts';
 
 let relay: RelayHandle;
 let fake: FakeSlack;

@@ -6,6 +6,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
+import { checkAnswer } from '../asks/answer.ts';
+import { askContentOf } from '../asks/content.ts';
 import {
   createDemoService,
   type DemoService,
@@ -17,8 +19,6 @@ import { openPostgresServiceStore } from '../demo/store-postgres.ts';
 import type { DemoCase } from '../demo/types.ts';
 import type { Health } from '../health.ts';
 import type { Logger } from '../log.ts';
-import { checkAnswer } from './answer.ts';
-import { askContentOf } from './content.ts';
 import { askFormAnswer, askReviewHtml } from './page.ts';
 
 /** Where the asks service is mounted on the relay. */

@@ -8,9 +8,9 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import { ALL_KINDS } from '../../src/asks/content.ts';
+import { KINDS } from '../asks/fixtures.ts';
 import { logLines, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { schemaValidator } from '../helpers/spec.ts';
-import { KINDS } from './fixtures.ts';
 
 let relay: RelayHandle;
 const validHitl = schemaValidator('hitl-object.schema.json');

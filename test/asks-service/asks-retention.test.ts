@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { mountAsks } from '../../src/asks/service.ts';
+import { mountAsks } from '../../src/asks-service/service.ts';
 import { DemoStore } from '../../src/demo/store.ts';
 import type { DemoCase } from '../../src/demo/types.ts';
 import { createLogger } from '../../src/log.ts';

@@ -13,6 +13,7 @@ import {
   type SlackAdapter,
 } from '../../platforms/slack/index.ts';
 import type { AdapterContext } from '../../src/adapter.ts';
+import { KINDS } from '../asks/fixtures.ts';
 import type { FakeDiscordMessage } from '../fakes/discord-api.ts';
 import { FakeSlack } from '../fakes/slack-api.ts';
 import {
@@ -33,7 +34,6 @@ import {
   SLACK_TEST_CHANNEL,
   SLACK_TEST_SIGNING_SECRET,
 } from '../platforms/slack/harness.ts';
-import { KINDS } from './fixtures.ts';
 
 const ANN = { id: 'U0ANN', name: 'ann' };
 const SAM = { id: 'U0SAM', name: 'sam' };

@@ -1,25 +1,29 @@
 /**
- * `POST /v1/asks`: an agent asks the relay directly. The relay stores the case in its own HITL
- * service (/asks), answers 202 with that service's `hitl` object, and takes the same case in through
- * the ordinary intake (as if a service had answered 202), so watching, notify, /wait, replicas,
- * restart safety and the audit trail all apply. `GET /v1/asks/:id[/wait]` reads it typed.
+ * Asks: an agent asks the relay directly. The relay stores the case in its own HITL service (/asks)
+ * and takes the same case in through the ordinary intake (as if a service had answered 202), so
+ * watching, notify, /wait, replicas, restart safety and the audit trail all apply. The HTTP API is
+ * server/ask-routes.ts.
  */
-import type { Context, Hono } from 'hono';
+
 import { z } from 'zod';
+import type { AskAnswer } from '../asks/answer.ts';
+import { approvalDecisionOf } from '../asks/approval.ts';
+import { type AskContent, askContentOf, kindOf, parseAskContent } from '../asks/content.ts';
+import { protocolOf } from '../asks/protocol.ts';
 import { caseView } from '../cases/case-view.ts';
+import type { Intake } from '../cases/intake.ts';
+import type { CaseRepository } from '../cases/repository.ts';
+import type { Targets } from '../cases/targets.ts';
+import type { RelayConfig } from '../config/config.ts';
 import type { DemoService } from '../demo/index.ts';
 import { ValidationError, type ValidationIssue } from '../errors.ts';
+import type { Logger } from '../log.ts';
 import { parse202Body } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { isTerminal } from '../protocol/types.ts';
-import { readJsonBody } from '../server/inbound.ts';
-import type { Services } from '../services.ts';
+import type { Sealer } from '../store/sealer.ts';
+import type { Store } from '../store/store.ts';
 import type { StoredCase } from '../store/types.ts';
-import type { AskAnswer } from './answer.ts';
-import { approvalDecisionOf } from './approval.ts';
-import { type AskContent, askContentOf, kindOf, parseAskContent } from './content.ts';
-import { IdempotencyKey, idempotencyKeyProblem } from './idempotency.ts';
-import { protocolOf } from './protocol.ts';
 import { ASKS_MOUNT_PATH } from './service.ts';
 
 /** The 202 `message` per family: what a person is asked for. */
@@ -45,11 +49,17 @@ const askSchema = z.strictObject({
   labels: z.record(z.string().max(64), z.string().max(256)).optional(),
 });
 
-/** What the asks API touches of the relay. */
-export type AskDeps = Pick<
-  Services,
-  'store' | 'sealer' | 'config' | 'log' | 'now' | 'targets' | 'intake' | 'cases'
->;
+/** What asks touch of the relay. */
+export interface AskDeps {
+  store: Store;
+  sealer: Pick<Sealer, 'open'>;
+  config: Pick<RelayConfig, 'publicUrl' | 'dataDir' | 'databaseUrl' | 'retentionMs'>;
+  log: Logger;
+  now: () => number;
+  targets: Pick<Targets, 'resolveTargets'>;
+  intake: Pick<Intake, 'ingest'>;
+  cases: Pick<CaseRepository, 'waitFor'>;
+}
 
 const invalid = (issues: ValidationIssue[]) =>
   new ValidationError('invalid_request', 'invalid ask', issues);
@@ -74,104 +84,6 @@ export async function askView(
     approval: content && answer ? approvalDecisionOf(content, answer) : null,
     case: view,
   };
-}
-
-/** Registers /v1/asks (API-key protection and rate limiting are the app's, as for /v1/cases). */
-export function registerAskRoutes(app: Hono, relay: AskDeps, asks: DemoService): void {
-  app.post('/v1/asks', async (c) => {
-    const read = await readJsonBody(
-      c,
-      'send {"target": "<platform>:<address>", "content": <the ask>}',
-    );
-    if (!read.ok) return read.response;
-    const raw = read.value;
-    // Idempotency-Key: a retried ask answers with the case the first request created.
-    const key = c.req.header('idempotency-key');
-    let idem: IdempotencyKey | undefined;
-    if (key !== undefined) {
-      const problem = idempotencyKeyProblem(key);
-      if (problem) return c.json({ error: 'invalid_idempotency_key', message: problem }, 400);
-      idem = new IdempotencyKey(relay.store.kv, key, raw);
-      const early = await replayOrRefuse(c, relay, idem);
-      if (early) return early;
-    }
-    let settled = false;
-    try {
-      const created = await ask(c, relay, asks, raw);
-      if (idem) await idem.settle(created.relay.id);
-      settled = true;
-      return c.json(created, 202, { 'retry-after': '30' });
-    } catch (err) {
-      if (idem && !settled) await idem.release();
-      if (err instanceof ValidationError)
-        return c.json({ error: err.code, message: err.message, details: err.details }, 400);
-      throw err;
-    }
-  });
-
-  const read = async (c: Context, found: StoredCase | undefined) => {
-    const content = found && askContentOf(found.doc.hitl.context);
-    if (!found || !content)
-      return c.json({ error: 'not_found', message: 'no ask with this id' }, 404);
-    return c.json(await askView(relay, found, content));
-  };
-  app.get('/v1/asks/:id', async (c) => read(c, await relay.store.getCase(c.req.param('id'))));
-  app.get('/v1/asks/:id/wait', async (c) => {
-    const timeout = Number(c.req.query('timeout') ?? 30);
-    if (!Number.isFinite(timeout) || timeout < 0 || timeout > 120)
-      return c.json({ error: 'invalid_timeout', message: 'timeout must be 0-120 seconds' }, 400);
-    return read(c, await relay.cases.waitFor(c.req.param('id'), timeout * 1000));
-  });
-}
-
-/** The answer to a request whose key was seen before (its case, or why not); null for a new one. */
-async function replayOrRefuse(c: Context, relay: AskDeps, idem: IdempotencyKey) {
-  const claim = await idem.claim();
-  if (claim.kind === 'new') return null;
-  if (claim.kind === 'conflict')
-    return c.json(
-      {
-        error: 'idempotency_key_reused',
-        message:
-          'this Idempotency-Key was used for a different request body; use a new key for a new ask',
-      },
-      422,
-    );
-  if (claim.kind === 'in_progress')
-    return c.json(
-      {
-        error: 'idempotency_key_in_use',
-        message: 'a request with this Idempotency-Key is still being handled; retry in a moment',
-      },
-      409,
-      { 'retry-after': '1' },
-    );
-  const found = await relay.store.getCase(claim.id);
-  if (!found)
-    return c.json(
-      {
-        error: 'idempotency_case_gone',
-        message: 'the ask this Idempotency-Key created is no longer kept; use a new key',
-      },
-      409,
-    );
-  // The same 202 as the first time: the hitl object as taken in, its secrets put back.
-  const secrets = relay.sealer.open(found.secrets);
-  const hitl = {
-    ...found.doc.hitl,
-    review_url: secrets.review_url,
-    ...(secrets.submit_token ? { submit_token: secrets.submit_token } : {}),
-  };
-  return c.json(
-    {
-      status: 'human_input_required',
-      ...(found.doc.message !== undefined ? { message: found.doc.message } : {}),
-      hitl,
-      relay: await askView(relay, found),
-    },
-    202,
-    { 'retry-after': '30', 'idempotent-replayed': 'true' },
-  );
 }
 
 /** The validated ask: its body, content, protocol mapping and lifetime in seconds. */
@@ -204,12 +116,17 @@ function checkAsk(relay: AskDeps, raw: unknown) {
   return { body, content, mapping, seconds };
 }
 
-async function ask(c: Context, relay: AskDeps, asks: DemoService, raw: unknown) {
+/**
+ * Creates an ask: stored in the asks service (its 202 body, URLs under `origin` unless PUBLIC_URL
+ * says otherwise) and taken in through the ordinary intake. A case the relay refuses is cancelled at
+ * the service too, so nobody is left with an ask no card shows.
+ */
+export async function createAsk(relay: AskDeps, asks: DemoService, raw: unknown, origin: string) {
   const { body, content, mapping, seconds } = checkAsk(relay, raw);
   // Refuse an unknown target before a case exists anywhere.
   relay.targets.resolveTargets(body.target);
 
-  const base = `${relay.config.publicUrl ?? new URL(c.req.url).origin}${ASKS_MOUNT_PATH}`;
+  const base = `${relay.config.publicUrl ?? origin}${ASKS_MOUNT_PATH}`;
   const created = await asks.create(
     {
       type: mapping.type,

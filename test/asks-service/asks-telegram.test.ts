@@ -9,9 +9,9 @@ import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTelegramAdapter } from '../../platforms/telegram/index.ts';
 import type { AdapterContext } from '../../src/adapter.ts';
+import { KINDS } from '../asks/fixtures.ts';
 import { FakeTelegramApi } from '../fakes/telegram-api.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
-import { KINDS } from './fixtures.ts';
 
 const CHAT = -1001234567890;
 const ANN: User = { id: 111222333, is_bot: false, first_name: 'Ann' };

@@ -11,8 +11,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import { ALL_KINDS } from '../../src/asks/content.ts';
+import { KINDS } from '../asks/fixtures.ts';
 import { type RelayHandle, startRelay } from '../helpers/relay-env.ts';
-import { KINDS } from './fixtures.ts';
 
 let relay: RelayHandle;
 let browser: Browser;

@@ -8,10 +8,10 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import { openPostgresStore } from '../../src/store/postgres-store.ts';
+import { KINDS } from '../asks/fixtures.ts';
 import { freshSchemaUrl } from '../helpers/postgres.ts';
 import { freePort } from '../helpers/process.ts';
 import { eventually, logLines, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
-import { KINDS } from './fixtures.ts';
 
 let url: string;
 let a: RelayHandle;

@@ -6,6 +6,7 @@
  */
 import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { KINDS } from '../asks/fixtures.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import {
   componentInteraction,
@@ -15,7 +16,6 @@ import {
   TEST_DISCORD_CHANNEL_ID,
   visibleText,
 } from '../platforms/discord/harness.ts';
-import { KINDS } from './fixtures.ts';
 
 let h: DiscordHarness;
 let relay: RelayHandle;

@@ -7,9 +7,9 @@ import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import { buildSubmitRequest } from '../../src/protocol/actions.ts';
+import { KINDS } from '../asks/fixtures.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { schemaValidator } from '../helpers/spec.ts';
-import { KINDS } from './fixtures.ts';
 
 let a: RelayHandle;
 let b: RelayHandle;

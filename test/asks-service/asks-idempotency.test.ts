@@ -7,12 +7,12 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { IDEMPOTENCY_TTL_MS, IdempotencyKey } from '../../src/asks/idempotency.ts';
+import { IDEMPOTENCY_TTL_MS, IdempotencyKey } from '../../src/asks-service/idempotency.ts';
 import { RelayClient } from '../../src/client/relay-client.ts';
 import { MemoryKeyValue } from '../../src/store/memory-kv.ts';
+import { KINDS } from '../asks/fixtures.ts';
 import { logLines, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { schemaValidator } from '../helpers/spec.ts';
-import { KINDS } from './fixtures.ts';
 
 let relay: RelayHandle;
 let clock = Date.now();

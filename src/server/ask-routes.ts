@@ -1,0 +1,136 @@
+/**
+ * `POST /v1/asks` (with Idempotency-Key) and `GET /v1/asks/:id[/wait]`: the HTTP API of asks
+ * (asks-service/asks.ts), and mountAskService, the relay's one hook for asks: the HITL service at
+ * /asks and this API at /v1/asks. API-key protection and rate limiting are the app's.
+ */
+import type { Context, Hono } from 'hono';
+import { askContentOf } from '../asks/content.ts';
+import { type AskDeps, askView, createAsk } from '../asks-service/asks.ts';
+import { IdempotencyKey, idempotencyKeyProblem } from '../asks-service/idempotency.ts';
+import { mountAsks } from '../asks-service/service.ts';
+import type { DemoService } from '../demo/index.ts';
+import { ValidationError } from '../errors.ts';
+import type { Health } from '../health.ts';
+import type { Logger } from '../log.ts';
+import type { StoredCase } from '../store/types.ts';
+import { readJsonBody } from './inbound.ts';
+
+/** Registers /v1/asks (API-key protection and rate limiting are the app's, as for /v1/cases). */
+export function registerAskRoutes(app: Hono, relay: AskDeps, asks: DemoService): void {
+  app.post('/v1/asks', async (c) => {
+    const read = await readJsonBody(
+      c,
+      'send {"target": "<platform>:<address>", "content": <the ask>}',
+    );
+    if (!read.ok) return read.response;
+    const raw = read.value;
+    // Idempotency-Key: a retried ask answers with the case the first request created.
+    const key = c.req.header('idempotency-key');
+    let idem: IdempotencyKey | undefined;
+    if (key !== undefined) {
+      const problem = idempotencyKeyProblem(key);
+      if (problem) return c.json({ error: 'invalid_idempotency_key', message: problem }, 400);
+      idem = new IdempotencyKey(relay.store.kv, key, raw);
+      const early = await replayOrRefuse(c, relay, idem);
+      if (early) return early;
+    }
+    let settled = false;
+    try {
+      const created = await createAsk(relay, asks, raw, new URL(c.req.url).origin);
+      if (idem) await idem.settle(created.relay.id);
+      settled = true;
+      return c.json(created, 202, { 'retry-after': '30' });
+    } catch (err) {
+      if (idem && !settled) await idem.release();
+      if (err instanceof ValidationError)
+        return c.json({ error: err.code, message: err.message, details: err.details }, 400);
+      throw err;
+    }
+  });
+
+  const read = async (c: Context, found: StoredCase | undefined) => {
+    const content = found && askContentOf(found.doc.hitl.context);
+    if (!found || !content)
+      return c.json({ error: 'not_found', message: 'no ask with this id' }, 404);
+    return c.json(await askView(relay, found, content));
+  };
+  app.get('/v1/asks/:id', async (c) => read(c, await relay.store.getCase(c.req.param('id'))));
+  app.get('/v1/asks/:id/wait', async (c) => {
+    const timeout = Number(c.req.query('timeout') ?? 30);
+    if (!Number.isFinite(timeout) || timeout < 0 || timeout > 120)
+      return c.json({ error: 'invalid_timeout', message: 'timeout must be 0-120 seconds' }, 400);
+    return read(c, await relay.cases.waitFor(c.req.param('id'), timeout * 1000));
+  });
+}
+
+/** The answer to a request whose key was seen before (its case, or why not); null for a new one. */
+async function replayOrRefuse(c: Context, relay: AskDeps, idem: IdempotencyKey) {
+  const claim = await idem.claim();
+  if (claim.kind === 'new') return null;
+  if (claim.kind === 'conflict')
+    return c.json(
+      {
+        error: 'idempotency_key_reused',
+        message:
+          'this Idempotency-Key was used for a different request body; use a new key for a new ask',
+      },
+      422,
+    );
+  if (claim.kind === 'in_progress')
+    return c.json(
+      {
+        error: 'idempotency_key_in_use',
+        message: 'a request with this Idempotency-Key is still being handled; retry in a moment',
+      },
+      409,
+      { 'retry-after': '1' },
+    );
+  const found = await relay.store.getCase(claim.id);
+  if (!found)
+    return c.json(
+      {
+        error: 'idempotency_case_gone',
+        message: 'the ask this Idempotency-Key created is no longer kept; use a new key',
+      },
+      409,
+    );
+  // The same 202 as the first time: the hitl object as taken in, its secrets put back.
+  const secrets = relay.sealer.open(found.secrets);
+  const hitl = {
+    ...found.doc.hitl,
+    review_url: secrets.review_url,
+    ...(secrets.submit_token ? { submit_token: secrets.submit_token } : {}),
+  };
+  return c.json(
+    {
+      status: 'human_input_required',
+      ...(found.doc.message !== undefined ? { message: found.doc.message } : {}),
+      hitl,
+      relay: await askView(relay, found),
+    },
+    202,
+    { 'retry-after': '30', 'idempotent-replayed': 'true' },
+  );
+}
+
+/**
+ * Mounts both on `app`; close() stops the service's timers and event streams. With DATABASE_URL
+ * the service keeps its cases in PostgreSQL, so every replica serves every ask.
+ */
+export function mountAskService(
+  app: Hono,
+  relay: AskDeps,
+  log: Logger,
+  health?: Health,
+): { close(): Promise<void> } {
+  const { dataDir, databaseUrl, retentionMs } = relay.config;
+  const service = mountAsks(app, {
+    dataDir,
+    log,
+    retentionMs,
+    ...(databaseUrl && { databaseUrl }),
+    ...(health && { health }),
+  });
+  registerAskRoutes(app, relay, service);
+  return service;
+}
