@@ -30,8 +30,62 @@ const CORE_SURFACE = [
   '^src/asks/inputs\\.ts$',
 ];
 
+/**
+ * The layers of src/, low to high (docs/architecture.md says what each is). A module imports only
+ * its own folder and lower levels; folders on one level are siblings and do not import each other.
+ */
+const LAYERS = [
+  { base: '^src/(errors|log|bounded|health|pace|paced)\\.ts$' },
+  { protocol: '^src/protocol/' },
+  { policy: '^src/policy/' },
+  { net: '^src/net/', config: '^src/config/' },
+  { 'ask-model': '^src/asks/' },
+  { render: '^src/render/', client: '^src/client/' },
+  { adapter: '^src/adapter(-kit|-signals)?\\.ts$' },
+  { store: '^src/store/' },
+  { cases: '^src/cases/' },
+  { 'service-client': '^src/service-client/' },
+  {
+    tap: '^src/tap/',
+    watch: '^src/watch/',
+    notify: '^src/notify/',
+    receipts: '^src/receipts/',
+    'hitl-service': '^src/hitl-service/',
+  },
+  { 'asks-service': '^src/asks-service/', demo: '^src/demo/' },
+  { server: '^src/server/' },
+  {
+    wiring:
+      '^src/(relay|relay-runtime|services|watching|observe|undelivered|platform-start|index)\\.ts$',
+  },
+  { cli: '^src/cli(\\.ts$|/)' },
+];
+
+/** One rule per layer: nothing it imports is on a higher level, or a sibling on its own level. */
+const layerRules = LAYERS.flatMap((level, i) =>
+  Object.entries(level).flatMap(([name, path]) => {
+    const above = [
+      ...Object.entries(level)
+        .filter(([other]) => other !== name)
+        .map(([, p]) => p),
+      ...LAYERS.slice(i + 1).flatMap((l) => Object.values(l)),
+    ];
+    if (!above.length) return [];
+    return [
+      {
+        name: `layer-${name}`,
+        comment: `${name} imports only lower layers (LAYERS in .dependency-cruiser.cjs).`,
+        severity: 'error',
+        from: { path },
+        to: { path: above },
+      },
+    ];
+  }),
+);
+
 module.exports = {
   forbidden: [
+    ...layerRules,
     {
       name: 'no-circular',
       comment:

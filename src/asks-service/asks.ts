@@ -15,8 +15,8 @@ import type { Intake } from '../cases/intake.ts';
 import type { CaseRepository } from '../cases/repository.ts';
 import type { Targets } from '../cases/targets.ts';
 import type { RelayConfig } from '../config/config.ts';
-import type { DemoService } from '../demo/index.ts';
 import { ValidationError, type ValidationIssue } from '../errors.ts';
+import type { HitlService } from '../hitl-service/index.ts';
 import type { Logger } from '../log.ts';
 import { parse202Body } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
@@ -121,7 +121,7 @@ function checkAsk(relay: AskDeps, raw: unknown) {
  * says otherwise) and taken in through the ordinary intake. A case the relay refuses is cancelled at
  * the service too, so nobody is left with an ask no card shows.
  */
-export async function createAsk(relay: AskDeps, asks: DemoService, raw: unknown, origin: string) {
+export async function createAsk(relay: AskDeps, asks: HitlService, raw: unknown, origin: string) {
   const { body, content, mapping, seconds } = checkAsk(relay, raw);
   // Refuse an unknown target before a case exists anywhere.
   relay.targets.resolveTargets(body.target);
@@ -135,7 +135,6 @@ export async function createAsk(relay: AskDeps, asks: DemoService, raw: unknown,
       expiresInSeconds: seconds,
       callback_url: null,
       context: { ask: content },
-      own_context: true,
       inline_actions: mapping.inline_actions,
       message: MESSAGES[content.type],
       default_action: body.default ?? mapping.default_action,

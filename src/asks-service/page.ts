@@ -1,12 +1,12 @@
 /**
- * The review page of an ask (served by the demo engine under the asks profile): native HTML
+ * The review page of an ask (served by the HITL service under the asks profile): native HTML
  * controls per kind, posted as a form, read back into a typed answer. Works without JavaScript.
  */
 
 import { type AskAnswer, actionFor } from '../asks/answer.ts';
 import type { AskContent, FieldType, FormField } from '../asks/content.ts';
 import { protocolOf } from '../asks/protocol.ts';
-import { escapeHtml } from '../demo/page.ts';
+import { escapeHtml } from '../hitl-service/page.ts';
 
 /** A parsed form: each key's values in order. */
 export type Params = Record<string, string | string[]>;

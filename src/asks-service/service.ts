@@ -1,5 +1,5 @@
 /**
- * The relay as a HITL service of its own: the demo engine (store, tokens, poll with ETag, SSE,
+ * The relay as a HITL service of its own: the HITL service (store, tokens, poll with ETag, SSE,
  * respond, review pages) configured with the asks profile, mounted at /asks. Each case carries its
  * ask content in `context.ask`, so any HITL-aware agent (another relay too) can render it.
  */
@@ -8,16 +8,16 @@ import { join } from 'node:path';
 import type { Hono } from 'hono';
 import { checkAnswer } from '../asks/answer.ts';
 import { askContentOf } from '../asks/content.ts';
+import type { Health } from '../health.ts';
 import {
-  createDemoService,
-  type DemoService,
+  createHitlService,
+  type HitlService,
   type ServiceProfile,
   type ServiceStore,
-} from '../demo/index.ts';
-import { deferredStore } from '../demo/store.ts';
-import { openPostgresServiceStore } from '../demo/store-postgres.ts';
-import type { DemoCase } from '../demo/types.ts';
-import type { Health } from '../health.ts';
+} from '../hitl-service/index.ts';
+import { deferredStore } from '../hitl-service/store.ts';
+import { openPostgresServiceStore } from '../hitl-service/store-postgres.ts';
+import type { ReviewCase } from '../hitl-service/types.ts';
 import type { Logger } from '../log.ts';
 import { askFormAnswer, askReviewHtml } from './page.ts';
 
@@ -28,7 +28,7 @@ const broken = [{ path: 'context.ask', message: 'the case carries no valid ask c
 
 /** The profile: answers checked per kind, the review page's native controls per kind. */
 export const askProfile: ServiceProfile = {
-  checkAnswer(kase: DemoCase, action, data) {
+  checkAnswer(kase: ReviewCase, action, data) {
     const content = askContentOf(kase.context);
     if (!content) return { ok: false, details: broken };
     const r = checkAnswer(content, action, data);
@@ -55,9 +55,9 @@ export const askProfile: ServiceProfile = {
 export function mountAsks(
   app: Hono,
   o: { dataDir: string; log: Logger; databaseUrl?: string; health?: Health; retentionMs?: number },
-): DemoService {
+): HitlService {
   const log = o.log.child({ component: 'asks' });
-  const service = createDemoService({
+  const service = createHitlService({
     ...(o.databaseUrl
       ? { store: postgresStore(o.databaseUrl, log, o.health) }
       : { dbPath: sqliteFile(o.dataDir) }),

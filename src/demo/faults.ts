@@ -1,15 +1,13 @@
 /** Injected faults: the next N requests to a route get a broken answer, so clients can be tested. */
 import type { ServerResponse } from 'node:http';
 import type { Context } from 'hono';
-import type { Fault, FaultKind, FaultRoute } from './types.ts';
-
-/** What applying a fault left to do: answer with `response`, or go on (after a delay for `slow`). */
-export type FaultOutcome = { kind: FaultKind; response: Response | null };
+import type { FaultInjector, FaultOutcome } from '../hitl-service/context.ts';
+import type { Fault, FaultRoute } from '../hitl-service/types.ts';
 
 const PARTIAL_JSON = '{"status":"completed","case_id":"review_';
 
-/** The queue of injected faults per route. */
-export class FaultQueue {
+/** The queue of injected faults per route (the demo's test controls fill it). */
+export class FaultQueue implements FaultInjector {
   private readonly queue = new Map<FaultRoute, Fault[]>();
 
   /** Queues a fault for the next `count` requests to its route. */
@@ -33,8 +31,20 @@ export class FaultQueue {
   async apply(c: Context, route: FaultRoute): Promise<FaultOutcome | undefined> {
     const fault = this.take(route);
     if (!fault) return undefined;
-    return { kind: fault.kind, response: await faultResponse(c, fault) };
+    const response =
+      route === 'events' ? await brokenStream(c, fault) : await faultResponse(c, fault);
+    return { kind: fault.kind, response };
   }
+}
+
+/** For a stream, "broken" means half an event and then the end of the stream. */
+async function brokenStream(c: Context, fault: Fault): Promise<Response | null> {
+  if (fault.kind === 'truncated' || fault.kind === 'malformed_json')
+    return c.body('event: review.completed\ndata: {"case_id":"review_', 200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+    });
+  return faultResponse(c, fault);
 }
 
 /** The broken answer for `fault`, or null when the request should go on (after `slow`'s delay). */

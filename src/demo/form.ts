@@ -1,19 +1,6 @@
-/** Reading the review page's form posts into protocol answers, and masking sensitive values. */
-import { type BrowserAnswerInput, formFields } from './answers.ts';
-import type { DemoCase, FormParams } from './types.ts';
-
-/** A parsed form: each key's values in order. */
-export type { FormParams } from './types.ts';
-
-/** URLSearchParams as a plain object (repeated keys become arrays). */
-export function formParams(text: string): FormParams {
-  const out: FormParams = {};
-  for (const [key, value] of new URLSearchParams(text)) {
-    const prev = out[key];
-    out[key] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
-  }
-  return out;
-}
+/** Reading the demo review page's form posts into protocol answers, shaped per review type. */
+import { formFields } from '../hitl-service/answers.ts';
+import type { BrowserAnswerInput, FormParams, ReviewCase } from '../hitl-service/types.ts';
 
 function one(params: FormParams, key: string): string | undefined {
   const v = params[key];
@@ -27,7 +14,7 @@ function all(params: FormParams, key: string): string[] {
 }
 
 /** The answer a review page form carries, with data shaped per review type (spec section 10). */
-export function formAnswer(kase: DemoCase, params: FormParams): BrowserAnswerInput {
+export function formAnswer(kase: ReviewCase, params: FormParams): BrowserAnswerInput {
   const data: Record<string, unknown> = {};
   const put = (key: string, value: unknown) => {
     if (value !== undefined) data[key] = value;
@@ -68,21 +55,4 @@ export function formAnswer(kase: DemoCase, params: FormParams): BrowserAnswerInp
   const email = one(params, 'responded_by_email');
   if (name || email) answer.responded_by = { ...(name && { name }), ...(email && { email }) };
   return answer;
-}
-
-/** A copy of a recorded body with the values of `sensitive` form fields replaced (spec 10.3.1). */
-export function maskSensitive(kase: DemoCase, body: unknown): unknown {
-  const keys = formFields(kase)
-    .filter((f) => f.sensitive)
-    .map((f) => f.key);
-  if (keys.length === 0 || !body || typeof body !== 'object') return body;
-  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
-  const data = copy.data;
-  if (data && typeof data === 'object' && !Array.isArray(data)) {
-    const masked: Record<string, unknown> = { ...(data as Record<string, unknown>) };
-    for (const k of keys) if (k in masked) masked[k] = '[sensitive]';
-    copy.data = masked;
-  }
-  for (const k of keys) if (k in copy) copy[k] = '[sensitive]';
-  return copy;
 }

@@ -1,260 +1,51 @@
 /**
- * The demo HITL service: a spec v0.8 service built into hitl-relay, mounted at `/demo` by the relay
- * (or run alone with serve.ts). It is the real peer of the tests and of the chat page's demo buttons.
+ * The demo HITL service: the relay's HITL service (src/hitl-service/) with the demo profile (five
+ * sample review types), anonymous case creation at `POST /api/reviews` and, for tests, fault
+ * injection and the `/api/_test/*` controls. The relay mounts it at `/demo` with DEMO=1 (mount.ts);
+ * serve.ts runs it alone. The real peer of the tests and of the chat page's demo buttons.
  */
-import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { createLogger, type Logger } from '../log.ts';
-import { actOnCase } from './act.ts';
-import { CallbackSender } from './callbacks.ts';
-import type { DemoDeps } from './context.ts';
-import { errorBody } from './context.ts';
-import { type CaseSpec, createCase } from './create.ts';
-import { DemoEngine } from './engine.ts';
-import { registerEventRoutes } from './events.ts';
+import {
+  createHitlService,
+  type HitlService,
+  type HitlServiceOptions,
+} from '../hitl-service/index.ts';
+import type { Fault } from '../hitl-service/types.ts';
 import { FaultQueue } from './faults.ts';
-import { EventHub } from './hub.ts';
-import type { ServiceProfile } from './profile.ts';
-import { RateLimiter } from './rate-limit.ts';
-import { type PurgeCounts, startServiceRetention } from './retention.ts';
-import { registerApiRoutes } from './routes-api.ts';
-import { registerPageRoutes } from './routes-page.ts';
-import { registerRespondRoutes } from './routes-respond.ts';
+import { demoProfile } from './profile.ts';
+import { registerCreateRoute } from './routes-create.ts';
 import { registerTestRoutes } from './routes-test.ts';
-import { DemoStore, type ServiceStore } from './store.ts';
-import type { DemoActResult, DemoCreated, DemoStep, Fault, Submission } from './types.ts';
 
-export { DemoActError } from './act.ts';
-export { signCallback } from './callbacks.ts';
-export type { CaseSpec } from './create.ts';
-export type { ProfileCheck, ServiceProfile } from './profile.ts';
-export type { PurgeCounts } from './retention.ts';
-export type { ServiceStore } from './store.ts';
-export type {
-  DemoActResult,
-  DemoCase,
-  DemoCreated,
-  DemoStep,
-  Fault,
-  FaultKind,
-  FaultRoute,
-  ReviewEvent,
-  ReviewStatus,
-  Submission,
-} from './types.ts';
+/** The demo's mount path on the relay. */
+export const DEMO_MOUNT_PATH = '/demo';
 
-/** Options of the demo service. */
-export interface DemoServiceOptions {
-  /** SQLite file; ':memory:' (the default) keeps nothing across restarts. Ignored with `store`. */
-  dbPath?: string;
-  /** Another store (the relay's asks service on PostgreSQL with replicas); closed by close(). */
-  store?: ServiceStore;
-  /** Absolute base of every URL handed out, mount path included (e.g. `https://host/demo`). */
-  baseUrl?: string;
-  /** Where the app is mounted, used with the request's origin when `baseUrl` is not given. */
+/** Options of the demo service: the HITL service's, with the demo's own profile and routes. */
+export interface DemoServiceOptions
+  extends Omit<HitlServiceOptions, 'mountPath' | 'profile' | 'faults' | 'routes'> {
+  /** Where the app is mounted (default `/demo`), used when `baseUrl` is not given. */
   mountPath?: string;
   /** Serves `/api/_test/*` (submissions, act, faults, inspect). Never on in production. */
   testControls?: boolean;
-  /** Shared secret for `X-HITL-Signature` on callbacks; unsigned when absent. */
-  callbackSecret?: string;
-  /** The clock (ms since epoch); tests inject one to move time. */
-  now?: () => number;
-  /** `Retry-After` on 202 and on non-terminal poll answers (seconds, default 30). */
-  pollRetryAfterSeconds?: number;
-  log?: Logger;
-  /** Another configuration of the service (answer checks, review page); the demo's types without. */
-  profile?: ServiceProfile;
-  /**
-   * How long a final case (with its events) and a respond request are kept before a pass deletes
-   * them; absent or 0 keeps everything (the standalone demo).
-   */
-  retentionMs?: number;
-  /** Time between retention passes (default hourly). */
-  retentionIntervalMs?: number;
 }
 
 /** A running demo service. */
-export interface DemoService {
-  /** The Hono app; mount it with `app.route('/demo', demo.app)` or serve it alone. */
-  app: Hono;
-  /** Stops timers, ends SSE streams and pending callbacks, closes the database. */
-  close(): Promise<void>;
-  /** Resolves once the store is open and other replicas' changes are heard (when it has a feed). */
-  ready(): Promise<void>;
-  /** Every respond request received, oldest first (bodies and bearer_valid, never a token). */
-  submissions(): Promise<Submission[]>;
-  /** Takes a reviewer step on a case, as the review page would; rejects with DemoActError. */
-  act(caseId: string, step: DemoStep | DemoStep['step']): Promise<DemoActResult>;
+export interface DemoService extends HitlService {
   /** Queues a fault for the next `count` requests to a route. */
   inject(fault: Fault): void;
-  /** Creates a case in-process (an already validated spec); its 202 body, URLs under `base`. */
-  create(spec: CaseSpec, base: string): Promise<DemoCreated>;
-  /** Runs a retention pass now (the timer runs them too); what it deleted. */
-  purge(): Promise<PurgeCounts>;
-}
-
-/** The service's parts before its routes exist. */
-interface Parts {
-  deps: DemoDeps;
-  hub: EventHub;
-  callbacks: CallbackSender;
-  /** The base of the last request seen (in-process steps have no request of their own). */
-  lastBase(): string;
-}
-
-function buildParts(options: DemoServiceOptions): Parts {
-  const now = options.now ?? Date.now;
-  const log = (options.log ?? createLogger({ level: 'silent' })).child({ component: 'demo' });
-  const mountPath = (options.mountPath ?? '/demo').replace(/\/+$/, '');
-  const fixedBase = options.baseUrl?.replace(/\/+$/, '');
-  const store = options.store ?? new DemoStore(options.dbPath ?? ':memory:');
-  const hub = new EventHub();
-  const callbacks = new CallbackSender({
-    log,
-    ...(options.callbackSecret && { secret: options.callbackSecret }),
-  });
-  // A hand-moved clock can jump at any moment, so the scheduler looks more often under one.
-  const maxTimerMs = options.now ? 50 : undefined;
-  const engine = new DemoEngine({
-    store,
-    hub,
-    callbacks,
-    now,
-    log,
-    ...(maxTimerMs && { maxTimerMs }),
-  });
-  let lastBase = fixedBase ?? `http://127.0.0.1${mountPath}`;
-  const deps: DemoDeps = {
-    store,
-    engine,
-    faults: new FaultQueue(),
-    limiter: new RateLimiter(now),
-    now,
-    log,
-    pollRetryAfterSeconds: options.pollRetryAfterSeconds ?? 30,
-    ...(options.profile && { profile: options.profile }),
-    base: (c) => {
-      lastBase = fixedBase ?? `${new URL(c.req.url).origin}${mountPath}`;
-      return lastBase;
-    },
-  };
-  return { deps, hub, callbacks, lastBase: () => lastBase };
-}
-
-function buildApp(parts: Parts, testControls: boolean): Hono {
-  const { deps } = parts;
-  const app = new Hono();
-  app.use(
-    '/api/*',
-    bodyLimit({
-      maxSize: 64 * 1024,
-      onError: (c) => c.json(errorBody('payload_too_large', 'The body is too large.'), 413),
-    }),
-  );
-  registerApiRoutes(app, deps);
-  registerEventRoutes(app, deps, parts.hub);
-  registerRespondRoutes(app, deps);
-  registerPageRoutes(app, deps);
-  if (testControls) registerTestRoutes(app, deps);
-  app.notFound((c) => c.json(errorBody('not_found', 'No such route.'), 404));
-  app.onError((error, c) => {
-    deps.log.error(
-      { err: error.message, path: new URL(c.req.url).pathname },
-      'demo request failed',
-    );
-    return c.json(errorBody('internal_error', 'The demo service failed.'), 500);
-  });
-  return app;
-}
-
-/** How long a failed start of the change feed (a store that cannot open yet) waits to try again. */
-const LISTEN_RETRY_MS = 5_000;
-
-/**
- * Hears other replicas' commits: their events wake this process's streams and scheduler. `ready`
- * resolves once the feed is up (at once for a store without one); a failure is logged and retried.
- */
-function listenForOthers(parts: Parts) {
-  const { store, engine, log } = parts.deps;
-  let stop: (() => Promise<void>) | undefined;
-  let closed = false;
-  let retry: NodeJS.Timeout | undefined;
-  let heard!: () => void;
-  const ready = new Promise<void>((resolve) => {
-    heard = resolve;
-  });
-  const onChange = (caseId: string | null) => {
-    if (caseId === null) parts.hub.wakeAll();
-    else parts.hub.wake(caseId);
-    engine.schedule();
-  };
-  const attempt = async (listen: NonNullable<ServiceStore['listen']>) => {
-    try {
-      const s = await listen(onChange);
-      if (closed) await s();
-      else stop = s;
-      heard();
-    } catch (error) {
-      log.error(
-        { err: (error as Error).message },
-        `demo service cannot hear other replicas yet; retrying in ${LISTEN_RETRY_MS / 1000} s`,
-      );
-      if (closed) return;
-      retry = setTimeout(() => void attempt(listen), LISTEN_RETRY_MS);
-      retry.unref();
-    }
-  };
-  if (store.listen) void attempt(store.listen.bind(store));
-  else heard();
-  return {
-    ready,
-    async close() {
-      closed = true;
-      clearTimeout(retry);
-      await stop?.();
-    },
-  };
 }
 
 /** Creates the demo HITL service. */
 export function createDemoService(options: DemoServiceOptions = {}): DemoService {
-  const parts = buildParts(options);
-  const { deps, hub, callbacks } = parts;
-  const { engine, store } = deps;
-  const app = buildApp(parts, options.testControls === true);
-  // Cases from an earlier run (file database, another replica) may have expiries and reminders due.
-  engine.schedule();
-  const listening = listenForOthers(parts);
-  const retention = startServiceRetention(
-    store,
-    {
-      retentionMs: options.retentionMs ?? 0,
-      ...(options.retentionIntervalMs && { intervalMs: options.retentionIntervalMs }),
+  const { testControls, ...rest } = options;
+  const faults = new FaultQueue();
+  const service = createHitlService({
+    ...rest,
+    mountPath: options.mountPath ?? DEMO_MOUNT_PATH,
+    profile: demoProfile,
+    faults,
+    routes: (app, deps) => {
+      registerCreateRoute(app, deps);
+      if (testControls === true) registerTestRoutes(app, deps, faults);
     },
-    deps.now,
-    deps.log,
-  );
-  let closed: Promise<void> | undefined;
-  const close = async () => {
-    engine.stop();
-    hub.closeAll();
-    callbacks.close();
-    await listening.close();
-    await retention.stop();
-    await store.close();
-  };
-  return {
-    app,
-    close: () => {
-      closed ??= close();
-      return closed;
-    },
-    ready: () => listening.ready,
-    submissions: () => store.submissions(),
-    act: (caseId, step) =>
-      actOnCase(deps, caseId, typeof step === 'string' ? { step } : step, parts.lastBase()),
-    inject: (fault) => deps.faults.inject({ ...fault }),
-    create: (spec, base) => createCase(engine, spec, base.replace(/\/+$/, ''), deps.now()),
-    purge: () => retention.pass(),
-  };
+  });
+  return { ...service, inject: (fault) => faults.inject({ ...fault }) };
 }

@@ -3,10 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
 import type { Logger } from '../log.ts';
-import { createDemoService, type DemoService } from './index.ts';
-
-/** The demo's mount path on the relay. */
-export const DEMO_MOUNT_PATH = '/demo';
+import { createDemoService, DEMO_MOUNT_PATH, type DemoService } from './index.ts';
 
 /**
  * Creates the demo service with a file database in `dataDir` and routes `/demo/*` to it. The

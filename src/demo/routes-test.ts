@@ -1,12 +1,14 @@
 /** Test controls under `/api/_test/` (only with `testControls: true`): submissions, act, faults, inspect. */
 import type { Hono } from 'hono';
-import { actOnCase, DemoActError } from './act.ts';
-import type { DemoDeps } from './context.ts';
-import { errorBody } from './context.ts';
-import { ActBody, FaultBody, issueList } from './validation.ts';
+import { actOnCase, ReviewerStepError } from '../hitl-service/act.ts';
+import type { ServiceDeps } from '../hitl-service/context.ts';
+import { errorBody } from '../hitl-service/context.ts';
+import { issueList } from '../hitl-service/validation.ts';
+import type { FaultQueue } from './faults.ts';
+import { ActBody, FaultBody } from './validation.ts';
 
 /** Registers the test-control routes. */
-export function registerTestRoutes(app: Hono, deps: DemoDeps): void {
+export function registerTestRoutes(app: Hono, deps: ServiceDeps, faults: FaultQueue): void {
   app.get('/api/_test/submissions', async (c) => c.json(await deps.store.submissions()));
 
   app.get('/api/_test/reviews/:id', async (c) => {
@@ -38,7 +40,7 @@ export function registerTestRoutes(app: Hono, deps: DemoDeps): void {
       );
       return c.json(result);
     } catch (error) {
-      if (!(error instanceof DemoActError)) throw error;
+      if (!(error instanceof ReviewerStepError)) throw error;
       return c.json(errorBody(error.code, error.message), error.status as 400);
     }
   });
@@ -50,7 +52,7 @@ export function registerTestRoutes(app: Hono, deps: DemoDeps): void {
       return c.json(errorBody('invalid_request', 'Bad fault.', { details }), 400);
     }
     const { delay_ms, ...fault } = parsed.data;
-    deps.faults.inject({ ...fault, ...(delay_ms !== undefined && { delay_ms }) });
+    faults.inject({ ...fault, ...(delay_ms !== undefined && { delay_ms }) });
     return c.json({ queued: parsed.data }, 201);
   });
 }

@@ -8,15 +8,15 @@ import { askContentOf } from '../asks/content.ts';
 import { type AskDeps, askView, createAsk } from '../asks-service/asks.ts';
 import { IdempotencyKey, idempotencyKeyProblem } from '../asks-service/idempotency.ts';
 import { mountAsks } from '../asks-service/service.ts';
-import type { DemoService } from '../demo/index.ts';
 import { ValidationError } from '../errors.ts';
 import type { Health } from '../health.ts';
+import type { HitlService } from '../hitl-service/index.ts';
 import type { Logger } from '../log.ts';
 import type { StoredCase } from '../store/types.ts';
 import { readJsonBody } from './inbound.ts';
 
 /** Registers /v1/asks (API-key protection and rate limiting are the app's, as for /v1/cases). */
-export function registerAskRoutes(app: Hono, relay: AskDeps, asks: DemoService): void {
+export function registerAskRoutes(app: Hono, relay: AskDeps, asks: HitlService): void {
   app.post('/v1/asks', async (c) => {
     const read = await readJsonBody(
       c,

@@ -184,7 +184,7 @@ export const MIGRATIONS: readonly Migration[] = [
     postgres: 'CREATE INDEX IF NOT EXISTS kv_until ON kv (until) WHERE until IS NOT NULL',
   },
   {
-    // The relay's own HITL service (/asks) shared by replicas (src/demo/store-postgres.ts): its
+    // The relay's own HITL service (/asks) shared by replicas (src/hitl-service/store-postgres.ts): its
     // cases with their version (compare-and-set), numbered events (SSE replay) and the respond
     // requests it received. A relay on SQLite keeps its asks in DATA_DIR/asks.sqlite (one
     // process); the SQLite tables exist so both dialects keep the same schema.
@@ -220,7 +220,7 @@ export const MIGRATIONS: readonly Migration[] = [
     );`,
   },
   {
-    // Retention of the asks service (src/demo/retention.ts): when a case became final and when a
+    // Retention of the asks service (src/hitl-service/retention.ts): when a case became final and when a
     // respond request arrived, both looked up by index. Rows from before this migration count from
     // now (the upgrade), so nothing is deleted sooner than the period after it.
     version: 4,

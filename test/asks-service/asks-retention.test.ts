@@ -1,15 +1,15 @@
 /**
  * The relay's asks service is given the relay's retention period (issue 18): a final ask stored in
  * DATA_DIR/asks.sqlite longer ago than RETENTION_DAYS is gone after the service's pass; without a
- * period it is kept. Dialects, batching and the clock are covered in test/demo/retention.test.ts.
+ * period it is kept. Dialects, batching and the clock are covered in test/hitl-service/retention.test.ts.
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { mountAsks } from '../../src/asks-service/service.ts';
-import { DemoStore } from '../../src/demo/store.ts';
-import type { DemoCase } from '../../src/demo/types.ts';
+import { SqliteServiceStore } from '../../src/hitl-service/store.ts';
+import type { ReviewCase } from '../../src/hitl-service/types.ts';
 import { createLogger } from '../../src/log.ts';
 import { tempDirs } from '../helpers/temp.ts';
 
@@ -20,10 +20,10 @@ const DAY = 86_400_000;
 /** A data dir whose asks.sqlite holds one ask that ended 40 days ago and one still open. */
 async function dataDirWithAsks(): Promise<string> {
   const dir = temp.make('hitl-asks-ret-');
-  const store = new DemoStore(join(dir, 'asks.sqlite'));
+  const store = new SqliteServiceStore(join(dir, 'asks.sqlite'));
   const iso = (ms: number) => new Date(ms).toISOString();
-  const ask = (id: string, extra: Partial<DemoCase>) =>
-    ({ case_id: id, expires_at: iso(Date.now() + DAY), reminders_done: 0, ...extra }) as DemoCase;
+  const ask = (id: string, extra: Partial<ReviewCase>) =>
+    ({ case_id: id, expires_at: iso(Date.now() + DAY), reminders_done: 0, ...extra }) as ReviewCase;
   await store.insert(
     ask('ended', { status: 'completed', completed_at: iso(Date.now() - 40 * DAY) }),
     Buffer.alloc(32),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderCase } from '../../src/cases/render-case.ts';
-import { defaultContext } from '../../src/demo/review-types.ts';
+import { defaultContext } from '../../src/demo/samples.ts';
 import { loadStrings } from '../../src/render/templates.ts';
 import type { StoredCase } from '../../src/store/types.ts';
 import { sampleCase } from '../contract/store-contract.ts';

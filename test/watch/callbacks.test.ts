@@ -1,7 +1,7 @@
 /** The callback receiver against the demo service's signed callbacks (spec 9), SSE off, polling slowed to minutes. */
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signCallback } from '../../src/demo/index.ts';
+import { signCallback } from '../../src/hitl-service/index.ts';
 import { type DemoHandle, eventually, startDemo } from '../helpers/relay-env.ts';
 import {
   answerOnReviewPage,

@@ -1,0 +1,127 @@
+/** Creating a case: tokens, the stored record and the 202 body of spec section 6. */
+import { randomBytes } from 'node:crypto';
+import type { CaseLifecycle } from './lifecycle.ts';
+import { defaultActionFor, defaultInlineActions } from './review-types.ts';
+import { hashToken, newCaseId, newToken } from './tokens.ts';
+import type { DefaultAction, ReviewCase, ReviewCreated, VerificationMode } from './types.ts';
+
+/** Everything a new case is made from (already validated; the profile's own defaults filled in). */
+export interface CaseSpec {
+  type: string;
+  inline: boolean;
+  prompt: string;
+  /** The 202 `message`. */
+  message: string;
+  expiresInSeconds: number;
+  reminder_at?: string | string[];
+  previous_case_id?: string;
+  callback_url: string | null;
+  context: Record<string, unknown>;
+  inline_actions?: string[];
+  verification?: VerificationMode;
+  /** `default_action` (default: the type's safe choice). */
+  default_action?: DefaultAction;
+}
+
+/** The default lifetime of a case (spec 6: `timeout` defaults to 24h). */
+export const DEFAULT_EXPIRES_IN_SECONDS = 86_400;
+
+/** Creates and stores a case; returns its 202 body, the only place its raw tokens ever appear. */
+export async function createCase(
+  lifecycle: CaseLifecycle,
+  spec: CaseSpec,
+  base: string,
+  nowMs: number,
+): Promise<ReviewCreated> {
+  const caseId = newCaseId();
+  const reviewToken = newToken();
+  const submitToken = spec.inline ? newToken() : null;
+  const created = new Date(nowMs);
+  const expires = new Date(nowMs + spec.expiresInSeconds * 1000);
+  const kase: ReviewCase = {
+    case_id: caseId,
+    type: spec.type,
+    status: 'pending',
+    prompt: spec.prompt,
+    message: spec.message,
+    timeout: formatTimeout(spec.expiresInSeconds),
+    default_action: spec.default_action ?? defaultActionFor(spec.type),
+    created_at: created.toISOString(),
+    expires_at: expires.toISOString(),
+    context: { ...spec.context },
+    callback_url: spec.callback_url,
+    inline: spec.inline,
+    reminders_done: 0,
+  };
+  const inlineActions = spec.inline_actions ?? defaultInlineActions(spec.type);
+  if (spec.inline && inlineActions) kase.inline_actions = inlineActions;
+  if (spec.reminder_at !== undefined) kase.reminder_at = spec.reminder_at;
+  if (spec.previous_case_id) kase.previous_case_id = spec.previous_case_id;
+  if (spec.verification) kase.verification_policy = verificationPolicy(spec.verification, expires);
+  await lifecycle.insert(kase, hashToken(reviewToken), submitToken ? hashToken(submitToken) : null);
+  if (spec.previous_case_id) await lifecycle.linkNext(spec.previous_case_id, caseId);
+  return createdBody(kase, base, reviewToken, submitToken);
+}
+
+function createdBody(
+  kase: ReviewCase,
+  base: string,
+  reviewToken: string,
+  submitToken: string | null,
+): ReviewCreated {
+  const id = encodeURIComponent(kase.case_id);
+  const hitl: Record<string, unknown> = {
+    spec_version: '0.8',
+    case_id: kase.case_id,
+    review_url: `${base}/review/${id}?token=${reviewToken}`,
+    poll_url: `${base}/api/reviews/${id}/status`,
+    events_url: `${base}/api/reviews/${id}/events`,
+    callback_url: kase.callback_url,
+    type: kase.type,
+    prompt: kase.prompt,
+    timeout: kase.timeout,
+    default_action: kase.default_action,
+    created_at: kase.created_at,
+    expires_at: kase.expires_at,
+    context: kase.context,
+  };
+  if (submitToken) {
+    hitl.submit_url = `${base}/api/reviews/${id}/respond`;
+    hitl.submit_token = submitToken;
+    if (kase.inline_actions) hitl.inline_actions = kase.inline_actions;
+  }
+  if (kase.verification_policy) hitl.verification_policy = kase.verification_policy;
+  if (kase.reminder_at !== undefined) hitl.reminder_at = kase.reminder_at;
+  if (kase.previous_case_id) hitl.previous_case_id = kase.previous_case_id;
+  return { status: 'human_input_required', message: kase.message, hitl };
+}
+
+/** Shorthand durations as spec 6 shows them (`24h`, `7d`, `20m`), ISO 8601 for odd seconds. */
+export function formatTimeout(seconds: number): string {
+  if (seconds % 86_400 === 0 && seconds > 86_400) return `${seconds / 86_400}d`;
+  if (seconds % 3_600 === 0) return `${seconds / 3_600}h`;
+  if (seconds % 60 === 0) return `${seconds / 60}m`;
+  return `PT${seconds}S`;
+}
+
+/** A proof_of_human policy for inline submit (spec 7.6), bound to case, action and a challenge. */
+function verificationPolicy(mode: VerificationMode, expires: Date): Record<string, unknown> {
+  return {
+    mode,
+    required_for: ['inline_submit'],
+    requirements: {
+      any_of: [
+        { all_of: [{ proof_type: 'proof_of_human', provider: 'world_id', min_assurance: 'high' }] },
+      ],
+    },
+    binding: {
+      case_id: true,
+      action: true,
+      challenge: randomBytes(16).toString('base64url'),
+      freshness_seconds: 300,
+      expires_at: expires.toISOString(),
+      single_use: true,
+    },
+    fallback: { on_missing: 'browser_review', on_invalid: 'browser_review' },
+  };
+}
