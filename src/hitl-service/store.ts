@@ -1,10 +1,11 @@
 /**
  * Persistence of the HITL service: the async interface every replica-safe transition goes
- * through, and its SQLite implementation (the standalone demo and a single relay). The PostgreSQL
- * one (store-postgres.ts) lets several relay replicas share the asks service.
+ * through, and its SQLite implementation (the standalone demo and a single relay), on the asks_*
+ * tables of the numbered migrations. The PostgreSQL one (store-postgres.ts) lets several relay
+ * replicas share the asks service.
  */
 import Database from 'better-sqlite3';
-import { SQLITE_NOW_MS } from '../store/migrations.ts';
+import { migrateSqlite } from '../store/migrate-sqlite.ts';
 import type { ReviewCase, ReviewEventName, StoredEvent, Submission } from './types.ts';
 import { TERMINAL_STATUSES } from './types.ts';
 
@@ -107,49 +108,9 @@ export class SqliteServiceStore implements ServiceStore {
   constructor(path: string) {
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS demo_cases (
-        case_id TEXT PRIMARY KEY,
-        data TEXT NOT NULL,
-        review_hash BLOB NOT NULL,
-        submit_hash BLOB,
-        due_at INTEGER
-      );
-      CREATE INDEX IF NOT EXISTS demo_cases_due ON demo_cases (due_at);
-      CREATE TABLE IF NOT EXISTS demo_events (
-        case_id TEXT NOT NULL,
-        seq INTEGER NOT NULL,
-        event TEXT NOT NULL,
-        data TEXT NOT NULL,
-        PRIMARY KEY (case_id, seq)
-      );
-      CREATE TABLE IF NOT EXISTS demo_submissions (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        data TEXT NOT NULL
-      );
-    `);
-    this.upgrade();
-  }
-
-  /** Adds the columns a file written by an older build lacks. */
-  private upgrade(): void {
-    const has = (table: string, col: string) =>
-      (this.db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).some(
-        (c) => c.name === col,
-      );
-    // Every old case at version 1.
-    if (!has('demo_cases', 'version'))
-      this.db.exec('ALTER TABLE demo_cases ADD COLUMN version INTEGER NOT NULL DEFAULT 1');
-    // Retention: old final cases and old respond requests count from now (no earlier deletion).
-    if (!has('demo_cases', 'closed_at'))
-      this.db.exec(`ALTER TABLE demo_cases ADD COLUMN closed_at INTEGER;
-        UPDATE demo_cases SET closed_at = ${SQLITE_NOW_MS} WHERE due_at IS NULL`);
-    if (!has('demo_submissions', 'received_at'))
-      this.db.exec(`ALTER TABLE demo_submissions ADD COLUMN received_at INTEGER;
-        UPDATE demo_submissions SET received_at = ${SQLITE_NOW_MS}`);
-    this.db.exec(`
-      CREATE INDEX IF NOT EXISTS demo_cases_closed ON demo_cases (closed_at) WHERE closed_at IS NOT NULL;
-      CREATE INDEX IF NOT EXISTS demo_submissions_received ON demo_submissions (received_at);`);
+    // The asks_* tables of the numbered migrations; a file from before them has its demo_* rows
+    // moved there (migration 5).
+    migrateSqlite(this.db, Date.now);
   }
 
   private sql(text: string): Database.Statement {
@@ -163,13 +124,13 @@ export class SqliteServiceStore implements ServiceStore {
 
   async insert(kase: ReviewCase, reviewHash: Buffer, submitHash: Buffer | null): Promise<void> {
     this.sql(
-      'INSERT INTO demo_cases (case_id, data, review_hash, submit_hash, due_at, closed_at, version) VALUES (?, ?, ?, ?, ?, ?, 1)',
+      'INSERT INTO asks_cases (case_id, data, review_hash, submit_hash, due_at, closed_at, version) VALUES (?, ?, ?, ?, ?, ?, 1)',
     ).run(kase.case_id, JSON.stringify(kase), reviewHash, submitHash, dueAt(kase), closedAt(kase));
   }
 
   async get(caseId: string): Promise<StoredReview | undefined> {
     const row = this.sql(
-      'SELECT data, review_hash, submit_hash, version FROM demo_cases WHERE case_id = ?',
+      'SELECT data, review_hash, submit_hash, version FROM asks_cases WHERE case_id = ?',
     ).get(caseId) as CaseRow | undefined;
     if (!row) return undefined;
     return {
@@ -181,7 +142,7 @@ export class SqliteServiceStore implements ServiceStore {
   }
 
   async stateOf(caseId: string): Promise<CaseState | undefined> {
-    const row = this.sql('SELECT version, due_at FROM demo_cases WHERE case_id = ?').get(caseId) as
+    const row = this.sql('SELECT version, due_at FROM asks_cases WHERE case_id = ?').get(caseId) as
       | { version: number; due_at: number | null }
       | undefined;
     return row && { version: row.version, dueAt: row.due_at };
@@ -191,12 +152,12 @@ export class SqliteServiceStore implements ServiceStore {
     const caseId = kase.case_id;
     return this.db.transaction((): StoredEvent[] | null => {
       const changed = this.sql(
-        'UPDATE demo_cases SET data = ?, due_at = ?, closed_at = COALESCE(closed_at, ?), version = version + 1 WHERE case_id = ? AND version = ?',
+        'UPDATE asks_cases SET data = ?, due_at = ?, closed_at = COALESCE(closed_at, ?), version = version + 1 WHERE case_id = ? AND version = ?',
       ).run(JSON.stringify(kase), dueAt(kase), closedAt(kase), caseId, version).changes;
       if (changed === 0) return null;
       let seq = this.lastSeqNow(caseId);
       const insert = this.sql(
-        'INSERT INTO demo_events (case_id, seq, event, data) VALUES (?, ?, ?, ?)',
+        'INSERT INTO asks_events (case_id, seq, event, data) VALUES (?, ?, ?, ?)',
       );
       return events.map((e) => {
         seq += 1;
@@ -208,13 +169,15 @@ export class SqliteServiceStore implements ServiceStore {
 
   async dueCases(nowMs: number): Promise<string[]> {
     const rows = this.sql(
-      'SELECT case_id FROM demo_cases WHERE due_at IS NOT NULL AND due_at <= ?',
+      'SELECT case_id FROM asks_cases WHERE due_at IS NOT NULL AND due_at <= ?',
     ).all(nowMs) as Array<{ case_id: string }>;
     return rows.map((r) => r.case_id);
   }
 
   async nextDue(): Promise<number | null> {
-    const row = this.sql('SELECT MIN(due_at) AS due FROM demo_cases').get() as {
+    const row = this.sql(
+      'SELECT MIN(due_at) AS due FROM asks_cases WHERE due_at IS NOT NULL',
+    ).get() as {
       due: number | null;
     };
     return row.due;
@@ -226,14 +189,14 @@ export class SqliteServiceStore implements ServiceStore {
 
   private lastSeqNow(caseId: string): number {
     const row = this.sql(
-      'SELECT COALESCE(MAX(seq), 0) AS seq FROM demo_events WHERE case_id = ?',
+      'SELECT COALESCE(MAX(seq), 0) AS seq FROM asks_events WHERE case_id = ?',
     ).get(caseId) as { seq: number };
     return row.seq;
   }
 
   async eventsAfter(caseId: string, seq: number): Promise<StoredEvent[]> {
     const rows = this.sql(
-      'SELECT seq, event, data FROM demo_events WHERE case_id = ? AND seq > ? ORDER BY seq',
+      'SELECT seq, event, data FROM asks_events WHERE case_id = ? AND seq > ? ORDER BY seq',
     ).all(caseId, seq) as Array<{ seq: number; event: ReviewEventName; data: string }>;
     return rows.map((r) => ({
       case_id: caseId,
@@ -244,14 +207,14 @@ export class SqliteServiceStore implements ServiceStore {
   }
 
   async addSubmission(submission: Submission): Promise<void> {
-    this.sql('INSERT INTO demo_submissions (data, received_at) VALUES (?, ?)').run(
+    this.sql('INSERT INTO asks_submissions (data, received_at) VALUES (?, ?)').run(
       JSON.stringify(submission),
       receivedAt(submission),
     );
   }
 
   async submissions(): Promise<Submission[]> {
-    const rows = this.sql('SELECT data FROM demo_submissions ORDER BY id').all() as Array<{
+    const rows = this.sql('SELECT data FROM asks_submissions ORDER BY id').all() as Array<{
       data: string;
     }>;
     return rows.map((r) => JSON.parse(r.data) as Submission);
@@ -260,12 +223,12 @@ export class SqliteServiceStore implements ServiceStore {
   async purgeClosed(beforeMs: number, limit: number): Promise<number> {
     // The chosen cases and their events go together.
     return this.db.transaction(() => {
-      const ids = this.sql('SELECT case_id FROM demo_cases WHERE closed_at < ? LIMIT ?').all(
+      const ids = this.sql('SELECT case_id FROM asks_cases WHERE closed_at < ? LIMIT ?').all(
         beforeMs,
         limit,
       ) as Array<{ case_id: string }>;
-      const events = this.sql('DELETE FROM demo_events WHERE case_id = ?');
-      const kase = this.sql('DELETE FROM demo_cases WHERE case_id = ?');
+      const events = this.sql('DELETE FROM asks_events WHERE case_id = ?');
+      const kase = this.sql('DELETE FROM asks_cases WHERE case_id = ?');
       for (const { case_id } of ids) {
         events.run(case_id);
         kase.run(case_id);
@@ -276,7 +239,7 @@ export class SqliteServiceStore implements ServiceStore {
 
   async purgeSubmissions(beforeMs: number, limit: number): Promise<number> {
     return this.sql(
-      'DELETE FROM demo_submissions WHERE id IN (SELECT id FROM demo_submissions WHERE received_at < ? LIMIT ?)',
+      'DELETE FROM asks_submissions WHERE id IN (SELECT id FROM asks_submissions WHERE received_at < ? LIMIT ?)',
     ).run(beforeMs, limit).changes;
   }
 

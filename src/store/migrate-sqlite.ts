@@ -20,6 +20,7 @@ export function migrateSqlite(db: Database.Database, now: () => number): void {
   const apply = db.transaction(() => {
     for (const m of pendingMigrations(sqliteSchemaVersion(db))) {
       db.exec(m.sqlite);
+      m.sqliteData?.(db);
       record.run(m.version, m.name, now());
     }
   });

@@ -6,11 +6,16 @@
  * hitl-relay. Append new migrations; never edit an applied one.
  */
 
+import type Database from 'better-sqlite3';
+
+/** One numbered step of the schema, in both dialects. */
 export interface Migration {
   version: number;
   name: string;
   sqlite: string;
   postgres: string;
+  /** A step SQL cannot say without looking first (which tables a file has), run after `sqlite`. */
+  sqliteData?: (db: Database.Database) => void;
 }
 
 /** The asks tables' parts that read the same in both dialects. */
@@ -238,7 +243,51 @@ export const MIGRATIONS: readonly Migration[] = [
     UPDATE asks_submissions SET received_at = ${PG_NOW_MS};
     ${ASKS_RETENTION_INDEXES}`,
   },
+  {
+    // SQLite files of the HITL service kept its cases in demo_* tables of their own (created and
+    // upgraded by the service itself) before it used these migrations: their rows move into the
+    // asks_* tables and the old tables go. PostgreSQL only ever had the asks_* tables.
+    version: 5,
+    name: 'asks_from_demo_tables',
+    sqlite: '-- the rows are moved by sqliteData: a file has the demo_* tables or not',
+    postgres: 'SELECT 1',
+    sqliteData: asksFromDemoTables,
+  },
 ];
+
+/**
+ * Moves a file's demo_* rows into the asks_* tables. A file from before compare-and-set has no
+ * `version` (every case at 1); one from before retention has no `closed_at` / `received_at` (they
+ * count from now, so nothing is deleted sooner than a period after the upgrade).
+ */
+function asksFromDemoTables(db: Database.Database): void {
+  const tables = new Set(
+    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[],
+  );
+  const has = (table: string, column: string) =>
+    (db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).some(
+      (c) => c.name === column,
+    );
+  if (tables.has('demo_cases')) {
+    const version = has('demo_cases', 'version') ? 'version' : '1';
+    const closedAt = has('demo_cases', 'closed_at')
+      ? 'closed_at'
+      : `CASE WHEN due_at IS NULL THEN ${SQLITE_NOW_MS} END`;
+    db.exec(`INSERT INTO asks_cases (case_id, version, data, review_hash, submit_hash, due_at, closed_at)
+      SELECT case_id, ${version}, data, review_hash, submit_hash, due_at, ${closedAt} FROM demo_cases;
+      DROP TABLE demo_cases;`);
+  }
+  if (tables.has('demo_events'))
+    db.exec(`INSERT INTO asks_events (case_id, seq, event, data)
+      SELECT case_id, seq, event, data FROM demo_events;
+      DROP TABLE demo_events;`);
+  if (tables.has('demo_submissions')) {
+    const at = has('demo_submissions', 'received_at') ? 'received_at' : SQLITE_NOW_MS;
+    db.exec(`INSERT INTO asks_submissions (id, data, received_at)
+      SELECT id, data, ${at} FROM demo_submissions;
+      DROP TABLE demo_submissions;`);
+  }
+}
 
 /** The newest schema version this build knows. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -36,7 +36,7 @@ async function dataDirWithAsks(): Promise<string> {
 
 const idsIn = (dir: string) => {
   const db = new Database(join(dir, 'asks.sqlite'), { readonly: true });
-  const ids = db.prepare('SELECT case_id FROM demo_cases ORDER BY case_id').pluck().all();
+  const ids = db.prepare('SELECT case_id FROM asks_cases ORDER BY case_id').pluck().all();
   db.close();
   return ids;
 };

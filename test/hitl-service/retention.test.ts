@@ -55,9 +55,9 @@ async function sqliteBackend(): Promise<Backend> {
       db ??= new Database(file, { readonly: true });
       const n = (t: string) => (db!.prepare(`SELECT count(*) AS n FROM ${t}`).get() as Json).n;
       return {
-        cases: n('demo_cases'),
-        events: n('demo_events'),
-        submissions: n('demo_submissions'),
+        cases: n('asks_cases'),
+        events: n('asks_events'),
+        submissions: n('asks_submissions'),
       };
     },
     async exec(sql) {
@@ -65,9 +65,11 @@ async function sqliteBackend(): Promise<Backend> {
       w.exec(sql);
       w.close();
     },
-    downgrade: `DROP INDEX demo_cases_closed; DROP INDEX demo_submissions_received;
-      ALTER TABLE demo_cases DROP COLUMN closed_at;
-      ALTER TABLE demo_submissions DROP COLUMN received_at;`,
+    // Migration 4 undone (and the later ones, so 4 applies again): the schema as migration 3 left it.
+    downgrade: `DROP INDEX asks_cases_closed; DROP INDEX asks_submissions_received;
+      ALTER TABLE asks_cases DROP COLUMN closed_at;
+      ALTER TABLE asks_submissions DROP COLUMN received_at;
+      DELETE FROM schema_version WHERE version >= 4;`,
     async end() {
       db?.close();
     },
@@ -91,10 +93,10 @@ async function postgresBackend(): Promise<Backend> {
     async exec(sql) {
       await pool.query(sql);
     },
-    // Migration 4 undone: the schema exactly as migration 3 left it.
+    // Migration 4 undone (and the later ones, so 4 applies again): the schema as migration 3 left it.
     downgrade: `ALTER TABLE asks_cases DROP COLUMN closed_at;
       ALTER TABLE asks_submissions DROP COLUMN received_at;
-      DELETE FROM schema_version WHERE version = 4;`,
+      DELETE FROM schema_version WHERE version >= 4;`,
     end: () => pool.end(),
   };
 }
