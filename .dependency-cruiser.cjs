@@ -61,6 +61,8 @@ const LAYERS = [
   { cli: '^src/cli(\\.ts$|/)' },
 ];
 
+const ALL_LAYERS = LAYERS.flatMap((level) => Object.values(level));
+
 /** One rule per layer: nothing it imports is on a higher level, or a sibling on its own level. */
 const layerRules = LAYERS.flatMap((level, i) =>
   Object.entries(level).flatMap(([name, path]) => {
@@ -86,6 +88,28 @@ const layerRules = LAYERS.flatMap((level, i) =>
 module.exports = {
   forbidden: [
     ...layerRules,
+    {
+      name: 'module-in-a-layer',
+      comment: 'Every module of src/ belongs to a layer: add a new folder to LAYERS.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ALL_LAYERS },
+      to: {},
+    },
+    {
+      name: 'client-imports-only-protocol-and-ask-model',
+      comment:
+        'The client package (packages/client) is src/client/ and what it imports: keep it small.',
+      severity: 'error',
+      from: { path: '^src/client/' },
+      to: { path: '^src/', pathNot: '^src/(client|protocol|asks)/' },
+    },
+    {
+      name: 'product-needs-no-demo',
+      comment: 'Only the CLI mounts the demo (DEMO=1); nothing of the product imports it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/demo/', '^src/cli(\\.ts$|/)'] },
+      to: { path: '^src/demo/' },
+    },
     {
       name: 'no-circular',
       comment:

@@ -4,7 +4,15 @@
  * real tree is clean), so a rule that silently stops matching fails here.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -45,8 +53,16 @@ const plants: Record<string, string> = {
   'src/planted/cycle-b.ts':
     "import type { a } from './cycle-a.ts';\nexport const b = 1 as unknown as typeof a;\n",
   'platforms/slack/planted-cross.ts': "import '../telegram/render.ts';\n",
-  'platforms/slack/planted-engine.ts': "import '../../src/services.ts';\n",
+  'platforms/slack/planted-core.ts': "import '../../src/services.ts';\n",
   'platforms/slack/planted-other-sdk.ts': "import 'grammy';\n",
+  // Layers: an upward import, a type-only one, one between siblings, the client reaching out, the
+  // product reaching the demo.
+  'src/protocol/planted-upward.ts': "import '../server/app.ts';\n",
+  'src/store/planted-type-upward.ts':
+    "import type { Services } from '../services.ts';\nexport type S = Services;\n",
+  'src/tap/planted-sibling.ts': "import '../watch/watcher.ts';\n",
+  'src/client/planted-reach.ts': "import '../store/store.ts';\n",
+  'src/server/planted-demo.ts': "import '../demo/index.ts';\n",
 };
 
 describe('dependency rules (npm run check)', () => {
@@ -84,12 +100,45 @@ describe('dependency rules (npm run check)', () => {
       'no-create-require src/planted/create-require-renamed.ts',
       'core-imports-no-platform src/planted/reaches-platform.ts',
       'no-cross-platform-import platforms/slack/planted-cross.ts',
-      'platform-uses-only-the-adapter-surface platforms/slack/planted-engine.ts',
+      'platform-uses-only-the-adapter-surface platforms/slack/planted-core.ts',
       'only-telegram-imports-its-sdk platforms/slack/planted-other-sdk.ts',
+      'layer-protocol src/protocol/planted-upward.ts',
+      'layer-store src/store/planted-type-upward.ts',
+      'layer-tap src/tap/planted-sibling.ts',
+      'layer-client src/client/planted-reach.ts',
+      'client-imports-only-protocol-and-ask-model src/client/planted-reach.ts',
+      'product-needs-no-demo src/server/planted-demo.ts',
+      'module-in-a-layer src/planted/static-sdk.ts',
     ];
     for (const e of expected) expect(found).toContain(e);
     expect(found.some((f) => f.startsWith('no-circular src/planted/cycle-'))).toBe(true);
     // Nothing outside the planted files is reported.
     expect(found.filter((f) => !f.includes('planted'))).toEqual([]);
   });
+
+  it("npm run check's depcruise step fails on the planted tree and passes on the real one", async () => {
+    // The step exactly as package.json's check script runs it.
+    const check = (JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as Pkg).scripts
+      .check;
+    const step = check
+      .split('&&')
+      .map((x) => x.trim())
+      .find((x) => x.startsWith('depcruise '));
+    expect(step).toBeDefined();
+    const [bin, ...args] = step!.split(/\s+/);
+    const exit = (cwd: string) =>
+      run(join(repo, 'node_modules', '.bin', bin!), args, {
+        cwd,
+        maxBuffer: 64 * 1024 * 1024,
+      }).then(
+        () => 0,
+        (e: { code?: number }) => e.code ?? 1,
+      );
+    expect(await exit(dir)).not.toBe(0);
+    expect(await exit(repo)).toBe(0);
+  });
 });
+
+interface Pkg {
+  scripts: { check: string };
+}
