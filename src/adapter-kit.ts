@@ -73,7 +73,7 @@ export function stringsOf(ctx: Pick<AdapterContext, 'strings'> | null | undefine
 export type TapWithin = { reply: TapReply; late?: undefined } | { late: Promise<TapReply> };
 
 /**
- * Hands `tap` to the engine and waits at most `ms` for its reply. An engine failure becomes a
+ * Hands `tap` to the relay and waits at most `ms` for its reply. A failure there becomes a
  * `failed` reply in the context's words (logged once, without the tap's data); a slower reply is
  * returned as `late` (its outcome is logged when it comes), so the adapter can answer the
  * platform at once ("Submitting…") and the edited card shows the outcome.

@@ -1,6 +1,6 @@
 /**
- * The contract between the engine and one chat platform. A platform lives wholly
- * in platforms/<name>/ and reaches the engine only through these types.
+ * The contract between the relay's core and one chat platform. A platform lives wholly
+ * in platforms/<name>/ and reaches the core only through these types.
  */
 import type { Logger } from './log.ts';
 import type { Card } from './render/card.ts';
@@ -11,7 +11,7 @@ export interface MessageRef {
   platform: string;
   /** The platform-local address the card was posted to (chat id, channel id, conversation key, room). */
   address: string;
-  /** The platform's handle of the message (message_id, ts, activity id, ...), opaque to the engine. */
+  /** The platform's handle of the message (message_id, ts, activity id, ...), opaque to the relay. */
   id: string;
 }
 
@@ -63,7 +63,7 @@ export type TapOutcome =
   | 'not_an_approver' // the case's approval policy does not list this person
   | 'requester_may_not_approve'; // the person who asked may not approve their own request
 
-/** The engine's answer to a tap. */
+/** The relay's answer to a tap. */
 export interface TapReply {
   outcome: TapOutcome;
   /** Short text for a toast / ephemeral message (<= 200 characters, no secrets). */
@@ -150,7 +150,7 @@ export interface AdapterStrings {
   answerRecorded: string;
   /** A card action that is not hitl-relay's. */
   notOurs: string;
-  /** A refused answer: the engine's text and each problem by its field (bounded by the caller). */
+  /** A refused answer: the relay's text and each problem by its field (bounded by the caller). */
   refusal(text: string, issues: ReadonlyArray<{ path: string; message: string }>): string;
   /** The reply to the platform's "hitl id" command: the chat's target (formatted by the caller). */
   target(target: string): string;
@@ -212,7 +212,7 @@ export interface AdapterSignals {
   subscribe(topic: string, onChange: () => void): () => void;
 }
 
-/** What the engine hands an adapter when it starts. */
+/** What the relay hands an adapter when it starts. */
 export interface AdapterContext {
   onTap(tap: Tap): Promise<TapReply>;
   /**

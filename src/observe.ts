@@ -1,5 +1,5 @@
 /**
- * The lifecycle log and the event metrics, fed from one place: every case event the engine records
+ * The lifecycle log and the event metrics, fed from one place: every case event the services record
  * in a case's history (plus polls, edits and claim takeovers) becomes one log line and a counter.
  * Failures that their own code already logs at warn are only counted here.
  */

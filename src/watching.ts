@@ -32,13 +32,13 @@ export interface Watching {
   stop(): Promise<void>;
 }
 
-/** Creates the SSE client, the callback receiver and reminders for `engine`. */
-export function createWatching(engine: WatchingDeps, options: EventStreamOptions = {}): Watching {
-  const reminders = new Reminders(engine);
-  const streams = new EventStreams(engine, reminders, options);
+/** Creates the SSE client, the callback receiver and reminders for `deps`. */
+export function createWatching(deps: WatchingDeps, options: EventStreamOptions = {}): Watching {
+  const reminders = new Reminders(deps);
+  const streams = new EventStreams(deps, reminders, options);
   // One confirming poll per case at a time, however many callbacks arrive for it.
   const confirming = new Set<string>();
-  const route = callbackRoute(engine, (c, e) => {
+  const route = callbackRoute(deps, (c, e) => {
     if (e.kind === 'reminder') {
       void reminders.fromEvent(c.id, e).catch(() => {});
       return;
@@ -47,15 +47,15 @@ export function createWatching(engine: WatchingDeps, options: EventStreamOptions
     if (e.kind === 'unknown') return;
     if (confirming.has(c.id)) return;
     confirming.add(c.id);
-    void confirmByPoll(engine, c.id)
-      .catch((err) => engine.log.warn({ case: c.id, err: String(err) }, 'confirming poll failed'))
+    void confirmByPoll(deps, c.id)
+      .catch((err) => deps.log.warn({ case: c.id, err: String(err) }, 'confirming poll failed'))
       .finally(() => confirming.delete(c.id));
   });
   const onIngested = (c: StoredCase) =>
     void reminders
       .scheduleFirst(c, nextEscalation(c))
       .catch((err) =>
-        engine.log.warn({ case: c.id, err: String(err) }, 'scheduling a reminder failed'),
+        deps.log.warn({ case: c.id, err: String(err) }, 'scheduling a reminder failed'),
       );
   return {
     streams,
@@ -64,19 +64,19 @@ export function createWatching(engine: WatchingDeps, options: EventStreamOptions
     hooks: {
       async afterCheck(c) {
         await reminders.sendDue(c);
-        await escalateDue(engine, c);
-        await finalAnswerDue(engine, c);
+        await escalateDue(deps, c);
+        await finalAnswerDue(deps, c);
         await streams.consider(c);
       },
       streaming: (c) => streams.healthy(c),
       wakeAt: (c) => earliest(reminders.next(c), nextEscalation(c)),
     },
     start() {
-      engine.cases.events.on('ingested', onIngested);
+      deps.cases.events.on('ingested', onIngested);
       streams.start();
     },
     async stop() {
-      engine.cases.events.off('ingested', onIngested);
+      deps.cases.events.off('ingested', onIngested);
       await streams.stop();
     },
   };

@@ -10,7 +10,7 @@ import type { DiscordMessagePayload } from './render.ts';
 
 /**
  * The longest rate-limit wait we sit out inside one call. @discordjs/rest waits out every 429 on
- * its own; beyond this we give up and report `rate_limited` so the engine can retry later without
+ * its own; beyond this we give up and report `rate_limited` so the relay can retry later without
  * holding a request open (and without losing the update).
  */
 export const DISCORD_MAX_RATE_LIMIT_WAIT_MS = 10_000;

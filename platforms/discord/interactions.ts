@@ -72,7 +72,7 @@ function ephemeralUpdate(content: string): DiscordInteractionResponse {
   };
 }
 
-/** A refused answer: the engine's text and each problem with its field (bounded). */
+/** A refused answer: the relay's text and each problem with its field (bounded). */
 function refusal(reply: TapReply, ctx: AdapterContext): string {
   return truncateUtf16(stringsOf(ctx).refusal(reply.text, reply.issues ?? []), 1900);
 }
@@ -166,7 +166,7 @@ export class InteractionFlow {
       await this.followUp(raw, early, ctx);
       return;
     }
-    // Too slow for the 3 s window: acknowledge now; the engine edits the message when it is done.
+    // Too slow for the 3 s window: acknowledge now; the relay edits the message when it is done.
     await respond({ type: CallbackType.deferredUpdate });
     if (within.late) await this.followUp(raw, await within.late, ctx);
   }
@@ -200,7 +200,7 @@ export class InteractionFlow {
     return true;
   }
 
-  /** An approval's own choice button: its answer goes to the engine. */
+  /** An approval's own choice button: its answer goes to the relay. */
   private async askChoice(at: AskAt, n: number): Promise<void> {
     const answer = choiceAnswer(at.content, n);
     if (!answer) {
@@ -240,7 +240,7 @@ export class InteractionFlow {
       return;
     }
     if ('ranking' in step) {
-      // The ranking is complete: the answer goes to the engine; the ephemeral says what became of it.
+      // The ranking is complete: the answer goes to the relay; the ephemeral says what became of it.
       const tap: Tap = {
         platform: 'discord',
         key: at.key,
@@ -267,7 +267,7 @@ export class InteractionFlow {
     );
   }
 
-  /** A submitted ask modal: typed and checked by the engine; a refusal is an ephemeral reply. */
+  /** A submitted ask modal: typed and checked by the relay; a refusal is an ephemeral reply. */
   private async modalSubmit(
     raw: RawInteraction,
     respond: Respond,

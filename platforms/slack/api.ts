@@ -11,7 +11,7 @@ import { slackLogger } from './slack-logger.ts';
 export interface SlackRateLimitPolicy {
   /** Retries after a 429 before the call fails with PlatformError 'rate_limited' (default 3). */
   maxRetries: number;
-  /** A Retry-After longer than this fails the call at once (default 30 s); the engine retries later. */
+  /** A Retry-After longer than this fails the call at once (default 30 s); the relay retries later. */
   maxWaitMs: number;
   /** Waits `ms`; tests pass a recorder. */
   sleep: (ms: number) => Promise<void>;

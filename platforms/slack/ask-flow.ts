@@ -115,7 +115,7 @@ async function refusalOf(
   }
 }
 
-/** A view_submission of an ask modal: the answer goes to the engine; problems stay in the modal. */
+/** A view_submission of an ask modal: the answer goes to the relay; problems stay in the modal. */
 export async function handleModalSubmit(
   running: Running,
   ack: ModalAck,
@@ -147,7 +147,7 @@ export async function handleModalSubmit(
   try {
     reply = await running.ctx.onTap(tap);
   } catch (err) {
-    running.log.error({ err, key: tap.key }, 'slack modal answer failed in the engine');
+    running.log.error({ err, key: tap.key }, 'slack modal answer failed in the relay');
     await ack({
       response_action: 'errors',
       errors: firstError(view, stringsOf(running.ctx).asks.failedTryAgain),

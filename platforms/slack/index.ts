@@ -265,7 +265,7 @@ export class SlackAdapter implements PlatformAdapter {
     return this.running;
   }
 
-  /** A tap: name the person (users.info, cached), ask the engine, tell that person if it failed. */
+  /** A tap: name the person (users.info, cached), ask the relay, tell that person if it failed. */
   private async handleAction(running: Running, body: unknown): Promise<void> {
     const open = openRequest(body);
     if (open) return openAskModal(running, open);
@@ -292,13 +292,10 @@ export class SlackAdapter implements PlatformAdapter {
     try {
       reply = await running.ctx.onTap(tap);
     } catch (err) {
-      running.log.error(
-        { err, key: tap.key, action: tap.action },
-        'slack tap failed in the engine',
-      );
+      running.log.error({ err, key: tap.key, action: tap.action }, 'slack tap failed in the relay');
       reply = { outcome: 'failed', text: stringsOf(running.ctx).tapFailed, card: null };
     }
-    // A submitted tap shows in the card itself (the engine updates it); anything else is said
+    // A submitted tap shows in the card itself (the relay updates it); anything else is said
     // to that person only. confirm_required is said too: it tells them to tap again.
     if (reply.outcome === 'submitted' || !reply.text.trim() || !channel) return;
     try {

@@ -41,7 +41,7 @@ function str(value: unknown): string | undefined {
 
 /** What a block_actions payload asks of us. */
 export type BlockActionParse =
-  /** A case button: hand the tap to the engine; `channel` is where an ephemeral answer goes. */
+  /** A case button: hand the tap to the relay; `channel` is where an ephemeral answer goes. */
   | { kind: 'tap'; tap: Tap; channel: string | null }
   /** The Details URL button (Slack reports URL taps too): acknowledge, nothing else. */
   | { kind: 'link' }

@@ -199,7 +199,7 @@ export class TeamsBot {
     void late
       .then(async (reply) => {
         if (activityId) await store.saveAnswer(activityId, await this.answerFor(reply, tap.ref));
-        // The "Submitting…" view may have landed after the engine's own update: send the card again.
+        // The "Submitting…" view may have landed after the relay's own update: send the card again.
         if (tap.ref) await this.deps.refresh(tap.ref);
       })
       .catch((err) =>

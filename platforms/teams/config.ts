@@ -23,7 +23,7 @@ export interface TeamsTuning {
   pace: PaceWindow[];
   /** Backoff for 429/412/502/504 answers of the Bot Connector. */
   retry: RetryOptions;
-  /** How long an Action.Execute invoke waits for the engine before answering "Submitting…". */
+  /** How long an Action.Execute invoke waits for the relay before answering "Submitting…". */
   invokeDeadlineMs: number;
   /** Where the JWT signing keys' OpenID document is (tests: a loopback fake); botbuilder's default when absent. */
   openIdMetadataUrl?: string;

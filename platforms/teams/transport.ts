@@ -41,7 +41,7 @@ export interface RetryOptions {
   maxRetryAfterMs: number;
 }
 
-/** Bounded: at most 4 attempts and about 8 s of waiting before the engine hears "rate_limited". */
+/** Bounded: at most 4 attempts and about 8 s of waiting before the relay hears "rate_limited". */
 export const TEAMS_DEFAULT_RETRY: RetryOptions = {
   retries: 3,
   baseDelayMs: 500,

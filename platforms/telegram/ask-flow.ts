@@ -234,7 +234,7 @@ async function startFlow(
   return { text: words(deps).asks.answerBelow };
 }
 
-/** A choice, a pick, Done or "as it is": the answer goes to the engine. */
+/** A choice, a pick, Done or "as it is": the answer goes to the relay. */
 async function answerButton(
   deps: AskDeps,
   b: AskButton,

@@ -21,7 +21,7 @@ import { type AskInput, answerAction, askInputs, inputsAnswer } from '../../src/
 
 export type { FieldValue } from '../../src/asks/content.ts';
 
-/** The protocol action an answer is submitted with (the engine checks it again). */
+/** The protocol action an answer is submitted with (the relay checks it again). */
 const typedAnswer = (content: AskContent, data: Record<string, unknown>) => ({
   action: answerAction(content, data),
   data,

@@ -43,7 +43,7 @@ export interface TelegramAdapterOptions extends TelegramConfig {
   pace?: Partial<PaceOptions>;
   /** 429 retries; tests pass retryAfterUnitMs: 1. */
   retry?: Partial<RetryOptions>;
-  /** How long a tap waits for the engine's outcome before answering "Submitting…". */
+  /** How long a tap waits for the relay's outcome before answering "Submitting…". */
   tapAnswerWaitMs?: number;
   /** getUpdates long-poll timeout in seconds (long polling mode). Default 30. */
   pollingTimeoutSeconds?: number;

@@ -10,7 +10,7 @@ import { renderTapAnswer } from './render.ts';
 
 /**
  * A callback query can be answered only once, and the spinner on the button runs until it is.
- * We wait this long for the engine's outcome; a slower submit is answered "Submitting…" and the
+ * We wait this long for the relay's outcome; a slower submit is answered "Submitting…" and the
  * edited card shows the outcome.
  */
 export const TELEGRAM_TAP_ANSWER_WAIT_MS = 2000;

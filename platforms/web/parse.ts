@@ -1,6 +1,6 @@
 /**
  * Inbound web chat requests turned into what the core understands: room and action names checked,
- * a tap's JSON body read into its user and answer, and the Tap handed to the engine.
+ * a tap's JSON body read into its user and answer, and the Tap handed to the relay.
  */
 import type { InboundRequest, InboundResponse, Tap } from '../../src/adapter.ts';
 import { answerOf } from './ask-controls.ts';

@@ -109,7 +109,7 @@ async function listRoom(req: InboundRequest, deps: WebRouteDeps): Promise<Inboun
   }
 }
 
-/** A tap on a message's button: handed to the engine, answered with its outcome and the message. */
+/** A tap on a message's button: handed to the relay, answered with its outcome and the message. */
 async function tapMessage(req: InboundRequest, deps: WebRouteDeps): Promise<InboundResponse> {
   if (!signedIn(req, deps.token)) return unauthorized();
   const { room = '', id = '', action = '' } = req.params;

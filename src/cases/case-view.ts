@@ -5,7 +5,7 @@ import { isTerminal } from '../protocol/types.ts';
 import type { Store } from '../store/store.ts';
 import type { CaseDoc, StoredCase, StoredMessage } from '../store/types.ts';
 
-/** What the case view reads besides the case (the engine has it). */
+/** What the case view reads besides the case (the relay's store). */
 export interface CaseViewSource {
   store: Pick<Store, 'listMessages' | 'listHistory'>;
 }
@@ -67,13 +67,13 @@ function deliveryView(
 
 /** The JSON body of GET /v1/cases/:id. */
 export async function caseView(
-  engine: CaseViewSource,
+  source: CaseViewSource,
   c: StoredCase,
   options: { history?: boolean; messages?: StoredMessage[] | undefined } = {},
 ): Promise<CaseView> {
   const d = c.doc;
   // Intake has the messages in hand (it just posted them): they are not read again.
-  const messages = options.messages ?? (await engine.store.listMessages(c.id));
+  const messages = options.messages ?? (await source.store.listMessages(c.id));
   // Typed as the client's CaseView: the server cannot add, drop or change a field the client does not know.
   const view: CaseView = {
     id: c.id,
@@ -116,7 +116,7 @@ export async function caseView(
     ...deliveryView(c, messages),
   };
   if (options.history)
-    view.history = (await engine.store.listHistory(c.id)).map((h) => ({
+    view.history = (await source.store.listHistory(c.id)).map((h) => ({
       at: new Date(h.at).toISOString(),
       kind: h.kind,
       ...h.detail,

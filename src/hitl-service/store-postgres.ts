@@ -250,7 +250,7 @@ async function commit(
 /**
  * LISTENs on one dedicated connection; a lost connection is retried every second and, once back,
  * reports `null` (changes may have been missed meanwhile). Its own commits are not reported: the
- * engine already woke its streams.
+ * lifecycle already woke its streams.
  */
 async function listen(
   url: string,

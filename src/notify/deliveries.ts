@@ -35,20 +35,20 @@ export function notifyEvent(next: StoredCase, prev: StoredCase): string | null {
  * crash cannot keep the status and lose its delivery.
  */
 export async function deliveriesFor(
-  engine: CaseViewSource & { now: () => number },
+  source: CaseViewSource & { now: () => number },
   next: StoredCase,
   prev: StoredCase,
 ): Promise<NotifyDelivery[]> {
   const event = notifyEvent(next, prev);
   if (!event || !next.doc.notify_url) return [];
-  const now = engine.now();
+  const now = source.now();
   return [
     {
       id: `nd_${randomBytes(12).toString('base64url')}`,
       case_id: next.id,
       event,
       url: next.doc.notify_url,
-      body: JSON.stringify(await caseView(engine, next)),
+      body: JSON.stringify(await caseView(source, next)),
       state: 'pending',
       attempts: 0,
       next_attempt_at: now,

@@ -69,11 +69,11 @@ export class NotifyWorker {
   private readonly pool: OriginPool;
 
   constructor(
-    private readonly engine: NotifyWorkerDeps,
+    private readonly deps: NotifyWorkerDeps,
     settings: Partial<NotifySettings> = {},
     options: NotifyWorkerOptions = {},
   ) {
-    this.s = { ...NOTIFY_DEFAULTS, ...engine.config.notify, ...settings };
+    this.s = { ...NOTIFY_DEFAULTS, ...deps.config.notify, ...settings };
     this.o = {
       tickMs: options.tickMs ?? Math.max(50, Math.min(1000, this.s.retryMinMs / 2)),
       batch: options.batch ?? 100,
@@ -86,7 +86,7 @@ export class NotifyWorker {
   /** Starts the loop. */
   start(): void {
     this.stopped = false;
-    this.engine.cases.events.on(NOTIFY_QUEUED_EVENT, this.wake);
+    this.deps.cases.events.on(NOTIFY_QUEUED_EVENT, this.wake);
     this.schedule(0);
   }
 
@@ -94,7 +94,7 @@ export class NotifyWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    this.engine.cases.events.off(NOTIFY_QUEUED_EVENT, this.wake);
+    this.deps.cases.events.off(NOTIFY_QUEUED_EVENT, this.wake);
     await this.running;
     await this.pool.idle();
   }
@@ -125,7 +125,7 @@ export class NotifyWorker {
   }
 
   private async pass(): Promise<number> {
-    const e = this.engine;
+    const e = this.deps;
     try {
       // The lease outlives the longest attempt (headers + body timeouts), so two replicas never overlap.
       const leaseMs = 2 * this.s.timeoutMs + 1000;
@@ -157,7 +157,7 @@ export class NotifyWorker {
 
   /** Makes one attempt at a leased delivery and records its outcome. */
   async attempt(d: NotifyDelivery): Promise<void> {
-    const e = this.engine;
+    const e = this.deps;
     const refused = urlRefusal(d.url, e.config);
     if (refused) return this.failed(d, `notify_url ${refused}`, { permanent: true });
     const t = Math.floor(e.now() / 1000);
@@ -202,7 +202,7 @@ export class NotifyWorker {
     error: string,
     o: { permanent?: boolean; retryAfterMs?: number },
   ): Promise<void> {
-    const e = this.engine;
+    const e = this.deps;
     const retry = !o.permanent && d.attempts < this.s.maxAttempts;
     let next: number | undefined;
     if (retry) {

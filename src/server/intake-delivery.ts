@@ -29,7 +29,7 @@ export interface TargetProblem {
 
 /** Why each concrete target of `target` cannot work (empty when all may); throws ValidationError for unknown ones. */
 export async function targetProblems(
-  engine: Pick<IntakeDeliveryDeps, 'adapters'>,
+  deps: Pick<IntakeDeliveryDeps, 'adapters'>,
   health: Health | undefined,
   targets: string[],
 ): Promise<TargetProblem[]> {
@@ -41,7 +41,7 @@ export async function targetProblems(
       problems.push({ target, reason: `${platform} is not working: ${refused}` });
       continue;
     }
-    const why = await engine.adapters
+    const why = await deps.adapters
       .get(platform)
       ?.checkAddress?.(target.slice(platform.length + 1));
     if (why) problems.push({ target, reason: why });
@@ -62,29 +62,29 @@ export function notDelivered(problems: TargetProblem[], caseId?: string) {
 
 /** The targets whose post was refused for good, when every message of the case was (else null). */
 export async function allRefused(
-  engine: Pick<IntakeDeliveryDeps, 'store'>,
+  deps: Pick<IntakeDeliveryDeps, 'store'>,
   c: StoredCase,
   known?: StoredMessage[],
 ): Promise<TargetProblem[] | null> {
-  const messages = known ?? (await engine.store.listMessages(c.id));
+  const messages = known ?? (await deps.store.listMessages(c.id));
   if (!messages.length || messages.some((m) => m.state !== 'failed')) return null;
   return messages.map((m) => ({ target: m.target, reason: m.error ?? 'refused' }));
 }
 
 /** Marks a case undeliverable: its waiters end at once with `delivery.state` "failed" (and notify_url hears it). */
 export async function giveUpDelivery(
-  engine: Pick<IntakeDeliveryDeps, 'cases' | 'now' | 'log'>,
+  deps: Pick<IntakeDeliveryDeps, 'cases' | 'now' | 'log'>,
   id: string,
   reason: string,
 ): Promise<StoredCase | undefined> {
-  const changed = await engine.cases.mutate(id, (c) => {
+  const changed = await deps.cases.mutate(id, (c) => {
     if (c.doc.delivery_failed) return false;
-    c.doc.delivery_failed = { at: new Date(engine.now()).toISOString(), reason };
+    c.doc.delivery_failed = { at: new Date(deps.now()).toISOString(), reason };
     return true;
   });
   if (changed) {
-    await engine.cases.history(id, 'delivery_failed', { reason });
-    engine.log.warn({ case: id, target: changed.target, reason }, 'case not delivered: gave up');
+    await deps.cases.history(id, 'delivery_failed', { reason });
+    deps.log.warn({ case: id, target: changed.target, reason }, 'case not delivered: gave up');
   }
   return changed;
 }
@@ -95,24 +95,24 @@ export async function giveUpDelivery(
  * case and target keeps this once), and a given-up delivery gets another chance.
  */
 export async function fanOut(
-  engine: Pick<IntakeDeliveryDeps, 'store' | 'cases' | 'cards' | 'log'>,
+  deps: Pick<IntakeDeliveryDeps, 'store' | 'cases' | 'cards' | 'log'>,
   c: StoredCase,
   targets: string[],
 ): Promise<boolean> {
-  const have = new Set((await engine.store.listMessages(c.id)).map((m) => m.target));
+  const have = new Set((await deps.store.listMessages(c.id)).map((m) => m.target));
   const fresh = targets.filter((t) => !have.has(t));
   if (!fresh.length) return false;
-  await engine.cases.history(c.id, 'fanout', { targets: fresh });
-  engine.log.info(
+  await deps.cases.history(c.id, 'fanout', { targets: fresh });
+  deps.log.info(
     { case: c.id, targets: fresh },
     'case sent again: posting to targets without a card',
   );
   if (c.doc.delivery_failed)
-    await engine.cases.mutate(c.id, (x) => {
+    await deps.cases.mutate(c.id, (x) => {
       delete x.doc.delivery_failed;
       return true;
     });
-  const current = (await engine.store.getCase(c.id)) ?? c;
-  await engine.cards.deliver(current, fresh);
+  const current = (await deps.store.getCase(c.id)) ?? c;
+  await deps.cards.deliver(current, fresh);
   return true;
 }

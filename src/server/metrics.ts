@@ -87,7 +87,7 @@ function registerEventMetrics(registry: Registry): Omit<Metrics, 'registry' | 's
     taps: counter('hitl_relay_taps_total', 'Taps by outcome', ['platform', 'outcome']),
     tapSeconds: new Histogram({
       name: 'hitl_relay_tap_seconds',
-      help: 'Time from a tap reaching the engine to its reply',
+      help: 'Time from a tap reaching the relay to its reply',
       labelNames: ['platform'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],

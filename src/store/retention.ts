@@ -1,7 +1,7 @@
 /**
  * Retention: final cases are kept for RETENTION_DAYS (their submit token and service credentials
- * are wiped the moment they end, see Engine.applyStatus), then deleted with their messages,
- * history and notify deliveries; expired key-values (leases, claims, marks) are deleted too. Safe
+ * are wiped the moment they end, in cases/status.ts), then deleted with their messages, history
+ * and notify deliveries; expired key-values (leases, claims, marks) are deleted too. Safe
  * on every replica at once: each pass deletes what is due, whoever runs it.
  */
 import type { Logger } from '../log.ts';

@@ -37,13 +37,13 @@ export const FINAL_SUBMITTED_BY = {
 
 /** Why `action` cannot be given as the final answer of `c` now, or null when it can. */
 export function finalRefusal(
-  engine: Pick<TapDeps, 'sealer'>,
+  deps: Pick<TapDeps, 'sealer'>,
   c: StoredCase,
   action: string,
 ): string | null {
   if (c.status !== 'pending') return `the case is ${c.status}`;
   if (c.doc.next_id) return 'the case was revised';
-  const token = engine.sealer.open(c.secrets).submit_token;
+  const token = deps.sealer.open(c.secrets).submit_token;
   if (!token || !c.doc.hitl.submit_url) return 'the case offers no inline submit';
   if (c.doc.inline_unavailable) return 'the service refused inline submits for this case';
   const ask = askContentOf(c.doc.hitl.context);
@@ -64,13 +64,13 @@ export function finalRefusal(
 
 /** Records the final step's outcome once (compare-and-set), in the case and its history. */
 async function settle(
-  engine: Pick<TapDeps, 'cases' | 'log'>,
+  deps: Pick<TapDeps, 'cases' | 'log'>,
   id: string,
   f: Final,
   outcome: 'submitted' | 'not_possible' | 'failed',
   reason?: string,
 ): Promise<void> {
-  const updated = await engine.cases.mutate(id, (x) => {
+  const updated = await deps.cases.mutate(id, (x) => {
     const e = x.doc.escalation?.final;
     if (!e || !finalOpen(e)) return false;
     e.outcome = outcome;
@@ -78,13 +78,13 @@ async function settle(
     return true;
   });
   if (!updated) return;
-  await engine.cases.history(id, 'escalation_final', {
+  await deps.cases.history(id, 'escalation_final', {
     action: f.action,
     outcome,
     ...(reason ? { reason } : {}),
   });
   if (outcome !== 'submitted')
-    engine.log.warn(
+    deps.log.warn(
       { case: id, action: f.action, outcome, reason },
       'the final answer of the escalation ladder was not given; the case waits for the service',
     );

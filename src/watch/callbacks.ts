@@ -43,7 +43,7 @@ export function signatureMatches(raw: Buffer, secret: string, signature: string)
 }
 
 /** The callback route. */
-export function callbackRoute(engine: CallbackDeps, onVerified: OnVerifiedCallback): HttpRoute {
+export function callbackRoute(deps: CallbackDeps, onVerified: OnVerifiedCallback): HttpRoute {
   const refuse = (status: number, error: string, message: string): InboundResponse => ({
     status,
     body: { error, message },
@@ -53,7 +53,7 @@ export function callbackRoute(engine: CallbackDeps, onVerified: OnVerifiedCallba
 
   return {
     method: 'POST',
-    path: engine.config.callbackPath,
+    path: deps.config.callbackPath,
     async handle(req) {
       if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? ''))
         return refuse(415, 'unsupported_media_type', 'send Content-Type: application/json');
@@ -72,9 +72,9 @@ export function callbackRoute(engine: CallbackDeps, onVerified: OnVerifiedCallba
       }
       const caseId = (body as { case_id?: unknown } | null)?.case_id;
       if (typeof caseId !== 'string' || !caseId || caseId.length > 255) return unverified();
-      const c = await verifiedCase(engine, caseId, req.rawBody, signature);
+      const c = await verifiedCase(deps, caseId, req.rawBody, signature);
       if (!c) {
-        engine.log.info({ case_id: caseId.slice(0, 64) }, 'callback refused: signature not valid');
+        deps.log.info({ case_id: caseId.slice(0, 64) }, 'callback refused: signature not valid');
         return unverified();
       }
 
@@ -89,7 +89,7 @@ export function callbackRoute(engine: CallbackDeps, onVerified: OnVerifiedCallba
         };
       }
       const name = (body as { event: string }).event;
-      await engine.cases.history(c.id, 'callback', { event: name });
+      await deps.cases.history(c.id, 'callback', { event: name });
       if (isTerminal(c.status)) return { status: 200, body: { ok: true, status: c.status } };
       onVerified(c, event);
       return { status: 200, body: { accepted: true } };
@@ -103,13 +103,13 @@ export function callbackRoute(engine: CallbackDeps, onVerified: OnVerifiedCallba
  * of the service that owns the case.
  */
 async function verifiedCase(
-  engine: CallbackDeps,
+  deps: CallbackDeps,
   caseId: string,
   raw: Buffer,
   signature: string,
 ): Promise<StoredCase | undefined> {
-  for (const [origin, secret] of Object.entries(engine.config.callbackSecrets)) {
-    const c = await engine.store.findCase(origin, caseId);
+  for (const [origin, secret] of Object.entries(deps.config.callbackSecrets)) {
+    const c = await deps.store.findCase(origin, caseId);
     if (c && signatureMatches(raw, secret, signature)) return c;
   }
   return undefined;

@@ -23,7 +23,7 @@ import type { WatchWrites } from './watch-writes.ts';
 /** Looks at cases for a Watcher (its holds, its batched watch writes, its hooks). */
 export class Looker {
   constructor(
-    private readonly engine: WatcherDeps,
+    private readonly deps: WatcherDeps,
     private readonly hooks: WatchHooks,
     private readonly holds: Holds,
     private readonly writes: WatchWrites,
@@ -32,7 +32,7 @@ export class Looker {
 
   /** A held case read whole (it changed, or has more to it than a poll): the usual look. */
   async fullCheck(id: string, until: number): Promise<void> {
-    const c = await this.engine.store.getCase(id);
+    const c = await this.deps.store.getCase(id);
     if (c && c.next_check_at !== null && !isTerminal(c.status)) await this.check(c, until);
   }
 
@@ -41,7 +41,7 @@ export class Looker {
    * nothing; any other answer reads the case whole and goes on as a usual look.
    */
   async leanCheck(row: HeldCase, h: Hold): Promise<void> {
-    const e = this.engine;
+    const e = this.deps;
     const now = e.now();
     const r = await pollOnce(h.pollUrl, row.etag, {
       dispatcher: e.dispatcher,
@@ -70,7 +70,7 @@ export class Looker {
    * holds it and nothing changed, else in the store.
    */
   async check(c: StoredCase, heldUntil?: number): Promise<void> {
-    const e = this.engine;
+    const e = this.deps;
     const now = e.now();
     // A tap of ours is submitting (see tapInFlightHere): no poll now. Look again on the usual
     // schedule, not at the claim's end: the tap may release its claim long before it lapses.
@@ -94,7 +94,7 @@ export class Looker {
     now: number,
     heldUntil: number | undefined,
   ): Promise<void> {
-    const e = this.engine;
+    const e = this.deps;
     e.cases.events.emit('poll', r.kind); // counted in /metrics
     const failures = r.kind === 'error' ? c.poll_failures + 1 : 0;
     const noted = await noteWatch(e, c, r);
@@ -186,7 +186,7 @@ export class Looker {
     now: number,
     failures: number,
   ): Promise<boolean> {
-    const e = this.engine;
+    const e = this.deps;
     if (r.kind === 'status') {
       await e.status.apply(c.id, r.update, 'poll');
       return true;
@@ -212,7 +212,7 @@ export class Looker {
 
   /** The case after a poll, with an unknown submit and a lapsed claim settled by what it read. */
   private async settled(c: StoredCase, r: PollResult, now: number) {
-    const e = this.engine;
+    const e = this.deps;
     let after = await e.store.getCase(c.id);
     if (!after) return undefined;
     // A tap's submit got no answer: this look tells whether the service recorded it.
@@ -237,7 +237,7 @@ export class Looker {
     stretch: boolean,
     wake: number | undefined,
   ): number {
-    const { pollMinMs: min, pollMaxMs: max } = this.engine.config;
+    const { pollMinMs: min, pollMaxMs: max } = this.deps.config;
     // A healthy event stream brings changes at once; the poll is then only the safety net.
     const wait = pollDelay({
       min,

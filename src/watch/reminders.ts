@@ -49,7 +49,7 @@ export interface RemindersDeps {
 
 /** Sends reminders and says when the next one is due. */
 export class Reminders {
-  constructor(private readonly engine: RemindersDeps) {}
+  constructor(private readonly deps: RemindersDeps) {}
 
   /** The next unsent reminder time of an open, remindable case, or undefined. */
   next(c: StoredCase): number | undefined {
@@ -61,7 +61,7 @@ export class Reminders {
   /** Sends one reminder for every reminder_at time that has come (several due at once make one message). */
   async sendDue(c: StoredCase): Promise<boolean> {
     if (!REMINDABLE.has(c.status)) return false;
-    const now = this.engine.now();
+    const now = this.deps.now();
     const sent = new Set(c.doc.reminders_sent);
     const due = reminderTimes(c)
       .filter((at) => at <= now)
@@ -78,7 +78,7 @@ export class Reminders {
   ): Promise<boolean> {
     const key = e.reminder_at
       ? reminderKey(e.reminder_at)
-      : `event:${eventId ?? reminderKey(this.engine.now())}`;
+      : `event:${eventId ?? reminderKey(this.deps.now())}`;
     return this.send(id, [key], e.message);
   }
 
@@ -92,8 +92,8 @@ export class Reminders {
           ? reminder
           : Math.min(reminder, alsoAt);
     if (at === undefined || c.next_check_at === null || at >= c.next_check_at) return;
-    await this.engine.store.updateWatch(c.id, {
-      next_check_at: Math.max(at, this.engine.now()),
+    await this.deps.store.updateWatch(c.id, {
+      next_check_at: Math.max(at, this.deps.now()),
       etag: c.etag,
       poll_failures: c.poll_failures,
     });
@@ -101,7 +101,7 @@ export class Reminders {
 
   /** Records `keys` as sent (only while remindable and not sent before), then notifies every card. */
   private async send(id: string, keys: string[], message: string | undefined): Promise<boolean> {
-    const e = this.engine;
+    const e = this.deps;
     let fresh: string[] = [];
     const c = await e.cases.mutate(id, (x) => {
       if (!REMINDABLE.has(x.status)) return false;

@@ -65,17 +65,17 @@ export class EventStreams {
   };
   private readonly onIngested = (c: StoredCase) =>
     void this.consider(c).catch((err) =>
-      this.engine.log.warn({ case: c.id, err: String(err) }, 'opening an event stream failed'),
+      this.deps.log.warn({ case: c.id, err: String(err) }, 'opening an event stream failed'),
     );
 
   constructor(
-    private readonly engine: EventStreamsDeps,
+    private readonly deps: EventStreamsDeps,
     private readonly reminders: Reminders,
     options: EventStreamOptions = {},
   ) {
     this.o = {
-      maxStreams: options.maxStreams ?? engine.config.sseMaxStreams,
-      leaseMs: options.leaseMs ?? engine.config.leaseMs,
+      maxStreams: options.maxStreams ?? deps.config.sseMaxStreams,
+      leaseMs: options.leaseMs ?? deps.config.leaseMs,
       maxFailures: options.maxFailures ?? 5,
       backoffBaseMs: options.backoffBaseMs ?? 1_000,
       backoffMaxMs: options.backoffMaxMs ?? 60_000,
@@ -89,10 +89,10 @@ export class EventStreams {
       originEventsPerMinute: options.originEventsPerMinute ?? 3_000,
     };
     this.budgets = new EventBudgets(this.o.eventsPerMinute, this.o.originEventsPerMinute);
-    this.owner = engine.instanceId;
+    this.owner = deps.instanceId;
     // Streams hold their connection for as long as the case is open: they get their own pool (same
     // URL policy), so they can never use up the connections that polls and submits need.
-    this.dispatcher = createGuardedAgent(engine.config, {
+    this.dispatcher = createGuardedAgent(deps.config, {
       connections: Math.max(1, this.o.maxStreams),
     });
   }
@@ -100,8 +100,8 @@ export class EventStreams {
   /** Starts taking streams: new cases at once, others when the watcher looks at them. */
   start(): void {
     this.stopped = false;
-    this.engine.cases.events.on('change', this.onChange);
-    this.engine.cases.events.on('ingested', this.onIngested);
+    this.deps.cases.events.on('change', this.onChange);
+    this.deps.cases.events.on('ingested', this.onIngested);
     this.renewTimer = setInterval(() => void this.renew(), Math.max(10, this.o.leaseMs / 3));
     this.renewTimer.unref();
   }
@@ -110,8 +110,8 @@ export class EventStreams {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.renewTimer);
-    this.engine.cases.events.off('change', this.onChange);
-    this.engine.cases.events.off('ingested', this.onIngested);
+    this.deps.cases.events.off('change', this.onChange);
+    this.deps.cases.events.off('ingested', this.onIngested);
     const all = [...this.live.values()];
     for (const l of all) l.abort.abort();
     await Promise.allSettled(all.map((l) => l.done));
@@ -130,7 +130,7 @@ export class EventStreams {
     if (this.live.size + this.starting.size >= this.o.maxStreams) return;
     this.starting.add(c.id);
     try {
-      const kv = this.engine.store.kv;
+      const kv = this.deps.store.kv;
       if (await kv.get(offKey(c.id))) return;
       if (!(await kv.setIfAbsent(leaseKey(c.id), this.leaseValue(false), this.o.leaseMs))) return;
       if (this.stopped) return void (await this.release(c.id));
@@ -143,7 +143,7 @@ export class EventStreams {
       };
       this.live.set(c.id, l);
       l.done = this.run(l).catch((err) =>
-        this.engine.log.error({ case: c.id, err: String(err) }, 'event stream failed'),
+        this.deps.log.error({ case: c.id, err: String(err) }, 'event stream failed'),
       );
     } finally {
       this.starting.delete(c.id);
@@ -155,7 +155,7 @@ export class EventStreams {
     const l = this.live.get(c.id);
     if (l) return l.healthy;
     if (!c.doc.hitl.events_url) return false;
-    return (await this.engine.store.kv.get(leaseKey(c.id)))?.endsWith('|1') ?? false;
+    return (await this.deps.store.kv.get(leaseKey(c.id)))?.endsWith('|1') ?? false;
   }
 
   private leaseValue(healthy: boolean): string {
@@ -163,7 +163,7 @@ export class EventStreams {
   }
 
   private async run(l: Live): Promise<void> {
-    const e = this.engine;
+    const e = this.deps;
     let failures = 0;
     try {
       while (!l.abort.signal.aborted) {
@@ -218,7 +218,7 @@ export class EventStreams {
    * quietly. Over budget, the stream ends and polling takes over.
    */
   private async handle(c: StoredCase, ev: StreamEvent, l: Live): Promise<'continue' | 'stop'> {
-    const e = this.engine;
+    const e = this.deps;
     // A burst of events arrives as one chunk and is handled in microtasks: let other work in.
     if (++l.events % 16 === 0) await new Promise<void>((r) => setImmediate(r));
     if (!this.budgets.take(c.id, c.origin, e.now())) {
@@ -262,7 +262,7 @@ export class EventStreams {
 
   /** Applies a status change now; holds a progress-only update until its interval is up. */
   private async coalesce(l: Live, c: StoredCase, u: StatusUpdate): Promise<void> {
-    const e = this.engine;
+    const e = this.deps;
     if (!l.flow) l.flow = { status: c.status, lastApplied: Number.NEGATIVE_INFINITY };
     const flow = l.flow;
     const apply = async (x: StatusUpdate) => {
@@ -302,12 +302,12 @@ export class EventStreams {
 
   private async setHealthy(l: Live, healthy: boolean): Promise<void> {
     l.healthy = healthy;
-    await this.engine.store.kv.set(leaseKey(l.id), this.leaseValue(healthy), this.o.leaseMs);
+    await this.deps.store.kv.set(leaseKey(l.id), this.leaseValue(healthy), this.o.leaseMs);
   }
 
   /** Too many failures (or a service that said no): polling alone from now on, looked at soon. */
   private async fallBack(id: string, reason: string, failures: number): Promise<void> {
-    const e = this.engine;
+    const e = this.deps;
     this.lastIds.delete(id);
     await e.store.kv.set(offKey(id), '1', this.o.fallbackForMs);
     await e.cases.history(id, 'sse_fallback', { reason, failures });
@@ -317,7 +317,7 @@ export class EventStreams {
   }
 
   private async release(id: string): Promise<void> {
-    const kv = this.engine.store.kv;
+    const kv = this.deps.store.kv;
     const v = await kv.get(leaseKey(id));
     // Only our own lease: another replica may hold it by now.
     if (v?.startsWith(`${this.owner}|`)) await kv.compareAndDelete(leaseKey(id), v);
@@ -325,7 +325,7 @@ export class EventStreams {
 
   /** Renews every lease held here; a stream whose lease another replica now holds is ended. */
   private async renew(): Promise<void> {
-    const kv = this.engine.store.kv;
+    const kv = this.deps.store.kv;
     for (const l of [...this.live.values()]) {
       try {
         const v = await kv.get(leaseKey(l.id));
@@ -340,7 +340,7 @@ export class EventStreams {
         )
           l.abort.abort('lease_lost');
       } catch (err) {
-        this.engine.log.warn({ case: l.id, err: String(err) }, 'renewing a stream lease failed');
+        this.deps.log.warn({ case: l.id, err: String(err) }, 'renewing a stream lease failed');
       }
     }
   }

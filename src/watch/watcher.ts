@@ -52,7 +52,7 @@ export class Watcher {
   private started = false;
   private readonly o: Required<WatcherOptions>;
   private readonly pool: OriginPool;
-  /** The engine's clock at the last pass (to notice it stepping back). */
+  /** The clock at the last pass (to notice it stepping back). */
   private lastNow = Number.NEGATIVE_INFINITY;
   /** The watch rows of polls that end together go in one commit. */
   private readonly writes: WatchWrites;
@@ -61,27 +61,27 @@ export class Watcher {
   private readonly looker: Looker;
 
   constructor(
-    private readonly engine: WatcherDeps,
+    private readonly deps: WatcherDeps,
     options: WatcherOptions = {},
     hooks: WatchHooks = {},
   ) {
     this.o = {
       // A due case waits for the next tick: at most 250 ms keeps the poll lag well under a second
       // (docs/BENCHMARKS.md, watching at scale); the lease query is cheap when nothing is due.
-      tickMs: options.tickMs ?? Math.max(20, Math.min(250, engine.config.pollMinMs / 2)),
+      tickMs: options.tickMs ?? Math.max(20, Math.min(250, deps.config.pollMinMs / 2)),
       batch: options.batch ?? 500,
       concurrency: options.concurrency ?? 64,
       perOrigin: options.perOrigin ?? 16,
-      leaseMs: options.leaseMs ?? engine.config.leaseMs,
+      leaseMs: options.leaseMs ?? deps.config.leaseMs,
       holdMs:
         options.holdMs ??
-        Math.max(options.leaseMs ?? engine.config.leaseMs, 10 * engine.config.pollMinMs),
+        Math.max(options.leaseMs ?? deps.config.leaseMs, 10 * deps.config.pollMinMs),
       onLook: options.onLook ?? (() => {}),
       expiryGraceMs: options.expiryGraceMs ?? 60_000,
     };
     this.pool = new OriginPool(this.o.concurrency, this.o.perOrigin, () => this.slotFree());
-    this.writes = new WatchWrites(engine.store);
-    this.looker = new Looker(engine, hooks, this.holds, this.writes, this.o);
+    this.writes = new WatchWrites(deps.store);
+    this.looker = new Looker(deps, hooks, this.holds, this.writes, this.o);
   }
 
   /** Resolves when every poll started so far has finished (tests, shutdown). */
@@ -119,27 +119,27 @@ export class Watcher {
     this.running = true;
     let n = 0;
     try {
-      const now = this.engine.now();
+      const now = this.deps.now();
       // The clock stepped back (an NTP correction, a VM restore): every next check now looks far
       // away, so bring the open cases forward rather than stop polling until the clock catches up.
       if (now < this.lastNow - 5_000) {
-        this.engine.log.warn(
+        this.deps.log.warn(
           { by_ms: Math.round(this.lastNow - now) },
           'the clock stepped back; rescheduling open cases',
         );
         // Our holds go back first: their next looks are on the clock that stepped.
-        await this.engine.store.releaseWatchLeases(
-          this.engine.instanceId,
+        await this.deps.store.releaseWatchLeases(
+          this.deps.instanceId,
           now,
-          this.engine.config.pollMinMs,
+          this.deps.config.pollMinMs,
         );
         this.holds.clear();
-        await this.engine.store.rescheduleOpen(now, this.engine.config.pollMinMs);
+        await this.deps.store.rescheduleOpen(now, this.deps.config.pollMinMs);
       }
       this.lastNow = now;
       n = await this.leaseAndStart(now);
     } catch (err) {
-      this.engine.log.error({ err: String(err) }, 'watch tick failed');
+      this.deps.log.error({ err: String(err) }, 'watch tick failed');
     } finally {
       this.running = false;
       // Waiting for a slot (all taken, or an origin's): the next free slot wakes the loop.
@@ -155,7 +155,7 @@ export class Watcher {
    * busy service neither holds the others back nor loses its place).
    */
   private async leaseAndStart(now: number): Promise<number> {
-    const e = this.engine;
+    const e = this.deps;
     let n = await this.startHeld(now);
     while (n < this.o.batch) {
       // Once an origin is full, skipping it costs a scan past its due cases: that is left to the
@@ -209,7 +209,7 @@ export class Watcher {
     const ready = this.holds.takeDue(now, Math.min(this.o.batch, this.pool.free), admit);
     if (!ready.length) return 0;
     const rows = new Map(
-      (await this.engine.store.heldCases(this.engine.instanceId, ready)).map((c) => [c.id, c]),
+      (await this.deps.store.heldCases(this.deps.instanceId, ready)).map((c) => [c.id, c]),
     );
     let n = 0;
     for (const h of ready) {
@@ -240,7 +240,7 @@ export class Watcher {
     const run = () =>
       look()
         .catch((err) =>
-          this.engine.log.error({ case: c.id, err: String(err) }, 'watching a case failed'),
+          this.deps.log.error({ case: c.id, err: String(err) }, 'watching a case failed'),
         )
         .finally(() => this.holds.settle(c.id)); // a look that did not keep it lets it go
     if (!this.pool.tryRun(origin, run)) return false;
