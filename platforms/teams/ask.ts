@@ -28,7 +28,7 @@ type Json = Record<string, unknown>;
 type Escape = (text: string) => string;
 
 /** A button of an ask: its action plus fixed data (the decision of an `x-approval` choice). */
-export interface AskButton {
+export interface TeamsAskButton {
   action: CardAction;
   data?: Json;
   id: string;
@@ -37,7 +37,7 @@ export interface AskButton {
 /** What the ask adds to a card: inputs under the body, and the buttons that submit them. */
 export interface TeamsAskParts {
   body: Json[];
-  buttons: AskButton[];
+  buttons: TeamsAskButton[];
 }
 
 /** State of one rendering after a refused answer: what the person sent, and what is wrong. */
@@ -175,7 +175,7 @@ function typedFieldInput(
  * Approve/reject and confirm/cancel are the card's own buttons; other kinds answer with one Submit
  * that carries the inputs (the protocol action of the kind: select or submit).
  */
-function askButtons(card: Card, c: AskContent): { submit: CardAction; buttons: AskButton[] } {
+function askButtons(card: Card, c: AskContent): { submit: CardAction; buttons: TeamsAskButton[] } {
   const action = protocolOf(c).actions[0] ?? 'submit';
   const submit: CardAction = {
     action,
@@ -184,7 +184,7 @@ function askButtons(card: Card, c: AskContent): { submit: CardAction; buttons: A
     payload: `hitl:${card.key}:${action}`,
   };
   const plain = plainAskActions(card);
-  const buttons: AskButton[] =
+  const buttons: TeamsAskButton[] =
     c.type === 'approval' || (c.type === 'context' && c.sub_type === 'confirm')
       ? plain.map((a) => ({ action: a, id: `hitl-${a.action}` }))
       : [{ action: submit, id: 'hitl-submit' }];
@@ -195,7 +195,7 @@ function approvalParts(
   b: AskBody,
   c: Content<'approval'>,
   submit: CardAction,
-  buttons: AskButton[],
+  buttons: TeamsAskButton[],
 ): TeamsAskParts {
   const notes = c.choices.filter((x) => x.impact_hint || x.irreversible).map(choiceTitle);
   if (notes.length) b.body.push(b.text(notes.join('\n\n'), { isSubtle: true }));
@@ -238,7 +238,7 @@ function rankParts(b: AskBody, c: Content<'decision'>, choices: Json[]): void {
 function decisionParts(
   b: AskBody,
   c: Content<'decision'>,
-  buttons: AskButton[],
+  buttons: TeamsAskButton[],
 ): TeamsAskParts | null {
   if (c.options.length > TEAMS_CHOICES_MAX) return null;
   if (c.sub_type === 'rank' && c.options.length > TEAMS_RANK_MAX) return null;
@@ -275,7 +275,7 @@ function decisionParts(
   return { body: b.body, buttons };
 }
 
-function contextParts(b: AskBody, c: Content<'context'>, buttons: AskButton[]): TeamsAskParts {
+function contextParts(b: AskBody, c: Content<'context'>, buttons: TeamsAskButton[]): TeamsAskParts {
   if (c.sub_type === 'confirm') {
     b.body.push({ type: 'Container', style: 'emphasis', items: [b.text(c.statement)] });
   } else if (c.sub_type === 'freetext') {
@@ -301,7 +301,7 @@ function contextParts(b: AskBody, c: Content<'context'>, buttons: AskButton[]): 
   return { body: b.body, buttons };
 }
 
-function editParts(b: AskBody, c: Content<'edit'>, buttons: AskButton[]): TeamsAskParts {
+function editParts(b: AskBody, c: Content<'edit'>, buttons: TeamsAskButton[]): TeamsAskParts {
   if (c.sub_type === 'content') {
     b.add({
       type: 'Input.Text',

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { parseEnv, pickEnv } from '../../src/config/env.ts';
 import { registerSecret } from '../../src/log.ts';
 import type { PaceWindow } from './pace.ts';
-import type { RetryOptions } from './transport.ts';
+import type { TeamsRetryOptions } from './transport.ts';
 
 /** Every environment variable the Teams adapter reads. */
 export const TEAMS_ENV_VARS: readonly string[] = [
@@ -22,7 +22,7 @@ export interface TeamsTuning {
   /** Per-conversation send windows (Teams: 7/1 s, 8/2 s, 60/30 s, 1800/h per bot per conversation). */
   pace: PaceWindow[];
   /** Backoff for 429/412/502/504 answers of the Bot Connector. */
-  retry: RetryOptions;
+  retry: TeamsRetryOptions;
   /** How long an Action.Execute invoke waits for the relay before answering "Submitting…". */
   invokeDeadlineMs: number;
   /** Where the JWT signing keys' OpenID document is (tests: a loopback fake); botbuilder's default when absent. */

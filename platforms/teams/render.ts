@@ -7,7 +7,7 @@
 import type { AdapterStrings } from '../../src/adapter.ts';
 import { stringsOf, truncateCodePoints } from '../../src/adapter-kit.ts';
 import type { Card, CardAction } from '../../src/render/card.ts';
-import { type AskButton, type AskRetry, plainAskActions, teamsAsk } from './ask.ts';
+import { type TeamsAskButton, type AskRetry, plainAskActions, teamsAsk } from './ask.ts';
 
 /** Teams rejects messages over about 100 KB (card JSON included); stay well under it. */
 export const TEAMS_MESSAGE_MAX_BYTES = 80 * 1024;
@@ -77,7 +77,7 @@ const STYLE: Record<CardAction['style'], string | undefined> = {
   secondary: undefined,
 };
 
-function executeAction({ action, data: extra, id }: AskButton): Record<string, unknown> {
+function executeAction({ action, data: extra, id }: TeamsAskButton): Record<string, unknown> {
   const style = STYLE[action.style];
   const data = { ...extra, [TEAMS_PAYLOAD_FIELD]: action.payload };
   const common = { title: action.label, data, ...(style ? { style } : {}) };
@@ -100,7 +100,7 @@ interface Texts {
   notice: string | null;
 }
 
-const plainButton = (action: CardAction): AskButton => ({ action, id: `hitl-${action.action}` });
+const plainButton = (action: CardAction): TeamsAskButton => ({ action, id: `hitl-${action.action}` });
 
 function build(card: Card, t: Texts, options: RenderOptions, native = true): AdaptiveCardJson {
   const body: Array<Record<string, unknown>> = [

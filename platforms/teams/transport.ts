@@ -30,7 +30,7 @@ interface CompatResponse<R extends WebResourceLike> {
 }
 
 /** Backoff for retryable connector answers. */
-export interface RetryOptions {
+export interface TeamsRetryOptions {
   /** Retries after the first attempt. */
   retries: number;
   /** First backoff step; doubles each retry, with full jitter. */
@@ -42,7 +42,7 @@ export interface RetryOptions {
 }
 
 /** Bounded: at most 4 attempts and about 8 s of waiting before the relay hears "rate_limited". */
-export const TEAMS_DEFAULT_RETRY: RetryOptions = {
+export const TEAMS_DEFAULT_RETRY: TeamsRetryOptions = {
   retries: 3,
   baseDelayMs: 500,
   maxDelayMs: 4000,
@@ -135,7 +135,7 @@ interface Attempt {
 export class TeamsTransport {
   constructor(
     private readonly pace: ConversationPace,
-    private readonly retry: RetryOptions,
+    private readonly retry: TeamsRetryOptions,
     private readonly clock: PaceClock,
     private readonly random: () => number = Math.random,
   ) {}

@@ -2,10 +2,10 @@
 import { Bot, type Transformer } from 'grammy';
 import type { UserFromGetMe } from 'grammy/types';
 import type { Logger } from '../../src/log.ts';
-import type { SendPace } from './pace.ts';
+import type { TelegramSendPace } from './pace.ts';
 
 /** How 429 answers are retried before the caller sees PlatformError('rate_limited'). */
-export interface RetryOptions {
+export interface TelegramRetryOptions {
   /** Retries after the first try. */
   maxRetries: number;
   /** A retry_after longer than this is not waited out inline; the caller gets rate_limited at once. */
@@ -15,7 +15,7 @@ export interface RetryOptions {
 }
 
 /** Three retries, and never more than a minute of waiting for one call. */
-export const TELEGRAM_DEFAULT_RETRY: RetryOptions = {
+export const TELEGRAM_DEFAULT_RETRY: TelegramRetryOptions = {
   maxRetries: 3,
   maxWaitMs: 60_000,
   retryAfterUnitMs: 1000,
@@ -30,8 +30,8 @@ const PACED_METHODS = new Set(['sendMessage', 'editMessageText', 'editMessageRep
  * After that the 429 answer goes back to grammY, which throws it as a GrammyError.
  */
 export function paceAndRetry(
-  pace: Pick<SendPace, 'acquire' | 'hold'>,
-  retry: RetryOptions,
+  pace: Pick<TelegramSendPace, 'acquire' | 'hold'>,
+  retry: TelegramRetryOptions,
   log: () => Logger | undefined,
 ): Transformer {
   return async (prev, method, payload, signal) => {
@@ -58,8 +58,8 @@ export interface BotOptions {
   token: string;
   apiRoot?: string;
   botInfo?: UserFromGetMe;
-  pace: Pick<SendPace, 'acquire' | 'hold'>;
-  retry: RetryOptions;
+  pace: Pick<TelegramSendPace, 'acquire' | 'hold'>;
+  retry: TelegramRetryOptions;
   log: () => Logger | undefined;
 }
 

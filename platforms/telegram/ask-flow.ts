@@ -16,7 +16,7 @@ import type { AskContent } from '../../src/asks/content.ts';
 import { probeAction } from '../../src/asks/inputs.ts';
 import type { Card } from '../../src/render/card.ts';
 import {
-  type AskButton,
+  type TelegramAskButton,
   askRows,
   buttonAnswer,
   buttonValue,
@@ -60,7 +60,7 @@ interface Flow {
 }
 
 /** What the flow needs of the running adapter. */
-export interface AskDeps {
+export interface TelegramAskDeps {
   api: Api;
   ctx: AdapterContext;
   waitMs: number;
@@ -98,7 +98,7 @@ function withAskRows(
 
 /** The message a tapped ask button is on, and who tapped. */
 /** The relay's LOCALE texts (English when the context has none). */
-const words = (deps: AskDeps) => stringsOf(deps.ctx);
+const words = (deps: TelegramAskDeps) => stringsOf(deps.ctx);
 
 interface Tapped {
   user: Tap['user'];
@@ -108,8 +108,8 @@ interface Tapped {
 /** A tap on one of an ask's buttons. */
 export async function handleAskButton(
   c: Context,
-  b: AskButton,
-  deps: AskDeps,
+  b: TelegramAskButton,
+  deps: TelegramAskDeps,
 ): Promise<QueryAnswer> {
   const query = c.callbackQuery;
   if (!query?.message) return { text: words(deps).unknownButton };
@@ -137,7 +137,7 @@ export async function handleAskButton(
  * collected, so nobody fills in a whole flow only to be refused at the end; null when they may go on.
  */
 async function refusal(
-  deps: AskDeps,
+  deps: TelegramAskDeps,
   key: string,
   content: AskContent,
   at: Tapped,
@@ -161,7 +161,7 @@ async function refusal(
 }
 
 /** A Yes / No, option, Keep or Skip button under a flow's prompt. */
-async function flowButton(deps: AskDeps, b: AskButton, at: Tapped): Promise<QueryAnswer> {
+async function flowButton(deps: TelegramAskDeps, b: TelegramAskButton, at: Tapped): Promise<QueryAnswer> {
   const chat = at.message.chat.id;
   const flow = await loadJson<Flow>(deps.ctx, flowKey(chat, at.user.id));
   const content = await loadJson<AskContent>(deps.ctx, contentKey(b.key));
@@ -184,8 +184,8 @@ async function flowButton(deps: AskDeps, b: AskButton, at: Tapped): Promise<Quer
  * showing nobody's picks and each person sees theirs in the toast of their tap.
  */
 async function pickButton(
-  deps: AskDeps,
-  b: AskButton,
+  deps: TelegramAskDeps,
+  b: TelegramAskButton,
   content: AskContent,
   at: Tapped,
 ): Promise<QueryAnswer> {
@@ -214,8 +214,8 @@ async function pickButton(
 
 /** "Answer…" / "Edit…": the first prompt of the field-by-field flow. */
 async function startFlow(
-  deps: AskDeps,
-  b: AskButton,
+  deps: TelegramAskDeps,
+  b: TelegramAskButton,
   content: AskContent,
   at: Tapped,
 ): Promise<QueryAnswer> {
@@ -236,8 +236,8 @@ async function startFlow(
 
 /** A choice, a pick, Done or "as it is": the answer goes to the relay. */
 async function answerButton(
-  deps: AskDeps,
-  b: AskButton,
+  deps: TelegramAskDeps,
+  b: TelegramAskButton,
   content: AskContent,
   at: Tapped,
 ): Promise<QueryAnswer> {
@@ -265,7 +265,7 @@ async function answerButton(
 }
 
 /** A text message: the answer to the sender's open prompt in this chat, if it is one. */
-export async function handleAskReply(c: Context, deps: AskDeps): Promise<boolean> {
+export async function handleAskReply(c: Context, deps: TelegramAskDeps): Promise<boolean> {
   const message = c.message;
   if (!message?.from || typeof message.text !== 'string') return false;
   const user = tapUser(message.from);
@@ -300,7 +300,7 @@ export async function handleAskReply(c: Context, deps: AskDeps): Promise<boolean
 
 /** Goes to the next step, or submits the answer after the last one. */
 async function advance(
-  deps: AskDeps,
+  deps: TelegramAskDeps,
   chat: number,
   user: Tap['user'],
   content: AskContent,
@@ -342,7 +342,7 @@ async function advance(
 
 /** Sends the prompt of the flow's current step (after `problem`, when the last reply was refused). */
 async function sendStep(
-  deps: AskDeps,
+  deps: TelegramAskDeps,
   chat: number,
   user: Tap['user'],
   content: AskContent,
@@ -381,11 +381,11 @@ async function sendStep(
   await deps.ctx.kv.set(flowKey(chat, user.id), JSON.stringify(flow), FLOW_TTL_MS);
 }
 
-async function say(deps: AskDeps, to: Message, text: string): Promise<void> {
+async function say(deps: TelegramAskDeps, to: Message, text: string): Promise<void> {
   await sayIn(deps, to.chat.id, text, to);
 }
 
-async function sayIn(deps: AskDeps, chat: number, text: string, to: Message | null): Promise<void> {
+async function sayIn(deps: TelegramAskDeps, chat: number, text: string, to: Message | null): Promise<void> {
   try {
     await deps.api.sendMessage(chat, renderNotice(text), {
       link_preview_options: { is_disabled: true },

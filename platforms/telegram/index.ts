@@ -12,12 +12,12 @@ import { firstDelivery } from '../../src/adapter-kit.ts';
 import { PlatformError, ValidationError } from '../../src/errors.ts';
 import { registerSecret } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
-import { createBot, type RetryOptions, TELEGRAM_DEFAULT_RETRY } from './api.ts';
+import { createBot, type TelegramRetryOptions, TELEGRAM_DEFAULT_RETRY } from './api.ts';
 import { handleAskButton, handleAskReply, rememberAsk } from './ask-flow.ts';
 import { TELEGRAM_SECRET_TOKEN_PATTERN, type TelegramConfig } from './config.ts';
 import { toPlatformError } from './errors.ts';
 import { editCard, sendCard, sendNotice } from './messages.ts';
-import { type PaceOptions, SendPace } from './pace.ts';
+import { type PaceOptions, TelegramSendPace } from './pace.ts';
 import { parseMessageRef, targetReply } from './parse.ts';
 import { handleCallbackQuery, TELEGRAM_TAP_ANSWER_WAIT_MS } from './taps.ts';
 import { TELEGRAM_DEFAULT_WEBHOOK_PATH, webhookRoute } from './webhook.ts';
@@ -42,7 +42,7 @@ export interface TelegramAdapterOptions extends TelegramConfig {
   /** Send pace; tests pass tiny intervals. */
   pace?: Partial<PaceOptions>;
   /** 429 retries; tests pass retryAfterUnitMs: 1. */
-  retry?: Partial<RetryOptions>;
+  retry?: Partial<TelegramRetryOptions>;
   /** How long a tap waits for the relay's outcome before answering "Submitting…". */
   tapAnswerWaitMs?: number;
   /** getUpdates long-poll timeout in seconds (long polling mode). Default 30. */
@@ -56,7 +56,7 @@ export class TelegramAdapter implements PlatformAdapter {
   readonly routes: HttpRoute[];
   private readonly bot: Bot;
   private readonly options: TelegramAdapterOptions;
-  private pace: SendPace;
+  private pace: TelegramSendPace;
   private ctx: AdapterContext | null = null;
   private polling: Promise<void> | null = null;
 
@@ -74,7 +74,7 @@ export class TelegramAdapter implements PlatformAdapter {
       }
     }
     this.options = options;
-    this.pace = new SendPace(options.pace);
+    this.pace = new TelegramSendPace(options.pace);
     this.bot = createBot({
       token: options.botToken,
       ...(options.apiRoot ? { apiRoot: options.apiRoot } : {}),
@@ -169,7 +169,7 @@ export class TelegramAdapter implements PlatformAdapter {
   async start(ctx: AdapterContext): Promise<void> {
     this.ctx = ctx;
     this.pace.close();
-    this.pace = new SendPace(this.options.pace);
+    this.pace = new TelegramSendPace(this.options.pace);
     if (!this.bot.isInited()) {
       // One getMe of our own: fails fast on a bad token instead of grammY's endless retries.
       this.bot.botInfo = await this.call('getMe', () => this.bot.api.getMe());

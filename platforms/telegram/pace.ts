@@ -40,7 +40,7 @@ export function telegramPaceRules(options: Partial<PaceOptions> = {}): PaceRules
 }
 
 /** Hands out send slots per chat; `acquire` resolves when the caller may send. */
-export class SendPace extends Pace {
+export class TelegramSendPace extends Pace {
   constructor(options: Partial<PaceOptions> = {}, now: () => number = Date.now) {
     super(telegramPaceRules(options), now, 'telegram send pace');
   }

@@ -3,7 +3,7 @@ import type { Context } from 'grammy';
 import type { AdapterStrings, Tap, TapReply } from '../../src/adapter.ts';
 import { stringsOf, tapWithin } from '../../src/adapter-kit.ts';
 import type { Logger } from '../../src/log.ts';
-import { type AskButton, parseAskData } from './ask.ts';
+import { type TelegramAskButton, parseAskData } from './ask.ts';
 import { toPlatformError } from './errors.ts';
 import { parseCallbackQuery } from './parse.ts';
 import { renderTapAnswer } from './render.ts';
@@ -23,14 +23,14 @@ export const TAP_TEXTS = {
 } as const;
 
 /** What the tap handler needs from the adapter. */
-export interface TapDeps {
+export interface TelegramTapDeps {
   onTap: ((tap: Tap) => Promise<TapReply>) | null;
   log: Logger | undefined;
   waitMs: number;
   /** The adapter's texts in the relay's LOCALE (default English). */
   strings?: AdapterStrings | undefined;
   /** Handles a tap on an ask's own button (toggles, ranks, flows); what to answer the query with. */
-  ask?: ((ctx: Context, button: AskButton) => Promise<QueryAnswer>) | null;
+  ask?: ((ctx: Context, button: TelegramAskButton) => Promise<QueryAnswer>) | null;
 }
 
 /** The answer to a callback query: a toast, or an alert the person must dismiss. */
@@ -46,7 +46,7 @@ export interface QueryAnswer {
 export async function submitWithin(
   onTap: (tap: Tap) => Promise<TapReply>,
   tap: Tap,
-  deps: Pick<TapDeps, 'log' | 'waitMs' | 'strings'>,
+  deps: Pick<TelegramTapDeps, 'log' | 'waitMs' | 'strings'>,
 ): Promise<QueryAnswer & { reply?: TapReply }> {
   const within = await tapWithin({ onTap, log: deps.log, strings: deps.strings }, tap, deps.waitMs);
   if (within.late) return { text: stringsOf(deps).submitting };
@@ -55,7 +55,7 @@ export async function submitWithin(
 }
 
 /** Handles one callback query and always answers it, whatever happens. */
-export async function handleCallbackQuery(ctx: Context, deps: TapDeps): Promise<void> {
+export async function handleCallbackQuery(ctx: Context, deps: TelegramTapDeps): Promise<void> {
   const query = ctx.callbackQuery;
   if (!query) return;
   const askButton = parseAskData(query.data);

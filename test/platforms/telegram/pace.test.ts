@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { SendPace } from '../../../platforms/telegram/pace.ts';
+import { TelegramSendPace } from '../../../platforms/telegram/pace.ts';
 
 /** Records which sends have been let through, in order. */
-function track(pace: SendPace) {
+function track(pace: TelegramSendPace) {
   const done: string[] = [];
   const send = (chat: string, label: string) =>
     pace.acquire(chat).then(
@@ -33,7 +33,7 @@ describe('telegram send pace', () => {
   };
 
   it('lets the first send of a chat through and spaces the next one', async () => {
-    const pace = new SendPace(options, () => Date.now());
+    const pace = new TelegramSendPace(options, () => Date.now());
     const { done, send } = track(pace);
     void send('42', 'a1');
     void send('42', 'a2');
@@ -45,7 +45,7 @@ describe('telegram send pace', () => {
   });
 
   it('does not make one chat wait for another', async () => {
-    const pace = new SendPace(options, () => Date.now());
+    const pace = new TelegramSendPace(options, () => Date.now());
     const { done, send } = track(pace);
     void send('1', 'a1');
     void send('1', 'a2');
@@ -56,7 +56,7 @@ describe('telegram send pace', () => {
   });
 
   it('holds a group to its per-minute limit', async () => {
-    const pace = new SendPace(options, () => Date.now());
+    const pace = new TelegramSendPace(options, () => Date.now());
     const { done, send } = track(pace);
     for (const label of ['g1', 'g2', 'g3', 'g4']) void send('-100', label);
     await vi.advanceTimersByTimeAsync(5000);
@@ -67,7 +67,7 @@ describe('telegram send pace', () => {
   });
 
   it('holds everything to the global limit', async () => {
-    const pace = new SendPace(options, () => Date.now());
+    const pace = new TelegramSendPace(options, () => Date.now());
     const { done, send } = track(pace);
     for (const chat of ['1', '2', '3', '4', '5', '6']) void send(chat, chat);
     await vi.advanceTimersByTimeAsync(0);
@@ -78,7 +78,7 @@ describe('telegram send pace', () => {
   });
 
   it('keeps a chat quiet after a 429 and rejects waiting sends on close', async () => {
-    const pace = new SendPace(options, () => Date.now());
+    const pace = new TelegramSendPace(options, () => Date.now());
     const { done, send } = track(pace);
     pace.hold('7', 5000);
     void send('7', 'late');
@@ -93,7 +93,7 @@ describe('telegram send pace', () => {
   });
 
   it('serves the send that has waited longest first while the global limit binds', async () => {
-    const pace = new SendPace(
+    const pace = new TelegramSendPace(
       { ...options, perChatIntervalMs: 0, globalLimit: 1, globalWindowMs: 100 },
       () => Date.now(),
     );
