@@ -19,7 +19,7 @@ export async function rememberAsk(ctx: AdapterContext | null, card: Card): Promi
   if (!ctx) return;
   if (card.ask && !card.final)
     await ctx.kv.set(askKey(card.key), JSON.stringify(card.ask.content), ASK_TTL_MS);
-  else if (card.final) await ctx.kv.set(askKey(card.key), '', 1);
+  else if (card.final) await ctx.kv.delete(askKey(card.key));
 }
 
 /** The ask content of an open card, or undefined. */

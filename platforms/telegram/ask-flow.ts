@@ -71,7 +71,7 @@ export async function rememberAsk(ctx: AdapterContext | null, card: Card): Promi
   if (!ctx) return;
   if (card.ask && !card.final && telegramDrawsAsk(card.ask.content))
     await ctx.kv.set(contentKey(card.key), JSON.stringify(card.ask.content), CONTENT_TTL_MS);
-  else if (card.final) await ctx.kv.set(contentKey(card.key), '', 1);
+  else if (card.final) await ctx.kv.delete(contentKey(card.key));
 }
 
 async function loadJson<T>(ctx: AdapterContext, key: string): Promise<T | undefined> {
@@ -260,7 +260,7 @@ async function answerButton(
     waitMs: deps.waitMs,
   });
   if (b.op === 'd' && out.reply?.outcome === 'submitted')
-    await deps.ctx.kv.set(pickKey(b.key, at.user.id), '', 1);
+    await deps.ctx.kv.delete(pickKey(b.key, at.user.id));
   return out;
 }
 
@@ -276,7 +276,7 @@ export async function handleAskReply(c: Context, deps: TelegramAskDeps): Promise
   const content = await loadJson<AskContent>(deps.ctx, contentKey(flow.key));
   const step = content ? flowSteps(content)[flow.step] : undefined;
   if (!content || !step) {
-    await deps.ctx.kv.set(flowKey(message.chat.id, user.id), '', 1);
+    await deps.ctx.kv.delete(flowKey(message.chat.id, user.id));
     await say(deps, message, words(deps).asks.closed);
     return true;
   }
@@ -313,7 +313,7 @@ async function advance(
     await sendStep(deps, chat, user, content, flow, null, replyTo ?? undefined);
     return { text: '' };
   }
-  await deps.ctx.kv.set(flowKey(chat, user.id), '', 1);
+  await deps.ctx.kv.delete(flowKey(chat, user.id));
   const answer = flowAnswer(content, flow.values);
   let reply: TapReply;
   try {

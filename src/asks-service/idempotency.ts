@@ -84,6 +84,6 @@ export class IdempotencyKey {
 
   /** The request failed before a case existed: the key is free again. */
   async release(): Promise<void> {
-    await this.kv.set(this.kvKey, '', 1);
+    await this.kv.delete(this.kvKey);
   }
 }

@@ -67,6 +67,17 @@ export function kvContract(o: { kv: () => KeyValue; advance: (ms: number) => voi
     expect(await kv().get('gone')).toBeUndefined();
   });
 
+  it('key-values: a delete is gone at once, with its ttl: free for setIfAbsent, out of list', async () => {
+    await kv().set('flow:1', 'step-2', 60_000);
+    expect(await kv().setIfAbsent('flow:1', 'again', 60_000)).toBe(false);
+    await kv().delete('flow:1');
+    // No time passes: a delete is not a short-lived value left to expire.
+    expect(await kv().get('flow:1')).toBeUndefined();
+    expect(await kv().list('flow:', 10)).toEqual([]);
+    expect(await kv().setIfAbsent('flow:1', 'again', 60_000)).toBe(true);
+    expect(await kv().get('flow:1')).toBe('again');
+  });
+
   it('key-values: list by prefix, live only, in key order, limited; % and _ are literal', async () => {
     await kv().set('room:a:2', 'two');
     await kv().set('room:a:1', 'one');
