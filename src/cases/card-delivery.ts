@@ -5,6 +5,7 @@ import type { Logger } from '../log.ts';
 import type { Card } from '../render/card.ts';
 import type { KvWrite, Store } from '../store/store.ts';
 import type { HistoryEntry, StoredCase, StoredMessage } from '../store/types.ts';
+import { editCard } from './card-edit.ts';
 import {
   type PostingLeaseDeps,
   postingLeaseKey,
@@ -36,15 +37,6 @@ export interface CardDeliveryDeps {
   /** History rows, and the announcements of rows written with a message and of edits (metrics). */
   readonly cases: Pick<CaseRepository, 'history' | 'recorded' | 'events'>;
   readonly targets: Pick<Targets, 'resolveTargets'>;
-}
-
-/**
- * Errors that mean the message cannot be edited again: it was deleted, or the bot lost the chat
- * (removed, archived, migrated). Retrying would fail forever; the message is marked 'gone'.
- */
-function goneReason(err: unknown): string | null {
-  if (!(err instanceof PlatformError)) return null;
-  return err.code === 'not_found' || err.code === 'forbidden' ? err.code : null;
 }
 
 /** Posts and edits cards. */
@@ -275,7 +267,7 @@ export class CardDelivery {
 
   /** `known`: the case as a change just wrote it (not read again). */
   private async refreshNow(id: string, known?: StoredCase): Promise<void> {
-    const { store, log } = this.d;
+    const { store } = this.d;
     const c = known ?? (await store.getCase(id));
     if (!c) return;
     const behind = (await store.listMessages(id)).filter(
@@ -283,42 +275,7 @@ export class CardDelivery {
     );
     if (!behind.length) return;
     const card = await this.d.render.cardOf(c);
-    await Promise.all(
-      behind.map(async (m) => {
-        const adapter = this.d.adapters.get(m.platform);
-        if (!adapter || !m.ref_id) return;
-        try {
-          await adapter.update({ platform: m.platform, address: m.address, id: m.ref_id }, card);
-          this.d.cases.events.emit('edit', m.platform, 'ok'); // metrics
-          // Written unconditionally: if another replica's newer edit landed first, the row then says
-          // it is behind again and the next reconcile edits it once more, so cards converge.
-          await store.updateMessage({ ...m, rendered_version: c.version, error: null });
-        } catch (err) {
-          const error = err instanceof Error ? err.message : String(err);
-          this.d.cases.events.emit('edit', m.platform, 'failed', error); // metrics
-          const gone = goneReason(err);
-          if (gone) {
-            // Deleted, or the bot lost the chat: stop editing it; the case and other targets go on.
-            await store.updateMessage({ ...m, state: 'gone', error });
-            await this.d.cases.history(id, 'message_gone', {
-              target: m.target,
-              reason: gone,
-              error,
-            });
-            log.warn(
-              { case: id, target: m.target, err: error },
-              'the card is gone from its chat; no more edits (POST /v1/cases/:id/repost posts it again)',
-            );
-            return;
-          }
-          await store.updateMessage({ ...m, error });
-          log.warn(
-            { case: id, target: m.target, err: error },
-            'updating a card failed; will retry',
-          );
-        }
-      }),
-    );
+    await Promise.all(behind.map((m) => editCard(this.d, id, m, card, c.version)));
   }
 
   /**
