@@ -7,7 +7,7 @@
 import type { AdapterStrings } from '../../src/adapter.ts';
 import { stringsOf, truncateCodePoints } from '../../src/adapter-kit.ts';
 import type { Card, CardAction } from '../../src/render/card.ts';
-import { type TeamsAskButton, type AskRetry, plainAskActions, teamsAsk } from './ask.ts';
+import { type AskRetry, plainAskActions, type TeamsAskButton, teamsAsk } from './ask.ts';
 
 /** Teams rejects messages over about 100 KB (card JSON included); stay well under it. */
 export const TEAMS_MESSAGE_MAX_BYTES = 80 * 1024;
@@ -100,7 +100,10 @@ interface Texts {
   notice: string | null;
 }
 
-const plainButton = (action: CardAction): TeamsAskButton => ({ action, id: `hitl-${action.action}` });
+const plainButton = (action: CardAction): TeamsAskButton => ({
+  action,
+  id: `hitl-${action.action}`,
+});
 
 function build(card: Card, t: Texts, options: RenderOptions, native = true): AdaptiveCardJson {
   const body: Array<Record<string, unknown>> = [

@@ -10,17 +10,15 @@
  */
 import type { Api, Context } from 'grammy';
 import type { InlineKeyboardButton, InlineKeyboardMarkup, Message } from 'grammy/types';
-import type { AdapterContext, MessageRef, Tap, TapReply } from '../../src/adapter.ts';
+import type { AdapterContext, Tap, TapReply } from '../../src/adapter.ts';
 import { stringsOf } from '../../src/adapter-kit.ts';
 import type { AskContent } from '../../src/asks/content.ts';
 import { probeAction } from '../../src/asks/inputs.ts';
-import type { Card } from '../../src/render/card.ts';
 import {
-  type TelegramAskButton,
+  type AskCallback,
   askRows,
   buttonAnswer,
   buttonValue,
-  type FieldValue,
   flowAnswer,
   flowSteps,
   nextPickState,
@@ -31,57 +29,28 @@ import {
   type Step,
   stepRows,
   stepText,
-  telegramDrawsAsk,
 } from './ask.ts';
+import {
+  contentKey,
+  FLOW_TTL_MS,
+  type Flow,
+  flowKey,
+  loadJson,
+  PICK_TTL_MS,
+  pickKey,
+} from './ask-state.ts';
 import { refFromMessage, tapUser } from './parse.ts';
 import { escapeHtml, renderNotice, TELEGRAM_TEXT_MAX_CHARS, truncateText } from './render.ts';
 import { type QueryAnswer, submitWithin } from './taps.ts';
 
-/** Kept a little longer than the longest ask (30 days). */
-const CONTENT_TTL_MS = 31 * 86_400_000;
-/** A person's selections or ranking so far. */
-const PICK_TTL_MS = 86_400_000;
-/** A flow left half-way is forgotten after an hour (the card's button starts it again). */
-const FLOW_TTL_MS = 3_600_000;
 /** ForceReply's placeholder (Telegram: 1-64 characters). */
 const PLACEHOLDER_MAX = 64;
 
-const contentKey = (key: string) => `telegram:ask:${key}`;
-const pickKey = (key: string, user: string) => `telegram:ask:${key}:pick:${user}`;
-const flowKey = (chat: number, user: string) => `telegram:ask:flow:${chat}:${user}`;
-
-/** A person's flow in one chat: which ask, the card, the step, the values so far, the prompt. */
-interface Flow {
-  key: string;
-  ref: MessageRef | null;
-  step: number;
-  values: Record<string, FieldValue>;
-  prompt: number;
-}
-
 /** What the flow needs of the running adapter. */
-export interface TelegramAskDeps {
+export interface FlowDeps {
   api: Api;
   ctx: AdapterContext;
   waitMs: number;
-}
-
-/** Stores the card's ask while it is open (and forgets it once the card is final). */
-export async function rememberAsk(ctx: AdapterContext | null, card: Card): Promise<void> {
-  if (!ctx) return;
-  if (card.ask && !card.final && telegramDrawsAsk(card.ask.content))
-    await ctx.kv.set(contentKey(card.key), JSON.stringify(card.ask.content), CONTENT_TTL_MS);
-  else if (card.final) await ctx.kv.delete(contentKey(card.key));
-}
-
-async function loadJson<T>(ctx: AdapterContext, key: string): Promise<T | undefined> {
-  const raw = await ctx.kv.get(key);
-  if (!raw) return undefined;
-  try {
-    return JSON.parse(raw) as T;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The keyboard with the ask's rows replaced by `rows` (the card's own buttons and link stay). */
@@ -98,7 +67,7 @@ function withAskRows(
 
 /** The message a tapped ask button is on, and who tapped. */
 /** The relay's LOCALE texts (English when the context has none). */
-const words = (deps: TelegramAskDeps) => stringsOf(deps.ctx);
+const words = (deps: FlowDeps) => stringsOf(deps.ctx);
 
 interface Tapped {
   user: Tap['user'];
@@ -108,8 +77,8 @@ interface Tapped {
 /** A tap on one of an ask's buttons. */
 export async function handleAskButton(
   c: Context,
-  b: TelegramAskButton,
-  deps: TelegramAskDeps,
+  b: AskCallback,
+  deps: FlowDeps,
 ): Promise<QueryAnswer> {
   const query = c.callbackQuery;
   if (!query?.message) return { text: words(deps).unknownButton };
@@ -137,7 +106,7 @@ export async function handleAskButton(
  * collected, so nobody fills in a whole flow only to be refused at the end; null when they may go on.
  */
 async function refusal(
-  deps: TelegramAskDeps,
+  deps: FlowDeps,
   key: string,
   content: AskContent,
   at: Tapped,
@@ -161,7 +130,7 @@ async function refusal(
 }
 
 /** A Yes / No, option, Keep or Skip button under a flow's prompt. */
-async function flowButton(deps: TelegramAskDeps, b: TelegramAskButton, at: Tapped): Promise<QueryAnswer> {
+async function flowButton(deps: FlowDeps, b: AskCallback, at: Tapped): Promise<QueryAnswer> {
   const chat = at.message.chat.id;
   const flow = await loadJson<Flow>(deps.ctx, flowKey(chat, at.user.id));
   const content = await loadJson<AskContent>(deps.ctx, contentKey(b.key));
@@ -184,8 +153,8 @@ async function flowButton(deps: TelegramAskDeps, b: TelegramAskButton, at: Tappe
  * showing nobody's picks and each person sees theirs in the toast of their tap.
  */
 async function pickButton(
-  deps: TelegramAskDeps,
-  b: TelegramAskButton,
+  deps: FlowDeps,
+  b: AskCallback,
   content: AskContent,
   at: Tapped,
 ): Promise<QueryAnswer> {
@@ -214,8 +183,8 @@ async function pickButton(
 
 /** "Answer…" / "Edit…": the first prompt of the field-by-field flow. */
 async function startFlow(
-  deps: TelegramAskDeps,
-  b: TelegramAskButton,
+  deps: FlowDeps,
+  b: AskCallback,
   content: AskContent,
   at: Tapped,
 ): Promise<QueryAnswer> {
@@ -236,8 +205,8 @@ async function startFlow(
 
 /** A choice, a pick, Done or "as it is": the answer goes to the relay. */
 async function answerButton(
-  deps: TelegramAskDeps,
-  b: TelegramAskButton,
+  deps: FlowDeps,
+  b: AskCallback,
   content: AskContent,
   at: Tapped,
 ): Promise<QueryAnswer> {
@@ -265,7 +234,7 @@ async function answerButton(
 }
 
 /** A text message: the answer to the sender's open prompt in this chat, if it is one. */
-export async function handleAskReply(c: Context, deps: TelegramAskDeps): Promise<boolean> {
+export async function handleAskReply(c: Context, deps: FlowDeps): Promise<boolean> {
   const message = c.message;
   if (!message?.from || typeof message.text !== 'string') return false;
   const user = tapUser(message.from);
@@ -300,7 +269,7 @@ export async function handleAskReply(c: Context, deps: TelegramAskDeps): Promise
 
 /** Goes to the next step, or submits the answer after the last one. */
 async function advance(
-  deps: TelegramAskDeps,
+  deps: FlowDeps,
   chat: number,
   user: Tap['user'],
   content: AskContent,
@@ -342,7 +311,7 @@ async function advance(
 
 /** Sends the prompt of the flow's current step (after `problem`, when the last reply was refused). */
 async function sendStep(
-  deps: TelegramAskDeps,
+  deps: FlowDeps,
   chat: number,
   user: Tap['user'],
   content: AskContent,
@@ -381,11 +350,16 @@ async function sendStep(
   await deps.ctx.kv.set(flowKey(chat, user.id), JSON.stringify(flow), FLOW_TTL_MS);
 }
 
-async function say(deps: TelegramAskDeps, to: Message, text: string): Promise<void> {
+async function say(deps: FlowDeps, to: Message, text: string): Promise<void> {
   await sayIn(deps, to.chat.id, text, to);
 }
 
-async function sayIn(deps: TelegramAskDeps, chat: number, text: string, to: Message | null): Promise<void> {
+async function sayIn(
+  deps: FlowDeps,
+  chat: number,
+  text: string,
+  to: Message | null,
+): Promise<void> {
   try {
     await deps.api.sendMessage(chat, renderNotice(text), {
       link_preview_options: { is_disabled: true },

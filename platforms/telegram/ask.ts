@@ -42,8 +42,8 @@ const LABEL_MAX = 60;
 export type AskOp = 'c' | 'p' | 't' | 'r' | 'u' | 'd' | 'f' | 'a' | 'v' | 'k' | 's' | 'x';
 const OP = /^ha:([A-Za-z0-9_-]{1,32}):([cptrudfavksx])(?::(\d{1,3}))?$/;
 
-/** A parsed ask button. */
-export interface TelegramAskButton {
+/** The callback data of a tapped ask button, parsed. */
+export interface AskCallback {
   key: string;
   op: AskOp;
   n: number | null;
@@ -53,7 +53,7 @@ export function askData(key: string, op: AskOp, n?: number): string {
   return `${ASK_DATA_PREFIX}${key}:${op}${n === undefined ? '' : `:${n}`}`;
 }
 
-export function parseAskData(data: string | undefined): TelegramAskButton | null {
+export function parseAskData(data: string | undefined): AskCallback | null {
   const m = OP.exec(data ?? '');
   if (!m) return null;
   return { key: m[1]!, op: m[2] as AskOp, n: m[3] === undefined ? null : Number(m[3]) };
@@ -195,7 +195,7 @@ export function askReplacesActions(content: AskContent): boolean {
 /** The typed answer of a button tap on an ask (choice, pick, done, accept); null when none. */
 export function buttonAnswer(
   content: AskContent,
-  b: TelegramAskButton,
+  b: AskCallback,
   state: PickState,
 ): { action: string; data: Record<string, unknown> } | null {
   const typed = (answer: Record<string, unknown>) => typedAnswer(content, answer);
@@ -219,7 +219,7 @@ export function buttonAnswer(
 /** Applies a toggle / rank / undo to a person's state; null when the button does not fit. */
 export function nextPickState(
   content: AskContent,
-  b: TelegramAskButton,
+  b: AskCallback,
   state: PickState,
 ): PickState | null {
   if (content.type !== 'decision') return null;

@@ -3,7 +3,7 @@ import type { Context } from 'grammy';
 import type { AdapterStrings, Tap, TapReply } from '../../src/adapter.ts';
 import { stringsOf, tapWithin } from '../../src/adapter-kit.ts';
 import type { Logger } from '../../src/log.ts';
-import { type TelegramAskButton, parseAskData } from './ask.ts';
+import { type AskCallback, parseAskData } from './ask.ts';
 import { toPlatformError } from './errors.ts';
 import { parseCallbackQuery } from './parse.ts';
 import { renderTapAnswer } from './render.ts';
@@ -30,7 +30,7 @@ export interface TelegramTapDeps {
   /** The adapter's texts in the relay's LOCALE (default English). */
   strings?: AdapterStrings | undefined;
   /** Handles a tap on an ask's own button (toggles, ranks, flows); what to answer the query with. */
-  ask?: ((ctx: Context, button: TelegramAskButton) => Promise<QueryAnswer>) | null;
+  ask?: ((ctx: Context, button: AskCallback) => Promise<QueryAnswer>) | null;
 }
 
 /** The answer to a callback query: a toast, or an alert the person must dismiss. */
