@@ -1,7 +1,7 @@
 /**
  * The content-type rule of every inbound endpoint. Each one takes JSON (the API, web chat,
  * callbacks, Telegram, Discord, Teams) or a URL-encoded form (Slack interactions and slash
- * commands, the demo's review page); a body of any other type is refused with 415 before any
+ * commands, the HITL service's review pages); a body of any other type is refused with 415 before any
  * handler reads it. Endpoints that take only one of the two check that themselves.
  */
 import type { Context, MiddlewareHandler } from 'hono';
