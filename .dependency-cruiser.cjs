@@ -163,7 +163,7 @@ module.exports = {
     {
       name: 'platform-uses-only-the-adapter-surface',
       comment:
-        'A platform talks to the core only through the adapter contract (not the engine, store, ...).',
+        'A platform talks to the core only through the adapter contract (not the services, store, ...).',
       severity: 'error',
       from: { path: '^platforms/', pathNot: '^platforms/registry\\.ts$' },
       to: { path: '^src/', pathNot: CORE_SURFACE },

@@ -12,7 +12,7 @@
  *   cut post may have landed, so the chat may show a second card); deleting the lease here would
  *   lose that record.
  * Tap claims are never released here: a dead holder's submit may have reached the service, so its
- * claim is taken over only after it lapses and a poll has shown the case still open (tap.ts).
+ * claim is taken over only after it lapses and a poll has shown the case still open (tap/claim.ts).
  */
 import type { KeyValue } from '../adapter.ts';
 import type { Logger } from '../log.ts';
