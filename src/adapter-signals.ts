@@ -1,7 +1,7 @@
 /**
- * The adapters' change signals (AdapterContext.signals): in-process through the case repository's events,
- * across replicas through the store's change channel (PostgreSQL NOTIFY), which the relay already
- * turns into `change:<id>` events. A topic is named like "web:room:lobby", never like a case id.
+ * The adapters' change signals (AdapterContext.signals): in-process through the case repository's
+ * events, across replicas through the store's change channel (PostgreSQL NOTIFY), which the relay
+ * already turns into `change:<id>` events. A topic is named like "web:room:lobby", never like a case id.
  */
 import type { EventEmitter } from 'node:events';
 import type { AdapterSignals } from './adapter.ts';

@@ -8,7 +8,7 @@ import { nextEscalation } from './policy/escalation.ts';
 import { confirmByPoll } from './service-client/confirm-by-poll.ts';
 import type { StoredCase } from './store/types.ts';
 import { type FinalAnswerDeps, finalAnswerDue } from './tap/final-answer.ts';
-import { type CallbackDeps, callbackRoute } from './watch/callbacks.ts';
+import { type CallbackDeps, callbackRoute } from './watch/callback-receiver.ts';
 import { Reminders, type RemindersDeps } from './watch/reminders.ts';
 import { type EventStreamOptions, EventStreams, type EventStreamsDeps } from './watch/sse.ts';
 import type { WatchHooks } from './watch/watcher.ts';

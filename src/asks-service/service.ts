@@ -15,8 +15,8 @@ import {
   type ServiceProfile,
   type ServiceStore,
 } from '../hitl-service/index.ts';
-import { deferredStore } from '../hitl-service/store.ts';
-import { openPostgresServiceStore } from '../hitl-service/store-postgres.ts';
+import { deferredStore } from '../hitl-service/service-store.ts';
+import { openPostgresServiceStore } from '../hitl-service/service-store-postgres.ts';
 import type { ReviewCase } from '../hitl-service/types.ts';
 import type { Logger } from '../log.ts';
 import { askFormAnswer, askReviewHtml } from './page.ts';

@@ -8,7 +8,7 @@ import { formFields } from '../hitl-service/answers.ts';
 import type { CaseSpec } from '../hitl-service/create.ts';
 import type { ServiceProfile } from '../hitl-service/profile.ts';
 import type { ReviewCase } from '../hitl-service/types.ts';
-import { formAnswer } from './form.ts';
+import { formAnswer } from './form-answer.ts';
 import { contextHtml, reviewButtons } from './review-page.ts';
 import { defaultContext, defaultMessage } from './samples.ts';
 

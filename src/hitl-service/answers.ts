@@ -3,7 +3,7 @@ import type { ServiceDeps } from './context.ts';
 import { errorBody } from './context.ts';
 import { createCase } from './create.ts';
 import { actionsFor } from './review-types.ts';
-import type { StoredReview } from './store.ts';
+import type { StoredReview } from './service-store.ts';
 import { tokenMatches } from './tokens.ts';
 import type {
   BrowserAnswerInput,

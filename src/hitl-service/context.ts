@@ -3,8 +3,8 @@ import type { Context } from 'hono';
 import type { Logger } from '../log.ts';
 import type { CaseLifecycle } from './lifecycle.ts';
 import type { ServiceProfile } from './profile.ts';
-import type { RateLimiter } from './rate-limit.ts';
-import type { ServiceStore } from './store.ts';
+import type { RateLimiter } from './respond-limit.ts';
+import type { ServiceStore } from './service-store.ts';
 import type { FaultKind, FaultRoute } from './types.ts';
 
 /** What an injected fault left to do: answer with `response`, or go on (after a delay for `slow`). */

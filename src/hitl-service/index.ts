@@ -7,7 +7,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { createLogger, type Logger } from '../log.ts';
 import { actOnCase } from './act.ts';
-import { CallbackSender } from './callbacks.ts';
+import { CallbackSender } from './callback-sender.ts';
 import type { FaultInjector, ServiceDeps } from './context.ts';
 import { errorBody } from './context.ts';
 import { type CaseSpec, createCase } from './create.ts';
@@ -15,21 +15,21 @@ import { registerEventRoutes } from './events.ts';
 import { EventHub } from './hub.ts';
 import { CaseLifecycle } from './lifecycle.ts';
 import type { ServiceProfile } from './profile.ts';
-import { RateLimiter } from './rate-limit.ts';
+import { RateLimiter } from './respond-limit.ts';
 import { type PurgeCounts, startServiceRetention } from './retention.ts';
 import { registerPageRoutes } from './routes-page.ts';
 import { registerRespondRoutes } from './routes-respond.ts';
 import { registerStatusRoute } from './routes-status.ts';
-import { type ServiceStore, SqliteServiceStore } from './store.ts';
+import { type ServiceStore, SqliteServiceStore } from './service-store.ts';
 import type { ReviewCreated, ReviewerStep, ReviewerStepResult, Submission } from './types.ts';
 
 export { ReviewerStepError } from './act.ts';
-export { signCallback } from './callbacks.ts';
+export { signCallback } from './callback-sender.ts';
 export type { FaultInjector, FaultOutcome, ServiceDeps } from './context.ts';
 export type { CaseSpec } from './create.ts';
 export type { ProfileCheck, ServiceProfile } from './profile.ts';
 export type { PurgeCounts } from './retention.ts';
-export type { ServiceStore } from './store.ts';
+export type { ServiceStore } from './service-store.ts';
 export type {
   Fault,
   FaultKind,

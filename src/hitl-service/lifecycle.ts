@@ -1,7 +1,7 @@
 /** The case lifecycle: every status change goes through here, is stored with its event, then published. */
 import type { Logger } from '../log.ts';
 import type { Progress } from '../protocol/types.ts';
-import type { CallbackSender } from './callbacks.ts';
+import type { CallbackSender } from './callback-sender.ts';
 import type { EventHub } from './hub.ts';
 import {
   dueAt,
@@ -9,7 +9,7 @@ import {
   reminderTimes,
   type ServiceStore,
   type StoredReview,
-} from './store.ts';
+} from './service-store.ts';
 import type { ReviewCase, ReviewResult, StoredEvent, SubmissionContext } from './types.ts';
 import { TERMINAL_STATUSES } from './types.ts';
 

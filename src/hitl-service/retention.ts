@@ -5,7 +5,7 @@
  * runs it. Without a period (the standalone demo) everything is kept, as before.
  */
 import type { Logger } from '../log.ts';
-import type { ServiceStore } from './store.ts';
+import type { ServiceStore } from './service-store.ts';
 
 /** How retention runs. */
 export interface ServiceRetentionOptions {

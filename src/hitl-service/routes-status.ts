@@ -2,7 +2,7 @@
 import type { Hono } from 'hono';
 import type { ServiceDeps } from './context.ts';
 import { errorBody } from './context.ts';
-import { etagFor, matchesIfNoneMatch, pollBody } from './poll.ts';
+import { etagFor, matchesIfNoneMatch, pollBody } from './poll-answer.ts';
 import { type ReviewCase, TERMINAL_STATUSES } from './types.ts';
 
 /** `GET /api/reviews/:id/status`: the poll answer with a strong ETag (304 when unchanged). */

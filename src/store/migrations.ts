@@ -189,7 +189,7 @@ export const MIGRATIONS: readonly Migration[] = [
     postgres: 'CREATE INDEX IF NOT EXISTS kv_until ON kv (until) WHERE until IS NOT NULL',
   },
   {
-    // The relay's own HITL service (/asks) shared by replicas (src/hitl-service/store-postgres.ts): its
+    // The relay's own HITL service (/asks) shared by replicas (src/hitl-service/service-store-postgres.ts): its
     // cases with their version (compare-and-set), numbered events (SSE replay) and the respond
     // requests it received. A relay on SQLite keeps its asks in DATA_DIR/asks.sqlite (one
     // process); the SQLite tables exist so both dialects keep the same schema.

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { mountAsks } from '../../src/asks-service/service.ts';
-import { SqliteServiceStore } from '../../src/hitl-service/store.ts';
+import { SqliteServiceStore } from '../../src/hitl-service/service-store.ts';
 import type { ReviewCase } from '../../src/hitl-service/types.ts';
 import { createLogger } from '../../src/log.ts';
 import { tempDirs } from '../helpers/temp.ts';

@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteServiceStore } from '../../src/hitl-service/store.ts';
+import { SqliteServiceStore } from '../../src/hitl-service/service-store.ts';
 import { SCHEMA_VERSION } from '../../src/store/migrations.ts';
 import {
   createCase,

@@ -4,7 +4,7 @@
  * still sees an expiry or a reminder that fell due since (the full path applies it: 200, new tag).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServiceStore, SqliteServiceStore } from '../../src/hitl-service/store.ts';
+import { type ServiceStore, SqliteServiceStore } from '../../src/hitl-service/service-store.ts';
 import {
   act,
   createCase,

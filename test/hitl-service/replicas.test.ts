@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStore } from '../../src/hitl-service/index.ts';
-import { openPostgresServiceStore } from '../../src/hitl-service/store-postgres.ts';
+import { openPostgresServiceStore } from '../../src/hitl-service/service-store-postgres.ts';
 import {
   act,
   createCase,

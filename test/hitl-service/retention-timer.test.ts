@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startServiceRetention } from '../../src/hitl-service/retention.ts';
-import { SqliteServiceStore } from '../../src/hitl-service/store.ts';
+import { SqliteServiceStore } from '../../src/hitl-service/service-store.ts';
 import type { ReviewCase } from '../../src/hitl-service/types.ts';
 import { createLogger } from '../../src/log.ts';
 import { manualClock } from '../demo/helpers.ts';

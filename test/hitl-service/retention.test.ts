@@ -9,8 +9,8 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServiceStore } from '../../src/hitl-service/index.ts';
-import { SqliteServiceStore } from '../../src/hitl-service/store.ts';
-import { openPostgresServiceStore } from '../../src/hitl-service/store-postgres.ts';
+import { SqliteServiceStore } from '../../src/hitl-service/service-store.ts';
+import { openPostgresServiceStore } from '../../src/hitl-service/service-store-postgres.ts';
 import {
   createCase,
   type DemoServer,

@@ -1,8 +1,8 @@
 /**
  * Persistence of the HITL service: the async interface every replica-safe transition goes
  * through, and its SQLite implementation (the standalone demo and a single relay), on the asks_*
- * tables of the numbered migrations. The PostgreSQL one (store-postgres.ts) lets several relay
- * replicas share the asks service.
+ * tables of the numbered migrations. The PostgreSQL one (service-store-postgres.ts) lets several
+ * relay replicas share the asks service.
  */
 import Database from 'better-sqlite3';
 import { migrateSqlite } from '../store/migrate-sqlite.ts';

@@ -16,7 +16,7 @@ import {
   receivedAt,
   type ServiceStore,
   type StoredReview,
-} from './store.ts';
+} from './service-store.ts';
 import type { ReviewCase, ReviewEventName, StoredEvent, Submission } from './types.ts';
 
 /** `<source>:<case id>` on every commit. */
