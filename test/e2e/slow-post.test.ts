@@ -1,20 +1,36 @@
 /** A card that waits long in a platform's send pace is posted once, though reconcile runs meanwhile. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { createTelegramAdapter } from '../../platforms/telegram/index.ts';
+import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
 import { FakeTelegramApi } from '../fakes/telegram-api.ts';
-import { eventually, type RelayHandle, startDemo, startRelay } from '../helpers/relay-env.ts';
+import {
+  type DemoHandle,
+  eventually,
+  type RelayHandle,
+  startDemo,
+  startRelay,
+} from '../helpers/relay-env.ts';
+import { countStore } from '../helpers/store-counter.ts';
 
+const dataDir = mkdtempSync(join(tmpdir(), 'hitl-slow-post-'));
 let relay: RelayHandle | undefined;
 let fake: FakeTelegramApi | undefined;
+let demo: DemoHandle | undefined;
 afterAll(async () => {
+  // The relay first: its connections to the demo service end with it, so the demo closes at once.
   await relay?.stop();
+  await demo?.stop();
   await fake?.close();
+  rmSync(dataDir, { recursive: true, force: true });
 });
 
 it('posts each of a burst into one chat exactly once', async () => {
   fake = await FakeTelegramApi.start();
   // Telegram's real per-chat pace is ~1 message per second; 1.5 s here makes the last of the burst
-  // wait longer than the relay's re-post threshold (2 s in the test relay), with reconcile every 5 s.
+  // wait longer than the relay's re-post threshold (2 s in the test relay), with reconcile every 1 s.
   const adapter = createTelegramAdapter({
     botToken: fake.token,
     apiRoot: fake.apiRoot,
@@ -22,14 +38,30 @@ it('posts each of a burst into one chat exactly once', async () => {
     pace: { perChatIntervalMs: 1500, groupWindowMs: 5, globalWindowMs: 1 },
     pollingTimeoutSeconds: 1,
   });
-  const demo = await startDemo();
-  relay = await startRelay({ adapters: [adapter] });
-  const bodies = await Promise.all(Array.from({ length: 6 }, () => demo.create('approval', true)));
+  demo = await startDemo();
+  // The store's calls show each reconcile pass: it begins with staleMessages, ends with orphanCases.
+  const counted = countStore(openSqliteStore(join(dataDir, 'hitl-relay.sqlite')));
+  relay = await startRelay({
+    adapters: [adapter],
+    dataDir,
+    store: counted.store,
+    reconcileEveryMs: 1000,
+  });
+  const bodies = await Promise.all(Array.from({ length: 6 }, () => demo!.create('approval', true)));
   const sent = await Promise.all(bodies.map((b) => relay!.send('telegram:4242', b)));
   expect(sent.map((s) => s.status)).toEqual(Array(6).fill(201));
   await eventually(async () => fake!.calls('sendMessage').length >= 6, 20_000, 'six posts');
-  // Let a reconcile pass run over the now-posted messages before counting.
-  await new Promise((r) => setTimeout(r, 6000));
+  // A pass that began after the sixth post has ended: passes never overlap and each waits for the
+  // posts it makes, so a second post of any card, by this pass or an earlier one, has been sent.
+  const from = counted.calls.length;
+  await eventually(
+    async () => {
+      const methods = counted.calls.slice(from).map((c) => c.method);
+      const begun = methods.indexOf('staleMessages');
+      return begun >= 0 && methods.indexOf('orphanCases', begun) > begun;
+    },
+    10_000,
+    'a reconcile pass over the posted cards',
+  );
   expect(fake.calls('sendMessage')).toHaveLength(6);
-  await demo.stop();
 }, 40_000);
