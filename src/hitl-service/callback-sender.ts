@@ -25,6 +25,7 @@ export class CallbackSender {
     const body = JSON.stringify({ event: event.event, case_id: event.case_id, ...event.data });
     const controller = new AbortController();
     this.inflight.add(controller);
+    this.options.log.debug({ case_id: event.case_id, event: event.event }, 'demo callback queued');
     void this.deliver(url, body, event, controller).finally(() => this.inflight.delete(controller));
   }
 
@@ -74,6 +75,7 @@ export class CallbackSender {
         if (!ok) return;
       }
     }
+    log.warn({ case_id: event.case_id, attempts: CALLBACK_MAX_ATTEMPTS }, 'demo callback given up');
   }
 
   /** Abandons every pending delivery. */

@@ -45,6 +45,11 @@ export class FakeTelegramState {
     return full;
   }
 
+  /** getUpdates requests held open right now, each waiting for an update or its timeout. */
+  openPolls(): number {
+    return this.pollWaiters.size;
+  }
+
   /** Builds (does not deliver) an update with a fresh update_id. */
   makeUpdate(update: Omit<Update, 'update_id'>): Update {
     return { update_id: this.nextUpdateId++, ...update } as Update;

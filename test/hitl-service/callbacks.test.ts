@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCallback } from '../../src/hitl-service/index.ts';
+import { createLogger } from '../../src/log.ts';
 import {
   act,
   createCase,
@@ -55,9 +56,30 @@ function verified(r: Received): boolean {
   return given.length === expected.length && timingSafeEqual(given, Buffer.from(expected));
 }
 
+/** The demo service's log: each callback delivery says when it is queued and how it ends. */
+const logged: Array<{ msg: string; case_id?: string }> = [];
+const log = createLogger({
+  level: 'debug',
+  format: 'json',
+  destination: { write: (line) => void logged.push(JSON.parse(line)) },
+});
+const ENDS = new Set(['demo callback sent', 'demo callback refused', 'demo callback given up']);
+const deliveryLines = (caseId: string) => logged.filter((l) => l.case_id === caseId);
+
+/** Resolves once the callback delivery for `caseId` has ended (sent, refused or given up). */
+async function delivered(caseId: string): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const end = deliveryLines(caseId).find((l) => ENDS.has(l.msg));
+    if (end) return end.msg;
+    if (Date.now() > deadline) throw new Error(`the callback of ${caseId} never ended`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 let server: DemoServer;
 beforeAll(async () => {
-  server = await startDemoServer({ callbackSecret: SECRET });
+  server = await startDemoServer({ callbackSecret: SECRET, log });
 });
 afterAll(() => server.close());
 
@@ -122,9 +144,8 @@ describe('callbacks (spec 9)', () => {
     const down = await receiver([500, 500, 500, 500]);
     const b = await createCase(server.base, 'approval', false, { hitl_callback_url: down.url });
     await act(server.base, b.hitl.case_id, { step: 'respond', action: 'reject' });
-    await down.waitFor(3);
-    // A fourth attempt would come 1 s after the third; the status check below gives it the chance.
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    // The delivery has ended: every attempt it made has reached the receiver.
+    expect(await delivered(b.hitl.case_id)).toBe('demo callback given up');
     expect(down.received).toHaveLength(3);
     await down.close();
   });
@@ -133,12 +154,16 @@ describe('callbacks (spec 9)', () => {
     const hook = await receiver([404]);
     const a = await createCase(server.base, 'approval', false, { hitl_callback_url: hook.url });
     await act(server.base, a.hitl.case_id, { step: 'respond', action: 'approve' });
-    await hook.waitFor(1);
+    // The delivery has ended after its one attempt (a retry would have come before the end).
+    expect(await delivered(a.hitl.case_id)).toBe('demo callback refused');
+    expect(hook.received).toHaveLength(1);
     const b = await createCase(server.base, 'approval', false);
     expect(b.hitl.callback_url).toBeNull();
     await act(server.base, b.hitl.case_id, { step: 'respond', action: 'approve' });
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    expect(hook.received).toHaveLength(1);
+    // The completion is published before act() is answered, and a callback is queued right then.
+    const messages = deliveryLines(b.hitl.case_id).map((l) => l.msg);
+    expect(messages).toContain('demo case event');
+    expect(messages.filter((m) => m.startsWith('demo callback'))).toEqual([]);
     await hook.close();
   });
 });

@@ -37,6 +37,8 @@ export async function startWatchRelay(
     streams?: EventStreamOptions;
     callbackSecrets?: Record<string, string>;
     dataDir?: string;
+    /** The relay's clock (real time unless a test moves it). */
+    now?: () => number;
   } = {},
 ): Promise<WatchRelay> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'hitl-watch-'));
@@ -59,6 +61,7 @@ export async function startWatchRelay(
     log,
     repostAfterMs: 2000,
     streams: { backoffBaseMs: 50, backoffMaxMs: 400, ...options.streams },
+    ...(options.now ? { now: options.now } : {}),
   });
   await relay.start();
   const json = async (method: 'GET' | 'POST', path: string, body?: unknown) => {

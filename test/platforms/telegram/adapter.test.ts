@@ -271,13 +271,17 @@ describe('telegram adapter: long polling', () => {
   });
 
   it('stops polling on stop()', async () => {
-    s = await started();
-    await s.adapter.stop();
+    // The fake holds each long poll for 30 s: within the test only stop() can end the open one.
+    s = await started({ pollingTimeoutSeconds: 30 });
+    await until(() => s?.fake.openPolls() === 1, 'the long poll');
     const before = s.fake.calls('getUpdates').length;
-    s.fake.queueUpdate(s.fake.textMessage({ chatId: GROUP, from: ann, text: '/hitl_id' }));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(s.fake.calls('getUpdates').length).toBe(before);
-    expect(s.fake.messages(GROUP)).toHaveLength(0);
+    // stop() resolves once the polling loop has ended, so nothing is left to poll again.
+    await s.adapter.stop();
+    await until(() => s?.fake.openPolls() === 0, 'the long poll given up');
+    // One more call only: the last one, which saves the offset and waits for nothing.
+    const after = s.fake.calls('getUpdates').slice(before);
+    expect(after).toEqual([expect.objectContaining({ limit: 1 })]);
+    expect(after[0]).not.toHaveProperty('timeout');
   });
 
   it('fails start fast with a clear error when the token is refused', async () => {
