@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { createTelegramAdapter } from '../../platforms/telegram/index.ts';
-import { openSqliteStore } from '../../src/cases/sqlite-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { FakeTelegramApi } from '../fakes/telegram-api.ts';
 import {
   type DemoHandle,
