@@ -52,7 +52,9 @@ const body = (room: string, prompt = 'Which environment?') => ({
 });
 
 describe('Idempotency-Key on POST /v1/asks', () => {
-  it('same key and body: the same 202 hitl object, one case, one card', async () => {
+  it('same key and body: the same 202 hitl object, one case, one card', {
+    tags: ['corpus'],
+  }, async () => {
     const key = 'agent-run-41:step-3';
     const first = await ask(key, body('idem-same'));
     expect(first.status, JSON.stringify(first.body)).toBe(202);

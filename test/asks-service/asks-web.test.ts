@@ -48,7 +48,9 @@ describe.each(ALL_KINDS)('%s through the web chat', (kind) => {
   const fx = KINDS[kind];
   const room = `ask-${kind.replace(/[^a-z]/g, '-')}`;
 
-  it('202 with a valid hitl object, native controls, invalid refused, typed answer', async () => {
+  it('202 with a valid hitl object, native controls, invalid refused, typed answer', {
+    tags: ['corpus'],
+  }, async () => {
     const created = await call('POST', '/v1/asks', {
       target: `web:${room}`,
       content: fx.content,
@@ -107,7 +109,9 @@ describe.each(ALL_KINDS)('%s through the web chat', (kind) => {
 });
 
 describe('the asks service', () => {
-  it('serves poll with ETag and Retry-After, and a review page for every kind', async () => {
+  it('serves poll with ETag and Retry-After, and a review page for every kind', {
+    tags: ['corpus'],
+  }, async () => {
     for (const kind of ALL_KINDS) {
       const created = await call('POST', '/v1/asks', {
         target: 'web:review-pages',

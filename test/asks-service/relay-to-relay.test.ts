@@ -31,7 +31,9 @@ async function post(base: string, path: string, body: unknown) {
   return { status: res.statusCode, body: (await res.body.json()) as any };
 }
 
-it('another relay consumes an ask: native controls, typed submit, both relays agree', async () => {
+it('another relay consumes an ask: native controls, typed submit, both relays agree', {
+  tags: ['corpus'],
+}, async () => {
   const fx = KINDS['decision.rank'];
   const created = await post(a.url, '/v1/asks', { target: 'web:a-room', content: fx.content });
   expect(created.status).toBe(202);

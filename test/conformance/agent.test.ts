@@ -86,7 +86,9 @@ describe('inline submit (7.5, 7.6, 7.7)', () => {
     ).toEqual(['approve']);
   });
 
-  it('INLINE-2 the submit request validates against submit-request.schema.json', () => {
+  it('INLINE-2 the submit request validates against submit-request.schema.json', {
+    tags: ['corpus'],
+  }, () => {
     const validate = schemaValidator('submit-request.schema.json');
     for (const platform of ['telegram', 'slack', 'discord', 'teams', 'web']) {
       const body = buildSubmitRequest('approve', platform, { id: '42', name: 'Ann' });
@@ -200,7 +202,7 @@ describe('status (8)', () => {
     expect(card.actions).toEqual([]);
   });
 
-  it('INTAKE-7 every official 202 body parses without a warning', () => {
+  it('INTAKE-7 every official 202 body parses without a warning', { tags: ['corpus'] }, () => {
     for (const e of example202Bodies()) expect(parse202Body(e.body).warnings).toEqual([]);
   });
 });

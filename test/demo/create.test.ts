@@ -31,7 +31,9 @@ afterAll(() => server.close());
 describe('POST /api/reviews', () => {
   for (const type of TYPES) {
     for (const inline of [true, false]) {
-      it(`answers 202 with a schema-valid v0.8 hitl object: ${type}, inline=${inline}`, async () => {
+      it(`answers 202 with a schema-valid v0.8 hitl object: ${type}, inline=${inline}`, {
+        tags: ['corpus'],
+      }, async () => {
         const res = await fetch(
           `${server.base}/api/reviews?type=${type}&inline=${inline ? 1 : 0}`,
           {
@@ -88,7 +90,9 @@ describe('POST /api/reviews', () => {
     expect(escalation.context.error.code).toBeTruthy();
   });
 
-  it('echoes the agent’s options: prompt, expiry, reminders, callback, chain link, verification', async () => {
+  it('echoes the agent’s options: prompt, expiry, reminders, callback, chain link, verification', {
+    tags: ['corpus'],
+  }, async () => {
     const first = await createCase(server.base, 'approval', true);
     const body = await createCase(server.base, 'approval', true, {
       prompt: 'Ship it?',
@@ -118,7 +122,9 @@ describe('POST /api/reviews', () => {
     expect(prev.next_case_id).toBe(hitl.case_id);
   });
 
-  it('accepts a single reminder_at string and step_up / optional verification', async () => {
+  it('accepts a single reminder_at string and step_up / optional verification', {
+    tags: ['corpus'],
+  }, async () => {
     for (const verification of ['step_up', 'optional']) {
       const { hitl } = await createCase(server.base, 'confirmation', true, {
         reminder_at: '2030-01-01T00:00:00Z',
@@ -157,7 +163,9 @@ describe('POST /api/reviews', () => {
     expect(form.details[0].path).toBe('context');
   });
 
-  it('builds URLs from baseUrl when given, and from the origin plus mountPath otherwise', async () => {
+  it('builds URLs from baseUrl when given, and from the origin plus mountPath otherwise', {
+    tags: ['corpus'],
+  }, async () => {
     const fixed = createDemoService({ baseUrl: 'https://hitl.example/demo/' });
     const res = await fixed.app.request('/api/reviews?type=confirmation&inline=1', {
       method: 'POST',

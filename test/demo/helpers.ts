@@ -1,9 +1,6 @@
 /** Shared helpers for the demo service tests: a real loopback server, schema validators, SSE reading. */
-import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Hono } from 'hono';
 import {
@@ -11,38 +8,10 @@ import {
   type DemoService,
   type DemoServiceOptions,
 } from '../../src/demo/index.ts';
-import { PROTOCOL_DIR } from '../helpers/spec.ts';
+import { schemaErrors } from '../helpers/spec.ts';
 
-const SCHEMA_DIR = `${PROTOCOL_DIR}/schemas/`;
-
-/** One Ajv (draft 2020-12 + formats) holding every official schema, read from ../shared at test time. */
-function loadAjv() {
-  const ajv = new Ajv2020({ allErrors: true, strict: false });
-  // ajv-formats is CommonJS; under NodeNext its default import is the module object.
-  type Plugin = (ajv: Ajv2020) => unknown;
-  const mod = addFormats as unknown as Plugin & { default?: Plugin };
-  (mod.default ?? mod)(ajv);
-  const ids = new Map<string, string>();
-  // The schemas refer to each other by $id (e.g. "form-field.json"), so all are registered.
-  for (const file of readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.schema.json'))) {
-    const schema = JSON.parse(readFileSync(`${SCHEMA_DIR}${file}`, 'utf8')) as { $id: string };
-    ajv.addSchema(schema);
-    ids.set(file, schema.$id);
-  }
-  return { ajv, ids };
-}
-
-const { ajv, ids } = loadAjv();
-
-/** Validates `value` against an official schema file; returns Ajv's errors (empty when valid). */
-export function schemaErrors(file: string, value: unknown): string[] {
-  const id = ids.get(file);
-  const validate = id ? ajv.getSchema(id) : undefined;
-  if (!validate) throw new Error(`no schema ${file}`);
-  return validate(value)
-    ? []
-    : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
-}
+/** Official schema checks (tests tagged corpus only): see test/helpers/spec.ts. */
+export { schemaErrors };
 
 /** A demo service on a real loopback port, mounted at /demo as the relay mounts it. */
 export interface DemoServer {

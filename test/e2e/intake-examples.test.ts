@@ -39,7 +39,7 @@ function onLoopback(body: Record<string, any>, suffix: string): Record<string, a
   return b;
 }
 
-it('INTAKE-5 the 15 official 202 bodies give 201', async () => {
+it('INTAKE-5 the 15 official 202 bodies give 201', { tags: ['corpus'] }, async () => {
   const bodies = example202Bodies();
   expect(bodies).toHaveLength(15);
   for (const [i, e] of bodies.entries()) {
@@ -54,18 +54,22 @@ it.each([
   ['0.9', undefined, 1],
   ['1.0', undefined, 1],
   ['0.8', 'vote', 1],
-])('INTAKE-6 spec_version %s type %s gives 201 (warnings: %i)', async (version, type, warns) => {
-  const base = example202Bodies().find((e) => e.file.startsWith('09-'))!.body;
-  const body = onLoopback(base, `v${version}${type ?? ''}`.replace(/\W/g, '_'));
-  body.hitl.spec_version = version;
-  if (type) body.hitl.type = type;
-  const res = await relay.send('web:variants', body);
-  expect(res.status).toBe(201);
-  expect(res.body.warnings).toHaveLength(warns);
-  const card = await eventually(() => cardOf(relay.url, 'variants', res.body.id));
-  if (type) {
-    // Link-only: no buttons, the Details link stays.
-    expect(card.actions).toEqual([]);
-    expect(card.link).toBeTruthy();
-  } else expect(card.actions.length).toBeGreaterThan(0);
-});
+])(
+  'INTAKE-6 spec_version %s type %s gives 201 (warnings: %i)',
+  { tags: ['corpus'] },
+  async (version, type, warns) => {
+    const base = example202Bodies().find((e) => e.file.startsWith('09-'))!.body;
+    const body = onLoopback(base, `v${version}${type ?? ''}`.replace(/\W/g, '_'));
+    body.hitl.spec_version = version;
+    if (type) body.hitl.type = type;
+    const res = await relay.send('web:variants', body);
+    expect(res.status).toBe(201);
+    expect(res.body.warnings).toHaveLength(warns);
+    const card = await eventually(() => cardOf(relay.url, 'variants', res.body.id));
+    if (type) {
+      // Link-only: no buttons, the Details link stays.
+      expect(card.actions).toEqual([]);
+      expect(card.link).toBeTruthy();
+    } else expect(card.actions.length).toBeGreaterThan(0);
+  },
+);

@@ -115,7 +115,9 @@ describe('each review type, inline on and off', () => {
 });
 
 describe('submits', () => {
-  it('every submit request validates against submit-request.schema.json', async () => {
+  it('every submit request validates against submit-request.schema.json', {
+    tags: ['corpus'],
+  }, async () => {
     const validate = schemaValidator('submit-request.schema.json');
     const subs = await demo.submissions();
     expect(subs.length).toBeGreaterThan(0);

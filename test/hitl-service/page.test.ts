@@ -139,7 +139,9 @@ describe('the review page’s forms', () => {
     expect((await poll(hitl.poll_url)).json!.status).toBe('pending');
   });
 
-  it('an edit starts the next round and the confirmation page shows its 202 body', async () => {
+  it('an edit starts the next round and the confirmation page shows its 202 body', {
+    tags: ['corpus'],
+  }, async () => {
     const { hitl } = await createCase(server.base, 'approval', true);
     const res = await postForm(hitl, 'respond', [
       ['feedback', 'Roll out to 2 pods first'],

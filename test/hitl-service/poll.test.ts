@@ -23,7 +23,9 @@ const valid = (body: Json | null) =>
   expect(schemaErrors('poll-response.schema.json', body)).toEqual([]);
 
 describe('GET /api/reviews/:id/status', () => {
-  it('walks pending -> opened -> in_progress -> completed with schema-valid bodies', async () => {
+  it('walks pending -> opened -> in_progress -> completed with schema-valid bodies', {
+    tags: ['corpus'],
+  }, async () => {
     const { hitl } = await createCase(server.base, 'input', false);
     const pending = await poll(hitl.poll_url);
     expect(pending.status).toBe(200);
@@ -73,7 +75,9 @@ describe('GET /api/reviews/:id/status', () => {
     valid(completed.json);
   });
 
-  it('answers expired with expired_at and the type’s default_action once expires_at passes', async () => {
+  it('answers expired with expired_at and the type’s default_action once expires_at passes', {
+    tags: ['corpus'],
+  }, async () => {
     for (const [type, action] of [
       ['approval', 'reject'],
       ['selection', 'skip'],
@@ -96,7 +100,7 @@ describe('GET /api/reviews/:id/status', () => {
     }
   });
 
-  it('answers cancelled with a reason', async () => {
+  it('answers cancelled with a reason', { tags: ['corpus'] }, async () => {
     const { hitl } = await createCase(server.base, 'escalation', true);
     await act(server.base, hitl.case_id, { step: 'cancel', reason: 'Handled by phone' });
     const res = (await poll(hitl.poll_url)).json!;
@@ -123,7 +127,7 @@ describe('GET /api/reviews/:id/status', () => {
     expect(changed.headers.get('etag')).not.toBe(etag);
   });
 
-  it('records reminder_sent_at when a reminder fires', async () => {
+  it('records reminder_sent_at when a reminder fires', { tags: ['corpus'] }, async () => {
     const { hitl } = await createCase(server.base, 'approval', false);
     await act(server.base, hitl.case_id, { step: 'remind' });
     const res = (await poll(hitl.poll_url)).json!;
@@ -131,7 +135,9 @@ describe('GET /api/reviews/:id/status', () => {
     valid(res);
   });
 
-  it('links rounds: an edit completes the case with next_case_id and starts a follow-up', async () => {
+  it('links rounds: an edit completes the case with next_case_id and starts a follow-up', {
+    tags: ['corpus'],
+  }, async () => {
     const { hitl } = await createCase(server.base, 'approval', true, {
       hitl_callback_url: 'http://127.0.0.1:9/cb',
     });

@@ -21,7 +21,7 @@ afterAll(() => server.close());
 const reviewToken = (hitl: Json) => new URL(hitl.review_url).searchParams.get('token')!;
 
 describe('inline submit (spec 7.5 table)', () => {
-  it('200 completes the case; the poll shows who and how', async () => {
+  it('200 completes the case; the poll shows who and how', { tags: ['corpus'] }, async () => {
     const { hitl } = await createCase(server.base, 'confirmation', true);
     const res = await inlineSubmit(hitl.submit_url, hitl.submit_token, submitBody('confirm'));
     expect(res.status).toBe(200);
@@ -96,7 +96,9 @@ describe('inline submit (spec 7.5 table)', () => {
     expect((await poll(hitl.poll_url)).json!.result.data).toEqual({ selected: ['job-2'] });
   });
 
-  it('403 verification_required / verification_failed, 200 with bound evidence', async () => {
+  it('403 verification_required / verification_failed, 200 with bound evidence', {
+    tags: ['corpus'],
+  }, async () => {
     for (const mode of ['required', 'step_up']) {
       const { hitl } = await createCase(server.base, 'confirmation', true, { verification: mode });
       const missing = await inlineSubmit(hitl.submit_url, hitl.submit_token, submitBody('confirm'));
@@ -164,7 +166,9 @@ describe('inline submit (spec 7.5 table)', () => {
     ).toBe(200);
   });
 
-  it('400 for bodies that do not match submit-request.schema.json (zod mirrors the schema)', async () => {
+  it('400 for bodies that do not match submit-request.schema.json (zod mirrors the schema)', {
+    tags: ['corpus'],
+  }, async () => {
     const valid = submitBody('confirm');
     const { submitted_via: _via, ...noVia } = valid;
     const cases: unknown[] = [

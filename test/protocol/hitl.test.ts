@@ -29,17 +29,17 @@ function issuesOf(fn: () => unknown) {
 }
 
 describe('202 bodies', () => {
-  const examples = example202Bodies();
   // Exact: a new or lost example must be looked at, not silently counted in.
-  it('INTAKE-1 finds exactly the 15 official 202 bodies', () => expect(examples.length).toBe(15));
-  it.each(examples.map((e) => [`${e.file} step ${e.step}`, e.body] as const))(
-    'accepts %s',
-    (_name, body) => {
-      const parsed = parse202Body(body);
-      expect(parsed.hitl.case_id).toBe(body.hitl.case_id);
-      expect(parsed.warnings).toEqual([]);
-    },
+  it('INTAKE-1 finds exactly the 15 official 202 bodies', { tags: ['corpus'] }, () =>
+    expect(example202Bodies().length).toBe(15),
   );
+  it('accepts every official 202 body without a warning', { tags: ['corpus'] }, () => {
+    for (const { file, step, body } of example202Bodies()) {
+      const parsed = parse202Body(body);
+      expect(parsed.hitl.case_id, `${file} step ${step}`).toBe(body.hitl.case_id);
+      expect(parsed.warnings, `${file} step ${step}`).toEqual([]);
+    }
+  });
 
   it('names the failing field paths', () => {
     const issues = issuesOf(() =>
@@ -157,7 +157,7 @@ describe('inline actions', () => {
   });
 });
 
-describe('submit request', () => {
+describe('submit request', { tags: ['corpus'] }, () => {
   const validate = schemaValidator('submit-request.schema.json');
   it.each(['telegram', 'slack', 'discord', 'teams', 'web'])(
     'validates against the schema for %s',

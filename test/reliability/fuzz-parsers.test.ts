@@ -23,7 +23,8 @@ import { type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { example202Bodies } from '../helpers/spec.ts';
 import { hostileJson, type Json, mutate, mutations, nastyString } from './fuzz.ts';
 
-const examples = example202Bodies().map((e) => e.body as Json);
+/** The official 202 bodies, read inside the tests tagged corpus. */
+const examples = (): Json[] => example202Bodies().map((e) => e.body as Json);
 const URL_FIELDS = ['review_url', 'poll_url', 'submit_url', 'events_url'] as const;
 const RUNS = { numRuns: 500 };
 
@@ -79,10 +80,12 @@ const validPoll: Json = {
 };
 
 describe('protocol parsers under random and mutated input', () => {
-  it('parse202Body: mutated official examples are fully valid or refused with named fields', () => {
+  it('parse202Body: mutated official examples are fully valid or refused with named fields', {
+    tags: ['corpus'],
+  }, () => {
     fc.assert(
-      fc.property(fc.nat(examples.length - 1), mutations, (i, ms) => {
-        const doc = mutate(examples[i]!, ms);
+      fc.property(fc.nat(examples().length - 1), mutations, (i, ms) => {
+        const doc = mutate(examples()[i]!, ms);
         parsesOrRefuses(
           () => parse202Body(doc, 'response'),
           (p) => expectValidHitl(p.hitl),
@@ -166,7 +169,7 @@ describe('POST /v1/cases with fuzzed bodies', () => {
         .tuple(fc.nat(), mutations)
         .map(([i, ms]) =>
           JSON.stringify(
-            mutate({ target: 'web:fuzz', response: examples[i % examples.length]! }, ms),
+            mutate({ target: 'web:fuzz', response: examples()[i % examples().length]! }, ms),
           ),
         ),
     },
@@ -176,7 +179,10 @@ describe('POST /v1/cases with fuzzed bodies', () => {
         .tuple(fc.nat(), mutations)
         .map(([i, ms]) =>
           JSON.stringify(
-            mutate({ target: 'web:fuzz', hitl: (examples[i % examples.length] as any).hitl }, ms),
+            mutate(
+              { target: 'web:fuzz', hitl: (examples()[i % examples().length] as any).hitl },
+              ms,
+            ),
           ),
         ),
     },
@@ -184,13 +190,18 @@ describe('POST /v1/cases with fuzzed bodies', () => {
       weight: 1,
       arbitrary: fc
         .tuple(fc.nat(), nastyString)
-        .map(([i, target]) => JSON.stringify({ target, response: examples[i % examples.length] })),
+        .map(([i, target]) =>
+          JSON.stringify({ target, response: examples()[i % examples().length] }),
+        ),
     },
     { weight: 1, arbitrary: hostileJson.map((v) => JSON.stringify(v)) },
     { weight: 1, arbitrary: fc.string() },
   );
 
-  it('every answer is 201, 200 or 400, and the store holds only valid cases', async () => {
+  it('every answer is 201, 200 or 400, and the store holds only valid cases', {
+    tags: ['corpus'],
+    timeout: 120_000,
+  }, async () => {
     const created = new Set<string>();
     const statuses = new Map<number, number>();
     await fc.assert(
@@ -240,5 +251,5 @@ describe('POST /v1/cases with fuzzed bodies', () => {
       expect((await engine.store.listHistory(c.id))[0]!.kind).toBe('ingested');
       expect(await engine.store.listMessages(c.id)).toHaveLength(1);
     }
-  }, 120_000);
+  });
 });

@@ -64,7 +64,9 @@ const EXPECTED: Record<string, string> = {
 };
 
 describe('form metadata on the card', () => {
-  it('FORM-2 shows the field count, required count and step titles of the spec examples on every platform, never a field', () => {
+  it('FORM-2 shows the field count, required count and step titles of the spec examples on every platform, never a field', {
+    tags: ['corpus'],
+  }, () => {
     const withForm = example202Bodies().filter((e) => e.body.hitl.context?.form);
     expect(withForm.map((e) => e.file).sort()).toEqual(Object.keys(EXPECTED).sort());
     for (const { file, body } of withForm) {
@@ -90,7 +92,7 @@ describe('form metadata on the card', () => {
     }
   });
 
-  it('keeps the form line on the final card beside what was entered', () => {
+  it('keeps the form line on the final card beside what was entered', { tags: ['corpus'] }, () => {
     const example = example202Bodies().find((e) => e.file === '04-input-form.json')!;
     const c = caseOf(example.body.hitl, 'completed', {
       result: { action: 'submit', data: { salary_expectation: 108000, salary_negotiable: true } },
