@@ -1,6 +1,6 @@
 /** Discord settings from the environment, validated; null when the platform is not configured. */
 import { z } from 'zod';
-import { parseEnv, pickEnv } from '../../src/config/env.ts';
+import { type EnvDoc, parseEnv, pickEnv } from '../../src/config/env.ts';
 import { registerSecret } from '../../src/log.ts';
 
 /** Every environment variable the Discord adapter reads. */
@@ -10,6 +10,18 @@ export const DISCORD_ENV_VARS: readonly string[] = [
   'DISCORD_PUBLIC_KEY',
   'DISCORD_API_URL',
 ];
+
+/** What each variable means, for docs/configuration.md (scripts/config-reference.ts). */
+export const DISCORD_ENV_DOCS: Record<string, EnvDoc> = {
+  DISCORD_TOKEN: { meaning: 'the bot token; setting it turns Discord on' },
+  DISCORD_APPLICATION_ID: {
+    meaning: 'the application id (follow-ups, command registration, invite URL)',
+  },
+  DISCORD_PUBLIC_KEY: {
+    meaning: "the application's public key (hex): HTTP interactions mode (else the gateway)",
+  },
+  DISCORD_API_URL: { meaning: 'REST base without the version (default `https://discord.com/api`)' },
+};
 
 /** How interactions (button taps, `/hitl id`) reach the relay. */
 export type DiscordReceiveMode = 'http' | 'gateway';
@@ -31,7 +43,8 @@ export interface DiscordConfig {
 /** Discord ids are snowflakes: unsigned 64-bit integers written as decimal strings. */
 export const DISCORD_SNOWFLAKE_PATTERN = /^\d{1,20}$/;
 
-const schema = z.object({
+/** The variables, validated; their meanings are DISCORD_ENV_DOCS (docs/configuration.md). */
+export const DISCORD_ENV_SCHEMA = z.object({
   // A bot token is three base64url parts joined by dots; we only check its rough shape.
   DISCORD_TOKEN: z
     .string()
@@ -57,7 +70,7 @@ export function readDiscordConfig(env: NodeJS.ProcessEnv): DiscordConfig | null 
   if (!raw.DISCORD_TOKEN) return null;
   // Register before validating so that no later message can show it.
   registerSecret(raw.DISCORD_TOKEN);
-  const v = parseEnv(schema, raw, 'Discord configuration');
+  const v = parseEnv(DISCORD_ENV_SCHEMA, raw, 'Discord configuration');
   return {
     token: v.DISCORD_TOKEN,
     applicationId: v.DISCORD_APPLICATION_ID,

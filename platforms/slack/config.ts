@@ -1,6 +1,6 @@
 /** Slack settings from the environment, validated; null when the platform is not configured. */
 import { z } from 'zod';
-import { parseEnv, pickEnv } from '../../src/config/env.ts';
+import { type EnvDoc, parseEnv, pickEnv } from '../../src/config/env.ts';
 import { ValidationError } from '../../src/errors.ts';
 import { registerSecret } from '../../src/log.ts';
 
@@ -11,6 +11,16 @@ export const SLACK_ENV_VARS: readonly string[] = [
   'SLACK_APP_TOKEN',
   'SLACK_API_URL',
 ];
+
+/** What each variable means, for docs/configuration.md (scripts/config-reference.ts). */
+export const SLACK_ENV_DOCS: Record<string, EnvDoc> = {
+  SLACK_BOT_TOKEN: { meaning: 'the bot token (`xoxb-...`); setting it turns Slack on' },
+  SLACK_SIGNING_SECRET: {
+    meaning: 'checks every request Slack sends to `/slack/events` (HTTP mode)',
+  },
+  SLACK_APP_TOKEN: { meaning: 'app-level token (`xapp-...`): selects Socket Mode' },
+  SLACK_API_URL: { meaning: "Web API base URL (default Slack's; tests point it at a fake)" },
+};
 
 /** How interactions reach the relay: signed HTTP requests (replicas) or one Socket Mode connection. */
 export type SlackMode = 'http' | 'socket';
@@ -31,7 +41,8 @@ export interface SlackConfig {
   botUserId?: string;
 }
 
-const schema = z
+/** The variables, validated; their meanings are SLACK_ENV_DOCS (docs/configuration.md). */
+export const SLACK_ENV_SCHEMA = z
   .object({
     SLACK_BOT_TOKEN: z.string().startsWith('xoxb-', 'must be a bot token ("xoxb-...")'),
     SLACK_SIGNING_SECRET: z
@@ -68,7 +79,7 @@ export function readSlackConfig(env: NodeJS.ProcessEnv): SlackConfig | null {
       { path: 'SLACK_BOT_TOKEN', message: 'is required when other SLACK_* variables are set' },
     ]);
   }
-  const data = parseEnv(schema, raw, 'Slack configuration');
+  const data = parseEnv(SLACK_ENV_SCHEMA, raw, 'Slack configuration');
   return {
     botToken: data.SLACK_BOT_TOKEN,
     ...(data.SLACK_SIGNING_SECRET ? { signingSecret: data.SLACK_SIGNING_SECRET } : {}),

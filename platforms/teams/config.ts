@@ -1,6 +1,6 @@
 /** Microsoft Teams settings from the environment, validated; null when the platform is not configured. */
 import { z } from 'zod';
-import { parseEnv, pickEnv } from '../../src/config/env.ts';
+import { type EnvDoc, parseEnv, pickEnv } from '../../src/config/env.ts';
 import { registerSecret } from '../../src/log.ts';
 import type { PaceWindow } from './pace.ts';
 import type { TeamsRetryOptions } from './transport.ts';
@@ -13,6 +13,18 @@ export const TEAMS_ENV_VARS: readonly string[] = [
   'TEAMS_APP_TYPE',
   'TEAMS_ALLOW_UNAUTHENTICATED',
 ];
+
+/** What each variable means, for docs/configuration.md (scripts/config-reference.ts). */
+export const TEAMS_ENV_DOCS: Record<string, EnvDoc> = {
+  TEAMS_APP_ID: { meaning: "the bot's Microsoft App ID (a GUID); setting it turns Teams on" },
+  TEAMS_APP_PASSWORD: { meaning: 'the client secret (MultiTenant, SingleTenant)' },
+  TEAMS_APP_TENANT_ID: { meaning: 'the Entra ID tenant (SingleTenant, UserAssignedMSI)' },
+  TEAMS_APP_TYPE: { meaning: '`MultiTenant`, `SingleTenant` or `UserAssignedMSI`' },
+  TEAMS_ALLOW_UNAUTHENTICATED: {
+    meaning:
+      '`1` only for local tests: allows an empty `TEAMS_APP_ID`, which turns all request authentication off',
+  },
+};
 
 /** How the bot's Entra ID app signs in (botbuilder's MicrosoftAppType). */
 export type TeamsAppType = 'MultiTenant' | 'SingleTenant' | 'UserAssignedMSI';
@@ -45,7 +57,8 @@ export interface TeamsConfig {
 
 const GUID = /^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$/;
 
-const schema = z
+/** The variables, validated; their meanings are TEAMS_ENV_DOCS (docs/configuration.md). */
+export const TEAMS_ENV_SCHEMA = z
   .object({
     TEAMS_APP_ID: z.string().regex(GUID, "must be the bot's Microsoft App ID (a GUID)").optional(),
     TEAMS_APP_PASSWORD: z.string().optional(),
@@ -95,7 +108,7 @@ export function readTeamsConfig(env: NodeJS.ProcessEnv): TeamsConfig | null {
   const mentioned = env.TEAMS_APP_ID !== undefined || raw.TEAMS_ALLOW_UNAUTHENTICATED === '1';
   if (!mentioned) return null;
   registerSecret(raw.TEAMS_APP_PASSWORD);
-  const v = parseEnv(schema, raw, 'Teams configuration');
+  const v = parseEnv(TEAMS_ENV_SCHEMA, raw, 'Teams configuration');
   return {
     appId: v.TEAMS_APP_ID ?? '',
     appType: v.TEAMS_APP_TYPE,

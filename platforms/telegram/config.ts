@@ -1,6 +1,6 @@
 /** Telegram settings from the environment, validated; null when the platform is not configured. */
 import { z } from 'zod';
-import { parseEnv, pickEnv } from '../../src/config/env.ts';
+import { type EnvDoc, parseEnv, pickEnv } from '../../src/config/env.ts';
 import { registerSecret } from '../../src/log.ts';
 
 /** Every environment variable the Telegram adapter reads. */
@@ -10,6 +10,22 @@ export const TELEGRAM_ENV_VARS: readonly string[] = [
   'TELEGRAM_WEBHOOK_SECRET',
   'TELEGRAM_API_ROOT',
 ];
+
+/** What each variable means, for docs/configuration.md (scripts/config-reference.ts). */
+export const TELEGRAM_ENV_DOCS: Record<string, EnvDoc> = {
+  TELEGRAM_BOT_TOKEN: { meaning: "the bot's token from @BotFather; setting it turns Telegram on" },
+  TELEGRAM_WEBHOOK_URL: {
+    meaning:
+      "public `https://` URL of the relay's `/telegram/webhook`: webhook mode (else long polling)",
+  },
+  TELEGRAM_WEBHOOK_SECRET: {
+    meaning:
+      'the `secret_token` Telegram echoes on every webhook request (required with a webhook URL)',
+  },
+  TELEGRAM_API_ROOT: {
+    meaning: 'root of a self-hosted Bot API server (default `https://api.telegram.org`)',
+  },
+};
 
 /** Telegram's own rule for setWebhook's secret_token: 1-256 characters of A-Z, a-z, 0-9, _ and -. */
 export const TELEGRAM_SECRET_TOKEN_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
@@ -26,7 +42,8 @@ export interface TelegramConfig {
   apiRoot?: string;
 }
 
-const schema = z
+/** The variables, validated; their meanings are TELEGRAM_ENV_DOCS (docs/configuration.md). */
+export const TELEGRAM_ENV_SCHEMA = z
   .object({
     TELEGRAM_BOT_TOKEN: z
       .string()
@@ -62,7 +79,7 @@ export function readTelegramConfig(env: NodeJS.ProcessEnv): TelegramConfig | nul
   // Register before validating so that no later message can show them.
   registerSecret(raw.TELEGRAM_BOT_TOKEN);
   registerSecret(raw.TELEGRAM_WEBHOOK_SECRET);
-  const env2 = parseEnv(schema, raw, 'Telegram configuration');
+  const env2 = parseEnv(TELEGRAM_ENV_SCHEMA, raw, 'Telegram configuration');
   return {
     botToken: env2.TELEGRAM_BOT_TOKEN,
     ...(env2.TELEGRAM_WEBHOOK_URL ? { webhookUrl: env2.TELEGRAM_WEBHOOK_URL } : {}),

@@ -1,7 +1,7 @@
 /**
  * Each kind as a HITL Protocol review: its `type`, the actions an answer is submitted with, which of
- * them chats may submit inline, and the safe `default_action`. Documented in README ("Asking the
- * relay directly"). Pure.
+ * them chats may submit inline, and the safe `default_action`. Documented in
+ * docs/asks.md. Pure.
  */
 import type { AskContent } from './content.ts';
 

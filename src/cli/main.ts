@@ -11,7 +11,7 @@ import { VERIFY_USAGE, verifyCommand } from './verify.ts';
 /** The top-level usage text. */
 export const USAGE = `usage: hitl-relay <command> [options]
 
-  serve                          start the relay (configuration from the environment; see README)
+  serve                          start the relay (configuration from the environment; see docs/configuration.md)
   send --to <target> [file|-]    send a HITL 202 body or hitl object to the relay
   status <id>                    show a case (--wait to wait for its end)
   cases [--open]                 list recent cases

@@ -99,7 +99,7 @@ export function formatCases(cases: CaseView[]): string {
   return `${[line(head), ...rows.map(line)].join('\n')}\n`;
 }
 
-/** Exit codes of `--wait` / `--require-approval` (documented in README, "The command line"). */
+/** Exit codes of `--wait` / `--require-approval` (documented in docs/cli.md). */
 export const EXIT = {
   ok: 0,
   failed: 1,

@@ -18,7 +18,7 @@ export interface AskOptions {
   /** Seconds until the ask expires (default 24 h); or give `expiresAt`. */
   expiresIn?: number;
   expiresAt?: Date | string;
-  /** The outcome on expiry (`default_action`); each kind allows a few (README). */
+  /** The outcome on expiry (`default_action`); each kind allows a few (docs/asks.md). */
   default?: 'skip' | 'approve' | 'reject' | 'abort';
   labels?: Record<string, string>;
   notifyUrl?: string;

@@ -14,7 +14,7 @@ export interface HitlCatchOptions {
    * outcome then says `final: false`); `false`: return at once with the relay case id and move on.
    */
   await?: boolean | { timeoutMs: number } | undefined;
-  /** A URL the relay POSTs the signed case view to when the case ends (see README). */
+  /** A URL the relay POSTs the signed case view to when the case ends (docs/webhooks.md). */
   notify_url?: string | undefined;
   notify_on?: 'final' | 'all' | undefined;
   labels?: Record<string, string> | undefined;

@@ -52,7 +52,7 @@ export interface CaseView {
     since: string;
   };
   progress: Progress | null;
-  /** The approval policy in force and the votes counted so far (README: Approval policies). */
+  /** The approval policy in force and the votes counted so far (docs/four-eyes.md). */
   policy: {
     name: string;
     required: number;

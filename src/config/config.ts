@@ -57,38 +57,65 @@ export const SUBMIT_GATE_DEFAULTS = { perOrigin: 64, maxQueue: 2000, maxWaitMs: 
 
 const TARGET = /^(route|[a-z][a-z0-9_-]*):.+$/;
 
-const fileSchema = z.strictObject({
+/** The RELAY_CONFIG file; each key's `.describe()` is its line in docs/configuration.md. */
+export const configFileSchema = z.strictObject({
   routes: z
     .record(
       z.string().regex(/^[A-Za-z0-9_-]+$/),
       z.strictObject({
-        targets: z.array(z.string().regex(TARGET, 'must look like "platform:address"')).min(1),
-        allow: z.array(z.string()).optional(),
-        /** The approval policy for cases sent to this route (a name in `policies`). */
-        policy: z.string().optional(),
-        /** Whether a case may bring its own policy at intake: stricter (default), any, none. */
-        case_policy: casePolicyModeSchema.optional(),
-        /** More targets as time passes without a decision. */
-        escalation: escalationSchema.optional(),
+        targets: z
+          .array(z.string().regex(TARGET, 'must look like "platform:address"'))
+          .min(1)
+          .describe('the chats a case sent to `route:<name>` is posted in (fan-out)'),
+        allow: z
+          .array(z.string())
+          .optional()
+          .describe("platform user ids who may act on its cases (with each target's own list)"),
+        policy: z
+          .string()
+          .optional()
+          .describe('the approval policy of its cases (a name in `policies`)'),
+        case_policy: casePolicyModeSchema
+          .optional()
+          .describe('whether a case may bring its own policy at intake (default `stricter`)'),
+        escalation: escalationSchema
+          .optional()
+          .describe('more targets as time passes without a decision'),
       }),
     )
-    .default({}),
-  allow: z.record(z.string().regex(TARGET), z.array(z.string())).default({}),
-  callback_secrets: z.record(z.string().url(), z.string().min(16)).default({}),
-  /** Approval policies by name (README: Policies). */
-  policies: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/), policySchema).default({}),
-  /** The policy for cases sent straight to a target (routes name theirs). */
-  target_policies: z.record(z.string().regex(TARGET), z.string()).default({}),
-  /** People and the platform accounts they own (`platform:user`): one person counts once. */
+    .default({})
+    .describe('named lists of targets: a `route:<name>` target posts to each'),
+  allow: z
+    .record(z.string().regex(TARGET), z.array(z.string()))
+    .default({})
+    .describe('per target, the platform user ids who may act (a target without a list: everyone)'),
+  callback_secrets: z
+    .record(z.string().url(), z.string().min(16))
+    .default({})
+    .describe(
+      'per service origin, the secret its signed callbacks are checked with (16+ characters)',
+    ),
+  policies: z
+    .record(z.string().regex(/^[A-Za-z0-9_-]+$/), policySchema)
+    .default({})
+    .describe('approval policies by name (docs/four-eyes.md)'),
+  target_policies: z
+    .record(z.string().regex(TARGET), z.string())
+    .default({})
+    .describe('the policy of cases sent straight to a target (routes name theirs)'),
   identities: z
     .record(
       z.string().min(1).max(200),
       z.array(z.string().regex(TARGET, 'must look like "platform:user"')),
     )
-    .default({}),
+    .default({})
+    .describe(
+      'people and the platform accounts (`platform:user`) they own: one person counts once',
+    ),
 });
 
-const envSchema = z.object({
+/** The core's environment variables; their meanings are in env-docs.ts. */
+export const coreEnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
   HOST: z.string().optional(),
   PUBLIC_URL: z.url().optional(),
@@ -206,7 +233,7 @@ export interface RelayConfig {
   callbackSecrets: Record<string, string>;
 }
 
-type Env = z.infer<typeof envSchema>;
+type Env = z.infer<typeof coreEnvSchema>;
 
 /** Rules between variables, each refused with the variable to change. */
 function checkEnvRules(e: Env): void {
@@ -245,9 +272,9 @@ function notifySettingsOf(e: Env): NotifySettings {
 
 /** Reads and validates the configuration; throws ValidationError naming the variable or file path. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
-  const e = parseEnv(envSchema, pickEnv(env, CORE_ENV_VARS), 'invalid configuration');
+  const e = parseEnv(coreEnvSchema, pickEnv(env, CORE_ENV_VARS), 'invalid configuration');
   checkEnvRules(e);
-  const file = e.RELAY_CONFIG ? readConfigFile(e.RELAY_CONFIG) : fileSchema.parse({});
+  const file = e.RELAY_CONFIG ? readConfigFile(e.RELAY_CONFIG) : configFileSchema.parse({});
   // Known before anything can log them, so no log line carries them.
   for (const s of [
     e.RELAY_API_KEY,
@@ -313,7 +340,7 @@ function readConfigFile(path: string) {
       { path: 'RELAY_CONFIG', message: (err as Error).message },
     ]);
   }
-  const r = fileSchema.safeParse(raw);
+  const r = configFileSchema.safeParse(raw);
   if (!r.success)
     throw new ValidationError('invalid_config', `invalid ${path}`, toIssues(r.error, path));
   const named = [

@@ -26,3 +26,10 @@ export function parseEnv<T>(
   if (!parsed.success) throw new ValidationError('invalid_config', what, toIssues(parsed.error));
   return parsed.data;
 }
+
+/** One variable's documentation (docs/configuration.md): its meaning, and a default in words. */
+export interface EnvDoc {
+  meaning: string;
+  /** The default in words, for a default that depends on other settings. */
+  default?: string;
+}

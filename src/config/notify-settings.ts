@@ -1,6 +1,6 @@
 /** notify_url delivery settings: part of the configuration, read by the notify worker. */
 
-/** Delivery settings (from the NOTIFY_* environment variables; see README). */
+/** Delivery settings (from the NOTIFY_* environment variables; see docs/webhooks.md). */
 export interface NotifySettings {
   /** The signing secret; deliveries go unsigned without one (the local default). */
   secret: string | undefined;

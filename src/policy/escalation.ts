@@ -22,28 +22,37 @@ export const escalationSchema = z
     steps: z
       .array(
         z.strictObject({
-          /** Seconds after intake. */
-          after_seconds: z.number().int().min(1).max(THIRTY_DAYS),
+          after_seconds: z
+            .number()
+            .int()
+            .min(1)
+            .max(THIRTY_DAYS)
+            .describe('when the step is taken: seconds after intake'),
           targets: z
             .array(z.string().regex(TARGET, 'must look like "platform:address"'))
             .min(1)
-            .max(20),
+            .max(20)
+            .describe('where the case is posted too'),
         }),
       )
       .max(10)
-      .default([]),
-    /**
-     * The last step: the answer the relay submits itself, `after_seconds` after intake, while the
-     * case is still pending. Absent: the case waits for the service's expiry.
-     */
+      .default([])
+      .describe('each step posts the case to more targets; earlier cards stay live'),
     final: z
       .strictObject({
         action: z
           .string()
-          .regex(/^[a-z][a-z0-9_]{0,31}$/, 'must be an action name (e.g. "reject")'),
-        after_seconds: z.number().int().min(1).max(THIRTY_DAYS),
+          .regex(/^[a-z][a-z0-9_]{0,31}$/, 'must be an action name (e.g. "reject")')
+          .describe('the answer the relay submits itself (e.g. `reject`)'),
+        after_seconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(THIRTY_DAYS)
+          .describe('when: seconds after intake, at or after the last step'),
       })
-      .optional(),
+      .optional()
+      .describe("the last step, while the case is pending; absent: the service's expiry decides"),
   })
   .superRefine((v, ctx) => {
     if (!v.steps.length && !v.final)

@@ -8,16 +8,37 @@ import { z } from 'zod';
 
 /** A policy as configured (RELAY_CONFIG `policies`). */
 export const policySchema = z.strictObject({
-  /** Distinct people needed for an approving action. */
-  required: z.number().int().min(1).max(20),
-  /** Identities or `platform:user` ids who may vote; absent: anyone who may act on the target. */
-  approvers: z.array(z.string().min(1).max(200)).max(500).optional(),
-  /** The actions that need `required` votes; others decide at once when `veto` (the default). */
-  actions: z.array(z.string().min(1).max(64)).min(1).max(10).default(['approve', 'confirm']),
-  /** Any other inline action (reject, cancel, abort, ...) by an eligible person decides at once. */
-  veto: z.boolean().default(true),
-  /** Whether the case's requester (intake `requested_by`) may vote for an approving action. */
-  requester_may_approve: z.boolean().default(false),
+  required: z
+    .number()
+    .int()
+    .min(1)
+    .max(20)
+    .describe('distinct people needed for an approving action'),
+  approvers: z
+    .array(z.string().min(1).max(200))
+    .max(500)
+    .optional()
+    .describe(
+      'identities or `platform:user` ids who may vote; absent: anyone who may act on the target',
+    ),
+  actions: z
+    .array(z.string().min(1).max(64))
+    .min(1)
+    .max(10)
+    .default(['approve', 'confirm'])
+    .describe('the actions that need `required` votes'),
+  veto: z
+    .boolean()
+    .default(true)
+    .describe(
+      'any other inline action (reject, cancel, ...) by an eligible person decides at once',
+    ),
+  requester_may_approve: z
+    .boolean()
+    .default(false)
+    .describe(
+      "whether the case's requester (intake `requested_by`) may vote for an approving action",
+    ),
 });
 
 /** A configured policy. */

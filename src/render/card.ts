@@ -25,7 +25,7 @@ export interface CardLink {
 /**
  * An ask's content for native widgets (selects, inputs, modals), present while the case can be
  * answered in the chat. An adapter that cannot draw a kind keeps the Details link (the review page).
- * Answers go back as a Tap with `data`; README lists which platform draws which kind.
+ * Answers go back as a Tap with `data`; docs/asks/README.md lists which platform draws which kind.
  */
 export interface CardAsk {
   /** "approval.binary", "decision.multi", ... */

@@ -22,7 +22,7 @@ const ASK_REQUEST = {
     content: {
       type: 'object',
       required: ['type', 'sub_type', 'prompt'],
-      description: `One of the ten kinds (${ALL_KINDS.join(', ')}), snake_case as the hgateway SDK serialises it; see README.`,
+      description: `One of the ten kinds (${ALL_KINDS.join(', ')}), snake_case as the hgateway SDK serialises it; see docs/asks.md.`,
       properties: {
         type: { type: 'string' },
         sub_type: { type: 'string' },

@@ -16,7 +16,7 @@ export function receiptPaths(): Record<string, PathItem> {
         operationId: 'getReceipt',
         tags: ['receipts'],
         summary: 'The signed decision receipt of a final case',
-        description: `Issued once when the case ends and never changed; verify it with \`hitl-relay verify\` (README: Receipts).${AUTH_NOTE}`,
+        description: `Issued once when the case ends and never changed; verify it with \`hitl-relay verify\` (docs/four-eyes.md, Decision receipts).${AUTH_NOTE}`,
         security: secured,
         parameters: [caseId],
         responses: {

@@ -130,7 +130,7 @@ export const SCHEMAS = {
       policy: {
         type: ['object', 'null'],
         description:
-          'The approval policy in force and the votes counted so far (README: Approval policies).',
+          'The approval policy in force and the votes counted so far (docs/four-eyes.md).',
         properties: {
           name: { type: 'string' },
           required: { type: 'integer' },

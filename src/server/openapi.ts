@@ -150,7 +150,7 @@ function notifyWebhook(): Operation {
     summary:
       'The case view, POSTed to the case\'s notify_url when it ends (or on every status change with notify_on "all")',
     description:
-      'At-least-once, retried with exponential backoff; de-duplicate on X-Hitl-Relay-Delivery. Verify X-Hitl-Relay-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> with the notify secret (README, verifyNotifySignature in hitl-relay/client). Answer 2xx to stop retries.',
+      'At-least-once, retried with exponential backoff; de-duplicate on X-Hitl-Relay-Delivery. Verify X-Hitl-Relay-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> with the notify secret (docs/webhooks.md, verifyNotifySignature in @hitl-relay/client). Answer 2xx to stop retries.',
     parameters: NOTIFY_HEADERS.map((name) => ({
       name,
       in: 'header',

@@ -1,7 +1,7 @@
 /**
  * Seals secrets at rest (case secrets: submit_token, review_url; the receipt signing key). With
  * RELAY_SECRET_KEY set they are encrypted with AES-256-GCM under a key derived by HKDF-SHA256 (one
- * key per purpose); without it they are stored as plain text (the README says so), which is what a
+ * key per purpose); without it they are stored as plain text (SECURITY.md says so), which is what a
  * local, single-user setup gets.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';

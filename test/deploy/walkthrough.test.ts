@@ -1,8 +1,8 @@
 /**
- * README's docker compose walkthrough, run as far as this machine allows without a Docker engine:
+ * docs/replicas.md's docker compose walkthrough, run as far as this machine allows without a Docker engine:
  * the compiled dist (what the image runs), two relay replicas with the replicas' environment from
  * docker-compose.yml on one PostgreSQL schema, the demo service with its compose environment, and
- * the README's shell blocks run by bash with the compose hosts swapped for these processes.
+ * the page's shell blocks run by bash with the compose hosts swapped for these processes.
  * What stands in for compose: no Caddy, so the demo speaks plain HTTP on loopback
  * (RELAY_ALLOW_HTTP_LOOPBACK=1 instead of its local-CA HTTPS) and the relays listen on 127.0.0.1.
  */
@@ -32,9 +32,9 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** The README's shell blocks of the walkthrough, in order. */
+/** docs/replicas.md's shell blocks of the walkthrough, in order. */
 function walkthroughBlocks(): string[] {
-  const readme = readFileSync('README.md', 'utf8');
+  const readme = readFileSync('docs/replicas.md', 'utf8');
   const start = readme.indexOf('<!-- compose-walkthrough:');
   const end = readme.indexOf('Platform credentials go in an optional', start);
   expect(start).toBeGreaterThan(0);
@@ -44,7 +44,7 @@ function walkthroughBlocks(): string[] {
 /** The "# {...}" line under a block: every "key":"value" (or true/false) in it must be in the output. */
 function expectOutputLike(block: string, output: string) {
   const shown = /^# (\{.*\})$/m.exec(block)?.[1];
-  expect(shown, 'the README shows the output').toBeDefined();
+  expect(shown, 'the page shows the output').toBeDefined();
   const pairs = [...shown!.matchAll(/"(\w+)":("[^"…]*"|true|false)/g)].map(
     (m) => `"${m[1]}":${m[2]}`,
   );
@@ -94,13 +94,13 @@ const bash = async (script: string, env: Record<string, string>) =>
     })
   ).stdout;
 
-it('runs the compose walkthrough as README shows it: send, sign in to the web chat, approve, read the outcome', {
+it('runs the compose walkthrough as docs/replicas.md shows it: send, sign in to the web chat, approve, read the outcome', {
   timeout: 180_000,
 }, async () => {
   const [setup, send, outcome] = walkthroughBlocks();
   expect(setup && send && outcome).toBeTruthy();
 
-  // Block 1: the variables, as the README's export line makes them; compose up = the dist below.
+  // Block 1: the variables, as the page's export line makes them; compose up = the dist below.
   expect(setup).toContain('docker compose up --build');
   const exported = await bash(`${setup!.split('docker compose up')[0]}\nenv`, {});
   const secrets = Object.fromEntries(

@@ -1,5 +1,5 @@
 /**
- * The README's notify receiver recipe, run as written (only the package import points at the source):
+ * docs/webhooks.md's notify receiver recipe, run as written (only the package import points at the source):
  * it accepts the relay's real, signed deliveries once per delivery id and refuses a tampered body.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -29,9 +29,9 @@ let url = '';
 let demo: DemoHandle;
 let relay: RelayHandle;
 
-/** The ```ts block after the notify-recipe marker in README.md. */
+/** The ```ts block after the notify-recipe marker in docs/webhooks.md. */
 function recipeFromReadme(): string {
-  const readme = readFileSync('README.md', 'utf8');
+  const readme = readFileSync('docs/webhooks.md', 'utf8');
   const at = readme.indexOf('<!-- notify-recipe');
   expect(at).toBeGreaterThan(-1);
   const m = /```ts\n([\s\S]*?)```/.exec(readme.slice(at));
@@ -40,7 +40,7 @@ function recipeFromReadme(): string {
 
 beforeAll(async () => {
   const code = recipeFromReadme().replace(
-    "'hitl-relay/client'",
+    "'@hitl-relay/client'",
     `'${pathToFileURL(resolve('src/client/index.ts')).href}'`,
   );
   const file = join(dir, 'receiver.ts');

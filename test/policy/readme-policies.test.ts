@@ -1,5 +1,5 @@
 /**
- * README's Policies section: its worked example is a RELAY_CONFIG the relay takes as it stands, with
+ * docs/four-eyes.md: its worked example is a RELAY_CONFIG the relay takes as it stands, with
  * the parts the text walks through (four-eyes, the ladder and its final answer).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,9 +8,8 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { readConfig } from '../../src/config/config.ts';
 
-it('the worked example of README "Policies" is a valid RELAY_CONFIG', () => {
-  const readme = readFileSync('README.md', 'utf8');
-  const section = readme.slice(readme.indexOf('\n### Policies\n'));
+it('the worked example of docs/four-eyes.md is a valid RELAY_CONFIG', () => {
+  const section = readFileSync('docs/four-eyes.md', 'utf8');
   const json = /```json\n([\s\S]*?)\n```/.exec(section)?.[1];
   expect(json).toBeDefined();
   const dir = mkdtempSync(join(tmpdir(), 'hitl-readme-policies-'));
