@@ -122,7 +122,7 @@ export function mountAskService(
   relay: AskDeps,
   log: Logger,
   health?: Health,
-): { close(): Promise<void> } {
+): HitlService {
   const { dataDir, databaseUrl, retentionMs } = relay.config;
   const service = mountAsks(app, {
     dataDir,
