@@ -7,6 +7,7 @@
 import type { PlatformAdapter } from '../adapter.ts';
 import type { RouteDocs } from '../adapter-definition.ts';
 import type { RelayConfig } from '../config/config.ts';
+import { apiDocsPaths } from './api-docs.ts';
 import { askPaths } from './openapi-asks.ts';
 import { casePaths } from './openapi-cases.ts';
 import {
@@ -124,6 +125,7 @@ function operationsPaths(): Record<string, PathItem> {
         },
       },
     },
+    ...apiDocsPaths(),
   };
 }
 
