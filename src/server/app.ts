@@ -19,6 +19,7 @@ import { toIssues } from '../protocol/issues.ts';
 import type { Sealer } from '../store/sealer.ts';
 import type { Store } from '../store/store.ts';
 import { isStoreOutage, storageFailure } from '../store/store-errors.ts';
+import { apiDocsRoutes } from './api-docs.ts';
 import { limitBody, readJsonBody, requireBodyType } from './inbound.ts';
 import {
   allRefused,
@@ -284,7 +285,7 @@ function caseRoutes(app: Hono, o: AppOptions): void {
   });
 }
 
-/** Health, readiness, metrics and the OpenAPI document. */
+/** Health, readiness, metrics, the OpenAPI document and the API reference drawn from it. */
 function opsRoutes(app: Hono, o: AppOptions): void {
   app.get('/healthz', (c) => c.json({ ok: true }));
   // Per part {state, reason, since}; 503 until every configured platform and the store are up.
@@ -298,6 +299,7 @@ function opsRoutes(app: Hono, o: AppOptions): void {
   app.get('/openapi.json', (c) =>
     c.json(openApiDocument({ config: o.services.config, adapters: o.adapters })),
   );
+  apiDocsRoutes(app);
 }
 
 /** A request that threw: 503 while the store is out, else 500 (logged, never the error itself). */

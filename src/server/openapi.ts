@@ -5,6 +5,7 @@
  */
 import type { PlatformAdapter } from '../adapter.ts';
 import type { RelayConfig } from '../config/config.ts';
+import { apiDocsPaths } from './api-docs.ts';
 import { askPaths } from './openapi-asks.ts';
 import { casePaths } from './openapi-cases.ts';
 import {
@@ -122,6 +123,7 @@ function operationsPaths(): Record<string, PathItem> {
         },
       },
     },
+    ...apiDocsPaths(),
   };
 }
 
