@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
 import type { PlatformAdapter } from './adapter.ts';
+import type { RouteDocs } from './adapter-definition.ts';
 import { closeAskByPolicy } from './asks-service/asks.ts';
 import type { RelayConfig } from './config/config.ts';
 import { SUBMIT_GATE_DEFAULTS } from './config/config.ts';
@@ -31,6 +32,8 @@ import { createWatching } from './watching.ts';
 export interface RelayOptions {
   config: RelayConfig;
   adapters: PlatformAdapter[];
+  /** What each platform's routes are, for /openapi.json (platforms/registry.ts platformRouteDocs). */
+  routeDocs?: Readonly<Record<string, RouteDocs>>;
   /** Defaults to SQLite at DATA_DIR/hitl-relay.sqlite. */
   store?: Store;
   log?: Logger;
@@ -103,6 +106,14 @@ function servicesOf(o: RelayOptions, log: Logger): Services {
   });
 }
 
+/** Health before start: every part starting. */
+function startingHealth(adapters: PlatformAdapter[]): Health {
+  const health = new Health();
+  health.set('store', 'starting', 'not checked yet');
+  for (const a of adapters) health.set(`platform:${a.platform}`, 'starting', 'not started yet');
+  return health;
+}
+
 /** The final rung's hook for the relay's own asks (the service is mounted with the app). */
 function ownAskCloser(asks: { service?: HitlService }) {
   return (c: StoredCase, action: string) =>
@@ -113,9 +124,7 @@ function ownAskCloser(asks: { service?: HitlService }) {
 export function createRelay(o: RelayOptions): Relay {
   const log = o.log ?? createLogger({ level: o.config.logLevel });
   const services = servicesOf(o, log);
-  const health = new Health();
-  health.set('store', 'starting', 'not checked yet');
-  for (const a of o.adapters) health.set(`platform:${a.platform}`, 'starting', 'not started yet');
+  const health = startingHealth(o.adapters);
   // SSE streams, the callback receiver and reminders; the poll loop consults them after each look.
   // The relay's own asks service, once mounted: the ladder's final rung closes an ask there.
   const asks: { service?: HitlService } = {};
@@ -140,6 +149,7 @@ export function createRelay(o: RelayOptions): Relay {
   runtime.app = createApp({
     services,
     adapters: o.adapters,
+    routeDocs: o.routeDocs,
     metrics,
     health,
     readiness: () => runtime.readiness(),
@@ -148,8 +158,9 @@ export function createRelay(o: RelayOptions): Relay {
     mount: (a: Hono) => {
       mountRoute(a, watching.callbackRoute);
       registerReceiptRoutes(a, services.store, () => runtime.receipts);
-      asks.service = mountAskService(a, services, log, health);
-      runtime.mounted.push(asks.service);
+      const mounted = mountAskService(a, services, log, health);
+      asks.service = mounted.service;
+      runtime.mounted.push(mounted);
       const m = o.mount?.(a);
       if (m) runtime.mounted.push(m);
     },
