@@ -56,6 +56,8 @@ const LAYERS = [
     'hitl-service': '^src/hitl-service/',
   },
   { 'asks-service': '^src/asks-service/', demo: '^src/demo/' },
+  // The MCP server: an adapter at the edge over the asks service; server/ mounts it at /mcp.
+  { mcp: '^src/mcp/' },
   { server: '^src/server/' },
   {
     wiring:

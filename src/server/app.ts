@@ -13,7 +13,6 @@ import type { Targets } from '../cases/targets.ts';
 import type { RelayConfig } from '../config/config.ts';
 import { ValidationError } from '../errors.ts';
 import type { Health, Readiness } from '../health.ts';
-import type { Logger } from '../log.ts';
 import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
 import { parse202Body, parseHitl } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
@@ -122,7 +121,7 @@ function guard(app: Hono, o: AppOptions): void {
     app.use('*', loopbackHostOnly(config.publicUrl));
   const auth = bearerAuth(config.apiKey);
   // Metrics name platforms, targets' counts and error rates: with an API key they need it too.
-  for (const path of ['/v1/cases/*', '/v1/cases', '/v1/asks/*', '/v1/asks', '/metrics'])
+  for (const path of ['/v1/cases/*', '/v1/cases', '/v1/asks/*', '/v1/asks', '/mcp', '/metrics'])
     app.use(path, auth);
   // After auth, so only a valid key gets a bucket; then the content-type rule for every endpoint.
   app.use('/v1/cases', intakeRateLimit(config.intakeRateLimitPerMinute, now));
