@@ -320,6 +320,10 @@ function statusText(c: StoredCase, s: Strings, round: number | undefined, final:
   if (c.doc.next_id && round)
     status = `${status} · ${t(s, 'status.revised', { round: round + 1 })}`;
   if (c.doc.notice && !final) status = `${status}\n${c.doc.notice}`;
+  // The ladder's final rung: every card says nobody decided, and what the policy answer is.
+  const f = c.doc.escalation?.final;
+  if (f?.outcome === 'policy' && c.status !== 'completed')
+    status = `${status}\n${t(s, 'status.ladder_policy', { at: formatTime(f.at), action: f.action })}`;
   const w = c.doc.watch;
   // A case the relay cannot see is said so on the card, not left to look merely "waiting".
   if (w && w.state !== 'ok' && !final)

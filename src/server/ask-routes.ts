@@ -125,7 +125,7 @@ export function mountAskService(
   relay: AskServiceDeps,
   log: Logger,
   health?: Health,
-): { close(): Promise<void> } {
+): { service: HitlService; close(): Promise<void> } {
   const { dataDir, databaseUrl, retentionMs } = relay.config;
   const service = mountAsks(app, {
     dataDir,
@@ -141,6 +141,7 @@ export function mountAskService(
   const localOnly = !apiKey && (isIP(host) ? isLoopback(host) : isLoopbackName(host));
   registerMcpRoutes(app, mcp, { localOnly, publicUrl });
   return {
+    service,
     async close() {
       await mcp.close();
       await service.close();
