@@ -125,11 +125,12 @@ export function mountAskService(
   log: Logger,
   health?: Health,
 ): { close(): Promise<void> } {
-  const { dataDir, databaseUrl, retentionMs } = relay.config;
+  const { dataDir, databaseUrl, retentionMs, secretKey } = relay.config;
   const service = mountAsks(app, {
     dataDir,
     log,
     retentionMs,
+    ...(secretKey && { secretKey }),
     ...(databaseUrl && { databaseUrl }),
     ...(health && { health }),
   });
