@@ -3,17 +3,23 @@
  * (asks-service/asks.ts), and mountAskService, the relay's one hook for asks: the HITL service at
  * /asks and this API at /v1/asks. API-key protection and rate limiting are the app's.
  */
+import { isIP } from 'node:net';
 import type { Context, Hono } from 'hono';
 import { askContentOf } from '../asks/content.ts';
 import { type AskDeps, agentSubmitToken, askView, createAsk } from '../asks-service/asks.ts';
 import { IdempotencyKey, idempotencyKeyProblem } from '../asks-service/idempotency.ts';
 import { mountAsks } from '../asks-service/service.ts';
+import type { RelayConfig } from '../config/config.ts';
 import { ValidationError } from '../errors.ts';
 import type { Health } from '../health.ts';
 import type { HitlService } from '../hitl-service/index.ts';
 import type { Logger } from '../log.ts';
+import { createMcpFront } from '../mcp/front.ts';
+import type { McpToolDeps } from '../mcp/tools.ts';
+import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
 import type { StoredCase } from '../store/types.ts';
 import { readJsonBody } from './inbound.ts';
+import { registerMcpRoutes } from './mcp-routes.ts';
 
 /** Registers /v1/asks (API-key protection and rate limiting are the app's, as for /v1/cases). */
 export function registerAskRoutes(app: Hono, relay: AskDeps, asks: HitlService): void {
@@ -115,13 +121,19 @@ async function replayOrRefuse(c: Context, relay: AskDeps, idem: IdempotencyKey) 
   );
 }
 
+/** What mountAskService uses of the relay: the asks' needs, the case events, the key rule. */
+export type AskServiceDeps = McpToolDeps & {
+  config: McpToolDeps['config'] & Pick<RelayConfig, 'apiKey' | 'host'>;
+};
+
 /**
- * Mounts both on `app`; close() stops the service's timers and event streams. With DATABASE_URL
- * the service keeps its cases in PostgreSQL, so every replica serves every ask.
+ * Mounts the service, its API and the MCP server (/mcp) on `app`; close() ends open MCP calls and
+ * stops the service's timers and event streams. With DATABASE_URL the service keeps its cases in
+ * PostgreSQL, so every replica serves every ask.
  */
 export function mountAskService(
   app: Hono,
-  relay: AskDeps,
+  relay: AskServiceDeps,
   log: Logger,
   health?: Health,
 ): { close(): Promise<void> } {
@@ -135,5 +147,15 @@ export function mountAskService(
     ...(health && { health }),
   });
   registerAskRoutes(app, relay, service);
-  return service;
+  const mcp = createMcpFront(relay, service);
+  const { apiKey, host, publicUrl } = relay.config;
+  // The local default (no key, loopback): the same rule as the app's loopbackHostOnly.
+  const localOnly = !apiKey && (isIP(host) ? isLoopback(host) : isLoopbackName(host));
+  registerMcpRoutes(app, mcp, { localOnly, publicUrl });
+  return {
+    async close() {
+      await mcp.close();
+      await service.close();
+    },
+  };
 }
