@@ -56,7 +56,7 @@ const askSchema = z.strictObject({
 export interface AskDeps {
   store: Store;
   sealer: Pick<Sealer, 'open'>;
-  config: Pick<RelayConfig, 'publicUrl' | 'dataDir' | 'databaseUrl' | 'retentionMs'>;
+  config: Pick<RelayConfig, 'publicUrl' | 'dataDir' | 'databaseUrl' | 'retentionMs' | 'secretKey'>;
   log: Logger;
   now: () => number;
   targets: Pick<Targets, 'resolveTargets' | 'policyFor'>;

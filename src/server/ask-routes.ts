@@ -126,11 +126,12 @@ export function mountAskService(
   log: Logger,
   health?: Health,
 ): { service: HitlService; close(): Promise<void> } {
-  const { dataDir, databaseUrl, retentionMs } = relay.config;
+  const { dataDir, databaseUrl, retentionMs, secretKey } = relay.config;
   const service = mountAsks(app, {
     dataDir,
     log,
     retentionMs,
+    ...(secretKey && { secretKey }),
     ...(databaseUrl && { databaseUrl }),
     ...(health && { health }),
   });
