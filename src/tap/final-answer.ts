@@ -14,7 +14,7 @@ import { checkAnswer } from '../asks/answer.ts';
 import { askContentOf } from '../asks/content.ts';
 import { protocolOf } from '../asks/protocol.ts';
 import { randomId } from '../cases/ids.ts';
-import { type CaseEscalation, finalOpen } from '../policy/escalation.ts';
+import { type CaseEscalation, FINAL_ANSWER_PLATFORM, finalOpen } from '../policy/escalation.ts';
 import { inlineActions, isIrreversible, type SubmitRequest } from '../protocol/actions.ts';
 import { isTerminal } from '../protocol/types.ts';
 import { submit } from '../service-client/submit.ts';
@@ -30,7 +30,7 @@ export type FinalAnswerDeps = TapDeps;
 
 /** Who submitted a final answer: the relay, named so in the service's audit trail. */
 export const FINAL_SUBMITTED_BY = {
-  platform: 'x-hitl-relay',
+  platform: FINAL_ANSWER_PLATFORM,
   platform_user_id: 'escalation-final',
   display_name: 'hitl-relay (final answer of the escalation ladder)',
 } as const;
