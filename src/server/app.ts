@@ -3,6 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import { type Context, Hono } from 'hono';
 import type { HttpRoute, InboundResponse, PlatformAdapter } from '../adapter.ts';
+import type { RouteDocs } from '../adapter-definition.ts';
 import type { CardDelivery } from '../cases/card-delivery.ts';
 import type { CardRenderer } from '../cases/card-render.ts';
 import { caseView } from '../cases/case-view.ts';
@@ -54,6 +55,8 @@ export interface AppDeps extends IntakeDeliveryDeps {
 export interface AppOptions {
   services: AppDeps;
   adapters: PlatformAdapter[];
+  /** What each platform's routes are, for /openapi.json (keyed by platform). */
+  routeDocs?: Readonly<Record<string, RouteDocs>>;
   metrics: Metrics;
   /** Each part's state: a platform that refused its credentials refuses cases at intake. */
   health?: Health;
@@ -297,7 +300,13 @@ function opsRoutes(app: Hono, o: AppOptions): void {
     c.body(await o.metrics.scrape(), 200, { 'content-type': o.metrics.registry.contentType }),
   );
   app.get('/openapi.json', (c) =>
-    c.json(openApiDocument({ config: o.services.config, adapters: o.adapters })),
+    c.json(
+      openApiDocument({
+        config: o.services.config,
+        adapters: o.adapters,
+        routeDocs: o.routeDocs,
+      }),
+    ),
   );
   apiDocsRoutes(app);
 }

@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import type { Context, Hono } from 'hono';
 import { askContentOf } from '../asks/content.ts';
-import { type AskDeps, askView, createAsk } from '../asks-service/asks.ts';
+import { type AskDeps, agentSubmitToken, askView, createAsk } from '../asks-service/asks.ts';
 import { IdempotencyKey, idempotencyKeyProblem } from '../asks-service/idempotency.ts';
 import { mountAsks } from '../asks-service/service.ts';
 import type { RelayConfig } from '../config/config.ts';
@@ -102,10 +102,12 @@ async function replayOrRefuse(c: Context, relay: AskDeps, idem: IdempotencyKey) 
     );
   // The same 202 as the first time: the hitl object as taken in, its secrets put back.
   const secrets = relay.sealer.open(found.secrets);
+  // The agent's own token again, never the relay's (which decides a policy-bound ask).
+  const token = agentSubmitToken(secrets);
   const hitl = {
     ...found.doc.hitl,
     review_url: secrets.review_url,
-    ...(secrets.submit_token ? { submit_token: secrets.submit_token } : {}),
+    ...(token ? { submit_token: token } : {}),
   };
   return c.json(
     {
