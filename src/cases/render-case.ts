@@ -377,6 +377,7 @@ export function renderCase(
     status: neutral(statusText(c, s, options.round, final)),
     final,
     state: c.status,
+    type,
   };
 }
 

@@ -55,6 +55,11 @@ export interface Card {
   final: boolean;
   /** The case's state (pending, opened, in_progress, completed, expired, cancelled), for a badge. */
   state?: string;
+  /**
+   * The review type (approval, confirmation, selection, input, escalation, custom), for platforms
+   * that pick a message per type (WhatsApp's approved templates outside its 24-hour window).
+   */
+  type?: string;
   /** Present for an open ask (the relay's own, or another relay's): draw its widgets natively. */
   ask?: CardAsk;
 }
