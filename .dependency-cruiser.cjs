@@ -2,16 +2,19 @@
  * The house rules of DESIGN.md, checked by `npm run check` (dependency-cruiser reads every import
  * form: static, type-only, dynamic `import()`, `require` and `createRequire`'d require).
  */
-const SDK = {
-  telegram: 'grammy|@grammyjs/',
-  slack: '@slack/',
-  discord: 'discord\\.js|@discordjs/|discord-interactions|discord-api-types',
-  teams: 'botbuilder|botframework-|@microsoft/|@azure/',
-};
+// Each platform's SDK packages, from its line in platforms/registry.ts (read through tsx, which
+// runs the TypeScript; the lines' load() is never called here).
+const { PLATFORMS } = require('tsx/cjs/api').require('./platforms/registry.ts', __filename);
+const literally = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const SDK = Object.fromEntries(
+  PLATFORMS.filter((p) => p.sdk.length).map((p) => [p.name, p.sdk.map(literally).join('|')]),
+);
 const ANY_SDK = Object.values(SDK).join('|');
 // What a platform may use of the core: the adapter contract and its small helpers, nothing else.
 const CORE_SURFACE = [
   '^src/adapter\\.ts$',
+  // What a platform's platform.ts hands the registry (its definition, its routes' documentation).
+  '^src/adapter-definition\\.ts$',
   // The adapter kit: answer a tap within the platform's window, de-duplication, truncation, strings.
   '^src/adapter-kit\\.ts$',
   '^src/render/card\\.ts$',
@@ -41,7 +44,7 @@ const LAYERS = [
   { net: '^src/net/', config: '^src/config/' },
   { 'ask-model': '^src/asks/' },
   { render: '^src/render/', client: '^src/client/' },
-  { adapter: '^src/adapter(-kit|-signals)?\\.ts$' },
+  { adapter: '^src/adapter(-kit|-signals|-definition)?\\.ts$' },
   { store: '^src/store/' },
   { cases: '^src/cases/' },
   { 'service-client': '^src/service-client/' },
@@ -53,6 +56,8 @@ const LAYERS = [
     'hitl-service': '^src/hitl-service/',
   },
   { 'asks-service': '^src/asks-service/', demo: '^src/demo/' },
+  // The MCP server: an adapter at the edge over the asks service; server/ mounts it at /mcp.
+  { mcp: '^src/mcp/' },
   { server: '^src/server/' },
   {
     wiring:

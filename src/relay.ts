@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
 import type { PlatformAdapter } from './adapter.ts';
+import type { RouteDocs } from './adapter-definition.ts';
 import type { RelayConfig } from './config/config.ts';
 import { SUBMIT_GATE_DEFAULTS } from './config/config.ts';
 import { Health, type Readiness } from './health.ts';
@@ -28,6 +29,8 @@ import { createWatching } from './watching.ts';
 export interface RelayOptions {
   config: RelayConfig;
   adapters: PlatformAdapter[];
+  /** What each platform's routes are, for /openapi.json (platforms/registry.ts platformRouteDocs). */
+  routeDocs?: Readonly<Record<string, RouteDocs>>;
   /** Defaults to SQLite at DATA_DIR/hitl-relay.sqlite. */
   store?: Store;
   log?: Logger;
@@ -129,6 +132,7 @@ export function createRelay(o: RelayOptions): Relay {
   runtime.app = createApp({
     services,
     adapters: o.adapters,
+    routeDocs: o.routeDocs,
     metrics,
     health,
     readiness: () => runtime.readiness(),

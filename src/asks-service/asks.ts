@@ -17,13 +17,14 @@ import type { Targets } from '../cases/targets.ts';
 import type { RelayConfig } from '../config/config.ts';
 import { ValidationError, type ValidationIssue } from '../errors.ts';
 import type { HitlService } from '../hitl-service/index.ts';
+import { agentTokenOf, newToken } from '../hitl-service/tokens.ts';
 import type { Logger } from '../log.ts';
 import { parse202Body } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { isTerminal } from '../protocol/types.ts';
 import type { Sealer } from '../store/sealer.ts';
 import type { Store } from '../store/store.ts';
-import type { StoredCase } from '../store/types.ts';
+import type { CaseSecrets, StoredCase } from '../store/types.ts';
 import { ASKS_MOUNT_PATH } from './service.ts';
 
 /** The 202 `message` per family: what a person is asked for. */
@@ -56,7 +57,7 @@ export interface AskDeps {
   config: Pick<RelayConfig, 'publicUrl' | 'dataDir' | 'databaseUrl' | 'retentionMs'>;
   log: Logger;
   now: () => number;
-  targets: Pick<Targets, 'resolveTargets'>;
+  targets: Pick<Targets, 'resolveTargets' | 'policyFor'>;
   intake: Pick<Intake, 'ingest'>;
   cases: Pick<CaseRepository, 'waitFor'>;
 }
@@ -116,6 +117,21 @@ function checkAsk(relay: AskDeps, raw: unknown) {
   return { body, content, mapping, seconds };
 }
 
+/** The watch headers of an ask: the relay reads its own asks with its own token. */
+const relayHeaders = (relayToken: string) => ({ authorization: `Bearer ${relayToken}` });
+
+/**
+ * The submit token of the agent's 202 for a stored ask: derived from the relay's own when the
+ * relay keeps one (its watch header is that token), else the one token there is (asks from before).
+ */
+export function agentSubmitToken(secrets: CaseSecrets): string | undefined {
+  const token = secrets.submit_token;
+  if (!token) return undefined;
+  return secrets.service_headers?.authorization === relayHeaders(token).authorization
+    ? agentTokenOf(token)
+    : token;
+}
+
 /**
  * Creates an ask: stored in the asks service (its 202 body, URLs under `origin` unless PUBLIC_URL
  * says otherwise) and taken in through the ordinary intake. A case the relay refuses is cancelled at
@@ -125,6 +141,10 @@ export async function createAsk(relay: AskDeps, asks: HitlService, raw: unknown,
   const { body, content, mapping, seconds } = checkAsk(relay, raw);
   // Refuse an unknown target before a case exists anywhere.
   relay.targets.resolveTargets(body.target);
+  // The relay's own token decides (after its vote counting) and reads; the agent's 202 carries one
+  // derived from it, which under an approval policy only reads (asks-service/binding in docs).
+  const relayToken = newToken();
+  const policy = relay.targets.policyFor(body.target);
 
   const base = `${relay.config.publicUrl ?? origin}${ASKS_MOUNT_PATH}`;
   const created = await asks.create(
@@ -138,6 +158,8 @@ export async function createAsk(relay: AskDeps, asks: HitlService, raw: unknown,
       inline_actions: mapping.inline_actions,
       message: MESSAGES[content.type],
       default_action: body.default ?? mapping.default_action,
+      relayToken,
+      ...(policy && { binding: { policy: policy.name, required: policy.required } }),
     },
     base,
   );
@@ -146,7 +168,8 @@ export async function createAsk(relay: AskDeps, asks: HitlService, raw: unknown,
     const hitl = parse202Body(created, 'response');
     const result = await relay.intake.ingest({
       target: body.target,
-      hitl: hitl.hitl,
+      hitl: { ...hitl.hitl, submit_token: relayToken },
+      service_headers: relayHeaders(relayToken),
       message: hitl.message,
       warnings: hitl.warnings,
       notify_url: body.notify_url,

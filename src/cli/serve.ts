@@ -1,6 +1,7 @@
 /** `hitl-relay serve`: the relay with the platforms configured in the environment (and the demo service). */
 import { existsSync } from 'node:fs';
 import type { PlatformAdapter } from '../adapter.ts';
+import type { RouteDocs } from '../adapter-definition.ts';
 import { type RelayConfig, readConfig } from '../config/config.ts';
 import { createLogger, type Logger, registerSecret } from '../log.ts';
 import { createRelay, type Relay } from '../relay.ts';
@@ -28,11 +29,12 @@ export async function serveCommand(): Promise<void> {
   process.on('unhandledRejection', (err) =>
     log.error({ err: err instanceof Error ? err.message : String(err) }, 'unhandled rejection'),
   );
-  const { loadAdapters } = await import('../../platforms/registry.ts');
+  const { loadAdapters, platformRouteDocs } = await import('../../platforms/registry.ts');
   const adapters = await loadAdapters(process.env, config);
+  const routeDocs = await platformRouteDocs();
   const demo = config.demo ? await import('../demo/mount.ts') : undefined;
   const store = config.databaseUrl ? await openDatabaseFor(config.databaseUrl, log) : undefined;
-  const relay = await buildRelay({ config, adapters, log, store, demo });
+  const relay = await buildRelay({ config, adapters, routeDocs, log, store, demo });
   try {
     await relay.start();
   } catch (err) {
@@ -57,6 +59,7 @@ function openDatabaseFor(url: string, log: Logger): Promise<Store> {
 async function buildRelay(o: {
   config: RelayConfig;
   adapters: PlatformAdapter[];
+  routeDocs: Readonly<Record<string, RouteDocs>>;
   log: Logger;
   store: Store | undefined;
   demo: DemoModule | undefined;
@@ -67,6 +70,7 @@ async function buildRelay(o: {
     relay = createRelay({
       config,
       adapters: o.adapters,
+      routeDocs: o.routeDocs,
       log,
       ...(store ? { store } : {}),
       ...(demo

@@ -87,7 +87,12 @@ export function approvalOf(v: CaseView): ApprovalView {
   const by = who(v);
   const out: ApprovalView = { approved: APPROVING.has(action) };
   const given = text(data, 'reason', 'feedback', 'comment', 'note');
-  if (out.approved) {
+  const short = out.approved ? shortOfPolicy(v, action) : undefined;
+  if (short) {
+    // Decided somewhere the relay's vote counting never saw (a service's own page): not approved.
+    out.approved = false;
+    out.reason = short;
+  } else if (out.approved) {
     if (given) out.reason = given;
   } else {
     const said = REFUSING[action] ?? `answered "${action}"`;
@@ -95,6 +100,18 @@ export function approvalOf(v: CaseView): ApprovalView {
   }
   if (data && Object.keys(data).length) out.modifications = data;
   return out;
+}
+
+/**
+ * Why an approving answer falls short of the case's approval policy ("1 of 2 approvals the policy
+ * four-eyes needs"), or undefined when it has none or its votes are enough.
+ */
+function shortOfPolicy(v: CaseView, action: string): string | undefined {
+  const p = v.policy;
+  if (!p) return undefined;
+  const votes = p.votes.filter((x) => x.action === action).length;
+  if (votes >= p.required) return undefined;
+  return `"${action}" with ${votes} of the ${p.required} approvals the policy ${p.name} needs`;
 }
 
 /** The outcome of a case view. */

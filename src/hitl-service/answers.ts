@@ -1,4 +1,6 @@
 /** Answering a case: the inline submit table of spec 7.5 and the review page's own submissions. */
+
+import { bindingRefusal, isRelayToken } from './binding.ts';
 import type { ServiceDeps } from './context.ts';
 import { errorBody } from './context.ts';
 import { createCase } from './create.ts';
@@ -59,10 +61,14 @@ export async function submitInline(
   base: string,
 ): Promise<HttpAnswer> {
   const { kase } = stored;
-  // Only the submit hash: a review token presented as Bearer must fail (spec 7.5 implementation note).
-  if (!tokenMatches(bearer, stored.submitHash)) {
+  // Only the submit hash or the relay's own: a review token presented as Bearer must fail (spec
+  // 7.5 implementation note). A bound case takes the relay's alone (its vote counting decides).
+  const relay = isRelayToken(kase, bearer);
+  if (!relay && !tokenMatches(bearer, stored.submitHash)) {
     return { status: 401, body: errorBody('invalid_token', 'The submit token is not valid.') };
   }
+  const bound = relay ? undefined : bindingRefusal(kase);
+  if (bound) return bound;
   const parsed = SubmitRequest.safeParse(body);
   if (!parsed.success) {
     const details = issueList(parsed.error);
@@ -109,7 +115,7 @@ export async function submitFromBrowser(
   answer: BrowserAnswerInput,
   base: string,
 ): Promise<HttpAnswer> {
-  const closed = closedAnswer(kase);
+  const closed = closedAnswer(kase) ?? bindingRefusal(kase);
   if (closed) return closed;
   if (!actionsFor(kase.type).includes(answer.action)) {
     const message = `"${answer.action}" is not an action of a ${kase.type} review.`;

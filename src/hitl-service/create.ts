@@ -2,8 +2,14 @@
 import { randomBytes } from 'node:crypto';
 import type { CaseLifecycle } from './lifecycle.ts';
 import { defaultActionFor, defaultInlineActions } from './review-types.ts';
-import { hashToken, newCaseId, newToken } from './tokens.ts';
-import type { DefaultAction, ReviewCase, ReviewCreated, VerificationMode } from './types.ts';
+import { agentTokenOf, hashToken, newCaseId, newToken } from './tokens.ts';
+import type {
+  CaseBinding,
+  DefaultAction,
+  ReviewCase,
+  ReviewCreated,
+  VerificationMode,
+} from './types.ts';
 
 /** Everything a new case is made from (already validated; the profile's own defaults filled in). */
 export interface CaseSpec {
@@ -21,6 +27,13 @@ export interface CaseSpec {
   verification?: VerificationMode;
   /** `default_action` (default: the type's safe choice). */
   default_action?: DefaultAction;
+  /**
+   * The relay's own token (the relay's asks): it decides and reads the case; the 202's submit token
+   * is then derived from it (agentTokenOf) and only reads, under a `binding`.
+   */
+  relayToken?: string;
+  /** The approval policy the relay counts votes under: only `relayToken` may decide the case. */
+  binding?: CaseBinding;
 }
 
 /** The default lifetime of a case (spec 6: `timeout` defaults to 24h). */
@@ -35,7 +48,11 @@ export async function createCase(
 ): Promise<ReviewCreated> {
   const caseId = newCaseId();
   const reviewToken = newToken();
-  const submitToken = spec.inline ? newToken() : null;
+  const submitToken = !spec.inline
+    ? null
+    : spec.relayToken
+      ? agentTokenOf(spec.relayToken)
+      : newToken();
   const created = new Date(nowMs);
   const expires = new Date(nowMs + spec.expiresInSeconds * 1000);
   const kase: ReviewCase = {
@@ -57,6 +74,8 @@ export async function createCase(
   if (spec.inline && inlineActions) kase.inline_actions = inlineActions;
   if (spec.reminder_at !== undefined) kase.reminder_at = spec.reminder_at;
   if (spec.previous_case_id) kase.previous_case_id = spec.previous_case_id;
+  if (spec.relayToken) kase.relay_sha256 = hashToken(spec.relayToken).toString('hex');
+  if (spec.binding && spec.relayToken) kase.binding = { ...spec.binding };
   if (spec.verification) kase.verification_policy = verificationPolicy(spec.verification, expires);
   await lifecycle.insert(kase, hashToken(reviewToken), submitToken ? hashToken(submitToken) : null);
   if (spec.previous_case_id) await lifecycle.linkNext(spec.previous_case_id, caseId);

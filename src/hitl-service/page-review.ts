@@ -1,5 +1,6 @@
 /** The review page itself: the case, the profile's answer controls, cancelling and progress reporting. */
 import { formFields } from './answers.ts';
+import { bindingMessage } from './binding.ts';
 import { escapeHtml, layout } from './page.ts';
 import type { ServiceProfile } from './profile.ts';
 import type { ReviewCase } from './types.ts';
@@ -42,7 +43,7 @@ export function renderReviewPage(
 ): string {
   const head = `<span class="badge">${escapeHtml(kase.type)} review</span>
 <h1>${escapeHtml(kase.prompt)}</h1><p>${escapeHtml(kase.message)}</p>`;
-  const closed = closedBanner(kase);
+  const closed = closedBanner(kase) ?? boundBanner(kase);
   if (closed) return layout(kase.prompt, head + closed + profile.reviewHtml(kase, false), nonce);
   const steps = Array.isArray((kase.context.form as { steps?: unknown[] })?.steps)
     ? (kase.context.form as { steps: unknown[] }).steps.length
@@ -61,6 +62,12 @@ ${buttons === undefined ? '' : `<div class="actions">${buttons}</div>`}</form>
 <p class="hint">Expires ${escapeHtml(kase.expires_at)}; if nobody answers, the default is
 <strong>${escapeHtml(kase.default_action)}</strong>.</p>`;
   return layout(kase.prompt, head + form, nonce, PROGRESS_SCRIPT);
+}
+
+/** An open case bound to an approval policy: shown, never answered here. */
+function boundBanner(kase: ReviewCase): string | undefined {
+  const message = bindingMessage(kase);
+  return message ? `<div class="box warn">${escapeHtml(message)}</div>` : undefined;
 }
 
 function closedBanner(kase: ReviewCase): string | undefined {

@@ -1,6 +1,7 @@
 /** The answering endpoints: respond (inline Bearer or review page token), cancel, progress. */
 import type { Context, Hono } from 'hono';
 import { closedAnswer, type HttpAnswer, submitFromBrowser, submitInline } from './answers.ts';
+import { bindingRefusal } from './binding.ts';
 import type { ServiceDeps } from './context.ts';
 import { errorBody } from './context.ts';
 import { type FormParams, formParams, maskSensitive } from './form.ts';
@@ -102,6 +103,9 @@ function registerCancel(app: Hono, deps: ServiceDeps): void {
     if (!tokenMatches(c.req.query('token'), stored.reviewHash)) {
       return send(c, invalidToken(), body.form, '');
     }
+    // Cancelling ends the case: under an approval policy that is not the page's to do either.
+    const bound = closedAnswer(stored.kase) ? undefined : bindingRefusal(stored.kase);
+    if (bound) return send(c, bound, body.form, '');
     const given = (body.value as { reason?: unknown } | null | undefined)?.reason;
     const reason =
       typeof given === 'string' && given.trim() !== ''

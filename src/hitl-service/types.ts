@@ -1,6 +1,17 @@
 /** Shared types of the HITL service: the stored case, its events, faults and recorded submissions. */
 import type { Progress, SubmittedBy } from '../protocol/types.ts';
 
+/**
+ * An approval policy a case is bound to (the relay's asks under a route's four-eyes): only the
+ * relay's token, sent once its vote counting says the policy is met, may decide the case.
+ */
+export interface CaseBinding {
+  /** The policy's name, for the refusals and the review page. */
+  policy: string;
+  /** Distinct approvals the policy needs. */
+  required: number;
+}
+
 /** The six statuses of spec section 8. */
 export type ReviewStatus =
   | 'pending'
@@ -61,6 +72,10 @@ export interface ReviewCase {
   previous_case_id?: string;
   next_case_id?: string;
   verification_policy?: Record<string, unknown>;
+  /** SHA-256 (hex) of the relay's own token: it submits for the relay's vote counting and reads. */
+  relay_sha256?: string;
+  /** The approval policy the relay counts votes under: no other path may decide the case. */
+  binding?: CaseBinding;
   opened_at?: string;
   progress?: Progress;
   reminder_sent_at?: string;

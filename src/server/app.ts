@@ -3,6 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import { type Context, Hono } from 'hono';
 import type { HttpRoute, InboundResponse, PlatformAdapter } from '../adapter.ts';
+import type { RouteDocs } from '../adapter-definition.ts';
 import type { CardDelivery } from '../cases/card-delivery.ts';
 import type { CardRenderer } from '../cases/card-render.ts';
 import { caseView } from '../cases/case-view.ts';
@@ -19,6 +20,7 @@ import { toIssues } from '../protocol/issues.ts';
 import type { Sealer } from '../store/sealer.ts';
 import type { Store } from '../store/store.ts';
 import { isStoreOutage, storageFailure } from '../store/store-errors.ts';
+import { apiDocsRoutes } from './api-docs.ts';
 import { limitBody, readJsonBody, requireBodyType } from './inbound.ts';
 import {
   allRefused,
@@ -53,6 +55,8 @@ export interface AppDeps extends IntakeDeliveryDeps {
 export interface AppOptions {
   services: AppDeps;
   adapters: PlatformAdapter[];
+  /** What each platform's routes are, for /openapi.json (keyed by platform). */
+  routeDocs?: Readonly<Record<string, RouteDocs>>;
   metrics: Metrics;
   /** Each part's state: a platform that refused its credentials refuses cases at intake. */
   health?: Health;
@@ -113,7 +117,7 @@ function guard(app: Hono, o: AppOptions): void {
     app.use('*', loopbackHostOnly(config.publicUrl));
   const auth = bearerAuth(config.apiKey);
   // Metrics name platforms, targets' counts and error rates: with an API key they need it too.
-  for (const path of ['/v1/cases/*', '/v1/cases', '/v1/asks/*', '/v1/asks', '/metrics'])
+  for (const path of ['/v1/cases/*', '/v1/cases', '/v1/asks/*', '/v1/asks', '/mcp', '/metrics'])
     app.use(path, auth);
   // After auth, so only a valid key gets a bucket; then the content-type rule for every endpoint.
   app.use('/v1/cases', intakeRateLimit(config.intakeRateLimitPerMinute, now));
@@ -284,7 +288,7 @@ function caseRoutes(app: Hono, o: AppOptions): void {
   });
 }
 
-/** Health, readiness, metrics and the OpenAPI document. */
+/** Health, readiness, metrics, the OpenAPI document and the API reference drawn from it. */
 function opsRoutes(app: Hono, o: AppOptions): void {
   app.get('/healthz', (c) => c.json({ ok: true }));
   // Per part {state, reason, since}; 503 until every configured platform and the store are up.
@@ -296,8 +300,15 @@ function opsRoutes(app: Hono, o: AppOptions): void {
     c.body(await o.metrics.scrape(), 200, { 'content-type': o.metrics.registry.contentType }),
   );
   app.get('/openapi.json', (c) =>
-    c.json(openApiDocument({ config: o.services.config, adapters: o.adapters })),
+    c.json(
+      openApiDocument({
+        config: o.services.config,
+        adapters: o.adapters,
+        routeDocs: o.routeDocs,
+      }),
+    ),
   );
+  apiDocsRoutes(app);
 }
 
 /** A request that threw: 503 while the store is out, else 500 (logged, never the error itself). */

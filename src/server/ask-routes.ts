@@ -3,17 +3,23 @@
  * (asks-service/asks.ts), and mountAskService, the relay's one hook for asks: the HITL service at
  * /asks and this API at /v1/asks. API-key protection and rate limiting are the app's.
  */
+import { isIP } from 'node:net';
 import type { Context, Hono } from 'hono';
 import { askContentOf } from '../asks/content.ts';
-import { type AskDeps, askView, createAsk } from '../asks-service/asks.ts';
+import { type AskDeps, agentSubmitToken, askView, createAsk } from '../asks-service/asks.ts';
 import { IdempotencyKey, idempotencyKeyProblem } from '../asks-service/idempotency.ts';
 import { mountAsks } from '../asks-service/service.ts';
+import type { RelayConfig } from '../config/config.ts';
 import { ValidationError } from '../errors.ts';
 import type { Health } from '../health.ts';
 import type { HitlService } from '../hitl-service/index.ts';
 import type { Logger } from '../log.ts';
+import { createMcpFront } from '../mcp/front.ts';
+import type { McpToolDeps } from '../mcp/tools.ts';
+import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
 import type { StoredCase } from '../store/types.ts';
 import { readJsonBody } from './inbound.ts';
+import { registerMcpRoutes } from './mcp-routes.ts';
 
 /** Registers /v1/asks (API-key protection and rate limiting are the app's, as for /v1/cases). */
 export function registerAskRoutes(app: Hono, relay: AskDeps, asks: HitlService): void {
@@ -96,10 +102,12 @@ async function replayOrRefuse(c: Context, relay: AskDeps, idem: IdempotencyKey) 
     );
   // The same 202 as the first time: the hitl object as taken in, its secrets put back.
   const secrets = relay.sealer.open(found.secrets);
+  // The agent's own token again, never the relay's (which decides a policy-bound ask).
+  const token = agentSubmitToken(secrets);
   const hitl = {
     ...found.doc.hitl,
     review_url: secrets.review_url,
-    ...(secrets.submit_token ? { submit_token: secrets.submit_token } : {}),
+    ...(token ? { submit_token: token } : {}),
   };
   return c.json(
     {
@@ -113,13 +121,19 @@ async function replayOrRefuse(c: Context, relay: AskDeps, idem: IdempotencyKey) 
   );
 }
 
+/** What mountAskService uses of the relay: the asks' needs, the case events, the key rule. */
+export type AskServiceDeps = McpToolDeps & {
+  config: McpToolDeps['config'] & Pick<RelayConfig, 'apiKey' | 'host'>;
+};
+
 /**
- * Mounts both on `app`; close() stops the service's timers and event streams. With DATABASE_URL
- * the service keeps its cases in PostgreSQL, so every replica serves every ask.
+ * Mounts the service, its API and the MCP server (/mcp) on `app`; close() ends open MCP calls and
+ * stops the service's timers and event streams. With DATABASE_URL the service keeps its cases in
+ * PostgreSQL, so every replica serves every ask.
  */
 export function mountAskService(
   app: Hono,
-  relay: AskDeps,
+  relay: AskServiceDeps,
   log: Logger,
   health?: Health,
 ): { close(): Promise<void> } {
@@ -132,5 +146,15 @@ export function mountAskService(
     ...(health && { health }),
   });
   registerAskRoutes(app, relay, service);
-  return service;
+  const mcp = createMcpFront(relay, service);
+  const { apiKey, host, publicUrl } = relay.config;
+  // The local default (no key, loopback): the same rule as the app's loopbackHostOnly.
+  const localOnly = !apiKey && (isIP(host) ? isLoopback(host) : isLoopbackName(host));
+  registerMcpRoutes(app, mcp, { localOnly, publicUrl });
+  return {
+    async close() {
+      await mcp.close();
+      await service.close();
+    },
+  };
 }

@@ -3,8 +3,11 @@
  * platforms and the notify_url webhook. A test holds it to the app's real routes both ways, and a
  * snapshot holds the document itself.
  */
+
 import type { PlatformAdapter } from '../adapter.ts';
+import type { RouteDocs } from '../adapter-definition.ts';
 import type { RelayConfig } from '../config/config.ts';
+import { apiDocsPaths } from './api-docs.ts';
 import { askPaths } from './openapi-asks.ts';
 import { casePaths } from './openapi-cases.ts';
 import {
@@ -14,10 +17,10 @@ import {
   type Operation,
   type PathItem,
   pathParam,
-  platformPaths,
   secured,
   text,
 } from './openapi-parts.ts';
+import { platformPaths } from './openapi-platforms.ts';
 import { receiptPaths } from './openapi-receipts.ts';
 import { SCHEMAS } from './openapi-schemas.ts';
 
@@ -122,6 +125,7 @@ function operationsPaths(): Record<string, PathItem> {
         },
       },
     },
+    ...apiDocsPaths(),
   };
 }
 
@@ -166,6 +170,8 @@ function notifyWebhook(): Operation {
 export function openApiDocument(o: {
   config: RelayConfig;
   adapters: PlatformAdapter[];
+  /** What each platform's routes are (platforms/registry.ts platformRouteDocs), keyed by platform. */
+  routeDocs?: Readonly<Record<string, RouteDocs>>;
 }): Record<string, unknown> {
   return {
     openapi: '3.1.0',
@@ -180,7 +186,7 @@ export function openApiDocument(o: {
       ...relayPaths(o.config),
       ...receiptPaths(),
       ...askPaths(),
-      ...platformPaths(o.adapters),
+      ...platformPaths(o.adapters, o.routeDocs ?? {}),
     },
     webhooks: { notify: { post: notifyWebhook() } },
     components: {

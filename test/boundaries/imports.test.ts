@@ -1,58 +1,44 @@
-/** The house rules, enforced: src/ imports no platform SDK, and each platform's SDK stays in its folder. */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+/**
+ * The house rules, enforced: src/ imports no platform SDK, and each platform's SDK (its line in
+ * platforms/registry.ts) stays in its folder. depcruise checks the same in `npm run check`; this
+ * reads the source directly, so a depcruise misconfiguration cannot hide a breach.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PLATFORMS } from '../../platforms/registry.ts';
+import { sdkOffenders } from '../helpers/platform-checks.ts';
 
-const SDKS: Record<string, RegExp> = {
-  telegram: /^(grammy|@grammyjs\/)/,
-  slack: /^@slack\//,
-  discord: /^(discord\.js|@discordjs\/|discord-interactions)/,
-  teams: /^(botbuilder|botframework-|@microsoft\/)/,
-};
-
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : [];
-  });
-}
-
-function imports(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const found = [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)['"]([^'"]+)['"]/g)].map(
-    (m) => m[1]!,
-  );
-  return found;
-}
+const repo = resolve(import.meta.dirname, '..', '..');
 
 describe('import boundaries', () => {
-  it('src/ imports no platform SDK; only the CLI (the composition root) reaches platforms/registry.ts', () => {
-    const root = (f: string) =>
-      f === join('src', 'cli.ts') || f.startsWith(`${join('src', 'cli')}/`);
-    const offenders = files('src').flatMap((f) =>
-      imports(f)
-        .filter(
-          (i) =>
-            Object.values(SDKS).some((re) => re.test(i)) ||
-            (i.includes('platforms/') && !(root(f) && i.endsWith('platforms/registry.ts'))),
-        )
-        .map((i) => `${f}: ${i}`),
-    );
-    expect(offenders).toEqual([]);
+  it('src/ imports no platform SDK, each platform only its own, and only the CLI reaches the registry', () => {
+    expect(sdkOffenders(repo, PLATFORMS)).toEqual([]);
   });
 
-  it('each platform imports only its own SDK', () => {
-    const offenders: string[] = [];
-    for (const [platform, own] of Object.entries(SDKS)) {
-      for (const f of files(join('platforms', platform)))
-        for (const i of imports(f))
-          for (const [other, re] of Object.entries(SDKS))
-            if (other !== platform && re.test(i)) offenders.push(`${f}: ${i}`);
-      void own;
+  it('catches a planted breach of each kind', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hitl-imports-'));
+    try {
+      const [first, second] = PLATFORMS.filter((p) => p.sdk.length);
+      const plant = (file: string, text: string) => {
+        mkdirSync(join(dir, file, '..'), { recursive: true });
+        writeFileSync(join(dir, file), text);
+      };
+      plant('src/x.ts', `import '${first!.sdk[0]}';\n`);
+      plant('src/y.ts', `import '../platforms/${first!.name}/render.ts';\n`);
+      plant(
+        `platforms/${second!.name}/z.ts`,
+        `export const z = () => import('${first!.sdk[0]}');\n`,
+      );
+      for (const p of PLATFORMS) mkdirSync(join(dir, 'platforms', p.name), { recursive: true });
+      expect(sdkOffenders(dir, PLATFORMS).map((o) => o.slice(dir.length + 1))).toEqual([
+        `src/x.ts: ${first!.sdk[0]}`,
+        `src/y.ts: ../platforms/${first!.name}/render.ts`,
+        `platforms/${second!.name}/z.ts: ${first!.sdk[0]}`,
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-    for (const f of files(join('platforms', 'web')))
-      for (const i of imports(f))
-        if (Object.values(SDKS).some((re) => re.test(i))) offenders.push(`${f}: ${i}`);
-    expect(offenders).toEqual([]);
   });
 });

@@ -42,6 +42,19 @@ describe('approvalOf', () => {
     });
   });
 
+  it('POLICY-GATE-1: an approval with fewer votes than its policy needs is not approved', () => {
+    const vote = { identity: 'ann@example.com', action: 'approve', at: '2026-01-01T00:00:00Z' };
+    const policy = { name: 'four-eyes', required: 2, votes: [vote] };
+    expect(approvalOf(done('approve', {}, { policy }))).toEqual({
+      approved: false,
+      reason: '"approve" with 1 of the 2 approvals the policy four-eyes needs',
+    });
+    const met = { ...policy, votes: [vote, { ...vote, identity: 'web:bob' }] };
+    expect(approvalOf(done('approve', {}, { policy: met }))).toEqual({ approved: true });
+    // A rejection needs no quorum (the veto): still "not approved", for its own reason.
+    expect(approvalOf(done('reject', {}, { policy })).reason).toBe('rejected by Ann');
+  });
+
   it('names who answered on the review page when nobody tapped', () => {
     const v = done('reject', {}, { submitted_by: null, responded_by: { name: 'Bo' } });
     expect(approvalOf(v).reason).toBe('rejected by Bo');

@@ -82,11 +82,18 @@ describe('decision receipts', () => {
       await request(`${relay.url}/.well-known/hitl-relay/receipt-keys.json`)
     ).body.json()) as any;
     expect(keys.keys[0].kid).toBe(r.signature.key_id);
+    // Offline without a trust anchor: intact, but the signer is not verified (exit 3).
     expect(await cli(['verify', path])).toMatchObject({
+      code: 3,
+      out: expect.stringMatching(/^UNVERIFIED: signature consistent with the embedded key/),
+    });
+    expect(await cli(['verify', path, '--key-id', keys.keys[0].kid])).toMatchObject({
       code: 0,
       out: expect.stringMatching(/^valid: /),
     });
-    expect(await cli(['verify', path, '--relay'])).toMatchObject({ code: 0 });
+    expect(await cli(['verify', path, '--relay', '--case', sent.body.id])).toMatchObject({
+      code: 0,
+    });
     // Asked again, the stored receipt comes back unchanged (append-only).
     expect((await receipt(sent.body.id)).body).toEqual(r);
   });
@@ -135,7 +142,7 @@ describe('decision receipts', () => {
     } finally {
       db.close();
     }
-    expect(await cli(['verify', path])).toMatchObject({ code: 0 });
+    expect(await cli(['verify', path, '--key-id', r.signature.key_id])).toMatchObject({ code: 0 });
     expect(await cli(['verify', path, '--relay'])).toMatchObject({
       code: 1,
       out: expect.stringMatching(/stored history differs/),

@@ -9,7 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadAdapters } from '../../platforms/registry.ts';
+import {
+  everyPlatformEnv,
+  loadAdapters,
+  PLATFORMS,
+  platformRouteDocs,
+} from '../../platforms/registry.ts';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import { readConfig } from '../../src/config/config.ts';
 import { createLogger } from '../../src/log.ts';
@@ -38,27 +43,19 @@ async function everyPlatform(extra: Record<string, string> = {}) {
   const env = {
     DATA_DIR: dataDir,
     PORT: '0',
-    TELEGRAM_BOT_TOKEN: '7012345678:AAHk2_mQp9sXvW3yZ8dE-4fGhJkLmNoPqRs',
-    TELEGRAM_WEBHOOK_URL: 'https://relay.example/telegram/webhook',
-    TELEGRAM_WEBHOOK_SECRET: 'abc_DEF-123',
-    TELEGRAM_API_ROOT: 'http://127.0.0.1:9',
-    SLACK_BOT_TOKEN: 'xoxb-1111-2222-fakeBotTokenForConfig',
-    SLACK_SIGNING_SECRET: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6',
-    SLACK_API_URL: 'http://127.0.0.1:9/api/',
-    DISCORD_TOKEN: 'MTEwMDAwMDAwMDAwMDAwMDAwMQ.fake.discord-token-for-openapi',
-    DISCORD_APPLICATION_ID: '1100000000000000001',
-    DISCORD_PUBLIC_KEY: 'a'.repeat(64),
-    DISCORD_API_URL: 'http://127.0.0.1:9/api/',
-    TEAMS_APP_ID: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0',
-    TEAMS_APP_PASSWORD: 'xZ8~Q.secret-value-0123456789',
+    ...(await everyPlatformEnv()),
     ...extra,
   };
   const config = readConfig(env);
   const adapters = await loadAdapters(env, config);
-  expect(adapters.map((a) => a.platform).sort()).toEqual(
-    ['discord', 'slack', 'teams', 'telegram', 'web'].sort(),
-  );
-  const relay = createRelay({ config, adapters, log: createLogger({ level: 'silent' }) });
+  expect(adapters.map((a) => a.platform)).toEqual(PLATFORMS.map((p) => p.name));
+  const routeDocs = await platformRouteDocs();
+  const relay = createRelay({
+    config,
+    adapters,
+    routeDocs,
+    log: createLogger({ level: 'silent' }),
+  });
   return relay;
 }
 

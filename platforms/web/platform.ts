@@ -1,0 +1,65 @@
+/** The web chat as the registry sees it (src/adapter-definition.ts). */
+import type { PlatformDefinition } from '../../src/adapter-definition.ts';
+import { readWebConfig, WEB_ENV_VARS, type WebConfig } from './config.ts';
+
+const notSignedIn = { error: 'No web chat session (WEB_CHAT_TOKEN is set).' };
+
+export const platform: PlatformDefinition<WebConfig> = {
+  envVars: WEB_ENV_VARS,
+  readConfig: (_env, config) => readWebConfig(config),
+  create: async (config) => (await import('./index.ts')).createWebAdapter(config),
+  exampleEnv: {},
+  routes: {
+    'GET /chat': {
+      summary: 'The web chat page (?room=NAME)',
+      responses: {
+        '200': { text: 'HTML.', type: 'text/html' },
+        '401': {
+          text: 'The sign-in form (WEB_CHAT_TOKEN is set and there is no session).',
+          type: 'text/html',
+        },
+      },
+    },
+    'POST /chat/signin': {
+      summary: 'Sign in to the web chat with WEB_CHAT_TOKEN (form field `token`)',
+      responses: {
+        '303': { description: 'Signed in: a session cookie, and on to /chat.' },
+        '401': { text: 'The sign-in form again: the token is not right.', type: 'text/html' },
+      },
+    },
+    'GET /favicon.ico': {
+      summary: "The web chat's icon (SVG)",
+      responses: { '200': { text: 'SVG.', type: 'image/svg+xml' } },
+    },
+    'GET /web/api/rooms/:room/messages': {
+      summary: 'The messages of a web chat room, oldest first',
+      description:
+        'With `?wait=N` (0-30 seconds) and a matching If-None-Match, the answer waits until the room changes (on any replica), or is a 304 after N seconds.',
+      responses: {
+        '304': { description: "Not modified: If-None-Match is the room's current ETag." },
+        '429': {
+          error: 'Too many waiting requests from this client; try again after Retry-After.',
+        },
+        '200': { jsonArrayOf: 'WebMessage', description: 'The messages.' },
+        '400': { error: 'Invalid room name or wait.' },
+        '401': notSignedIn,
+      },
+    },
+    'POST /web/api/rooms/:room/messages/:id/actions/:action': {
+      summary: 'Tap a button of a web chat message',
+      body: { json: 'TapRequest', description: 'Who taps.' },
+      responses: {
+        '200': { json: 'TapReply', description: 'What became of the tap.' },
+        '400': { error: 'Invalid room, action, JSON or user.' },
+        '422': {
+          json: 'TapReply',
+          description: 'An ask answer that does not fit (outcome invalid_answer, issues).',
+        },
+        '401': notSignedIn,
+        '404': { error: 'No such message in this room.' },
+        '415': { error: 'A body that is not application/json.' },
+        '503': { error: 'The web chat is not started (the relay is stopping).' },
+      },
+    },
+  },
+};

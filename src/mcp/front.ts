@@ -1,0 +1,73 @@
+/**
+ * The MCP server of the relay: a web-standard handler (the SDK's createMcpHandler, one fresh
+ * McpServer per HTTP request, no session state) so any replica serves any request, both protocol
+ * eras (2025-06-18 / 2025-11-25 statelessly, 2026-07-28 natively). Mounted at /mcp by
+ * server/mcp-routes.ts; the stdio bridge (mcp/stdio.ts) forwards to it.
+ */
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import type { HitlService } from '../hitl-service/index.ts';
+import { registerAskResources } from './resources.ts';
+import { type McpCall, type McpToolDeps, registerTools } from './tools.ts';
+import { AskWaits } from './waits.ts';
+
+/** The name and version the server gives clients. */
+export const MCP_SERVER_INFO = { name: 'hitl-relay', version: '1.0.0' } as const;
+
+/** What the server tells a model about itself (initialize / server/discover instructions). */
+const INSTRUCTIONS =
+  'Ask a person in their chat and wait for a typed answer. Pick the ask_* tool that fits the question; each call posts a card where the person works and ends with their answer. If your call ends early, get_answer reads it by ask_id.';
+
+/** The relay's MCP server. */
+export interface McpFront {
+  /** Serves one HTTP request at /mcp; `origin` is the relay's URL as the client reached it. */
+  fetch(request: Request, o: { origin: string; defaultTarget?: string }): Promise<Response>;
+  /** The open waits (the benchmark and tests count their store reads). */
+  waits: AskWaits;
+  /** Ends open calls without withdrawing their asks (the relay stops). */
+  close(): Promise<void>;
+}
+
+/** Creates the MCP server over the asks service. */
+export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront {
+  const waits = new AskWaits(relay.cases.events, relay.store);
+  let closing = false;
+  const handler = createMcpHandler(
+    ({ authInfo }) => {
+      // The connection's own facts ride in authInfo.extra (the SDK hands it to the factory as is).
+      const at = authInfo?.extra as { origin: string; defaultTarget?: string } | undefined;
+      const call: McpCall = {
+        relay,
+        asks,
+        waits,
+        origin: at?.origin ?? '',
+        defaultTarget: at?.defaultTarget,
+        closing: () => closing,
+      };
+      const server = new McpServer(MCP_SERVER_INFO, {
+        capabilities: { tools: {}, resources: {} },
+        instructions: INSTRUCTIONS,
+      });
+      registerTools(server, call);
+      registerAskResources(server, call);
+      return server;
+    },
+    {
+      onerror: (err) => relay.log.debug({ err: err.message }, 'mcp: request refused'),
+    },
+  );
+  return {
+    waits,
+    fetch(request, o) {
+      const extra = { origin: relay.config.publicUrl ?? o.origin, defaultTarget: o.defaultTarget };
+      // The relay checked the API key in front (server/app.ts); this only names the connection.
+      return handler.fetch(request, {
+        authInfo: { token: '', clientId: 'relay-key', scopes: [], extra },
+      });
+    },
+    async close() {
+      closing = true;
+      await handler.close();
+      waits.close();
+    },
+  };
+}

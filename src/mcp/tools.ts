@@ -1,0 +1,192 @@
+/**
+ * The tools of the MCP server: one per interaction kind (the call creates the ask through the asks
+ * service, exactly as POST /v1/asks does, then waits for the person with progress notifications),
+ * and get_answer (an ask by id, for a client that disconnected). A call the client cancels withdraws
+ * its ask; a relay that shuts down leaves it open (the client reads it later with get_answer).
+ */
+import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { askContentOf, kindOf } from '../asks/content.ts';
+import { type AskDeps, createAsk } from '../asks-service/asks.ts';
+import { withdrawAsk } from '../asks-service/withdraw.ts';
+import type { CaseRepository } from '../cases/repository.ts';
+import { ValidationError, type ValidationIssue } from '../errors.ts';
+import type { HitlService } from '../hitl-service/index.ts';
+import type { StoredCase } from '../store/types.ts';
+import {
+  argumentIssue,
+  askBodyOf,
+  commonArguments,
+  NO_TARGET,
+  refusalText,
+  type ToolArguments,
+} from './arguments.ts';
+import { KIND_TOOLS, type KindTool } from './kinds.ts';
+import { anyOutcomeSchema, outcomeOf, outcomeSchema, outcomeText } from './outcome.ts';
+import type { AskWaits } from './waits.ts';
+
+/** What the tools use of the relay. */
+export interface McpToolDeps extends AskDeps {
+  cases: AskDeps['cases'] & Pick<CaseRepository, 'events'>;
+}
+
+/** One request's view: the relay, its asks service and waits, and what the connection configured. */
+export interface McpCall {
+  relay: McpToolDeps;
+  asks: HitlService;
+  waits: AskWaits;
+  /** The relay's URL as this client reached it (PUBLIC_URL when set). */
+  origin: string;
+  /** The target used when a call names none (?target= on the MCP URL, --target for stdio). */
+  defaultTarget: string | undefined;
+  /** True once the relay shuts down: open waits end without withdrawing their asks. */
+  closing: () => boolean;
+}
+
+const refused = (issues: ValidationIssue[]) => ({
+  isError: true,
+  content: [{ type: 'text' as const, text: refusalText(issues) }],
+});
+
+/** Creates the ask of a call: its stored case, or the refusal to answer with (nothing stored). */
+export async function createToolAsk(
+  call: McpCall,
+  tool: KindTool,
+  args: ToolArguments,
+): Promise<{ case: StoredCase } | { refusal: ReturnType<typeof refused> }> {
+  const body = askBodyOf(tool, args, call.defaultTarget);
+  if (body.target === undefined) return { refusal: refused([NO_TARGET]) };
+  try {
+    const created = await createAsk(call.relay, call.asks, body, call.origin);
+    const stored = await call.relay.store.getCase(created.relay.id);
+    if (!stored) throw new Error('the ask was created but cannot be read back');
+    return { case: stored };
+  } catch (err) {
+    if (err instanceof ValidationError) return { refusal: refused(err.details.map(argumentIssue)) };
+    throw err;
+  }
+}
+
+/** The tool result of an ask as it stands. */
+export function toolResult(call: McpCall, c: StoredCase) {
+  const outcome = outcomeOf(c, kindOfCase(c), call.origin);
+  if (c.doc.delivery_failed && !outcome.final)
+    return {
+      isError: true,
+      content: [
+        {
+          type: 'text' as const,
+          text: `Nobody could be shown ask ${c.id}: ${c.doc.delivery_failed.reason}. Check the target.`,
+        },
+      ],
+    };
+  return {
+    content: [{ type: 'text' as const, text: outcomeText(outcome) }],
+    structuredContent: outcome,
+  };
+}
+
+const kindOfCase = (c: StoredCase) => {
+  const content = askContentOf(c.doc.hitl.context);
+  return content ? kindOf(content) : 'unknown';
+};
+
+/**
+ * Progress notifications for one call, when the client asked for them (a progressToken): a line
+ * per card posted (those posted while the ask was created are read once), reminder and vote.
+ */
+export async function progressOf(call: McpCall, ctx: ServerContext, c: StoredCase) {
+  const token = ctx.mcpReq._meta?.progressToken;
+  const said = new Set<string>();
+  let n = 0;
+  const send = (message: string) => {
+    if (token === undefined || (message.startsWith('posted to ') && said.has(message))) return;
+    said.add(message);
+    n++;
+    void ctx.mcpReq
+      .notify({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress: n, message },
+      })
+      .catch(() => undefined);
+  };
+  if (token === undefined) return send;
+  send(`asked in ${c.target} (ask ${c.id}); waiting for a person`);
+  for (const m of await call.relay.store.listMessages(c.id))
+    if (m.state === 'posted') send(`posted to ${m.target}`);
+  return send;
+}
+
+/** Waits for the person, with progress; withdraws the ask when the client cancels the call. */
+async function waitForPerson(call: McpCall, c: StoredCase, ctx: ServerContext) {
+  const progress = await progressOf(call, ctx, c);
+  const end = await call.waits.until(c.id, c, ctx.mcpReq.signal, progress);
+  if (ctx.mcpReq.signal.aborted && !call.closing() && end && !outcomeOf(end, '', '').final)
+    await withdrawAsk(call.relay, call.asks, end, 'the agent cancelled the request').catch(
+      (err: Error) =>
+        call.relay.log.warn({ id: c.id, err: err.message }, 'mcp: cannot withdraw a cancelled ask'),
+    );
+  return toolResult(call, end ?? c);
+}
+
+const ANNOTATIONS = {
+  // Asking posts a card in a chat and waits: it changes the world, never destroys anything, and a
+  // second call is a second question.
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: true,
+};
+
+/** Registers the ten ask tools and get_answer on `server`. */
+export function registerTools(server: McpServer, call: McpCall): void {
+  for (const tool of KIND_TOOLS)
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: z.strictObject({ ...tool.content, ...commonArguments }),
+        outputSchema: outcomeSchema(tool),
+        annotations: ANNOTATIONS,
+      },
+      async (args: ToolArguments, ctx: ServerContext) => {
+        const made = await createToolAsk(call, tool, args);
+        if ('refusal' in made) return made.refusal;
+        return waitForPerson(call, made.case, ctx);
+      },
+    );
+  registerGetAnswer(server, call);
+}
+
+function registerGetAnswer(server: McpServer, call: McpCall): void {
+  server.registerTool(
+    'get_answer',
+    {
+      title: 'Read the answer to an ask',
+      description:
+        'Read an ask you made earlier by its ask_id: its status and, once a person answered, the typed answer. With wait_seconds, waits up to that long for the answer.',
+      inputSchema: z.strictObject({
+        ask_id: z.string().min(1).max(100),
+        wait_seconds: z.number().int().min(0).max(3600).optional().describe('Default 0'),
+      }),
+      outputSchema: anyOutcomeSchema,
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ ask_id, wait_seconds }, ctx: ServerContext) => {
+      const found = await call.relay.store.getCase(ask_id);
+      if (!found || !askContentOf(found.doc.hitl.context))
+        return refused([{ path: 'ask_id', message: `no ask with id "${ask_id.slice(0, 100)}"` }]);
+      if (!wait_seconds) return toolResult(call, found);
+      const timer = AbortSignal.timeout(wait_seconds * 1000);
+      const signal = AbortSignal.any([ctx.mcpReq.signal, timer]);
+      const end = await call.waits.until(
+        found.id,
+        found,
+        signal,
+        await progressOf(call, ctx, found),
+      );
+      return toolResult(call, end ?? found);
+    },
+  );
+}
