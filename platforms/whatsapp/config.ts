@@ -116,7 +116,7 @@ export function parseTemplates(text: string | undefined): Record<string, WhatsAp
 }
 
 /** Reads the WhatsApp settings; null when WHATSAPP_ACCESS_TOKEN is absent. Throws ValidationError. */
-export function readWhatsAppConfig(env: NodeJS.ProcessEnv): WhatsAppConfig | null {
+export function readWhatsappConfig(env: NodeJS.ProcessEnv): WhatsAppConfig | null {
   const raw = pickEnv(env, WHATSAPP_ENV_VARS);
   if (!raw.WHATSAPP_ACCESS_TOKEN) return null;
   // Register before validating so that no later message can show them.

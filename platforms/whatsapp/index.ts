@@ -33,15 +33,15 @@ import { noTemplateReason, renderTemplate, reviewTypeOf } from './templates.ts';
 import { WHATSAPP_DEFAULT_WEBHOOK_PATH, webhookRoutes } from './webhook.ts';
 import { closeWindow, windowOpen } from './window.ts';
 
-export { readWhatsAppConfig, WHATSAPP_ENV_VARS, type WhatsAppConfig } from './config.ts';
+export { readWhatsappConfig, WHATSAPP_ENV_VARS, type WhatsAppConfig } from './config.ts';
 
 /** Answers are kept as long as a card can be tapped (the longest case a service may open). */
 const CARD_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** A claimed outcome reply that was never confirmed sent is free again after this. */
 const OUTCOME_CLAIM_MS = 5 * 60 * 1000;
 
-/** Everything createWhatsAppAdapter accepts: the environment's settings plus knobs for tests. */
-export interface WhatsAppAdapterOptions extends WhatsAppConfig {
+/** Everything createWhatsappAdapter accepts: the environment's settings plus knobs for tests. */
+export interface WhatsappAdapterOptions extends WhatsAppConfig {
   webhookPath?: string;
   pace?: Partial<WhatsAppPaceOptions>;
   /** How long the webhook answer waits for a tap's outcome. Default 4 s. */
@@ -62,7 +62,7 @@ export class WhatsAppAdapter implements PlatformAdapter {
   private ctx: AdapterContext | null = null;
   private readonly now: () => number;
 
-  constructor(private readonly options: WhatsAppAdapterOptions) {
+  constructor(private readonly options: WhatsappAdapterOptions) {
     registerSecret(options.accessToken);
     registerSecret(options.appSecret);
     registerSecret(options.verifyToken);
@@ -255,6 +255,6 @@ export class WhatsAppAdapter implements PlatformAdapter {
 }
 
 /** Creates the WhatsApp adapter (webhook at /whatsapp/webhook unless configured otherwise). */
-export function createWhatsAppAdapter(config: WhatsAppAdapterOptions): WhatsAppAdapter {
+export function createWhatsappAdapter(config: WhatsappAdapterOptions): WhatsAppAdapter {
   return new WhatsAppAdapter(config);
 }

@@ -1,9 +1,9 @@
 /** WhatsApp for the shared adapter contract suite: the real adapter against the fake Graph API. */
 import { randomBytes } from 'node:crypto';
 import {
-  createWhatsAppAdapter,
+  createWhatsappAdapter,
   type WhatsAppAdapter,
-  type WhatsAppAdapterOptions,
+  type WhatsappAdapterOptions,
 } from '../../../platforms/whatsapp/index.ts';
 import { parsePayload } from '../../../platforms/whatsapp/parse.ts';
 import type { MessageRef } from '../../../src/adapter.ts';
@@ -77,13 +77,13 @@ export interface WhatsAppHarness extends AdapterHarness {
 export async function makeWhatsAppHarness(
   o: {
     fake?: FakeGraphOptions;
-    adapter?: Partial<WhatsAppAdapterOptions>;
+    adapter?: Partial<WhatsappAdapterOptions>;
     openWindow?: boolean;
   } = {},
 ): Promise<WhatsAppHarness> {
   // A pair interval of 20 ms stands for WhatsApp's 6 s, so the suite never waits for real.
   const fake = await FakeWhatsAppGraph.start({ pairIntervalMs: 20, ...o.fake });
-  const adapter = createWhatsAppAdapter({
+  const adapter = createWhatsappAdapter({
     accessToken: fake.token,
     appSecret: fake.appSecret,
     verifyToken: randomBytes(12).toString('hex'),
