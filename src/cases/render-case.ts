@@ -289,6 +289,7 @@ export function renderCase(
     final,
     state: c.status,
     ...(outcome ? { outcome: { kind: outcome.kind, label: neutral(outcome.label) } } : {}),
+    type,
   };
 }
 
