@@ -7,14 +7,14 @@
 
 import { z } from 'zod';
 import type { AskAnswer } from '../asks/answer.ts';
-import { approvalDecisionOf } from '../asks/approval.ts';
+import { APPROVAL_KINDS, approvalDecisionOf } from '../asks/approval.ts';
 import { type AskContent, askContentOf, kindOf, parseAskContent } from '../asks/content.ts';
 import { protocolOf } from '../asks/protocol.ts';
 import { caseView } from '../cases/case-view.ts';
 import type { Intake } from '../cases/intake.ts';
 import type { CaseRepository } from '../cases/repository.ts';
 import type { Targets } from '../cases/targets.ts';
-import { timeoutPolicyOf } from '../client/outcome.ts';
+import { approvalOf, timeoutPolicyOf } from '../client/outcome.ts';
 import type { RelayConfig } from '../config/config.ts';
 import { ValidationError, type ValidationIssue } from '../errors.ts';
 import { type HitlService, ReviewerStepError } from '../hitl-service/index.ts';
@@ -56,7 +56,7 @@ const askSchema = z.strictObject({
 export interface AskDeps {
   store: Store;
   sealer: Pick<Sealer, 'open'>;
-  config: Pick<RelayConfig, 'publicUrl' | 'dataDir' | 'databaseUrl' | 'retentionMs'>;
+  config: Pick<RelayConfig, 'publicUrl' | 'dataDir' | 'databaseUrl' | 'retentionMs' | 'secretKey'>;
   log: Logger;
   now: () => number;
   targets: Pick<Targets, 'resolveTargets' | 'policyFor'>;
@@ -78,13 +78,20 @@ export async function askView(
 ) {
   const view = await caseView(relay, c, { history: true });
   const answer = c.status === 'completed' && c.doc.result ? (c.doc.result.data as AskAnswer) : null;
+  const kind = content ? kindOf(content) : null;
+  // An approval that ended without an answer (expired, cancelled) is not approved, and says why in
+  // the client's words, so /v1/asks and createHitlFetch tell an agent the same thing.
+  const ended =
+    kind && APPROVAL_KINDS.has(kind) && isTerminal(c.status) && !answer
+      ? { approved: false, reason: approvalOf(view).reason ?? c.status }
+      : null;
   return {
     id: c.id,
-    kind: content ? kindOf(content) : null,
+    kind,
     status: c.status,
     final: isTerminal(c.status),
     answer,
-    approval: content && answer ? approvalDecisionOf(content, answer) : null,
+    approval: content && answer ? approvalDecisionOf(content, answer) : ended,
     policy: timeoutPolicyOf(view),
     case: view,
   };

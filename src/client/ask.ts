@@ -50,7 +50,10 @@ export interface AskOutcome<C extends { type: string; sub_type: string } = AskCo
   final: boolean;
   /** result.data in the kind's shape once completed; null when expired, cancelled or still open. */
   answer: AnswerOf<C> | null;
-  /** agentos' ApprovalDecision view (approval kinds, confirm, freetext, edits); null otherwise. */
+  /**
+   * agentos' ApprovalDecision view (approval kinds, confirm, freetext, edits); for those kinds,
+   * ended without an answer (expired, cancelled), `{approved: false, reason}`; null otherwise.
+   */
   approval: ApprovalDecisionView | null;
   /**
    * Nobody decided and a timeout policy answers instead: the escalation ladder's final rung, or

@@ -76,6 +76,9 @@ export const escalationSchema = z
       });
   });
 
+/** The `submitted_by.platform` of the ladder's final answer: the relay itself, not a person. */
+export const FINAL_ANSWER_PLATFORM = 'x-hitl-relay';
+
 /** A configured ladder. */
 export type EscalationConfig = z.infer<typeof escalationSchema>;
 

@@ -55,7 +55,7 @@ const ASK_VIEW = {
     approval: {
       type: ['object', 'null'],
       description:
-        "agentos' ApprovalDecision (approved, modifications.output / instructions), args for tool_args.",
+        "agentos' ApprovalDecision (approved, modifications.output / instructions), args for tool_args. An approval kind that ended without an answer (expired, cancelled) is {approved: false, reason}, in the client's words; null for kinds that are not approvals and while open.",
     },
     policy: {
       type: ['object', 'null'],
