@@ -69,7 +69,7 @@ const NOT_INTERPRETED =
 const UNKNOWN = ['1.0', '0.10', '0.4', 'draft-7', 'v0.9 final', '0.9-rc.1'];
 
 describe('known versions', () => {
-  it('0.9 is known beside 0.5-0.8', () => {
+  it('VERSION-1 0.9 is known beside 0.5-0.8', () => {
     expect(KNOWN_SPEC_VERSIONS).toEqual(['0.5', '0.6', '0.7', '0.8', '0.9']);
   });
 
@@ -80,7 +80,7 @@ describe('known versions', () => {
     ['0.6', ''],
     ['0.5', ''],
   ])(
-    '%s: a body valid against its schema is read with its inline submit',
+    'VERSION-2 %s: a body valid against its schema is read with its inline submit',
     {
       tags: ['corpus'],
     },
@@ -99,12 +99,15 @@ describe('known versions', () => {
 });
 
 describe('a version the relay does not know', () => {
-  it.each(UNKNOWN)('"%s" is not interpreted: no submit credentials are kept', (version) => {
-    const parsed = parseHitl(hitlOf(version));
-    expect(parsed.warnings).toEqual([expect.stringMatching(NOT_INTERPRETED)]);
-    expect(parsed.hitl.submit_token).toBeUndefined();
-    expect(parsed.hitl.submit_url).toBeUndefined();
-  });
+  it.each(UNKNOWN)(
+    'VERSION-3 "%s" is not interpreted: no submit credentials are kept',
+    (version) => {
+      const parsed = parseHitl(hitlOf(version));
+      expect(parsed.warnings).toEqual([expect.stringMatching(NOT_INTERPRETED)]);
+      expect(parsed.hitl.submit_token).toBeUndefined();
+      expect(parsed.hitl.submit_url).toBeUndefined();
+    },
+  );
 
   const s = loadStrings('en');
   const details = 'https://relay.example/r/k/sig';
@@ -125,7 +128,7 @@ describe('a version the relay does not know', () => {
   ];
 
   it.each(renderers)(
-    '%s: "1.0" and garbage get a link-only card with a visible note',
+    'VERSION-4 %s: "1.0" and garbage get a link-only card with a visible note',
     (_, render) => {
       for (const version of ['1.0', 'draft-7']) {
         const card = unknownCard(version);
@@ -153,7 +156,7 @@ describe('an unknown version end to end', () => {
     await demo?.stop();
   });
 
-  it('a "1.0" case: warning in the case view and the log, Details only, nothing submitted', async () => {
+  it('VERSION-5 a "1.0" case: warning in the case view and the log, Details only, nothing submitted', async () => {
     const response = await demo.create('approval', true);
     response.hitl.spec_version = '1.0';
     const sent = await relay.send('web:versions', response);

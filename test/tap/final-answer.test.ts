@@ -112,7 +112,7 @@ async function cli(args: string[]) {
 }
 
 describe('the final rung of an escalation ladder', () => {
-  it('sends zero submits and ends the wait as a timeout policy on every surface', async () => {
+  it('FINAL-1 sends zero submits and ends the wait as a timeout policy on every surface', async () => {
     const response = await demo.create('approval', true);
     const sent = await relay.send('route:ladder', response, { notify_url: receiver.url });
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
@@ -185,7 +185,7 @@ describe('the final rung of an escalation ladder', () => {
     expect(await submitsTo(response.hitl.case_id)).toEqual([]);
   }, 60_000);
 
-  it('an approving policy answer is never an approval and never submitted', async () => {
+  it('FINAL-2 an approving policy answer is never an approval and never submitted', async () => {
     const response = await demo.create('approval', true);
     const sent = await relay.send('route:guarded', response, { notify_url: receiver.url });
     const id = sent.body.id;
@@ -207,7 +207,7 @@ describe('the final rung of an escalation ladder', () => {
     expect(card.actions.map((a: any) => a.action)).toContain('reject');
   });
 
-  it('a ladder an older relay stored mid-submit is upgraded as read: policy, zero submits', async () => {
+  it('FINAL-3 a ladder an older relay stored mid-submit is upgraded as read: policy, zero submits', async () => {
     const response = await demo.create('approval', true);
     const id = (await relay.send('route:old', response)).body.id;
     await eventually(async () => (await cards('old', id)).length === 1);
@@ -223,7 +223,7 @@ describe('the final rung of an escalation ladder', () => {
     expect(await submitsTo(response.hitl.case_id)).toEqual([]);
   });
 
-  it("closes the relay's own ask as expired with the policy's default_action", async () => {
+  it("FINAL-4 closes the relay's own ask as expired with the policy's default_action", async () => {
     const created = await request(`${relay.url}/v1/asks`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
