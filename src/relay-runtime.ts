@@ -1,8 +1,9 @@
 /** A relay's life: start (server, keys, platforms, watchers, timers), readiness, and a graceful stop. */
+import { setMaxListeners } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import type { PlatformAdapter, Tap, TapReply } from './adapter.ts';
+import type { DeliveryStatus, MessageRef, PlatformAdapter, Tap, TapReply } from './adapter.ts';
 import { adapterStrings } from './adapter-kit.ts';
 import { createAdapterSignals } from './adapter-signals.ts';
 import { bounded } from './bounded.ts';
@@ -69,7 +70,10 @@ export class RelayRuntime {
   private retention: { stop(): void } | undefined;
   private stopListening: (() => Promise<void>) | undefined;
 
-  constructor(private readonly p: RuntimeParts) {}
+  constructor(private readonly p: RuntimeParts) {
+    // Every open /wait listens for shutdown on this one signal: many waiting agents are no leak.
+    setMaxListeners(0, this.closed.signal);
+  }
 
   private get s(): Services {
     return this.p.services;
@@ -98,6 +102,20 @@ export class RelayRuntime {
     } finally {
       this.taps.delete(work);
     }
+  };
+
+  /** A platform's delivery receipt, as a history row of the case whose card it concerns. */
+  private readonly recordDelivery = async (card: MessageRef, status: DeliveryStatus) => {
+    const m = await this.s.store.findMessageByRef(card.platform, card.id);
+    if (!m) return false;
+    await this.s.cases.history(m.case_id, 'message_status', {
+      target: m.target,
+      message: status.message,
+      state: status.state,
+      at: status.at,
+      ...(status.error ? { error: status.error.slice(0, 300) } : {}),
+    });
+    return true;
   };
 
   /** Checks the store with a real write: a full disk, a read-only file or a dead database shows here. */
@@ -196,6 +214,7 @@ export class RelayRuntime {
       health: this.p.health,
       onTap: this.onTap,
       mayAnswer: (tap: Tap) => this.s.taps.mayAnswer(tap),
+      recordDelivery: this.recordDelivery,
       closing: () => this.closing,
       retrySleeps: this.retrySleeps,
       startRetry: this.p.startRetry,
