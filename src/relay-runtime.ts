@@ -7,6 +7,7 @@ import type { DeliveryStatus, MessageRef, PlatformAdapter, Tap, TapReply } from 
 import { adapterStrings } from './adapter-kit.ts';
 import { createAdapterSignals } from './adapter-signals.ts';
 import { bounded } from './bounded.ts';
+import { recordMessageStatus } from './cases/message-status.ts';
 import { ALIVE_TTL_MS, aliveKey } from './cases/posting-lease.ts';
 import { type ReclaimDeps, reclaimLeases, reclaimPollLeases } from './cases/reclaim.ts';
 import { CHANGES_MISSED } from './cases/repository.ts';
@@ -105,18 +106,8 @@ export class RelayRuntime {
   };
 
   /** A platform's delivery receipt, as a history row of the case whose card it concerns. */
-  private readonly recordDelivery = async (card: MessageRef, status: DeliveryStatus) => {
-    const m = await this.s.store.findMessageByRef(card.platform, card.id);
-    if (!m) return false;
-    await this.s.cases.history(m.case_id, 'message_status', {
-      target: m.target,
-      message: status.message,
-      state: status.state,
-      at: status.at,
-      ...(status.error ? { error: status.error.slice(0, 300) } : {}),
-    });
-    return true;
-  };
+  private readonly recordDelivery = (card: MessageRef, status: DeliveryStatus) =>
+    recordMessageStatus(this.s, card, status);
 
   /** Checks the store with a real write: a full disk, a read-only file or a dead database shows here. */
   async checkStore(): Promise<void> {
