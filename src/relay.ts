@@ -141,7 +141,7 @@ export function createRelay(o: RelayOptions): Relay {
     mount: (a: Hono) => {
       mountRoute(a, watching.callbackRoute);
       registerReceiptRoutes(a, services.store, () => runtime.receipts);
-      runtime.mounted.push(mountAskService(a, services, log, health));
+      runtime.mounted.push(mountAskService(a, services, log, health, metrics.registry));
       const m = o.mount?.(a);
       if (m) runtime.mounted.push(m);
     },
