@@ -76,6 +76,11 @@ export interface Card {
   state?: string;
   /** Present on a final card: how the case ended (the title starts with its label too). */
   outcome?: CardOutcome;
+  /**
+   * The review type (approval, confirmation, selection, input, escalation, custom), for platforms
+   * that pick a message per type (WhatsApp's approved templates outside its 24-hour window).
+   */
+  type?: string;
   /** Present for an open ask (the relay's own, or another relay's): draw its widgets natively. */
   ask?: CardAsk;
 }
