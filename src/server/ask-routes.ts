@@ -125,12 +125,13 @@ export function mountAskService(
   relay: AskServiceDeps,
   log: Logger,
   health?: Health,
-): { close(): Promise<void> } {
-  const { dataDir, databaseUrl, retentionMs } = relay.config;
+): { service: HitlService; close(): Promise<void> } {
+  const { dataDir, databaseUrl, retentionMs, secretKey } = relay.config;
   const service = mountAsks(app, {
     dataDir,
     log,
     retentionMs,
+    ...(secretKey && { secretKey }),
     ...(databaseUrl && { databaseUrl }),
     ...(health && { health }),
   });
@@ -141,6 +142,7 @@ export function mountAskService(
   const localOnly = !apiKey && (isIP(host) ? isLoopback(host) : isLoopbackName(host));
   registerMcpRoutes(app, mcp, { localOnly, publicUrl });
   return {
+    service,
     async close() {
       await mcp.close();
       await service.close();
