@@ -1,4 +1,5 @@
 /** A relay's life: start (server, keys, platforms, watchers, timers), readiness, and a graceful stop. */
+import { setMaxListeners } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
@@ -69,7 +70,10 @@ export class RelayRuntime {
   private retention: { stop(): void } | undefined;
   private stopListening: (() => Promise<void>) | undefined;
 
-  constructor(private readonly p: RuntimeParts) {}
+  constructor(private readonly p: RuntimeParts) {
+    // Every open /wait listens for shutdown on this one signal: many waiting agents are no leak.
+    setMaxListeners(0, this.closed.signal);
+  }
 
   private get s(): Services {
     return this.p.services;

@@ -1,5 +1,5 @@
 /** What the CLI prints: short human-readable lines, or JSON with --json; errors name the failing field. */
-import { approvalOf } from '../client/outcome.ts';
+import { approvalOf, endedByPolicy } from '../client/outcome.ts';
 import { RelayError } from '../client/relay-client.ts';
 import type { CaseView } from '../client/types.ts';
 import { ValidationError } from '../errors.ts';
@@ -111,8 +111,10 @@ export const EXIT = {
 
 /** One line saying how a waited-for case ended and who decided (for a gate's log). */
 export function verdictLine(v: CaseView): string {
-  if (!v.final) return `not final yet: the case is ${v.status}`;
   const a = approvalOf(v);
+  // Nobody decided: the ladder's policy answer, said as a timeout policy.
+  if (endedByPolicy(v)) return `not approved: ${a.reason}`;
+  if (!v.final) return `not final yet: the case is ${v.status}`;
   if (v.status !== 'completed' || !v.result) return `not approved: ${a.reason ?? v.status}`;
   const who = person(v);
   const said = ['reason', 'feedback', 'comment', 'note']
@@ -123,6 +125,8 @@ export function verdictLine(v: CaseView): string {
 
 /** The exit code after waiting: without `requireApproval`, 0 once final; with it, 0 only when approved. */
 export function waitExitCode(v: CaseView, requireApproval: boolean): number {
+  // A timeout policy ended the wait: like an expiry, never an approval.
+  if (endedByPolicy(v)) return requireApproval ? EXIT.expired : EXIT.ok;
   if (!v.final) return EXIT.notFinal;
   if (!requireApproval) return EXIT.ok;
   if (v.status === 'expired') return EXIT.expired;

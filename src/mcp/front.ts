@@ -6,6 +6,7 @@
  */
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { HitlService } from '../hitl-service/index.ts';
+import { LegacyCancels } from './cancels.ts';
 import { registerAskResources } from './resources.ts';
 import { type McpCall, type McpToolDeps, registerTools } from './tools.ts';
 import { AskWaits } from './waits.ts';
@@ -31,8 +32,9 @@ export interface McpFront {
 export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront {
   const waits = new AskWaits(relay.cases.events, relay.store);
   let closing = false;
+  const cancels = new LegacyCancels();
   const handler = createMcpHandler(
-    ({ authInfo }) => {
+    ({ authInfo, era }) => {
       // The connection's own facts ride in authInfo.extra (the SDK hands it to the factory as is).
       const at = authInfo?.extra as { origin: string; defaultTarget?: string } | undefined;
       const call: McpCall = {
@@ -42,11 +44,19 @@ export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront 
         origin: at?.origin ?? '',
         defaultTarget: at?.defaultTarget,
         closing: () => closing,
+        cancels,
+        era: era === 'legacy' ? 'legacy' : 'modern',
       };
       const server = new McpServer(MCP_SERVER_INFO, {
         capabilities: { tools: {}, resources: {} },
         instructions: INSTRUCTIONS,
       });
+      if (era === 'legacy')
+        server.server.setNotificationHandler('notifications/cancelled', (n) => {
+          const { requestId, reason } = n.params;
+          if (requestId !== undefined)
+            cancels.cancel(requestId, reason ?? 'cancelled by the client');
+        });
       registerTools(server, call);
       registerAskResources(server, call);
       return server;

@@ -21,6 +21,7 @@ import {
   refusalText,
   type ToolArguments,
 } from './arguments.ts';
+import type { LegacyCancels } from './cancels.ts';
 import { KIND_TOOLS, type KindTool } from './kinds.ts';
 import { anyOutcomeSchema, outcomeOf, outcomeSchema, outcomeText } from './outcome.ts';
 import type { AskWaits } from './waits.ts';
@@ -41,6 +42,14 @@ export interface McpCall {
   defaultTarget: string | undefined;
   /** True once the relay shuts down: open waits end without withdrawing their asks. */
   closing: () => boolean;
+  /** Cancels of 2025-era calls, which reach another server instance (mcp/cancels.ts). */
+  cancels: LegacyCancels;
+  /**
+   * The request's protocol era. A 2026-07-28 client cancels by closing the call's stream; a 2025
+   * client sends notifications/cancelled, so there a closed connection is only a disconnect and
+   * leaves the ask open for get_answer.
+   */
+  era: 'legacy' | 'modern';
 }
 
 const refused = (issues: ValidationIssue[]) => ({
@@ -120,13 +129,23 @@ export async function progressOf(call: McpCall, ctx: ServerContext, c: StoredCas
 /** Waits for the person, with progress; withdraws the ask when the client cancels the call. */
 async function waitForPerson(call: McpCall, c: StoredCase, ctx: ServerContext) {
   const progress = await progressOf(call, ctx, c);
-  const end = await call.waits.until(c.id, c, ctx.mcpReq.signal, progress);
-  if (ctx.mcpReq.signal.aborted && !call.closing() && end && !outcomeOf(end, '', '').final)
-    await withdrawAsk(call.relay, call.asks, end, 'the agent cancelled the request').catch(
-      (err: Error) =>
-        call.relay.log.warn({ id: c.id, err: err.message }, 'mcp: cannot withdraw a cancelled ask'),
-    );
-  return toolResult(call, end ?? c);
+  const legacy = call.cancels.track(ctx.mcpReq.id);
+  const signal = AbortSignal.any([ctx.mcpReq.signal, legacy.signal]);
+  try {
+    const end = await call.waits.until(c.id, c, signal, progress);
+    const cancelled = call.era === 'legacy' ? legacy.signal.aborted : ctx.mcpReq.signal.aborted;
+    if (cancelled && !call.closing() && end && !outcomeOf(end, '', '').final)
+      await withdrawAsk(call.relay, call.asks, end, 'the agent cancelled the request').catch(
+        (err: Error) =>
+          call.relay.log.warn(
+            { id: c.id, err: err.message },
+            'mcp: cannot withdraw a cancelled ask',
+          ),
+      );
+    return toolResult(call, end ?? c);
+  } finally {
+    legacy.done();
+  }
 }
 
 const ANNOTATIONS = {

@@ -42,3 +42,16 @@ export async function outputValidators(client: Client) {
     },
   };
 }
+
+/** Progress lines of one call, and the ask id its first line names. */
+export function progressLines() {
+  const lines: string[] = [];
+  return {
+    lines,
+    onprogress: (p: { message?: string }) => {
+      lines.push(String(p.message));
+    },
+    /** The ask id ("… (ask <id>) …" in the first line), or '' before it arrived. */
+    askId: () => /\(ask ([^)]+)\)/.exec(lines[0] ?? '')?.[1] ?? '',
+  };
+}

@@ -12,7 +12,7 @@ import { createWebAdapter } from '../../platforms/web/index.ts';
 import { ALL_KINDS } from '../../src/asks/content.ts';
 import { toolOf } from '../../src/mcp/kinds.ts';
 import { KINDS } from '../asks/fixtures.ts';
-import { connectMcp, type Era, outputValidators } from '../helpers/mcp-client.ts';
+import { connectMcp, type Era, outputValidators, progressLines } from '../helpers/mcp-client.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 
 let relay: RelayHandle;
@@ -186,5 +186,87 @@ describe('tools/list and refusals', () => {
     expect(result.structuredContent).toMatchObject({ answer: { confirmed: true } });
     expect(progress).toContain('posted to web:default-room');
     await withTarget.close();
+  });
+});
+
+describe('a client that goes away', () => {
+  it('2025 era: a dropped connection leaves the ask open; get_answer reads the answer later', async () => {
+    const first = await connectMcp(`${relay.url}/mcp`, { era: 'legacy' });
+    const progress = progressLines();
+    const call = first.callTool(
+      {
+        name: 'ask_free_text',
+        arguments: { ...argumentsOf('context.freetext'), target: 'web:gone' },
+      },
+      progress,
+    );
+    const m = await card('gone');
+    const askId = await eventually(async () => progress.askId(), 10_000, 'the ask id');
+    await first.close();
+    await call.catch(() => undefined);
+    const open = await json('GET', `/v1/asks/${askId}`);
+    expect(open.body.status).toBe('pending');
+
+    const later = await connectMcp(`${relay.url}/mcp`, { era: 'legacy' });
+    const pending = await later.callTool({ name: 'get_answer', arguments: { ask_id: askId } });
+    expect(pending.structuredContent).toMatchObject({
+      status: 'pending',
+      final: false,
+      answer: null,
+    });
+    expect((pending.content as any[])[0].text).toContain('get_answer');
+    const waiting = later.callTool({
+      name: 'get_answer',
+      arguments: { ask_id: askId, wait_seconds: 30 },
+    });
+    await json('POST', `/web/api/rooms/gone/messages/${m.id}/actions/submit`, {
+      user: { id: 'ann', name: 'Ann' },
+      data: { value: 'Later.' },
+    });
+    expect((await waiting).structuredContent).toMatchObject({
+      ask_id: askId,
+      status: 'completed',
+      answer: { value: 'Later.' },
+    });
+    const unknown = await later.callTool({ name: 'get_answer', arguments: { ask_id: 'nope' } });
+    expect(unknown.isError).toBe(true);
+    expect((unknown.content as any[])[0].text).toContain('ask_id');
+    await later.close();
+  });
+
+  it('lists the open asks as hitl://asks resources and reads one', async () => {
+    const client = await connectMcp(`${relay.url}/mcp`);
+    const abort = new AbortController();
+    const progress = progressLines();
+    const call = client.callTool(
+      { name: 'ask_confirm', arguments: { prompt: 'Is it Friday?', target: 'web:resources' } },
+      {
+        signal: abort.signal,
+        onprogress: progress.onprogress,
+      },
+    );
+    await card('resources');
+    const askId = await eventually(async () => progress.askId(), 10_000, 'the ask id');
+    const { resources } = await client.listResources();
+    const mine = resources.find((r) => r.uri === `hitl://asks/${askId}`);
+    expect(mine).toMatchObject({ mimeType: 'application/json', title: 'Is it Friday?' });
+    const read = await client.readResource({ uri: mine!.uri });
+    const doc = JSON.parse((read.contents[0] as { text: string }).text);
+    expect(doc).toMatchObject({
+      ask_id: askId,
+      kind: 'context.confirm',
+      status: 'pending',
+      target: 'web:resources',
+    });
+    abort.abort();
+    await call.catch(() => undefined);
+    await eventually(
+      async () => (await json('GET', `/v1/asks/${askId}`)).body.status === 'cancelled',
+      10_000,
+      'withdrawn',
+    );
+    const after = await client.listResources();
+    expect(after.resources.some((r) => r.uri === `hitl://asks/${askId}`)).toBe(false);
+    await client.close();
   });
 });
