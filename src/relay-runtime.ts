@@ -7,6 +7,7 @@ import type { DeliveryStatus, MessageRef, PlatformAdapter, Tap, TapReply } from 
 import { adapterStrings } from './adapter-kit.ts';
 import { createAdapterSignals } from './adapter-signals.ts';
 import { bounded } from './bounded.ts';
+import { recordDeliveryStatus } from './cases/delivery-status.ts';
 import { ALIVE_TTL_MS, aliveKey } from './cases/posting-lease.ts';
 import { type ReclaimDeps, reclaimLeases, reclaimPollLeases } from './cases/reclaim.ts';
 import { CHANGES_MISSED } from './cases/repository.ts';
@@ -102,20 +103,6 @@ export class RelayRuntime {
     } finally {
       this.taps.delete(work);
     }
-  };
-
-  /** A platform's delivery receipt, as a history row of the case whose card it concerns. */
-  private readonly recordDelivery = async (card: MessageRef, status: DeliveryStatus) => {
-    const m = await this.s.store.findMessageByRef(card.platform, card.id);
-    if (!m) return false;
-    await this.s.cases.history(m.case_id, 'message_status', {
-      target: m.target,
-      message: status.message,
-      state: status.state,
-      at: status.at,
-      ...(status.error ? { error: status.error.slice(0, 300) } : {}),
-    });
-    return true;
   };
 
   /** Checks the store with a real write: a full disk, a read-only file or a dead database shows here. */
@@ -214,7 +201,8 @@ export class RelayRuntime {
       health: this.p.health,
       onTap: this.onTap,
       mayAnswer: (tap: Tap) => this.s.taps.mayAnswer(tap),
-      recordDelivery: this.recordDelivery,
+      recordDelivery: (card: MessageRef, status: DeliveryStatus) =>
+        recordDeliveryStatus(this.s, card, status),
       closing: () => this.closing,
       retrySleeps: this.retrySleeps,
       startRetry: this.p.startRetry,
