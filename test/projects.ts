@@ -46,6 +46,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/platforms/telegram/pace.test.ts',
   'test/platforms/telegram/parse.test.ts',
   'test/platforms/telegram/verify.test.ts',
+  'test/platforms/whatsapp/render.test.ts',
   'test/platforms/web-wait.test.ts',
   'test/protocol/hitl.test.ts',
   'test/protocol/notify-signature.test.ts',
