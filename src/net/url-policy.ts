@@ -26,6 +26,9 @@ for (const [net, bits] of [
   ['169.254.0.0', 16], // link-local, includes the cloud metadata address 169.254.169.254
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
+  ['192.0.2.0', 24], // TEST-NET-1 (documentation, never a real service)
+  ['198.51.100.0', 24], // TEST-NET-2
+  ['203.0.113.0', 24], // TEST-NET-3
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
   ['224.0.0.0', 4],
@@ -36,6 +39,7 @@ for (const [net, bits] of [
   ['::', 128],
   ['fc00::', 7],
   ['fe80::', 10],
+  ['fec0::', 10], // site-local (deprecated, still routed inside some networks)
   ['ff00::', 8],
 ] as const)
   privateNets.addSubnet(net, bits, 'ipv6');

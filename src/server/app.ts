@@ -276,7 +276,11 @@ function caseRoutes(app: Hono, o: AppOptions): void {
   app.get('/r/:key/:sig', async (c) => {
     const found = await s.store.getCaseByKey(c.req.param('key'));
     const expected = found ? s.render.detailsUrl(found) : undefined;
-    if (!found || !expected?.endsWith(`/${c.req.param('sig')}`))
+    // The whole link compared in constant time (a suffix compare leaks by timing how much matched).
+    const given = found
+      ? `${expected?.slice(0, expected.lastIndexOf('/') + 1)}${c.req.param('sig')}`
+      : '';
+    if (!found || !expected || !sameText(expected, given))
       throw new ApiError(404, 'not_found', 'unknown or invalid link');
     await s.cases.history(found.id, 'details_opened', {});
     c.header('cache-control', 'no-store');
@@ -368,4 +372,11 @@ function toResponse(res: InboundResponse): Response {
       headers.set('content-type', 'application/json; charset=utf-8');
   }
   return new Response(body, { status: res.status, headers });
+}
+
+/** Whether two strings are equal, in time that does not depend on where they differ. */
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
