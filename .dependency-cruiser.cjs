@@ -18,6 +18,8 @@ const CORE_SURFACE = [
   // The adapter kit: answer a tap within the platform's window, de-duplication, truncation, strings.
   '^src/adapter-kit\\.ts$',
   '^src/render/card\\.ts$',
+  // What an open ask's card must say beside a platform's widgets (statement, draft, args, values).
+  '^src/render/ask-facts\\.ts$',
   '^src/errors\\.ts$',
   '^src/log\\.ts$',
   '^src/config/env\\.ts$',

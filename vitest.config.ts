@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { CORPUS_FOUND, CORPUS_MISSING_LINE } from './test/helpers/corpus-location.ts';
+import { UNIT_TESTS } from './test/projects.ts';
 
 // Tests that check against the upstream protocol corpus are tagged `corpus`. Without the corpus
 // they are skipped, and the run says so once; CI (HITL_PROTOCOL_REQUIRED=1) may not skip them.
@@ -8,18 +9,38 @@ if (!CORPUS_FOUND) {
   console.warn(CORPUS_MISSING_LINE);
 }
 
+const tags = [
+  {
+    name: 'corpus',
+    description:
+      'reads the HITL Protocol schemas or examples (HITL_PROTOCOL_DIR or ../shared/hitl-protocol)',
+    skip: !CORPUS_FOUND,
+  },
+];
+
+// Two projects (test/projects.ts says which file is which); `vitest run` runs both, as npm test does.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    tags: [
+    tags,
+    projects: [
       {
-        name: 'corpus',
-        description:
-          'reads the HITL Protocol schemas or examples (HITL_PROTOCOL_DIR or ../shared/hitl-protocol)',
-        skip: !CORPUS_FOUND,
+        extends: true,
+        test: {
+          name: 'unit',
+          include: [...UNIT_TESTS],
+          setupFiles: ['test/setup/no-sockets.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: [...UNIT_TESTS],
+        },
       },
     ],
   },

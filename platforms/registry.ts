@@ -37,6 +37,7 @@ export const PLATFORMS: readonly RegistryLine[] = [
     sdk: ['botbuilder', 'botframework-', '@microsoft/', '@azure/'],
     load: () => import('./teams/platform.ts'),
   },
+  { name: 'whatsapp', sdk: [], load: () => import('./whatsapp/platform.ts') },
 ];
 
 /** Every platform's definition, in the registry's order. */

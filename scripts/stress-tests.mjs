@@ -2,7 +2,8 @@
 // Runs test files again and again while CPU burners keep every core busy, as a loaded CI machine
 // would: a test that fails here is a flaky test (issue 18's acceptance for the crash and restart
 // tests). Usage:
-//   node scripts/stress-tests.mjs [--runs 20] [--burners N] test/e2e/restart.test.ts ...
+//   node scripts/stress-tests.mjs [--runs 20] [--burners N] [--project integration] test/e2e/restart.test.ts ...
+// (--project picks a vitest project of vitest.config.ts; without it each file runs in its own.)
 // Prints one line per run and a summary; exits 1 when any run failed.
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -12,13 +13,14 @@ const opt = (name, fallback) => {
   const i = args.indexOf(`--${name}`);
   if (i < 0) return fallback;
   const [, value] = args.splice(i, 2);
-  return Number(value);
+  return value;
 };
-const runs = opt('runs', 20);
-const burners = opt('burners', availableParallelism());
+const runs = Number(opt('runs', 20));
+const burners = Number(opt('burners', availableParallelism()));
+const project = opt('project', undefined);
 const files = args;
 if (!files.length) {
-  console.error('usage: stress-tests.mjs [--runs N] [--burners N] <test files...>');
+  console.error('usage: stress-tests.mjs [--runs N] [--burners N] [--project P] <test files...>');
   process.exit(2);
 }
 
@@ -35,7 +37,8 @@ process.on('SIGINT', () => process.exit(130));
 const run = () =>
   new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn('npx', ['vitest', 'run', ...files], {
+    const only = project ? ['--project', project] : [];
+    const child = spawn('npx', ['vitest', 'run', ...only, ...files], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, FORCE_COLOR: '0' },
     });

@@ -33,6 +33,7 @@ export function adapterStrings(strings: Strings = loadStrings('en')): AdapterStr
     welcome: (target, command) => t(strings, 'adapter.welcome', { target, command }),
     yourUserId: (id) => t(strings, 'adapter.your_user_id', { id }),
     unknownCommand: (command) => t(strings, 'adapter.unknown_command', { command }),
+    alreadyDecided: (status) => t(strings, 'adapter.already_decided', { status }),
     asks: askStrings(strings),
   };
 }

@@ -160,6 +160,8 @@ export interface AdapterStrings {
   yourUserId(id: string): string;
   /** A command the bot does not know; `command` is the one that gives the target. */
   unknownCommand(command: string): string;
+  /** A tap on a card whose case has ended, where the card cannot change: its final status line. */
+  alreadyDecided(status: string): string;
   /** The texts of the ask flows (the ten interaction kinds). */
   asks: AdapterAskStrings;
 }
@@ -212,6 +214,18 @@ export interface AdapterSignals {
   subscribe(topic: string, onChange: () => void): () => void;
 }
 
+/** A platform's delivery receipt for a message the relay sent (WhatsApp's status webhooks). */
+export interface DeliveryStatus {
+  /** The platform's word: "sent", "delivered", "read", "failed", ... */
+  state: string;
+  /** When the platform says it happened (ms since the epoch). */
+  at: number;
+  /** Which message of the case: the card itself, or a reply to it (the outcome, a notice). */
+  message: 'card' | 'reply';
+  /** Why a delivery failed, in the platform's words (no secrets). */
+  error?: string;
+}
+
 /** What the relay hands an adapter when it starts. */
 export interface AdapterContext {
   onTap(tap: Tap): Promise<TapReply>;
@@ -229,6 +243,11 @@ export interface AdapterContext {
   signals?: AdapterSignals;
   /** Reports that the platform stopped working after start (shown on /readyz; null reason = up again). */
   reportDown?(reason: string | null): void;
+  /**
+   * Records a delivery receipt on the case whose card is at `card` (a `message_status` history
+   * row); false when no case has that card. For platforms that report delivery after the send.
+   */
+  recordDelivery?(card: MessageRef, status: DeliveryStatus): Promise<boolean>;
 }
 
 /** Options for posting a card. */

@@ -1,5 +1,12 @@
 /** Starting one platform adapter: a passing failure is retried with backoff, a refusal is reported. */
-import type { AdapterSignals, AdapterStrings, PlatformAdapter, Tap, TapReply } from './adapter.ts';
+import type {
+  AdapterContext,
+  AdapterSignals,
+  AdapterStrings,
+  PlatformAdapter,
+  Tap,
+  TapReply,
+} from './adapter.ts';
 import { PlatformError } from './errors.ts';
 import { type Health, isNetworkError } from './health.ts';
 import type { Logger } from './log.ts';
@@ -12,6 +19,8 @@ export interface PlatformStartDeps {
   health: Health;
   onTap(tap: Tap): Promise<TapReply>;
   mayAnswer(tap: Tap): Promise<TapReply | null>;
+  /** Records a platform's delivery receipt on the card's case. */
+  recordDelivery?: AdapterContext['recordDelivery'];
   /** The adapters' texts in the relay's LOCALE. */
   strings: AdapterStrings;
   /** Change signals across replicas (the web chat's waiting pages). */
@@ -55,6 +64,7 @@ async function attempt(
       mayAnswer: d.mayAnswer,
       strings: d.strings,
       signals: d.signals,
+      ...(d.recordDelivery ? { recordDelivery: d.recordDelivery } : {}),
       reportDown: (reason) =>
         reason === null ? d.health.set(part, 'up') : d.health.set(part, 'failed', reason),
     });

@@ -1,11 +1,13 @@
 /** A relay's life: start (server, keys, platforms, watchers, timers), readiness, and a graceful stop. */
+import { setMaxListeners } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import type { PlatformAdapter, Tap, TapReply } from './adapter.ts';
+import type { DeliveryStatus, MessageRef, PlatformAdapter, Tap, TapReply } from './adapter.ts';
 import { adapterStrings } from './adapter-kit.ts';
 import { createAdapterSignals } from './adapter-signals.ts';
 import { bounded } from './bounded.ts';
+import { recordMessageStatus } from './cases/message-status.ts';
 import { ALIVE_TTL_MS, aliveKey } from './cases/posting-lease.ts';
 import { type ReclaimDeps, reclaimLeases, reclaimPollLeases } from './cases/reclaim.ts';
 import { CHANGES_MISSED } from './cases/repository.ts';
@@ -69,7 +71,10 @@ export class RelayRuntime {
   private retention: { stop(): void } | undefined;
   private stopListening: (() => Promise<void>) | undefined;
 
-  constructor(private readonly p: RuntimeParts) {}
+  constructor(private readonly p: RuntimeParts) {
+    // Every open /wait listens for shutdown on this one signal: many waiting agents are no leak.
+    setMaxListeners(0, this.closed.signal);
+  }
 
   private get s(): Services {
     return this.p.services;
@@ -99,6 +104,10 @@ export class RelayRuntime {
       this.taps.delete(work);
     }
   };
+
+  /** A platform's delivery receipt, as a history row of the case whose card it concerns. */
+  private readonly recordDelivery = (card: MessageRef, status: DeliveryStatus) =>
+    recordMessageStatus(this.s, card, status);
 
   /** Checks the store with a real write: a full disk, a read-only file or a dead database shows here. */
   async checkStore(): Promise<void> {
@@ -196,6 +205,7 @@ export class RelayRuntime {
       health: this.p.health,
       onTap: this.onTap,
       mayAnswer: (tap: Tap) => this.s.taps.mayAnswer(tap),
+      recordDelivery: this.recordDelivery,
       closing: () => this.closing,
       retrySleeps: this.retrySleeps,
       startRetry: this.p.startRetry,

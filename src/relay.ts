@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import type { Hono } from 'hono';
 import type { PlatformAdapter } from './adapter.ts';
 import type { RouteDocs } from './adapter-definition.ts';
+import { closeAskByPolicy } from './asks-service/asks.ts';
 import type { RelayConfig } from './config/config.ts';
 import { SUBMIT_GATE_DEFAULTS } from './config/config.ts';
 import { Health, type Readiness } from './health.ts';
+import type { HitlService } from './hitl-service/index.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createGuardedAgent } from './net/http.ts';
 import { NotifyWorker, type NotifyWorkerOptions } from './notify/worker.ts';
@@ -20,6 +22,7 @@ import { createServices, type Services } from './services.ts';
 import { createSealer } from './store/sealer.ts';
 import { openSqliteStore } from './store/sqlite-store.ts';
 import type { Store } from './store/store.ts';
+import type { StoredCase } from './store/types.ts';
 import { clearGivenUpOnPost } from './undelivered.ts';
 import type { EventStreamOptions } from './watch/sse.ts';
 import { Watcher, type WatcherOptions } from './watch/watcher.ts';
@@ -103,15 +106,29 @@ function servicesOf(o: RelayOptions, log: Logger): Services {
   });
 }
 
+/** Health before start: every part starting. */
+function startingHealth(adapters: PlatformAdapter[]): Health {
+  const health = new Health();
+  health.set('store', 'starting', 'not checked yet');
+  for (const a of adapters) health.set(`platform:${a.platform}`, 'starting', 'not started yet');
+  return health;
+}
+
+/** The final rung's hook for the relay's own asks (the service is mounted with the app). */
+function ownAskCloser(asks: { service?: HitlService }) {
+  return (c: StoredCase, action: string) =>
+    asks.service ? closeAskByPolicy(asks.service, c, action) : Promise.resolve(false);
+}
+
 /** Creates a relay: the composition root, where every service gets what it uses. */
 export function createRelay(o: RelayOptions): Relay {
   const log = o.log ?? createLogger({ level: o.config.logLevel });
   const services = servicesOf(o, log);
-  const health = new Health();
-  health.set('store', 'starting', 'not checked yet');
-  for (const a of o.adapters) health.set(`platform:${a.platform}`, 'starting', 'not started yet');
+  const health = startingHealth(o.adapters);
   // SSE streams, the callback receiver and reminders; the poll loop consults them after each look.
-  const watching = createWatching(services, o.streams);
+  // The relay's own asks service, once mounted: the ladder's final rung closes an ask there.
+  const asks: { service?: HitlService } = {};
+  const watching = createWatching(services, o.streams, ownAskCloser(asks));
   const metrics = createMetrics(services.store, () => watching.streams.count);
   observe(services, metrics);
   clearGivenUpOnPost(services);
@@ -141,7 +158,9 @@ export function createRelay(o: RelayOptions): Relay {
     mount: (a: Hono) => {
       mountRoute(a, watching.callbackRoute);
       registerReceiptRoutes(a, services.store, () => runtime.receipts);
-      runtime.mounted.push(mountAskService(a, services, log, health, metrics.registry));
+      const mounted = mountAskService(a, services, log, health, metrics.registry);
+      asks.service = mounted.service;
+      runtime.mounted.push(mounted);
       const m = o.mount?.(a);
       if (m) runtime.mounted.push(m);
     },

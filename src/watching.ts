@@ -33,7 +33,12 @@ export interface Watching {
 }
 
 /** Creates the SSE client, the callback receiver and reminders for `deps`. */
-export function createWatching(deps: WatchingDeps, options: EventStreamOptions = {}): Watching {
+export function createWatching(
+  deps: WatchingDeps,
+  options: EventStreamOptions = {},
+  closeOwnAsk?: FinalAnswerDeps['closeOwnAsk'],
+): Watching {
+  const finalDeps: FinalAnswerDeps = { ...pickFinal(deps), ...(closeOwnAsk && { closeOwnAsk }) };
   const reminders = new Reminders(deps);
   const streams = new EventStreams(deps, reminders, options);
   // One confirming poll per case at a time, however many callbacks arrive for it.
@@ -65,7 +70,7 @@ export function createWatching(deps: WatchingDeps, options: EventStreamOptions =
       async afterCheck(c) {
         await reminders.sendDue(c);
         await escalateDue(deps, c);
-        await finalAnswerDue(deps, c);
+        await finalAnswerDue(finalDeps, c);
         await streams.consider(c);
       },
       streaming: (c) => streams.healthy(c),
@@ -80,6 +85,10 @@ export function createWatching(deps: WatchingDeps, options: EventStreamOptions =
       await streams.stop();
     },
   };
+}
+
+function pickFinal(d: WatchingDeps): FinalAnswerDeps {
+  return { store: d.store, cases: d.cases, log: d.log, now: d.now };
 }
 
 function earliest(a: number | undefined, b: number | undefined): number | undefined {

@@ -2,7 +2,8 @@
 
 import type { AdapterStrings } from '../../src/adapter.ts';
 import { PlatformError } from '../../src/errors.ts';
-import type { ActionStyle, Card, CardLink } from '../../src/render/card.ts';
+import { askFacts } from '../../src/render/ask-facts.ts';
+import type { ActionStyle, Card, CardLink, CardOutcomeKind } from '../../src/render/card.ts';
 import { askSelect, type DiscordStringSelect } from './ask.ts';
 import { askChoiceButtons, askOpenButton } from './ask-modal.ts';
 import { escapeMarkdown, truncateEscaped, truncatePlain } from './markdown.ts';
@@ -58,11 +59,57 @@ export interface DiscordAllowedMentions {
   replied_user?: false;
 }
 
+/**
+ * An embed: an open ask's facts in its description (the whole confirm statement, the draft, the
+ * tool's arguments, current values: more than the message's 2000 characters hold), or a final
+ * card's outcome as its coloured strip and title.
+ */
+export interface DiscordEmbed {
+  title?: string;
+  description?: string;
+  color?: number;
+}
+
 /** The body of create / edit message and of an UPDATE_MESSAGE interaction response. */
 export interface DiscordMessagePayload {
   content: string;
   components: Array<DiscordActionRow | DiscordSelectRow>;
   allowed_mentions: DiscordAllowedMentions;
+  /** A final card's outcome (its colour and words); [] on an open card. */
+  embeds?: DiscordEmbed[];
+}
+
+/** An embed title: Discord refuses one over 256 characters. */
+export const DISCORD_EMBED_TITLE_MAX_CHARS = 256;
+/** An embed description: Discord refuses one over 4096 characters. */
+export const DISCORD_EMBED_DESCRIPTION_MAX_CHARS = 4096;
+
+/** The strip's colour per outcome: green approved, red rejected, blurple answered, amber, grey, purple. */
+export const DISCORD_OUTCOME_COLORS: Record<CardOutcomeKind, number> = {
+  approved: 0x57f287,
+  rejected: 0xed4245,
+  answered: 0x5865f2,
+  expired: 0xfee75c,
+  cancelled: 0x95a5a6,
+  ended_by_policy: 0x9b59b6,
+};
+
+/** An open ask's facts, or a final card's outcome (embed titles are not Markdown: no escaping). */
+function cardEmbeds(card: Card): DiscordEmbed[] {
+  if (!card.final && card.ask) {
+    const facts = askFacts(card.ask.content).map(escapeMarkdown).join('\n');
+    return facts
+      ? [{ description: truncateEscaped(facts, DISCORD_EMBED_DESCRIPTION_MAX_CHARS) }]
+      : [];
+  }
+  const o = card.outcome;
+  if (!card.final || !o) return [];
+  return [
+    {
+      title: truncatePlain(o.label, DISCORD_EMBED_TITLE_MAX_CHARS),
+      color: DISCORD_OUTCOME_COLORS[o.kind],
+    },
+  ];
 }
 
 /** Mentions nobody: `@everyone`, roles and users in service text stay plain text. */
@@ -183,7 +230,12 @@ export function renderMessage(card: Card, strings?: AdapterStrings): DiscordMess
     card.link && !isLinkButtonUrl(card.link.url) && /^https?:\/\//i.test(card.link.url)
       ? [`${escapeMarkdown(card.link.label.trim() || 'Details')}: <${card.link.url}>`]
       : [];
-  return { content: renderContent(card, extra), components, allowed_mentions: NO_MENTIONS };
+  return {
+    content: renderContent(card, extra),
+    components,
+    allowed_mentions: NO_MENTIONS,
+    embeds: cardEmbeds(card),
+  };
 }
 
 /** A short notice (reminder, tap answer) as plain escaped text with an optional Details button. */

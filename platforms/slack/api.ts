@@ -5,6 +5,7 @@ import { PlatformError } from '../../src/errors.ts';
 import type { Logger } from '../../src/log.ts';
 import { type PaceRelease, type PaceWindow, SendPace } from '../../src/pace.ts';
 import { toPlatformError } from './errors.ts';
+import type { SlackAttachment } from './render.ts';
 import { slackLogger } from './slack-logger.ts';
 
 /** Rate-limit handling: how many times one call waits out a 429, and the longest wait it accepts. */
@@ -132,6 +133,7 @@ export class SlackApi {
     channel: string;
     text: string;
     blocks?: types.KnownBlock[];
+    attachments?: SlackAttachment[];
     threadTs?: string;
   }): Promise<{ channel: string; ts: string }> {
     const res = await this.call(
@@ -141,6 +143,7 @@ export class SlackApi {
           channel: args.channel,
           text: args.text,
           ...(args.blocks ? { blocks: args.blocks } : {}),
+          ...(args.attachments ? { attachments: args.attachments } : {}),
           ...(args.threadTs ? { thread_ts: args.threadTs } : {}),
           // Nothing a service wrote may turn into a mention, a channel link or a preview, and the
           // message's own text (the notification) is not mrkdwn: `*bold*` stays as written.
@@ -158,7 +161,13 @@ export class SlackApi {
   }
 
   /** chat.update of a message the bot posted. Slack has no "not modified" error: same content is ok. */
-  async update(args: { channel: string; ts: string; text: string; blocks: types.KnownBlock[] }) {
+  async update(args: {
+    channel: string;
+    ts: string;
+    text: string;
+    blocks: types.KnownBlock[];
+    attachments?: SlackAttachment[];
+  }) {
     await this.call(
       'chat.update',
       () =>
@@ -167,6 +176,7 @@ export class SlackApi {
           ts: args.ts,
           text: args.text,
           blocks: args.blocks,
+          ...(args.attachments ? { attachments: args.attachments } : {}),
           link_names: false,
         }),
       { pace: this.updatePace, lane: args.channel, wholePace: true },

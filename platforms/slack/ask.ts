@@ -6,14 +6,16 @@
 import type { types } from '@slack/bolt';
 import type { AdapterStrings } from '../../src/adapter.ts';
 import { stringsOf } from '../../src/adapter-kit.ts';
-import type { Card } from '../../src/render/card.ts';
+import type { Card, CardAction } from '../../src/render/card.ts';
 import { isModalKind, modalView, openButton } from './ask-modal.ts';
 
 /** action_id prefix of the ask selects: `hitl-ask:<key>:one|many|rank:<place>`. */
 export const SLACK_ASK_ACTION_PREFIX = 'hitl-ask:';
 /** Options in one select (Slack's limit). */
 export const SLACK_SELECT_MAX_OPTIONS = 100;
-/** Option text (plain_text) and value. */
+/** action_id prefix of an approval's own choice buttons: `hitl-choice:<key>:<choice key>`. */
+export const SLACK_CHOICE_ACTION_PREFIX = 'hitl-choice:';
+/** Option text and description (plain_text) and value. */
 const OPTION_TEXT_MAX = 75;
 const OPTION_VALUE_MAX = 150;
 /** Places of a ranking that fit one actions block (25 elements, one for Submit). */
@@ -24,14 +26,77 @@ type Json = Record<string, unknown>;
 /** render.ts's escaping and cutting, handed in (render.ts imports this module). */
 type FitText = (raw: string, max: number) => string;
 
-function options(
-  list: Array<{ key: string; label: string }>,
-  fitText: FitText,
-): types.PlainTextOption[] {
-  return list.map((o) => ({
-    text: { type: 'plain_text', text: fitText(o.label, OPTION_TEXT_MAX), emoji: true },
-    value: o.key,
-  }));
+type Listed = {
+  key: string;
+  label: string;
+  description?: string | undefined;
+  irreversible?: boolean;
+  impact_hint?: string | undefined;
+};
+
+/** Select options: the label, and under it the description and impact hint (⚠️ when irreversible). */
+function options(list: Listed[], fitText: FitText): types.PlainTextOption[] {
+  return list.map((o) => {
+    const note = [o.irreversible ? '⚠️ cannot be undone' : '', o.impact_hint, o.description]
+      .filter(Boolean)
+      .join(' · ');
+    return {
+      text: { type: 'plain_text', text: fitText(o.label, OPTION_TEXT_MAX), emoji: true },
+      value: o.key,
+      ...(note
+        ? { description: { type: 'plain_text', text: fitText(note, OPTION_TEXT_MAX), emoji: true } }
+        : {}),
+    };
+  });
+}
+
+/**
+ * An approval whose choice keys are not approve / reject (answered with `submit` and the choice
+ * as `decision`): one button per choice with its own label, a confirm dialog on irreversible ones.
+ * The choice key rides in the action_id; the value is the case's ordinary payload.
+ */
+export function choiceBlock(
+  card: Card,
+  button: (action: CardAction) => types.Button,
+): types.ActionsBlock | null {
+  const c = card.ask?.content;
+  if (!c || card.final || c.type !== 'approval') return null;
+  if (c.choices.every((x) => x.key === 'approve' || x.key === 'reject')) return null;
+  const submit = card.actions.find((a) => a.action === 'submit');
+  if (!submit) return null;
+  const elements = c.choices.map((x, i): types.Button => {
+    const action: CardAction = {
+      action: 'submit',
+      label: x.label,
+      style: 'secondary',
+      payload: submit.payload,
+      ...(x.irreversible
+        ? {
+            confirm: {
+              title: 'Are you sure?',
+              text: `${x.label}: this cannot be undone.${x.impact_hint ? ` ${x.impact_hint}` : ''}`,
+              yes: `Yes, ${x.label}`,
+              no: 'Not now',
+            },
+          }
+        : {}),
+    };
+    // Submit would look primary on every choice: the first is primary, irreversible ones danger.
+    const { style: _submitLook, ...b } = button(action);
+    const look = x.irreversible ? 'danger' : i === 0 ? 'primary' : undefined;
+    return {
+      ...b,
+      ...(look ? { style: look } : {}),
+      action_id: `${SLACK_CHOICE_ACTION_PREFIX}${card.key}:${x.key}`,
+    };
+  });
+  return { type: 'actions', block_id: `hitl-choice-${card.key}`, elements };
+}
+
+/** The decision of a choice button's action_id for case `key`, or undefined. */
+export function choiceDecision(actionId: string, key: string): string | undefined {
+  const prefix = `${SLACK_CHOICE_ACTION_PREFIX}${key}:`;
+  return actionId.startsWith(prefix) ? actionId.slice(prefix.length) || undefined : undefined;
 }
 
 function fits(list: Array<{ key: string }>): boolean {

@@ -231,6 +231,7 @@ export class SlackAdapter implements PlatformAdapter {
       channel: address,
       text: message.text,
       blocks: message.blocks,
+      ...(message.attachments ? { attachments: message.attachments } : {}),
       ...(parent && parent.channel === address ? { threadTs: parent.ts } : {}),
     });
     return messageRef(posted.channel, posted.ts);
@@ -246,6 +247,7 @@ export class SlackAdapter implements PlatformAdapter {
       ts: at.ts,
       text: message.text,
       blocks: message.blocks,
+      ...(message.attachments ? { attachments: message.attachments } : {}),
     });
   }
 

@@ -1,7 +1,7 @@
 /** Slack interaction payloads -> neutral taps. Pure: no I/O. */
 import type { AdapterStrings, MessageRef, Tap } from '../../src/adapter.ts';
 import { stringsOf } from '../../src/adapter-kit.ts';
-import { askData } from './ask.ts';
+import { askData, choiceDecision } from './ask.ts';
 import { SLACK_LINK_ACTION_PREFIX } from './render.ts';
 
 /** The button payload format shared by every platform: `hitl:<key>:<action>`. */
@@ -98,8 +98,10 @@ export function parseBlockActions(body: unknown): BlockActionParse {
     ref: channel && ts ? messageRef(channel, ts) : null,
   };
   if (hasConfirm(message, actionId)) tap.confirmed = true;
+  // An approval's own choice button: the choice is the decision.
+  const decision = choiceDecision(actionId, parsed.key);
   // A Submit of an ask: its selects' current values are the answer.
-  const data = askData(payload.state, parsed.key);
+  const data = decision ? { decision } : askData(payload.state, parsed.key);
   if (data) tap.data = data;
   return { kind: 'tap', tap, channel };
 }

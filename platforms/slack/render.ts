@@ -1,8 +1,9 @@
 /** Card -> Block Kit message. Pure: no I/O, no clock. */
 import type { types } from '@slack/bolt';
 import type { AdapterStrings } from '../../src/adapter.ts';
-import type { Card, CardAction } from '../../src/render/card.ts';
-import { askBlock } from './ask.ts';
+import { askFacts } from '../../src/render/ask-facts.ts';
+import type { Card, CardAction, CardOutcomeKind } from '../../src/render/card.ts';
+import { askBlock, choiceBlock } from './ask.ts';
 
 /** Section text object: Slack refuses a longer one with invalid_blocks. */
 export const SLACK_SECTION_TEXT_MAX_CHARS = 3000;
@@ -32,11 +33,43 @@ export const SLACK_FALLBACK_TEXT_MAX_CHARS = 3000;
 /** The action_id prefix of the Details URL button; its taps are only acknowledged. */
 export const SLACK_LINK_ACTION_PREFIX = 'hitl:link:';
 
+/** A legacy attachment: here only the coloured bar that tells a final card's outcome. */
+export interface SlackAttachment {
+  color: string;
+  fallback: string;
+  blocks: types.KnownBlock[];
+}
+
 /** A message ready for chat.postMessage / chat.update. */
 export interface SlackMessage {
   /** Fallback text for notifications and screen readers (escaped). */
   text: string;
   blocks: types.KnownBlock[];
+  /** A final card's outcome as a coloured attachment (the bar beside it). */
+  attachments?: SlackAttachment[];
+}
+
+/** The bar's colour per outcome: green approved, red rejected, blue answered, grey and amber ended. */
+export const SLACK_OUTCOME_COLORS: Record<CardOutcomeKind, string> = {
+  approved: '#2EB67D',
+  rejected: '#E01E5A',
+  answered: '#1D9BD1',
+  expired: '#ECB22E',
+  cancelled: '#868686',
+  ended_by_policy: '#7C3085',
+};
+
+/** The outcome of a final card as an attachment with its colour and its words. */
+function outcomeAttachment(card: Card): SlackAttachment[] {
+  const o = card.outcome;
+  if (!card.final || !o) return [];
+  return [
+    {
+      color: SLACK_OUTCOME_COLORS[o.kind],
+      fallback: fitText(o.label, SLACK_CONTEXT_TEXT_MAX_CHARS),
+      blocks: [{ type: 'context', elements: [plain(o.label, SLACK_CONTEXT_TEXT_MAX_CHARS, true)] }],
+    },
+  ];
 }
 
 /**
@@ -120,6 +153,26 @@ function linkButton(card: Card): types.Button | null {
   };
 }
 
+/** Sections of an open ask's facts at most (a 20,000-character draft is cut; Details has it all). */
+const FACT_SECTIONS_MAX = 5;
+/** Raw characters per fact section, leaving room for escaping within SLACK_SECTION_TEXT_MAX_CHARS. */
+const FACT_PIECE = 2400;
+
+/**
+ * What the person must read to answer an open ask (the whole confirm statement, the draft, the
+ * tool's arguments, current values), in sections of plain text: none of it is cut to one line.
+ */
+function factBlocks(card: Card): types.SectionBlock[] {
+  if (!card.ask || card.final) return [];
+  const text = askFacts(card.ask.content, { optionNotes: true }).join('\n');
+  const pieces: string[] = [];
+  const chars = Array.from(text);
+  for (let i = 0; i < chars.length && pieces.length < FACT_SECTIONS_MAX; i += FACT_PIECE)
+    pieces.push(chars.slice(i, i + FACT_PIECE).join(''));
+  if (chars.length > FACT_PIECE * FACT_SECTIONS_MAX) pieces[pieces.length - 1] += '…';
+  return pieces.map((p) => ({ type: 'section', text: plain(p, SLACK_SECTION_TEXT_MAX_CHARS) }));
+}
+
 /** Renders a card as a Block Kit message: header, body section, status context, buttons. */
 export function renderCard(card: Card, strings?: AdapterStrings): SlackMessage {
   const blocks: types.KnownBlock[] = [];
@@ -136,6 +189,8 @@ export function renderCard(card: Card, strings?: AdapterStrings): SlackMessage {
     blocks.push({ type: 'section', text: plain(body, SLACK_SECTION_TEXT_MAX_CHARS) });
   }
 
+  blocks.push(...factBlocks(card));
+
   const context: types.PlainTextElement[] = [];
   if (card.status) context.push(plain(card.status, SLACK_CONTEXT_TEXT_MAX_CHARS));
   if (card.hint && !card.final) context.push(plain(card.hint, SLACK_CONTEXT_TEXT_MAX_CHARS));
@@ -143,7 +198,10 @@ export function renderCard(card: Card, strings?: AdapterStrings): SlackMessage {
 
   const ask = askBlock(card, fitText, strings);
   if (ask) blocks.push(ask);
-  const buttons: types.Button[] = card.final ? [] : card.actions.map(actionButton);
+  // An approval with its own choice keys: one button per choice stands in for the plain actions.
+  const choices = choiceBlock(card, actionButton);
+  if (choices) blocks.push(choices);
+  const buttons: types.Button[] = card.final || choices ? [] : card.actions.map(actionButton);
   const link = linkButton(card);
   if (link) buttons.push(link);
   for (let i = 0; i < buttons.length; i += SLACK_ACTIONS_MAX_ELEMENTS) {
@@ -158,7 +216,8 @@ export function renderCard(card: Card, strings?: AdapterStrings): SlackMessage {
     card.status ? `${headline} (${card.status})` : headline,
     SLACK_FALLBACK_TEXT_MAX_CHARS,
   );
-  return { text, blocks };
+  const attachments = outcomeAttachment(card);
+  return { text, blocks, ...(attachments.length ? { attachments } : {}) };
 }
 
 /**

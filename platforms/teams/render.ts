@@ -6,7 +6,7 @@
  */
 import type { AdapterStrings } from '../../src/adapter.ts';
 import { stringsOf, truncateCodePoints } from '../../src/adapter-kit.ts';
-import type { Card, CardAction } from '../../src/render/card.ts';
+import type { Card, CardAction, CardOutcomeKind } from '../../src/render/card.ts';
 import { type AskRetry, plainAskActions, type TeamsAskButton, teamsAsk } from './ask.ts';
 
 /** Teams rejects messages over about 100 KB (card JSON included); stay well under it. */
@@ -100,15 +100,31 @@ interface Texts {
   notice: string | null;
 }
 
+/** A final card's title sits in a Container of this style: green, red, blue, amber, grey. */
+export const TEAMS_OUTCOME_STYLES: Record<CardOutcomeKind, string> = {
+  approved: 'good',
+  rejected: 'attention',
+  answered: 'accent',
+  expired: 'warning',
+  cancelled: 'emphasis',
+  ended_by_policy: 'emphasis',
+};
+
+/** The title, in a Container styled by the outcome once the card is final. */
+function titleBlock(card: Card, title: string): Record<string, unknown> {
+  const block = textBlock(escapeTeamsText(title), { weight: 'Bolder', size: 'Medium' });
+  const o = card.final ? card.outcome : undefined;
+  if (!o) return block;
+  return { type: 'Container', style: TEAMS_OUTCOME_STYLES[o.kind], bleed: true, items: [block] };
+}
+
 const plainButton = (action: CardAction): TeamsAskButton => ({
   action,
   id: `hitl-${action.action}`,
 });
 
 function build(card: Card, t: Texts, options: RenderOptions, native = true): AdaptiveCardJson {
-  const body: Array<Record<string, unknown>> = [
-    textBlock(escapeTeamsText(t.title), { weight: 'Bolder', size: 'Medium' }),
-  ];
+  const body: Array<Record<string, unknown>> = [titleBlock(card, t.title)];
   if (t.prompt) body.push(textBlock(paragraphs(t.prompt)));
   if (t.lines.length) {
     body.push({

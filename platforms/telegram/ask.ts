@@ -118,6 +118,9 @@ export function askRows(
       return content.sub_type === 'content'
         ? [
             [button('✏️ Edit the draft…', askData(key, 'f'))],
+            // Telegram cannot prefill a reply: a short draft is one tap from the clipboard (a long
+            // one is a tap-to-copy block in the edit prompt).
+            ...copyRow(content.draft),
             [button('✅ Send the draft as it is', askData(key, 'a'))],
           ]
         : [
@@ -125,6 +128,16 @@ export function askRows(
             [button('✅ Run with these arguments', askData(key, 'a'))],
           ];
   }
+}
+
+/** Telegram's copy_text button copies 1-256 characters. */
+export const TELEGRAM_COPY_TEXT_MAX_CHARS = 256;
+
+/** A "Copy the draft" button for a draft that fits copy_text, else nothing. */
+function copyRow(draft: string): InlineKeyboardButton[][] {
+  const length = Array.from(draft).length;
+  if (length < 1 || length > TELEGRAM_COPY_TEXT_MAX_CHARS) return [];
+  return [[{ text: '📋 Copy the draft', copy_text: { text: draft } }]];
 }
 
 type Multi = Extract<AskContent, { sub_type: 'multi' }>;

@@ -21,6 +21,12 @@ main{max-width:760px;margin:0 auto;padding:16px}
 .badge{font-size:11px;font-weight:600;letter-spacing:.03em;text-transform:uppercase;border-radius:10px;padding:1px 8px;background:#dbeafe;color:#1e40af}
 .badge.final{background:#e5e7eb;color:#374151}
 .badge.state-completed{background:#d1fae5;color:#065f46}
+.msg.outcome-approved{border-left-color:#059669}.badge.outcome-approved{background:#d1fae5;color:#065f46}
+.msg.outcome-rejected{border-left-color:#dc2626}.badge.outcome-rejected{background:#fee2e2;color:#991b1b}
+.msg.outcome-answered{border-left-color:#2563eb}.badge.outcome-answered{background:#dbeafe;color:#1e40af}
+.msg.outcome-expired{border-left-color:#d97706}.badge.outcome-expired{background:#fef3c7;color:#92400e}
+.msg.outcome-cancelled{border-left-color:#9ca3af}.badge.outcome-cancelled{background:#e5e7eb;color:#374151}
+.msg.outcome-ended_by_policy{border-left-color:#7c3aed}.badge.outcome-ended_by_policy{background:#ede9fe;color:#5b21b6}
 .prompt{margin:4px 0}
 .line{color:#4b5563;font-size:13px}
 .hint{color:#b45309;font-size:13px;margin-top:4px}
@@ -48,6 +54,8 @@ const list = document.getElementById('messages');
 const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text != null) e.textContent = text; return e; };
 function toast(text) { const t = document.getElementById('toast'); t.textContent = text; t.style.display = 'block'; clearTimeout(toast.timer); toast.timer = setTimeout(() => t.style.display = 'none', 3500); }
 const BADGE = { pending: 'Open', opened: 'Open', in_progress: 'In progress', completed: 'Done', expired: 'Expired', cancelled: 'Cancelled' };
+// A final card's badge says how it ended (approved and rejected differ at a glance, by colour too).
+const OUTCOME = { approved: 'Approved', rejected: 'Rejected', answered: 'Answered', expired: 'Expired', cancelled: 'Cancelled', ended_by_policy: 'Ended by policy' };
 // Shown cards by message id: a card is re-drawn only when its message (or its confirm state)
 // changed, so a click, a hover or a text selection on an unchanged card is never lost.
 const shown = new Map();
@@ -67,11 +75,13 @@ async function tap(id, action) {
   load();
 }
 function build(m, arm) {
-  const box = el('div', 'msg' + (m.reply_to ? ' reply' : '') + (m.case ? '' : ' notice') + (m.final ? ' final' : '') + (m.state ? ' state-' + m.state : ''));
+  const out = m.final && m.outcome ? m.outcome.kind : '';
+  const box = el('div', 'msg' + (m.reply_to ? ' reply' : '') + (m.case ? '' : ' notice') + (m.final ? ' final' : '') + (m.state ? ' state-' + m.state : '') + (out ? ' outcome-' + out : ''));
   box.dataset.id = m.id; box.dataset.case = m.case || ''; box.dataset.state = m.state || '';
   const head = el('div', 'head');
   if (m.title) head.append(el('span', 'title', m.title));
-  if (m.state) head.append(el('span', 'badge' + (m.final ? ' final' : '') + ' state-' + m.state, BADGE[m.state] || m.state));
+  if (out) head.append(el('span', 'badge final outcome-' + out, OUTCOME[out] || out));
+  else if (m.state) head.append(el('span', 'badge' + (m.final ? ' final' : '') + ' state-' + m.state, BADGE[m.state] || m.state));
   if (head.childNodes.length) box.append(head);
   box.append(el('div', 'prompt', m.prompt));
   for (const l of m.lines) box.append(el('div', 'line', l));

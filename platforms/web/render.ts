@@ -21,6 +21,8 @@ export interface WebMessage {
   state: string | null;
   /** An open ask's content, drawn as native controls (ask-controls.ts). */
   ask?: Card['ask'];
+  /** A final card's outcome, for its badge and colour. */
+  outcome?: Card['outcome'];
   /** The button key (`hitl:<key>:<action>`), kept server-side only. */
   key?: string;
   /** The room the message is in, kept server-side only. */
@@ -54,6 +56,7 @@ export function renderWebMessage(id: string, card: Card, replyTo: string | null)
     state: card.state ?? (card.final ? 'completed' : 'pending'),
     key: card.key,
     ...(card.ask ? { ask: card.ask } : {}),
+    ...(card.outcome ? { outcome: card.outcome } : {}),
   };
 }
 

@@ -7,17 +7,19 @@
 
 import { z } from 'zod';
 import type { AskAnswer } from '../asks/answer.ts';
-import { approvalDecisionOf } from '../asks/approval.ts';
+import { APPROVAL_KINDS, approvalDecisionOf } from '../asks/approval.ts';
 import { type AskContent, askContentOf, kindOf, parseAskContent } from '../asks/content.ts';
 import { protocolOf } from '../asks/protocol.ts';
 import { caseView } from '../cases/case-view.ts';
 import type { Intake } from '../cases/intake.ts';
 import type { CaseRepository } from '../cases/repository.ts';
 import type { Targets } from '../cases/targets.ts';
+import { approvalOf, timeoutPolicyOf } from '../client/outcome.ts';
 import type { RelayConfig } from '../config/config.ts';
 import { ValidationError, type ValidationIssue } from '../errors.ts';
-import type { HitlService } from '../hitl-service/index.ts';
+import { type HitlService, ReviewerStepError } from '../hitl-service/index.ts';
 import { agentTokenOf, newToken } from '../hitl-service/tokens.ts';
+import type { DefaultAction } from '../hitl-service/types.ts';
 import type { Logger } from '../log.ts';
 import { parse202Body } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
@@ -54,7 +56,7 @@ const askSchema = z.strictObject({
 export interface AskDeps {
   store: Store;
   sealer: Pick<Sealer, 'open'>;
-  config: Pick<RelayConfig, 'publicUrl' | 'dataDir' | 'databaseUrl' | 'retentionMs'>;
+  config: Pick<RelayConfig, 'publicUrl' | 'dataDir' | 'databaseUrl' | 'retentionMs' | 'secretKey'>;
   log: Logger;
   now: () => number;
   targets: Pick<Targets, 'resolveTargets' | 'policyFor'>;
@@ -76,13 +78,21 @@ export async function askView(
 ) {
   const view = await caseView(relay, c, { history: true });
   const answer = c.status === 'completed' && c.doc.result ? (c.doc.result.data as AskAnswer) : null;
+  const kind = content ? kindOf(content) : null;
+  // An approval that ended without an answer (expired, cancelled) is not approved, and says why in
+  // the client's words, so /v1/asks and createHitlFetch tell an agent the same thing.
+  const ended =
+    kind && APPROVAL_KINDS.has(kind) && isTerminal(c.status) && !answer
+      ? { approved: false, reason: approvalOf(view).reason ?? c.status }
+      : null;
   return {
     id: c.id,
-    kind: content ? kindOf(content) : null,
+    kind,
     status: c.status,
     final: isTerminal(c.status),
     answer,
-    approval: content && answer ? approvalDecisionOf(content, answer) : null,
+    approval: content && answer ? approvalDecisionOf(content, answer) : ended,
+    policy: timeoutPolicyOf(view),
     case: view,
   };
 }
@@ -186,6 +196,35 @@ export async function createAsk(relay: AskDeps, asks: HitlService, raw: unknown,
     await asks
       .act(caseId, { step: 'cancel', reason: 'the relay refused the ask' })
       .catch(() => undefined);
+    throw err;
+  }
+}
+
+const DEFAULTS = new Set<string>(['skip', 'approve', 'reject', 'abort']);
+
+/**
+ * The escalation ladder's final rung on one of the relay's own asks (the relay is the service):
+ * closes the ask as expired, with the ladder's policy answer as its default_action when the
+ * protocol allows that value. False when `c` is not an ask of this relay (a service's case, or
+ * another relay's ask): nothing is sent anywhere then.
+ */
+export async function closeAskByPolicy(
+  asks: Pick<HitlService, 'act'>,
+  c: StoredCase,
+  action: string,
+): Promise<boolean> {
+  if (!askContentOf(c.doc.hitl.context)) return false;
+  const path = URL.parse(c.doc.hitl.poll_url)?.pathname;
+  if (path !== `${ASKS_MOUNT_PATH}/api/reviews/${encodeURIComponent(c.case_id)}/status`)
+    return false;
+  try {
+    await asks.act(c.case_id, {
+      step: 'expire',
+      ...(DEFAULTS.has(action) ? { default_action: action as DefaultAction } : {}),
+    });
+    return true;
+  } catch (err) {
+    if (err instanceof ReviewerStepError && err.status === 404) return false;
     throw err;
   }
 }

@@ -41,7 +41,13 @@ function input(name: string, type: FieldType, value: unknown, o: FieldOpts = {})
     const opts = (o.options ?? []).map((v) => `<option value="${e(v)}">${e(v)}</option>`).join('');
     return `${label}<select id="${id}" name="${e(name)}" data-field${req}${ro}><option value="">Choose…</option>${opts}</select>`;
   }
-  const html = type === 'NUMBER' ? 'number" step="any' : type === 'DATE' ? 'date' : 'text';
+  const html = o.sensitive
+    ? 'password" autocomplete="off'
+    : type === 'NUMBER'
+      ? 'number" step="any'
+      : type === 'DATE'
+        ? 'date'
+        : 'text';
   const shown = value === undefined || value === null ? '' : ` value="${e(value)}"`;
   const ph = o.placeholder ? ` placeholder="${e(o.placeholder)}"` : '';
   return `${label}<input type="${html}" id="${id}" name="${e(name)}" data-field${shown}${ph}${req}${ro}>`;
@@ -53,6 +59,8 @@ interface FieldOpts {
   readOnly?: boolean;
   placeholder?: string | undefined;
   options?: string[] | undefined;
+  /** Typed hidden, never filled in again. */
+  sensitive?: boolean;
 }
 
 function button(name: string, value: string, label: string, style = '', confirm = ''): string {
@@ -179,6 +187,7 @@ function formField(f: FormField, editable: boolean): string {
     readOnly: !editable,
     placeholder: f.placeholder,
     options: f.options,
+    sensitive: f.sensitive === true,
   });
 }
 

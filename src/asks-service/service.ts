@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Hono } from 'hono';
 import { checkAnswer } from '../asks/answer.ts';
 import { askContentOf } from '../asks/content.ts';
+import { withoutSensitive } from '../asks/sensitive.ts';
 import type { Health } from '../health.ts';
 import {
   createHitlService,
@@ -15,10 +16,12 @@ import {
   type ServiceProfile,
   type ServiceStore,
 } from '../hitl-service/index.ts';
-import { deferredStore } from '../hitl-service/service-store.ts';
+import { sealedAnswers } from '../hitl-service/sealed-store.ts';
+import { deferredStore, SqliteServiceStore } from '../hitl-service/service-store.ts';
 import { openPostgresServiceStore } from '../hitl-service/service-store-postgres.ts';
 import type { ReviewCase } from '../hitl-service/types.ts';
 import type { Logger } from '../log.ts';
+import { createTextSealer } from '../store/sealer.ts';
 import { askFormAnswer, askReviewHtml } from './page.ts';
 
 /** Where the asks service is mounted on the relay. */
@@ -42,6 +45,12 @@ export const askProfile: ServiceProfile = {
     // The page has no sign-in: the name is what the person typed, else who they are by the link.
     return { ...answer, responded_by: { name: name ? name.slice(0, 128) : 'Review page' } };
   },
+  publicAnswer(kase, data) {
+    const content = askContentOf(kase.context);
+    return content ? withoutSensitive(content, data) : data;
+  },
+  // The answers are the ask's secrets: only the asking agent and the relay read them.
+  privateReads: true,
   reviewHtml(kase, editable) {
     const content = askContentOf(kase.context);
     return content ? askReviewHtml(content, editable) : '';
@@ -54,13 +63,24 @@ export const askProfile: ServiceProfile = {
  */
 export function mountAsks(
   app: Hono,
-  o: { dataDir: string; log: Logger; databaseUrl?: string; health?: Health; retentionMs?: number },
+  o: {
+    dataDir: string;
+    log: Logger;
+    databaseUrl?: string;
+    health?: Health;
+    retentionMs?: number;
+    /** RELAY_SECRET_KEY: answers are sealed at rest under it (plain without one). */
+    secretKey?: string;
+  },
 ): HitlService {
   const log = o.log.child({ component: 'asks' });
+  const store = o.databaseUrl
+    ? postgresStore(o.databaseUrl, log, o.health)
+    : new SqliteServiceStore(sqliteFile(o.dataDir));
   const service = createHitlService({
-    ...(o.databaseUrl
-      ? { store: postgresStore(o.databaseUrl, log, o.health) }
-      : { dbPath: sqliteFile(o.dataDir) }),
+    store: o.secretKey
+      ? sealedAnswers(store, createTextSealer(o.secretKey, 'ask-answers v1'))
+      : store,
     mountPath: ASKS_MOUNT_PATH,
     log,
     profile: askProfile,

@@ -18,6 +18,16 @@ export interface ApprovalDecisionView {
   values?: Record<string, string | number | boolean>;
 }
 
+/** The kinds whose answer is an approval (approvalDecisionOf gives a decision for them). */
+export const APPROVAL_KINDS: ReadonlySet<string> = new Set([
+  'approval.binary',
+  'approval.modify',
+  'context.confirm',
+  'context.freetext',
+  'edit.content',
+  'edit.tool_args',
+]);
+
 /**
  * The ApprovalDecision for a completed answer: approval kinds approve when the choice key is
  * `approve`; confirm approves when confirmed; freetext approves with its text as `instructions`;

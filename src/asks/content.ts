@@ -135,7 +135,10 @@ export const ModifiableField = z
   .superRefine((o, ctx) => checkTypedValue(o, ctx, true));
 export type ModifiableField = z.output<typeof ModifiableField>;
 
-/** FormField{key, label, type, required=False, placeholder=None}; DROPDOWN adds `options` (ours). */
+/**
+ * FormField{key, label, type, required=False, placeholder=None}; DROPDOWN adds `options`, and
+ * `sensitive` (a password, a token) keeps its answer from being shown back anywhere (ours both).
+ */
 export const FormField = z
   .strictObject({
     key: KEY,
@@ -144,6 +147,7 @@ export const FormField = z
     required: z.boolean().default(false),
     placeholder: optionalText,
     options: DROPDOWN_LIST.optional(),
+    sensitive: z.boolean().optional(),
   })
   .superRefine((o, ctx) => {
     if (o.type === 'DROPDOWN' && !o.options)

@@ -1,6 +1,7 @@
 /** The agent-facing view of a case: never a secret (no submit_token, no review_url token). */
 
 import type { CaseView } from '../client/types.ts';
+import { finalRung } from '../policy/escalation.ts';
 import { isTerminal } from '../protocol/types.ts';
 import type { Store } from '../store/store.ts';
 import type { CaseDoc, StoredCase, StoredMessage } from '../store/types.ts';
@@ -28,16 +29,19 @@ function policyView(d: CaseDoc): CaseView['policy'] {
 function escalationView(d: CaseDoc): CaseView['escalation'] {
   const e = d.escalation;
   if (!e) return null;
+  const f = finalRung(e);
   return {
     step: e.done,
     of: e.steps.length,
     next_at: e.done < e.steps.length ? new Date(e.steps[e.done]!.at).toISOString() : null,
-    final: e.final
+    final: f
       ? {
-          action: e.final.action,
-          at: new Date(e.final.at).toISOString(),
-          outcome: e.final.outcome ?? null,
-          reason: e.final.reason ?? null,
+          action: f.action,
+          at: new Date(f.at).toISOString(),
+          outcome: f.outcome === 'submitting' ? null : (f.outcome ?? null),
+          // Nobody: a final rung is a timeout policy, never a person's decision.
+          decided_by: null,
+          reason: f.reason ?? null,
         }
       : null,
   };

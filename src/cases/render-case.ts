@@ -5,14 +5,20 @@ import { inlineActions, isIrreversible } from '../protocol/actions.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
 import { isTerminal, REVIEW_TYPES } from '../protocol/types.ts';
 import type { ActionStyle, Card, CardAction } from '../render/card.ts';
-import { formFields, formSummary } from '../render/form-summary.ts';
+import { formSummary } from '../render/form-summary.ts';
 import { type Strings, t } from '../render/templates.ts';
 import type { CaseDoc, CaseSecrets, StoredCase } from '../store/types.ts';
+import { answerLine, askAnswerLines } from './card-answer.ts';
+import { cardOutcome } from './card-outcome.ts';
+import { humanKey, objectSummary, SECRET_KEY, scalar, shorten } from './card-text.ts';
 
 const MAX_LINES = 8;
 const MAX_LINE = 200;
-/** Context keys shown elsewhere on the card (the form as a summary) or not for people. */
-const HIDDEN_KEYS = new Set(['form', 'irreversible', 'warning']);
+/**
+ * Context keys shown elsewhere on the card (the form as a summary, an ask by its platform's own
+ * widgets and, once final, by its answer) or not for people.
+ */
+const HIDDEN_KEYS = new Set(['form', 'irreversible', 'warning', 'ask']);
 
 const STYLE: Readonly<Record<string, ActionStyle>> = {
   approve: 'primary',
@@ -28,72 +34,6 @@ export function formatTime(iso: string | number | undefined): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '';
   return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-
-function shorten(s: string, max: number): string {
-  const flat = s.replace(/\s+/g, ' ').trim();
-  if (flat.length <= max) return flat;
-  const cut = Array.from(flat)
-    .slice(0, max - 1)
-    .join('');
-  return `${cut}…`;
-}
-
-/** A value as a short text: scalars, lists of scalars or of labelled items, objects by their title. */
-function scalar(v: unknown, s: Strings): string | null {
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number') return String(v);
-  if (typeof v === 'boolean') return t(s, v ? 'context.yes' : 'context.no');
-  if (Array.isArray(v)) {
-    if (v.every((x) => ['string', 'number'].includes(typeof x))) return v.join(', ');
-    // Lists of options or items: show their labels.
-    const labels = v.map((x) => titleOf(x));
-    return labels.every((l) => l !== undefined) ? labels.join('; ') : null;
-  }
-  return titleOf(v) ?? null;
-}
-
-const SECRET_KEY = /token|secret|password/i;
-
-/**
- * A one-line summary of an object value (e.g. an escalation's `error` or `current_state`) that has
- * no title: its scalar fields as "Key value" pairs, nested objects and lists of objects left out,
- * bounded. Plain text: each adapter escapes for its own markup.
- */
-function objectSummary(v: unknown, s: Strings): string | null {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;
-  const parts: string[] = [];
-  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-    if (SECRET_KEY.test(k)) continue;
-    const text = typeof x === 'object' && x !== null && !Array.isArray(x) ? null : scalar(x, s);
-    if (text === null || text === '') continue;
-    parts.push(`${humanKey(k)} ${shorten(text, 120)}`);
-    if (parts.length === 6) break;
-  }
-  return parts.length ? parts.join('; ') : null;
-}
-
-/** The human name of an object (an option, an artifact, an error), when it has one. */
-function titleOf(v: unknown): string | undefined {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
-  const o = v as Record<string, unknown>;
-  for (const k of ['label', 'title', 'name', 'summary', 'message', 'description'])
-    if (typeof o[k] === 'string' && o[k]) return o[k] as string;
-  return undefined;
-}
-
-/** Words that read better in capitals. */
-const UPPER = new Set(['id', 'url', 'sha', 'api', 'eur', 'usd', 'gbp', 'ui', 'ip', 'sla']);
-
-/** A context key as a label: "total_matches" -> "Total matches", "commit_sha" -> "Commit SHA". */
-export function humanKey(key: string): string {
-  const words = key
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .split(/[_\s.-]+/)
-    .filter(Boolean)
-    .map((w) => (UPPER.has(w.toLowerCase()) ? w.toUpperCase() : w.toLowerCase()));
-  const text = words.join(' ');
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /**
@@ -141,57 +81,6 @@ function formLines(hitl: Pick<HitlObject, 'context'>, s: Strings): string[] {
   const room = MAX_LINE - t(s, 'form.steps', view).length;
   view.titles = shorten(titles.join(' → '), Math.max(room, 1));
   return [shorten(t(s, 'form.steps', view), MAX_LINE)];
-}
-
-/** At most this many answer fields on a final card, each value at most this long. */
-const MAX_ANSWER_FIELDS = 5;
-const MAX_ANSWER_VALUE = 80;
-
-/**
- * What was selected or entered, for the final card: option labels for a selection; for an input,
- * the values of the form's declared fields that are not sensitive (a sensitive one shows as
- * hidden). Data the form does not declare is not shown: its sensitivity is unknown.
- */
-export function answerLine(c: StoredCase, s: Strings): string | null {
-  const result = c.doc.result;
-  if (c.status !== 'completed' || !result?.data) return null;
-  const data = result.data as Record<string, unknown>;
-  const ctx = (c.doc.hitl.context ?? {}) as Record<string, unknown>;
-  const selected = data.selected ?? data.selection;
-  if (Array.isArray(selected) && selected.length) {
-    const options = Array.isArray(ctx.options) ? ctx.options : [];
-    const names = selected.slice(0, MAX_ANSWER_FIELDS).map((id) => {
-      const o = options.find(
-        (x) => typeof x === 'object' && x !== null && (x as { id?: unknown }).id === id,
-      );
-      return shorten(titleOf(o) ?? String(id), MAX_ANSWER_VALUE);
-    });
-    const more = selected.length - names.length;
-    return shorten(
-      t(s, 'answer.selected', { items: names.join('; '), more: more > 0 ? more : '' }),
-      MAX_LINE * 2,
-    );
-  }
-  const parts: string[] = [];
-  let hidden = 0;
-  for (const f of formFields(ctx.form)) {
-    const key = typeof f.key === 'string' ? f.key : typeof f.name === 'string' ? f.name : '';
-    if (!key || !(key in data)) continue;
-    // A sensitive field is counted, never named: its label may say too much already.
-    if (f.sensitive === true || /token|secret|password/i.test(key)) {
-      hidden++;
-      continue;
-    }
-    const value = scalar(data[key], s);
-    if (value === null || value === '' || parts.length === MAX_ANSWER_FIELDS) continue;
-    const label = typeof f.label === 'string' ? f.label : humanKey(key);
-    parts.push(`${shorten(label, 40)}: ${shorten(value, MAX_ANSWER_VALUE)}`);
-  }
-  if (!parts.length && !hidden) return null;
-  return shorten(
-    t(s, 'answer.entered', { fields: parts.join('; '), hidden: hidden || '' }),
-    MAX_LINE * 2,
-  );
 }
 
 function progressText(doc: CaseDoc, s: Strings): string {
@@ -272,6 +161,12 @@ function policyLines(
   return [shorten(t(s, 'policy.tally', view), 400)];
 }
 
+/** An ask approval's own label for a plain action (its choice "Send it", not "Approve"). */
+function askLabel(ask: AskContent | undefined, action: string): string | undefined {
+  if (ask?.type !== 'approval') return undefined;
+  return ask.choices.find((x) => x.key === action)?.label;
+}
+
 /** The buttons: each inline action, with a confirm dialog where it cannot be undone. */
 function cardActions(
   c: StoredCase,
@@ -283,7 +178,7 @@ function cardActions(
   const irreversible = (action: string) =>
     ask ? buttonIrreversible(ask, action) : isIrreversible(c.doc.hitl, action);
   return names.map((action) => {
-    const label = t(s, `action.${action}`);
+    const label = askLabel(ask, action) ?? t(s, `action.${action}`);
     const a: CardAction = {
       action,
       label,
@@ -315,16 +210,27 @@ function hintOf(hitl: StoredCase['doc']['hitl'], actions: CardAction[], s: Strin
 }
 
 /** The status line with what goes under it: a later round, a notice, an unseen case, the answer. */
-function statusText(c: StoredCase, s: Strings, round: number | undefined, final: boolean): string {
+function statusText(
+  c: StoredCase,
+  s: Strings,
+  round: number | undefined,
+  final: boolean,
+  isAsk: boolean,
+): string {
   let status = statusLine(c, s);
   if (c.doc.next_id && round)
     status = `${status} · ${t(s, 'status.revised', { round: round + 1 })}`;
   if (c.doc.notice && !final) status = `${status}\n${c.doc.notice}`;
+  // The ladder's final rung: every card says nobody decided, and what the policy answer is.
+  const f = c.doc.escalation?.final;
+  if (f?.outcome === 'policy' && c.status !== 'completed')
+    status = `${status}\n${t(s, 'status.ladder_policy', { at: formatTime(f.at), action: f.action })}`;
   const w = c.doc.watch;
   // A case the relay cannot see is said so on the card, not left to look merely "waiting".
   if (w && w.state !== 'ok' && !final)
     status = `${status}\n${t(s, `watch.${w.state}`, { error: shorten(w.last_error ?? '', 120) })}`;
-  const answer = answerLine(c, s);
+  // An ask's answer is in the card's lines; a service's case says it under the status.
+  const answer = isAsk ? null : answerLine(c, s);
   if (answer) status = `${status}\n${answer}`;
   return status;
 }
@@ -357,26 +263,33 @@ export function renderCase(
         (a) => !c.doc.inline_refused?.includes(a),
       )
     : [];
-  const ask = canTap && secrets.submit_token ? askContentOf(hitl.context) : undefined;
+  // The ask's content is read on every card: the open one draws it, the final one says its answer.
+  const content = askContentOf(hitl.context);
+  const ask = canTap && secrets.submit_token ? content : undefined;
   const actions = cardActions(c, names, ask, s);
   const hint = hintOf(hitl, actions, s);
+  const outcome = cardOutcome(c, content, s);
+  const title = cardTitle(type, options.round, s);
   return {
     ...(ask ? { ask: { kind: kindOf(ask), content: ask } } : {}),
     caseId: c.id,
     key: c.key,
-    title: neutral(cardTitle(type, options.round, s)),
+    title: neutral(outcome ? `${outcome.label} · ${title}` : title),
     prompt: neutral(hitl.prompt),
     lines: [
       ...policyLines(c, s, options.identityOf),
       ...formLines(hitl, s),
       ...contextLines(hitl, s),
+      ...(content ? askAnswerLines(c, content, s) : []),
     ].map(neutral),
     hint: final || hint === null ? null : neutral(hint),
     actions,
     link: { label: t(s, 'link'), url: options.detailsUrl ?? secrets.review_url },
-    status: neutral(statusText(c, s, options.round, final)),
+    status: neutral(statusText(c, s, options.round, final, content !== undefined)),
     final,
     state: c.status,
+    ...(outcome ? { outcome: { kind: outcome.kind, label: neutral(outcome.label) } } : {}),
+    type,
   };
 }
 

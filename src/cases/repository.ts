@@ -3,6 +3,7 @@
  * change events every write announces (/wait, notify, card edits, the log and metrics listen).
  */
 import { EventEmitter } from 'node:events';
+import { endedByPolicy } from '../policy/escalation.ts';
 import { isTerminal } from '../protocol/types.ts';
 import type { NotifyDelivery, StepWrites, Store } from '../store/store.ts';
 import type { CaseDoc, HistoryEntry, StoredCase } from '../store/types.ts';
@@ -178,7 +179,7 @@ export class CaseRepository {
   }
 
   /**
-   * Waits until `id` is terminal (or its delivery given up), `timeoutMs` passes or `signal` aborts
+   * Waits until `id` is terminal (or its delivery given up, or its ladder's final rung taken), `timeoutMs` passes or `signal` aborts
    * (shutdown); returns the case as it then is. Woken by the case's change events: in this process
    * they carry the case (no read), from other replicas they come through the store's change feed
    * (a read then); while nothing changes, a waiting request reads nothing.
@@ -191,7 +192,8 @@ export class CaseRepository {
     const deadline = this.now() + timeoutMs;
     let c = await this.store.getCase(id);
     for (;;) {
-      if (!c || isTerminal(c.status) || c.doc.delivery_failed) return c;
+      // Also ended: the ladder's final rung (nobody decided; the agent gets the policy answer).
+      if (!c || isTerminal(c.status) || c.doc.delivery_failed || endedByPolicy(c)) return c;
       const left = deadline - this.now();
       if (left <= 0 || signal?.aborted) return c;
       const woken = await this.nextChange(id, left, signal);

@@ -1,5 +1,5 @@
 /** What the CLI prints: short human-readable lines, or JSON with --json; errors name the failing field. */
-import { approvalOf } from '../client/outcome.ts';
+import { approvalOf, endedByPolicy } from '../client/outcome.ts';
 import { RelayError } from '../client/relay-client.ts';
 import type { CaseView } from '../client/types.ts';
 import { ValidationError } from '../errors.ts';
@@ -35,10 +35,24 @@ export function printError(io: Io, command: string, err: unknown, json: boolean)
   if (json)
     io.err(`${JSON.stringify({ error: e.message, details: e.details, exit_code: e.exitCode })}\n`);
   else {
-    io.err(`hitl-relay${command ? ` ${command}` : ''}: ${e.message}\n`);
+    io.err(`hitl-relay${command ? ` ${command}` : ''}: ${headOf(e)}\n`);
     for (const d of e.details) io.err(`  ${d.path || '(root)'}: ${d.message}\n`);
   }
   return e.exitCode;
+}
+
+/**
+ * The message without the summary of its first field ("invalid hitl object: x.y must be ..."
+ * (+1 more)"), when the field lines below say it: each clause is printed once.
+ */
+function headOf(e: CliError): string {
+  const first = e.details[0];
+  if (!first) return e.message;
+  for (const clause of [`${first.path} ${first.message}`, `${first.path}: ${first.message}`]) {
+    const at = e.message.indexOf(clause);
+    if (at > 0) return `${e.message.slice(0, at).replace(/[\s:]+$/, '')}:`;
+  }
+  return e.message;
 }
 
 function clip(s: string, n: number): string {
@@ -72,7 +86,7 @@ export function formatCase(v: CaseView): string {
   for (const m of v.messages)
     row(
       'message',
-      `${m.target} ${m.state}${m.current ? '' : ' (behind)'}${m.error ? `: ${m.error}` : ''}`,
+      `${m.target} ${m.state}${m.current ? '' : ' (shows an earlier status; its edit is pending)'}${m.error ? `: ${m.error}` : ''}`,
     );
   row('expires', v.expires_at);
   return `${lines.join('\n')}\n`;
@@ -111,8 +125,10 @@ export const EXIT = {
 
 /** One line saying how a waited-for case ended and who decided (for a gate's log). */
 export function verdictLine(v: CaseView): string {
-  if (!v.final) return `not final yet: the case is ${v.status}`;
   const a = approvalOf(v);
+  // Nobody decided: the ladder's policy answer, said as a timeout policy.
+  if (endedByPolicy(v)) return `not approved: ${a.reason}`;
+  if (!v.final) return `not final yet: the case is ${v.status}`;
   if (v.status !== 'completed' || !v.result) return `not approved: ${a.reason ?? v.status}`;
   const who = person(v);
   const said = ['reason', 'feedback', 'comment', 'note']
@@ -123,6 +139,8 @@ export function verdictLine(v: CaseView): string {
 
 /** The exit code after waiting: without `requireApproval`, 0 once final; with it, 0 only when approved. */
 export function waitExitCode(v: CaseView, requireApproval: boolean): number {
+  // A timeout policy ended the wait: like an expiry, never an approval.
+  if (endedByPolicy(v)) return requireApproval ? EXIT.expired : EXIT.ok;
   if (!v.final) return EXIT.notFinal;
   if (!requireApproval) return EXIT.ok;
   if (v.status === 'expired') return EXIT.expired;

@@ -5,16 +5,27 @@ const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1|0\.0\.0\.0)$/i
 
 /** Warnings for this configuration; `platforms` are the enabled adapters, `baseUrl` the Details links' base. */
 export function startupWarnings(
-  config: Pick<RelayConfig, 'apiKey' | 'webChat' | 'webChatToken' | 'publicUrl' | 'host'>,
+  config: Pick<
+    RelayConfig,
+    'apiKey' | 'webChat' | 'webChatToken' | 'publicUrl' | 'host' | 'secretKey'
+  >,
   platforms: string[],
   baseUrl: string,
   inContainer = false,
 ): string[] {
   const out: string[] = [];
   // `docker run -p 8787:8787` reaches the container's own interface, never its loopback.
+  // With a key the default host is 0.0.0.0, so a loopback host there is an explicit HOST.
   if (inContainer && LOOPBACK_HOST.test(config.host) && config.host !== '0.0.0.0')
     out.push(
-      `listening on ${config.host} inside a container, which a published port (-p) cannot reach: set RELAY_API_KEY (the relay then listens on 0.0.0.0), or HOST=0.0.0.0 on a private network (docs/DEPLOY.md)`,
+      config.apiKey
+        ? `listening on ${config.host} inside a container, which a published port (-p) cannot reach: HOST=${config.host} is set; unset HOST (with RELAY_API_KEY the relay listens on 0.0.0.0) or set HOST=0.0.0.0 (docs/DEPLOY.md)`
+        : `listening on ${config.host} inside a container, which a published port (-p) cannot reach: set RELAY_API_KEY (the relay then listens on 0.0.0.0), or HOST=0.0.0.0 on a private network (docs/DEPLOY.md)`,
+    );
+  // A server (it has an API key) keeps service tokens and review URLs in its store.
+  if (config.apiKey && !config.secretKey)
+    out.push(
+      'no RELAY_SECRET_KEY: submit tokens, review URLs, service credentials and the receipt signing key are stored in plain JSON in the database; set RELAY_SECRET_KEY (32 random characters or more) to seal them (docs/DEPLOY.md)',
     );
   const chats = platforms.filter((p) => p !== 'web');
   if (chats.length && LOOPBACK_HOST.test(new URL(baseUrl).hostname))

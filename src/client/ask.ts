@@ -35,6 +35,13 @@ export interface AskOptions {
   idempotencyKey?: string;
 }
 
+/** A timeout policy's answer: nobody decided, and this is what applies. */
+export interface TimeoutPolicy {
+  action: string;
+  source: 'escalation_final' | 'expiry';
+  reason: string;
+}
+
 /** An ask as the relay reports it; `answer` is typed by the content. */
 export interface AskOutcome<C extends { type: string; sub_type: string } = AskContentInput> {
   id: string;
@@ -43,8 +50,16 @@ export interface AskOutcome<C extends { type: string; sub_type: string } = AskCo
   final: boolean;
   /** result.data in the kind's shape once completed; null when expired, cancelled or still open. */
   answer: AnswerOf<C> | null;
-  /** agentos' ApprovalDecision view (approval kinds, confirm, freetext, edits); null otherwise. */
+  /**
+   * agentos' ApprovalDecision view (approval kinds, confirm, freetext, edits); for those kinds,
+   * ended without an answer (expired, cancelled), `{approved: false, reason}`; null otherwise.
+   */
   approval: ApprovalDecisionView | null;
+  /**
+   * Nobody decided and a timeout policy answers instead: the escalation ladder's final rung, or
+   * the ask's expiry with its default_action. Never a person's answer; null otherwise.
+   */
+  policy: TimeoutPolicy | null;
   /** The full case view (history, messages, submitted_by). */
   case: CaseView;
 }
@@ -105,6 +120,7 @@ export async function waitAsk<C extends AskContentInput = AskContentInput>(
       undefined,
       o.signal,
     )) as AskOutcome<C>;
-    if (view.final || Date.now() >= deadline) return view;
+    // An ask's ladder ended the wait: nobody decided, `policy` says the policy answer.
+    if (view.final || view.policy || Date.now() >= deadline) return view;
   }
 }

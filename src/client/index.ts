@@ -24,6 +24,7 @@ export type {
   AskKind,
   AskOptions,
   AskOutcome,
+  TimeoutPolicy,
 } from './ask.ts';
 export type { HitlCatchOptions, HitlRelayOptions } from './catch.ts';
 export { relayHitl, TARGET_HEADER } from './catch.ts';
@@ -32,7 +33,7 @@ export { createHitlFetch } from './fetch.ts';
 export type { HitlInterceptorOptions } from './interceptor.ts';
 export { hitlInterceptor, OUTCOME_KEY } from './interceptor.ts';
 export type { ApprovalView, HitlOutcome } from './outcome.ts';
-export { approvalOf, outcomeOf } from './outcome.ts';
+export { approvalOf, endedByPolicy, outcomeOf, timeoutPolicyOf } from './outcome.ts';
 export type { RelayClientOptions, SendCaseInput } from './relay-client.ts';
 export { RelayClient, RelayError } from './relay-client.ts';
 export type {

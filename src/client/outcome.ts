@@ -2,6 +2,7 @@
  * What the agent gets back: the case's outcome, and an approval view for agent frameworks whose
  * approval hook takes `{approved, reason?, modifications?}` (e.g. agentos' ApprovalDecision).
  */
+import type { TimeoutPolicy } from './ask.ts';
 import type { CaseResult, CaseStatus, CaseView, RespondedBy, SubmittedBy } from './types.ts';
 
 /** A yes/no reading of a case for approval hooks. Anything but a positive answer is `approved: false`. */
@@ -30,6 +31,8 @@ export interface HitlOutcome {
   /** How watching the case goes (`state: 'ok'`, or why the relay cannot see it). */
   watch: CaseView['watch'];
   approval: ApprovalView;
+  /** Nobody decided and a timeout policy answers instead (never a person's answer); else null. */
+  policy: TimeoutPolicy | null;
   /** The whole case view. */
   case: CaseView;
 }
@@ -60,8 +63,40 @@ function text(data: Record<string, unknown> | undefined, ...keys: string[]): str
   return undefined;
 }
 
+/**
+ * Whether the relay's wait ended by the escalation ladder's final rung: nobody decided, and the
+ * ladder's policy answer is `escalation.final.action` (a timeout policy, never a person's answer).
+ */
+export function endedByPolicy(v: Pick<CaseView, 'final' | 'escalation'>): boolean {
+  return !v.final && v.escalation?.final?.outcome === 'policy';
+}
+
+/**
+ * The timeout policy that answers when nobody decided: the ladder's final rung, or an expiry with
+ * the service's default_action; null when a person decided or the case is still open.
+ */
+export function timeoutPolicyOf(v: CaseView): TimeoutPolicy | null {
+  const f = v.escalation?.final;
+  if (f?.outcome === 'policy' && v.status !== 'completed')
+    return { action: f.action, source: 'escalation_final', reason: f.reason ?? '' };
+  if (v.status === 'expired' && v.default_action)
+    return {
+      action: v.default_action,
+      source: 'expiry',
+      reason: `expired without a decision; the service applies its default action "${v.default_action}" (a timeout policy, not a person's decision)`,
+    };
+  return null;
+}
+
 /** The approval view of a case: approve/confirm/select/submit approve; everything else does not. */
 export function approvalOf(v: CaseView): ApprovalView {
+  // Nobody decided: the ladder's policy answer is reported as such, never as an approval.
+  if (endedByPolicy(v))
+    return {
+      approved: false,
+      reason:
+        v.escalation?.final?.reason ?? 'nobody decided (the escalation ladder ended the wait)',
+    };
   // The relay's own conclusion is never passed off as the service's: the person may have decided.
   if (v.confirmed === false)
     return {
@@ -127,6 +162,7 @@ export function outcomeOf(v: CaseView): HitlOutcome {
     confirmed: v.confirmed !== false,
     watch: v.watch,
     approval: approvalOf(v),
+    policy: timeoutPolicyOf(v),
     case: v,
   };
 }

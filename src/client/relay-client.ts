@@ -1,6 +1,7 @@
 /** A small client of the relay's HTTP API: send a case, read it, wait for its end, list cases. */
 import type { AskContentInput } from '../asks/content.ts';
 import { type AskOptions, type AskOutcome, askRelay } from './ask.ts';
+import { endedByPolicy } from './outcome.ts';
 import type { CaseView, FieldIssue } from './types.ts';
 
 /** Where the relay is and how to reach it. */
@@ -98,7 +99,13 @@ export class RelayClient {
         undefined,
         o.signal,
       );
-      if (view.final || view.delivery?.state === 'failed' || Date.now() >= deadline) return view;
+      if (
+        view.final ||
+        view.delivery?.state === 'failed' ||
+        endedByPolicy(view) ||
+        Date.now() >= deadline
+      )
+        return view;
     }
   }
 

@@ -64,13 +64,17 @@ export interface CaseView {
     of: number;
     next_at: string | null;
     /**
-     * The answer the relay submits itself when due (null: the case waits for the service's expiry);
-     * outcome null until due, then submitting, submitted, not_possible or failed (reason says why).
+     * The final rung (null: the case waits for the service's expiry): outcome null until due, then
+     * `policy`: nobody decided, the relay's wait ended and `action` is the ladder's policy answer,
+     * never submitted and never a person's decision. `submitted`, `not_possible` and `failed` are
+     * only in cases an older relay (which submitted the answer itself) recorded.
      */
     final: {
       action: string;
       at: string;
-      outcome: 'submitting' | 'submitted' | 'not_possible' | 'failed' | null;
+      outcome: 'policy' | 'submitted' | 'not_possible' | 'failed' | null;
+      /** Always null: nobody decides by a final rung. */
+      decided_by: null;
       reason: string | null;
     } | null;
   } | null;

@@ -7,14 +7,22 @@ import type { Context, Hono } from 'hono';
 import type { ServiceDeps } from '../hitl-service/context.ts';
 import { errorBody } from '../hitl-service/context.ts';
 import { createCase, DEFAULT_EXPIRES_IN_SECONDS } from '../hitl-service/create.ts';
-import { actionsFor } from '../hitl-service/review-types.ts';
+import { actionsFor, STANDARD_TYPES } from '../hitl-service/review-types.ts';
 import { issueList } from '../hitl-service/validation.ts';
 import { defaultContext, defaultMessage, defaultPrompt } from './samples.ts';
 import { CreateBody, CreateQuery } from './validation.ts';
 
-/** Registers `POST /api/reviews`. */
+/** Registers `POST /api/reviews`, and `GET /`, which says how to use it (the start-up log links there). */
 export function registerCreateRoute(app: Hono, deps: ServiceDeps): void {
   app.post('/api/reviews', (c) => createReview(c, deps));
+  app.get('/', (c) =>
+    c.json({
+      service: 'the demo HITL service (a stand-in for a real one; DEMO=0 turns it off)',
+      create: `POST ${new URL(c.req.url).pathname.replace(/\/$/, '')}/api/reviews?type=<type>&inline=1`,
+      types: STANDARD_TYPES,
+      try_it: 'in the web chat: /chat?room=lobby, "New demo case"',
+    }),
+  );
 }
 
 /** `POST /api/reviews?type=&inline=`: validates the query and body, stores the case, 202. */

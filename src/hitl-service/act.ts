@@ -56,7 +56,7 @@ export async function actOnCase(
       case 'cancel':
         return lifecycle.cancel(caseId, step.reason ?? 'The reviewer cancelled the review');
       case 'expire':
-        return lifecycle.expireNow(caseId);
+        return lifecycle.expireNow(caseId, step.default_action);
       case 'remind':
         return lifecycle.remindNow(caseId);
     }

@@ -6,6 +6,7 @@
  * cannot decide the case, and is told so.
  */
 import { errorBody } from './context.ts';
+import type { StoredReview } from './service-store.ts';
 import { tokenMatches } from './tokens.ts';
 import type { ReviewCase } from './types.ts';
 
@@ -37,3 +38,20 @@ export function bindingRefusal(
     }),
   };
 }
+
+/**
+ * Whether an `Authorization` header may read a case's status and events when reads are private
+ * (the asks profile): the owner's credential only, the submit token of the 202 (the asking agent)
+ * or the relay's own token; never the review token of the Details link, which is a person's.
+ */
+export function mayRead(stored: StoredReview, authorization: string | undefined): boolean {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  const token = match?.[1];
+  return tokenMatches(token, stored.submitHash) || isRelayToken(stored.kase, token);
+}
+
+/** The 401 of a private read without the owner's credential. */
+export const READ_REFUSED = errorBody(
+  'invalid_token',
+  "Reading this case needs Authorization: Bearer <submit_token of its 202> (the asking agent's credential).",
+);

@@ -1,6 +1,7 @@
 /** The SSE event stream of spec 8.5: replay after Last-Event-ID, live events, close after terminal. */
 import type { Hono } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
+import { mayRead, READ_REFUSED } from './binding.ts';
 import type { ServiceDeps } from './context.ts';
 import { errorBody } from './context.ts';
 import type { EventHub } from './hub.ts';
@@ -20,6 +21,8 @@ export function registerEventRoutes(app: Hono, deps: ServiceDeps, hub: EventHub)
     // Reading the case applies a due expiry first, so a late subscriber still gets review.expired.
     const stored = await deps.lifecycle.refresh(caseId);
     if (!stored) return c.json(errorBody('not_found', 'No such review case.'), 404);
+    if (deps.profile.privateReads && !mayRead(stored, c.req.header('authorization')))
+      return c.json(READ_REFUSED, 401);
     const lastId = Number.parseInt(c.req.header('last-event-id') ?? '0', 10);
     // An id this case never issued (another service, a reset database) means "replay everything".
     const valid =

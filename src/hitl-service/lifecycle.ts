@@ -10,7 +10,13 @@ import {
   type ServiceStore,
   type StoredReview,
 } from './service-store.ts';
-import type { ReviewCase, ReviewResult, StoredEvent, SubmissionContext } from './types.ts';
+import type {
+  DefaultAction,
+  ReviewCase,
+  ReviewResult,
+  StoredEvent,
+  SubmissionContext,
+} from './types.ts';
 import { TERMINAL_STATUSES } from './types.ts';
 
 /** Why a transition did not happen. */
@@ -127,9 +133,13 @@ export class CaseLifecycle {
     });
   }
 
-  /** -> expired now, ahead of expires_at (test controls). */
-  expireNow(caseId: string): Promise<TransitionOutcome> {
+  /**
+   * -> expired now, ahead of expires_at (test controls; an ask's escalation ladder ending), with
+   * `defaultAction` as the timeout policy's answer when given.
+   */
+  expireNow(caseId: string, defaultAction?: DefaultAction): Promise<TransitionOutcome> {
     return this.transition(caseId, (kase, events) => {
+      if (defaultAction) kase.default_action = defaultAction;
       expireCase(kase, this.nowIso(), events);
       return true;
     });

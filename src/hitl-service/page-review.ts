@@ -43,7 +43,7 @@ export function renderReviewPage(
 ): string {
   const head = `<span class="badge">${escapeHtml(kase.type)} review</span>
 <h1>${escapeHtml(kase.prompt)}</h1><p>${escapeHtml(kase.message)}</p>`;
-  const closed = closedBanner(kase) ?? boundBanner(kase);
+  const closed = closedBanner(kase, profile) ?? boundBanner(kase);
   if (closed) return layout(kase.prompt, head + closed + profile.reviewHtml(kase, false), nonce);
   const steps = Array.isArray((kase.context.form as { steps?: unknown[] })?.steps)
     ? (kase.context.form as { steps: unknown[] }).steps.length
@@ -70,9 +70,13 @@ function boundBanner(kase: ReviewCase): string | undefined {
   return message ? `<div class="box warn">${escapeHtml(message)}</div>` : undefined;
 }
 
-function closedBanner(kase: ReviewCase): string | undefined {
+function closedBanner(kase: ReviewCase, profile: ServiceProfile): string | undefined {
   if (kase.status === 'completed') {
-    const shown = { action: kase.result?.action, data: publicData(kase) };
+    const data = kase.result?.data ?? {};
+    const shown = {
+      action: kase.result?.action,
+      data: profile.publicAnswer ? profile.publicAnswer(kase, data) : publicData(kase),
+    };
     return `<div class="box ok">Already answered at ${escapeHtml(kase.completed_at)}:
 <pre>${escapeHtml(JSON.stringify(shown, null, 2))}</pre>${
       kase.next_case_id

@@ -32,6 +32,13 @@ export interface ServiceProfile {
    * reviewHtml carries its own.
    */
   reviewButtons?(kase: ReviewCase): string;
+  /**
+   * The answer as the review page shows it back after the case ended (sensitive values hidden);
+   * absent: the `context.form` fields marked `sensitive` are hidden.
+   */
+  publicAnswer?(kase: ReviewCase, data: Record<string, unknown>): Record<string, unknown>;
+  /** Status and events answer only the owner's credential (binding.ts mayRead); else anyone. */
+  privateReads?: boolean;
   /** The next round an answer starts (spec 10.1), or undefined when it ends the chain. */
   followUp?(
     kase: ReviewCase,

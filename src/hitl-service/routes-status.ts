@@ -1,5 +1,6 @@
 /** The agent-facing poll (spec section 8): `GET /api/reviews/:id/status` with a strong ETag. */
 import type { Hono } from 'hono';
+import { mayRead, READ_REFUSED } from './binding.ts';
 import type { ServiceDeps } from './context.ts';
 import { errorBody } from './context.ts';
 import { etagFor, matchesIfNoneMatch, pollBody } from './poll-answer.ts';
@@ -11,6 +12,11 @@ export function registerStatusRoute(app: Hono, deps: ServiceDeps): void {
     const fault = await deps.faults?.apply(c, 'status');
     if (fault?.response) return fault.response;
     const id = c.req.param('id');
+    if (deps.profile.privateReads) {
+      const known = await deps.store.get(id);
+      if (!known) return c.json(errorBody('not_found', 'No such review case.'), 404);
+      if (!mayRead(known, c.req.header('authorization'))) return c.json(READ_REFUSED, 401);
+    }
     const ifNoneMatch = c.req.header('if-none-match');
     const unchanged = ifNoneMatch ? await notModified(deps, id, ifNoneMatch) : null;
     if (unchanged) return c.body(null, 304, unchanged);

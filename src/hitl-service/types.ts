@@ -156,6 +156,8 @@ export interface ReviewerStep {
   progress?: Progress;
   reason?: string;
   responded_by?: { name?: string; email?: string };
+  /** For `expire`: the default_action the expiry applies (a timeout policy), instead of the case's. */
+  default_action?: DefaultAction;
 }
 
 /** The 202 body the service answers on case creation. */

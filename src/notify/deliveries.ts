@@ -15,11 +15,11 @@ export function notifyEvent(next: StoredCase, prev: StoredCase): string | null {
   const w = next.doc.watch?.state;
   if (!isTerminal(next.status) && w && w !== 'ok' && w !== prev.doc.watch?.state)
     return 'watch_failed';
-  // The ladder's final answer: the agent hears when it could not be given (the case then waits
-  // for the service), and with notify_on=all also when it was.
+  // The ladder's final rung ended the relay's wait (nobody decided; the policy answer): the agent
+  // hears of it at once, whatever notify_on says.
   const fin = next.doc.escalation?.final?.outcome;
-  if (fin && fin !== 'submitting' && fin !== prev.doc.escalation?.final?.outcome)
-    if (fin !== 'submitted' || next.doc.notify_on === 'all') return `escalation_final:${fin}`;
+  if (fin === 'policy' && prev.doc.escalation?.final?.outcome !== 'policy')
+    return 'escalation_final:policy';
   // An escalation step taken is an event for agents that asked for all of them.
   const step = next.doc.escalation?.done ?? 0;
   if (next.doc.notify_on === 'all' && step > (prev.doc.escalation?.done ?? 0))

@@ -5,6 +5,8 @@
  * request for it.
  */
 
+import { askContentOf } from '../asks/content.ts';
+import { sensitivePaths } from '../asks/sensitive.ts';
 import type { Logger } from '../log.ts';
 import { isTerminal } from '../protocol/types.ts';
 import type { Card } from '../render/card.ts';
@@ -83,11 +85,37 @@ function actorsOf(entries: ReceiptHistoryEntry[]): ReceiptBody['actors'] {
     }));
 }
 
+/**
+ * The answer as a receipt keeps it. An ask's answer is a secret of the ask (a typed password, a
+ * ticket): the receipt commits to it by a digest (sha256 of its canonical JSON, so whoever holds
+ * the answer can show it is the one decided) and names the sensitive fields given, never a value.
+ */
+function resultOf(c: StoredCase): unknown {
+  const r = c.doc.result;
+  if (!r) return null;
+  const content = askContentOf(c.doc.hitl.context);
+  if (!content) return r;
+  const data = (r.data ?? {}) as Record<string, unknown>;
+  const sensitive = sensitivePaths(content, data);
+  return { action: r.action, data_sha256: sha256Of(data), ...(sensitive.length && { sensitive }) };
+}
+
+/** Whether the case's votes carry its decision (see ReceiptBody.policy.met). */
+function policyMet(c: StoredCase): boolean | null {
+  const p = c.doc.policy;
+  const action = c.doc.result?.action;
+  if (!p || c.status !== 'completed' || !action) return null;
+  const votes = (c.doc.votes ?? []).filter((v) => v.action === action).length;
+  // A veto (any other action, by one eligible person) decides with one vote.
+  const needed = p.actions.includes(action) || !p.veto ? p.required : 1;
+  return votes >= needed;
+}
+
 /** What was decided, by whom, and under which policy. */
 function decisionOf(c: StoredCase): Pick<ReceiptBody, 'decision' | 'policy'> {
   return {
     decision: {
-      result: c.doc.result ?? null,
+      result: resultOf(c),
       submitted_by: c.doc.submitted_by ?? null,
       responded_by: c.doc.responded_by ?? null,
       votes: (c.doc.votes ?? []).map((v) => ({ ...v, at: new Date(v.at).toISOString() })),
@@ -97,6 +125,7 @@ function decisionOf(c: StoredCase): Pick<ReceiptBody, 'decision' | 'policy'> {
           name: c.doc.policy.name,
           version: c.doc.policy.version,
           required: c.doc.policy.required,
+          met: policyMet(c),
         }
       : null,
   };

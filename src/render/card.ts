@@ -33,6 +33,25 @@ export interface CardAsk {
   content: AskContent;
 }
 
+/**
+ * How a case ended, told apart at a glance: each platform gives it a colour or style where it has
+ * one (Slack attachment colour, Discord embed colour, Teams container style, the web chat's badge),
+ * and `label` says it in words everywhere.
+ */
+export type CardOutcomeKind =
+  | 'approved'
+  | 'rejected'
+  | 'answered'
+  | 'expired'
+  | 'cancelled'
+  | 'ended_by_policy';
+
+/** The outcome of a final card: its kind and its words ("✅ Approved"). */
+export interface CardOutcome {
+  kind: CardOutcomeKind;
+  label: string;
+}
+
 /** A case as a chat message. */
 export interface Card {
   /** The relay's case id (not a secret; shown by the web chat API). */
@@ -55,6 +74,13 @@ export interface Card {
   final: boolean;
   /** The case's state (pending, opened, in_progress, completed, expired, cancelled), for a badge. */
   state?: string;
+  /** Present on a final card: how the case ended (the title starts with its label too). */
+  outcome?: CardOutcome;
+  /**
+   * The review type (approval, confirmation, selection, input, escalation, custom), for platforms
+   * that pick a message per type (WhatsApp's approved templates outside its 24-hour window).
+   */
+  type?: string;
   /** Present for an open ask (the relay's own, or another relay's): draw its widgets natively. */
   ask?: CardAsk;
 }

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Context, Hono } from 'hono';
+import { ApiError } from './api-error.ts';
 import { error, type Operation, type PathItem, pathParam, text } from './openapi-parts.ts';
 
 /** The files of swagger-ui-dist the page uses, with their content types. */
@@ -76,7 +77,7 @@ export function apiDocsRoutes(app: Hono): void {
   app.get('/docs/assets/:file', (c) => {
     const file = c.req.param('file');
     const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
-    if (!type) return c.json({ error: 'not_found', message: `no asset ${file}` }, 404);
+    if (!type) throw new ApiError(404, 'not_found', `no asset ${file}`);
     let bytes = cache.get(file);
     if (!bytes) {
       bytes = readFileSync(`${assetDir()}${file}`);

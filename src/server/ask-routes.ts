@@ -11,7 +11,6 @@ import { type AskDeps, agentSubmitToken, askView, createAsk } from '../asks-serv
 import { IdempotencyKey, idempotencyKeyProblem } from '../asks-service/idempotency.ts';
 import { mountAsks } from '../asks-service/service.ts';
 import type { RelayConfig } from '../config/config.ts';
-import { ValidationError } from '../errors.ts';
 import type { Health } from '../health.ts';
 import type { HitlService } from '../hitl-service/index.ts';
 import type { Logger } from '../log.ts';
@@ -19,24 +18,23 @@ import { createMcpFront } from '../mcp/front.ts';
 import type { McpToolDeps } from '../mcp/tools.ts';
 import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
 import type { StoredCase } from '../store/types.ts';
+import { ApiError } from './api-error.ts';
 import { readJsonBody } from './inbound.ts';
 import { registerMcpMetrics, registerMcpRoutes } from './mcp-routes.ts';
 
 /** Registers /v1/asks (API-key protection and rate limiting are the app's, as for /v1/cases). */
 export function registerAskRoutes(app: Hono, relay: AskDeps, asks: HitlService): void {
   app.post('/v1/asks', async (c) => {
-    const read = await readJsonBody(
+    const raw = await readJsonBody(
       c,
       'send {"target": "<platform>:<address>", "content": <the ask>}',
     );
-    if (!read.ok) return read.response;
-    const raw = read.value;
     // Idempotency-Key: a retried ask answers with the case the first request created.
     const key = c.req.header('idempotency-key');
     let idem: IdempotencyKey | undefined;
     if (key !== undefined) {
       const problem = idempotencyKeyProblem(key);
-      if (problem) return c.json({ error: 'invalid_idempotency_key', message: problem }, 400);
+      if (problem) throw new ApiError(400, 'invalid_idempotency_key', problem);
       idem = new IdempotencyKey(relay.store.kv, key, raw);
       const early = await replayOrRefuse(c, relay, idem);
       if (early) return early;
@@ -49,23 +47,20 @@ export function registerAskRoutes(app: Hono, relay: AskDeps, asks: HitlService):
       return c.json(created, 202, { 'retry-after': '30' });
     } catch (err) {
       if (idem && !settled) await idem.release();
-      if (err instanceof ValidationError)
-        return c.json({ error: err.code, message: err.message, details: err.details }, 400);
       throw err;
     }
   });
 
   const read = async (c: Context, found: StoredCase | undefined) => {
     const content = found && askContentOf(found.doc.hitl.context);
-    if (!found || !content)
-      return c.json({ error: 'not_found', message: 'no ask with this id' }, 404);
+    if (!found || !content) throw new ApiError(404, 'not_found', 'no ask with this id');
     return c.json(await askView(relay, found, content));
   };
   app.get('/v1/asks/:id', async (c) => read(c, await relay.store.getCase(c.req.param('id'))));
   app.get('/v1/asks/:id/wait', async (c) => {
     const timeout = Number(c.req.query('timeout') ?? 30);
     if (!Number.isFinite(timeout) || timeout < 0 || timeout > 120)
-      return c.json({ error: 'invalid_timeout', message: 'timeout must be 0-120 seconds' }, 400);
+      throw new ApiError(400, 'invalid_timeout', 'timeout must be 0-120 seconds');
     return read(c, await relay.cases.waitFor(c.req.param('id'), timeout * 1000));
   });
 }
@@ -75,31 +70,25 @@ async function replayOrRefuse(c: Context, relay: AskDeps, idem: IdempotencyKey) 
   const claim = await idem.claim();
   if (claim.kind === 'new') return null;
   if (claim.kind === 'conflict')
-    return c.json(
-      {
-        error: 'idempotency_key_reused',
-        message:
-          'this Idempotency-Key was used for a different request body; use a new key for a new ask',
-      },
+    throw new ApiError(
       422,
+      'idempotency_key_reused',
+      'this Idempotency-Key was used for a different request body; use a new key for a new ask',
     );
   if (claim.kind === 'in_progress')
-    return c.json(
-      {
-        error: 'idempotency_key_in_use',
-        message: 'a request with this Idempotency-Key is still being handled; retry in a moment',
-      },
+    throw new ApiError(
       409,
-      { 'retry-after': '1' },
+      'idempotency_key_in_use',
+      'a request with this Idempotency-Key is still being handled; retry in a moment',
+      undefined,
+      { headers: { 'retry-after': '1' } },
     );
   const found = await relay.store.getCase(claim.id);
   if (!found)
-    return c.json(
-      {
-        error: 'idempotency_case_gone',
-        message: 'the ask this Idempotency-Key created is no longer kept; use a new key',
-      },
+    throw new ApiError(
       409,
+      'idempotency_case_gone',
+      'the ask this Idempotency-Key created is no longer kept; use a new key',
     );
   // The same 202 as the first time: the hitl object as taken in, its secrets put back.
   const secrets = relay.sealer.open(found.secrets);
@@ -138,12 +127,13 @@ export function mountAskService(
   log: Logger,
   health?: Health,
   registry?: Registry,
-): { close(): Promise<void> } {
-  const { dataDir, databaseUrl, retentionMs } = relay.config;
+): { service: HitlService; close(): Promise<void> } {
+  const { dataDir, databaseUrl, retentionMs, secretKey } = relay.config;
   const service = mountAsks(app, {
     dataDir,
     log,
     retentionMs,
+    ...(secretKey && { secretKey }),
     ...(databaseUrl && { databaseUrl }),
     ...(health && { health }),
   });
@@ -155,6 +145,7 @@ export function mountAskService(
   registerMcpRoutes(app, mcp, { localOnly, publicUrl });
   if (registry) registerMcpMetrics(registry, mcp);
   return {
+    service,
     async close() {
       await mcp.close();
       await service.close();

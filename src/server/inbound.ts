@@ -7,6 +7,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { jsonLimitIssue } from '../protocol/json-limits.ts';
+import { ApiError } from './api-error.ts';
 
 /** Content types an inbound request body may have. */
 export const INBOUND_BODY_TYPES = [
@@ -28,14 +29,13 @@ export function requireBodyType(allowed: RegExp[] = INBOUND_BODY_TYPES): Middlew
       return next();
     const type = c.req.header('content-type') ?? '';
     if (allowed.some((re) => re.test(type))) return next();
-    return c.json(
-      {
-        error: 'unsupported_media_type',
-        message: `Content-Type ${type ? `"${type.slice(0, 80)}"` : '(none)'} is not accepted here; send application/json${allowed.length > 1 ? ' or application/x-www-form-urlencoded' : ''}`,
-      },
+    throw new ApiError(
       415,
+      'unsupported_media_type',
+      `Content-Type ${type ? `"${type.slice(0, 80)}"` : '(none)'} is not accepted here; send application/json${allowed.length > 1 ? ' or application/x-www-form-urlencoded' : ''}`,
+      undefined,
       // The body is left unread, so the connection cannot be reused.
-      { connection: 'close' },
+      { headers: { connection: 'close' } },
     );
   };
 }
@@ -60,52 +60,30 @@ export function limitBody(
   };
 }
 
-/** A JSON request body as read by readJsonBody: the value, or the answer to send instead. */
-export type JsonBody = { ok: true; value: unknown } | { ok: false; response: Response };
-
 /**
  * Reads a JSON request body the one way every JSON API route does: Content-Type application/json
  * (415 otherwise), a JSON document (400 invalid_json), and within the depth and size limits
  * (400 invalid_request naming the path where it broke) before any code walks or clones it.
- * `hint` tells the caller what to send when the body is not JSON.
+ * `hint` tells the caller what to send when the body is not JSON. Throws an ApiError.
  */
-export async function readJsonBody(c: Context, hint: string): Promise<JsonBody> {
+export async function readJsonBody(c: Context, hint: string): Promise<unknown> {
   if (!/^application\/json\b/i.test(c.req.header('content-type') ?? ''))
-    return {
-      ok: false,
-      response: c.json(
-        { error: 'unsupported_media_type', message: 'send Content-Type: application/json' },
-        415,
-      ),
-    };
+    throw new ApiError(415, 'unsupported_media_type', 'send Content-Type: application/json');
   let value: unknown;
   try {
     value = JSON.parse(await c.req.text());
   } catch {
-    return {
-      ok: false,
-      response: c.json(
-        {
-          error: 'invalid_json',
-          message: `the body is not JSON: ${hint}`,
-          details: [{ path: '(root)', message: 'must be a JSON object' }],
-        },
-        400,
-      ),
-    };
+    throw new ApiError(400, 'invalid_json', `the body is not JSON: ${hint}`, [
+      { path: '(root)', message: 'must be a JSON object' },
+    ]);
   }
   const tooDeep = jsonLimitIssue(value);
   if (tooDeep)
-    return {
-      ok: false,
-      response: c.json(
-        {
-          error: 'invalid_request',
-          message: `JSON nested too deep or too large: ${tooDeep.path} ${tooDeep.message}`,
-          details: [tooDeep],
-        },
-        400,
-      ),
-    };
-  return { ok: true, value };
+    throw new ApiError(
+      400,
+      'invalid_request',
+      `JSON nested too deep or too large: ${tooDeep.path} ${tooDeep.message}`,
+      [tooDeep],
+    );
+  return value;
 }

@@ -10,6 +10,7 @@ import type { Health } from '../health.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import type { StoredCase, StoredMessage } from '../store/types.ts';
+import { ApiError } from './api-error.ts';
 
 /** What intake's delivery rules touch. */
 export interface IntakeDeliveryDeps {
@@ -49,15 +50,15 @@ export async function targetProblems(
   return problems;
 }
 
-/** The 422 body for a case nobody will see. */
-export function notDelivered(problems: TargetProblem[], caseId?: string) {
-  return {
-    error: 'not_delivered',
-    message: `no target can show this case: ${problems.map((p) => `${p.target}: ${p.reason}`).join('; ')}`,
-    ...(caseId ? { id: caseId } : {}),
-    targets: problems,
-    details: problems.map((p) => ({ path: p.target, message: p.reason })),
-  };
+/** The 422 for a case nobody will see (with its id when it was stored, and why each target fails). */
+export function notDelivered(problems: TargetProblem[], caseId?: string): ApiError {
+  return new ApiError(
+    422,
+    'not_delivered',
+    `no target can show this case: ${problems.map((p) => `${p.target}: ${p.reason}`).join('; ')}`,
+    problems.map((p) => ({ path: p.target, message: p.reason })),
+    { fields: { ...(caseId ? { id: caseId } : {}), targets: problems } },
+  );
 }
 
 /** The targets whose post was refused for good, when every message of the case was (else null). */

@@ -45,7 +45,7 @@ const ASK_REQUEST = {
 
 const ASK_VIEW = {
   type: 'object',
-  required: ['id', 'kind', 'status', 'final', 'answer', 'approval', 'case'],
+  required: ['id', 'kind', 'status', 'final', 'answer', 'approval', 'policy', 'case'],
   properties: {
     id: { type: 'string' },
     kind: { type: ['string', 'null'] },
@@ -55,7 +55,17 @@ const ASK_VIEW = {
     approval: {
       type: ['object', 'null'],
       description:
-        "agentos' ApprovalDecision (approved, modifications.output / instructions), args for tool_args.",
+        "agentos' ApprovalDecision (approved, modifications.output / instructions), args for tool_args. An approval kind that ended without an answer (expired, cancelled) is {approved: false, reason}, in the client's words; null for kinds that are not approvals and while open.",
+    },
+    policy: {
+      type: ['object', 'null'],
+      description:
+        "Nobody decided and a timeout policy answers: {action, source: escalation_final | expiry, reason}. Never a person's answer.",
+      properties: {
+        action: { type: 'string' },
+        source: { enum: ['escalation_final', 'expiry'] },
+        reason: { type: 'string' },
+      },
     },
     case: { type: 'object', description: 'The case view of /v1/cases/{id}.' },
   },

@@ -150,7 +150,7 @@ export const SCHEMAS = {
       escalation: {
         type: ['object', 'null'],
         description:
-          "The escalation ladder: steps taken, steps in all, when the next is due, and its final answer (null: the case waits for the service's expiry).",
+          "The escalation ladder: steps taken, steps in all, when the next is due, and its final rung (null: the case waits for the service's expiry).",
         properties: {
           step: { type: 'integer' },
           of: { type: 'integer' },
@@ -158,14 +158,15 @@ export const SCHEMAS = {
           final: {
             type: ['object', 'null'],
             description:
-              'The answer the relay submits itself when due, while the case is pending and only for an inline, reversible action that no policy needs votes for. outcome: null (not due), submitting, submitted, not_possible or failed (reason says why).',
+              "The final rung: when due and nobody decided, the relay's wait ends with outcome `policy` and `action` is the ladder's policy answer (a timeout policy: never submitted, never a person's decision; decided_by is always null). submitted, not_possible and failed appear only in cases an older relay recorded.",
             properties: {
               action: str,
               at: dateTime,
               outcome: {
                 type: ['string', 'null'],
-                enum: [null, 'submitting', 'submitted', 'not_possible', 'failed'],
+                enum: [null, 'policy', 'submitted', 'not_possible', 'failed'],
               },
+              decided_by: { type: 'null' },
               reason: strOrNull,
             },
           },

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
+import { ApiError } from './api-error.ts';
 
 /** What taking a token came to. */
 export type TakeResult = { ok: true } | { ok: false; retryAfterMs: number };
@@ -73,13 +74,12 @@ export function intakeRateLimit(
     const r = buckets.take(apiKeyOf(c));
     if (r.ok) return next();
     const seconds = Math.max(1, Math.ceil(r.retryAfterMs / 1000));
-    c.header('retry-after', String(seconds));
-    return c.json(
-      {
-        error: 'rate_limited',
-        message: `more than ${perMinute} intake requests per minute for this API key; retry after ${seconds} s`,
-      },
+    throw new ApiError(
       429,
+      'rate_limited',
+      `more than ${perMinute} intake requests per minute for this API key; retry after ${seconds} s`,
+      undefined,
+      { headers: { 'retry-after': String(seconds) } },
     );
   };
 }

@@ -8,6 +8,7 @@ import type { Hono } from 'hono';
 import { type ReceiptIssuer, receiptHistory } from '../receipts/issuer.ts';
 import type { ReceiptSigner } from '../receipts/keys.ts';
 import type { Store } from '../store/store.ts';
+import { ApiError } from './api-error.ts';
 
 /** The well-known path of the receipt signing key. */
 export const RECEIPT_KEYS_PATH = '/.well-known/hitl-relay/receipt-keys.json';
@@ -18,32 +19,31 @@ export function registerReceiptRoutes(
   store: Pick<Store, 'getCase' | 'listHistory'>,
   receipts: () => { issuer: ReceiptIssuer; signer: ReceiptSigner } | undefined,
 ): void {
-  const notStarted = { error: 'not_ready', message: 'the relay is starting; try again' };
+  const notStarted = new ApiError(503, 'not_ready', 'the relay is starting; try again');
+  const noCase = (id: string) => new ApiError(404, 'not_found', `no case ${id}`);
   app.get(RECEIPT_KEYS_PATH, (c) => {
     const r = receipts();
-    return r ? c.json({ keys: [r.signer.publicJwk] }) : c.json(notStarted, 503);
+    if (!r) throw notStarted;
+    return c.json({ keys: [r.signer.publicJwk] });
   });
   app.get('/v1/cases/:id/receipt', async (c) => {
     const r = receipts();
-    if (!r) return c.json(notStarted, 503);
+    if (!r) throw notStarted;
     const id = c.req.param('id');
     const found = await store.getCase(id);
-    if (!found) return c.json({ error: 'not_found', message: `no case ${id}` }, 404);
+    if (!found) throw noCase(id);
     const receipt = await r.issuer.receiptOf(id);
     if (!receipt)
-      return c.json(
-        {
-          error: 'not_final',
-          message: `case ${id} is ${found.status}; a receipt is issued when it ends`,
-        },
+      throw new ApiError(
         409,
+        'not_final',
+        `case ${id} is ${found.status}; a receipt is issued when it ends`,
       );
     return c.json(receipt);
   });
   app.get('/v1/cases/:id/receipt/history', async (c) => {
     const id = c.req.param('id');
-    if (!(await store.getCase(id)))
-      return c.json({ error: 'not_found', message: `no case ${id}` }, 404);
+    if (!(await store.getCase(id))) throw noCase(id);
     return c.json({ entries: receiptHistory(await store.listHistory(id)) });
   });
 }

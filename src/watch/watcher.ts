@@ -30,6 +30,11 @@ export interface WatcherOptions {
   concurrency?: number;
   /** Polls in flight at once to one service origin (a hanging service holds only these). */
   perOrigin?: number;
+  /**
+   * A poll running or having run longer than this marks its origin slow: slow origins, and those
+   * not yet known to answer, share three quarters of `concurrency`, so they never hold it all.
+   */
+  slowPollMs?: number;
   /** How long a poll may run before another replica may start one on the same case. */
   leaseMs?: number;
   /** How long a lease holds a case for looks of this process (default 10 minimum poll intervals). */
@@ -72,6 +77,7 @@ export class Watcher {
       batch: options.batch ?? 500,
       concurrency: options.concurrency ?? 64,
       perOrigin: options.perOrigin ?? 16,
+      slowPollMs: options.slowPollMs ?? 2000,
       leaseMs: options.leaseMs ?? deps.config.leaseMs,
       holdMs:
         options.holdMs ??
@@ -79,7 +85,10 @@ export class Watcher {
       onLook: options.onLook ?? (() => {}),
       expiryGraceMs: options.expiryGraceMs ?? 60_000,
     };
-    this.pool = new OriginPool(this.o.concurrency, this.o.perOrigin, () => this.slotFree());
+    // Durations on the monotonic clock, not the relay's (which tests move and NTP can step).
+    this.pool = new OriginPool(this.o.concurrency, this.o.perOrigin, () => this.slotFree(), {
+      slowMs: this.o.slowPollMs,
+    });
     this.writes = new WatchWrites(deps.store);
     this.looker = new Looker(deps, hooks, this.holds, this.writes, this.o);
   }
@@ -152,15 +161,26 @@ export class Watcher {
   /**
    * Leases only what can start now: at most one origin's worth of slots per query, never a case of
    * an origin whose slots are all taken (those stay due and unleased until a slot frees, so one
-   * busy service neither holds the others back nor loses its place).
+   * busy service neither holds the others back nor loses its place). Origins that answer go first:
+   * the due cases of slow, hanging or not yet known origins (often many, and due longest) are
+   * leased after theirs, into the part of the pool those share.
    */
   private async leaseAndStart(now: number): Promise<number> {
-    const e = this.deps;
     let n = await this.startHeld(now);
+    const limited = this.pool.limited();
+    if (limited.length)
+      n = await this.leaseRounds(now, n, () => [...this.pool.saturated(), ...limited]);
+    return this.leaseRounds(now, n, () => this.pool.saturated());
+  }
+
+  /** Leases and starts due cases of origins not in `skip()` until the batch or the pool is full. */
+  private async leaseRounds(now: number, n: number, skip: () => string[]): Promise<number> {
+    const e = this.deps;
+    let here = 0;
     while (n < this.o.batch) {
       // Once an origin is full, skipping it costs a scan past its due cases: that is left to the
       // next timer pass, not repeated after every poll that frees a slot.
-      if (n > 0 && this.pool.saturated().length > 0) break;
+      if (here > 0 && this.pool.saturated().length > 0) break;
       // At most what the busiest origin with a free slot can still start, so a batch of one
       // service's cases does not overfill it (the rest would have to be put back).
       const room = Math.min(
@@ -170,16 +190,12 @@ export class Watcher {
       );
       if (room <= 0) break;
       const until = now + this.o.holdMs;
-      const due = await e.store.leaseDue(
-        now,
-        room,
-        e.instanceId,
-        this.o.holdMs,
-        this.pool.saturated(),
-      );
+      const due = await e.store.leaseDue(now, room, e.instanceId, this.o.holdMs, skip());
+      let started = 0;
       for (const c of due) {
         const look = () => this.looker.check(c, until);
-        if (this.tryStart(c, originOf(c.doc.hitl.poll_url), c.next_check_at ?? now, look)) n++;
+        if (this.tryStart(c, originOf(c.doc.hitl.poll_url), c.next_check_at ?? now, look))
+          started++;
         // Its origin filled up within this batch: due again, unleased, for its next free slot.
         else
           await e.store.updateWatch(c.id, {
@@ -188,7 +204,11 @@ export class Watcher {
             poll_failures: c.poll_failures,
           });
       }
-      if (due.length < room) break;
+      n += started;
+      here += started;
+      // Nothing could start (origins the pool does not know yet, over their fair share): the
+      // next free slot or pass tries again, rather than leasing the same cases once more now.
+      if (due.length < room || started === 0) break;
     }
     return n;
   }

@@ -150,7 +150,9 @@ it('asks before posting an irreversible pick on the review page, and posts it on
   expect(dialogs).toHaveLength(1);
   expect(dialogs[0]).toContain('Affects live users');
   // Nothing was posted: the service still has no answer (opening the page made it opened / in progress).
-  const polled = await request(created.hitl.poll_url);
+  const polled = await request(created.hitl.poll_url, {
+    headers: { authorization: `Bearer ${created.hitl.submit_token}` },
+  });
   expect(((await polled.body.json()) as any).status).not.toBe('completed');
 
   accept = true;

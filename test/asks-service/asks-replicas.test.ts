@@ -59,8 +59,10 @@ async function post(base: string, path: string, body: unknown, token?: string) {
 const at = (relay: RelayHandle, u: string) => u.replace(/^http:\/\/[^/]+/, relay.url);
 
 /** An SSE stream: its events so far and when the server ends it. */
-async function sse(u: string) {
-  const res = await fetch(u, { headers: { accept: 'text/event-stream' } });
+async function sse(u: string, token: string) {
+  const res = await fetch(u, {
+    headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` },
+  });
   expect(res.status).toBe(200);
   const events: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (e) => void events.push(e) });
@@ -95,17 +97,20 @@ describe('asks across two replicas on one PostgreSQL', () => {
     const { hitl } = created.body;
     expect(hitl.poll_url.startsWith(a.url)).toBe(true);
 
-    const first = await request(at(b, hitl.poll_url));
+    const owner = { authorization: `Bearer ${hitl.submit_token}` };
+    const first = await request(at(b, hitl.poll_url), { headers: owner });
     expect(first.statusCode).toBe(200);
     expect(((await first.body.json()) as any).case_id).toBe(hitl.case_id);
     const etag = first.headers.etag as string;
-    const again = await request(at(b, hitl.poll_url), { headers: { 'if-none-match': etag } });
+    const again = await request(at(b, hitl.poll_url), {
+      headers: { ...owner, 'if-none-match': etag },
+    });
     await again.body.text();
     expect(again.statusCode).toBe(304);
 
     // A stream at each replica: each must carry the events the other replica commits.
-    const streamA = await sse(hitl.events_url);
-    const streamB = await sse(at(b, hitl.events_url));
+    const streamA = await sse(hitl.events_url, hitl.submit_token);
+    const streamB = await sse(at(b, hitl.events_url), hitl.submit_token);
     const page = await request(at(b, hitl.review_url));
     expect(page.statusCode).toBe(200);
     expect(await page.body.text()).toContain(String(fx.content.prompt));
@@ -144,7 +149,9 @@ describe('asks across two replicas on one PostgreSQL', () => {
     const port = new URL(a.url).port;
     await a.stop();
     a = await replica(port);
-    const poll = await request(at(a, hitl.poll_url));
+    const poll = await request(at(a, hitl.poll_url), {
+      headers: { authorization: `Bearer ${hitl.submit_token}` },
+    });
     expect(((await poll.body.json()) as any).status).toBe('pending');
     const submit = new URL(at(a, hitl.submit_url));
     const answer = await post(

@@ -119,12 +119,15 @@ describe('the asks service', () => {
         expires_in: 600,
       });
       const hitl = created.body.hitl;
-      const poll = await request(hitl.poll_url);
+      const owner = { authorization: `Bearer ${hitl.submit_token}` };
+      const poll = await request(hitl.poll_url, { headers: owner });
       const etag = poll.headers.etag as string;
       expect(validPoll(await poll.body.json()), kind).toBe(true);
       expect(poll.statusCode).toBe(200);
       expect(poll.headers['retry-after']).toBeDefined();
-      const again = await request(hitl.poll_url, { headers: { 'if-none-match': etag } });
+      const again = await request(hitl.poll_url, {
+        headers: { ...owner, 'if-none-match': etag },
+      });
       await again.body.text();
       expect(again.statusCode).toBe(304);
       const page = await request(hitl.review_url);
@@ -143,7 +146,9 @@ describe('the asks service', () => {
       content: KINDS['decision.multi'].content,
     });
     const hitl = created.body.hitl;
-    const res = await fetch(hitl.events_url, { headers: { accept: 'text/event-stream' } });
+    const res = await fetch(hitl.events_url, {
+      headers: { accept: 'text/event-stream', authorization: `Bearer ${hitl.submit_token}` },
+    });
     expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
     const m = await message('sse');
     const ok = await answer('sse', m.id, 'select', { data: { selected: ['backend'] } });

@@ -38,7 +38,9 @@ it('another relay consumes an ask: native controls, typed submit, both relays ag
   const created = await post(a.url, '/v1/asks', { target: 'web:a-room', content: fx.content });
   expect(created.status).toBe(202);
   const { relay: _view, ...response } = created.body;
-  const taken = await b.send('web:b-room', response);
+  // Relay A's asks are read with the owner's credential: B is given the submit token to read with.
+  const owner = { authorization: `Bearer ${response.hitl.submit_token}` };
+  const taken = await b.send('web:b-room', response, { service_auth: { headers: owner } });
   expect(taken.status, JSON.stringify(taken.body)).toBe(201);
 
   const m = await eventually(async () => {

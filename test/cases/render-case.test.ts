@@ -249,7 +249,7 @@ describe('renderCase', () => {
     );
     const entered = input.status.split('\n')[1];
     expect(entered).toBe(
-      'Entered: Full name: Ann Example; Work authorization in Germany: blue_card (+1 sensitive, not shown)',
+      'Entered: Full name: Ann Example; Work authorization in Germany: EU Blue Card (+1 sensitive, not shown)',
     );
     expect(JSON.stringify(input)).not.toMatch(/123456|Salary|undeclared/);
     // Still open: nothing about an answer.

@@ -90,7 +90,19 @@ describe('approvalOf', () => {
       confirmed: true,
       watch: v.watch,
       approval: { approved: true },
+      policy: null,
       case: v,
+    });
+  });
+
+  it("an expiry with a default_action is a timeout policy, never a person's answer", () => {
+    const v = view({ status: 'expired', final: true, result: null, default_action: 'approve' });
+    const o = outcomeOf(v);
+    expect(o.approval.approved).toBe(false);
+    expect(o.policy).toEqual({
+      action: 'approve',
+      source: 'expiry',
+      reason: expect.stringContaining("a timeout policy, not a person's decision"),
     });
   });
 });

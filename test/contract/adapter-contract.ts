@@ -74,6 +74,32 @@ export function runAdapterContract(name: string, makeHarness: MakeHarness): void
       return first;
     }
 
+    /**
+     * The card shows that its case ended: edited to have no buttons (and `text`), or, on a platform
+     * that cannot edit (`edits: false`), by exactly one reply quoting it that states the outcome.
+     */
+    async function cardEnded(ref: Parameters<AdapterHarness['read']>[0], text?: RegExp) {
+      if (h.edits !== false) {
+        await eventually(
+          async () => (await h.read(ref)).actions.length === 0,
+          10_000,
+          'the final card',
+        );
+        if (text) expect((await h.read(ref)).text).toMatch(text);
+        return;
+      }
+      const replies = await eventually(
+        async () => {
+          const all = await h.replies!(ref);
+          return all.length > 0 && (!text || all.some((r) => text.test(r.text))) ? all : null;
+        },
+        10_000,
+        'the outcome reply',
+      );
+      const outcome = replies.filter((r) => r.actions.length === 0 && (!text || text.test(r.text)));
+      expect(outcome.length).toBeGreaterThan(0);
+    }
+
     it('posts one card with exactly the inline-allowed actions and a Details link', async () => {
       const { ref } = await sendCase('confirmation');
       const seen = await h.read(ref);
@@ -96,11 +122,24 @@ export function runAdapterContract(name: string, makeHarness: MakeHarness): void
       expect(subs).toHaveLength(1);
       expect(subs[0]!.bearer_valid).toBe(true);
       expect(subs[0]!.body.action).toBe('approve');
-      await eventually(
-        async () => (await h.read(ref)).actions.length === 0,
-        10_000,
-        'the final card',
-      );
+      await cardEnded(ref, h.edits === false ? /approved/i : undefined);
+      if (h.edits === false) {
+        // The follow-up rule: the card still shows its buttons, and a tap on it is only answered.
+        const again = await h.tap({
+          ref,
+          action: 'reject',
+          user: h.users.allowed,
+          relayUrl: relay.url,
+        });
+        expect(again.notice).toMatch(/already decided/i);
+        expect((await demo.submissions()).filter((s) => s.case_id === hitl.case_id)).toHaveLength(
+          1,
+        );
+        const outcomes = (await h.replies!(ref)).filter(
+          (r) => /approved/i.test(r.text) && !/already decided/i.test(r.text),
+        );
+        expect(outcomes).toHaveLength(1);
+      }
     });
 
     it('an irreversible action asks for confirmation before anything is submitted', async () => {
@@ -172,14 +211,8 @@ export function runAdapterContract(name: string, makeHarness: MakeHarness): void
       await demo.act(b.hitl.case_id, { step: 'cancel' });
       await relay.until(a.id, (c) => c.status === 'expired');
       await relay.until(b.id, (c) => c.status === 'cancelled');
-      await eventually(
-        async () =>
-          (await h.read(a.ref)).actions.length === 0 && (await h.read(b.ref)).actions.length === 0,
-        10_000,
-        'final cards',
-      );
-      expect((await h.read(a.ref)).text).toMatch(/expired/i);
-      expect((await h.read(b.ref)).text).toMatch(/cancelled/i);
+      await cardEnded(a.ref, /expired/i);
+      await cardEnded(b.ref, /cancelled/i);
     });
 
     it('a slow service submit: the platform still gets its answer in its window', async () => {
@@ -191,11 +224,7 @@ export function runAdapterContract(name: string, makeHarness: MakeHarness): void
       expect(seen.answerMs).toBeLessThan(window);
       await relay.until(id, (c) => c.status === 'completed', 15_000);
       expect((await demo.submissions()).filter((s) => s.case_id === hitl.case_id)).toHaveLength(1);
-      await eventually(
-        async () => (await h.read(ref)).actions.length === 0,
-        10_000,
-        'the final card',
-      );
+      await cardEnded(ref);
     });
 
     /** POST /v1/cases/:id/repost, as an agent would call it. */

@@ -41,6 +41,15 @@ export interface AdapterHarness {
   answerWindowMs?: number;
   /** True when the platform shows a native confirm dialog, so one tap on an irreversible action arrives confirmed. */
   nativeConfirm: boolean;
+  /**
+   * False for a platform whose sent messages cannot be edited (WhatsApp). The contract then holds
+   * it to the follow-up rule instead of "the card ends with no buttons": a case's end is one reply
+   * quoting the card that states the outcome, and a later tap on the card is answered "already
+   * decided" with nothing submitted. Absent: cards are edited in place.
+   */
+  edits?: false;
+  /** With `edits: false`: the messages that reply to (quote) the card at `ref`, in posting order. */
+  replies?(ref: MessageRef): Promise<SeenMessage[]>;
   /** Present when the fake can change the world under a card. */
   world?: WorldControls;
   /** Reads back the message at `ref` from the fake platform. */

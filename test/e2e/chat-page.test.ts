@@ -61,8 +61,10 @@ it('creates a demo case, asks to confirm an irreversible action, and shows the f
   await card.locator('.status', { hasText: /Confirmed by Web user/ }).waitFor({ timeout: 10_000 });
   expect(await card.locator('button[data-action]').count()).toBe(0);
   expect(await card.locator('.confirm-note').count()).toBe(0);
-  // Final is visible at a glance: its own badge, colour and card style.
-  expect(await badge.textContent()).toBe('Done');
+  // Final is visible at a glance: its own badge (how it ended: a confirmation is approved), colour
+  // and card style.
+  expect(await badge.textContent()).toBe('Approved');
+  expect(await card.getAttribute('class')).toContain('outcome-approved');
   expect(await badge.evaluate((e) => getComputedStyle(e).backgroundColor)).not.toBe(openColour);
   expect(await card.getAttribute('class')).toContain('final');
   await page.screenshot({ path: `${ARTEFACTS}/final.png` });

@@ -6,6 +6,8 @@ export interface FakeDiscordMessage {
   channel_id: string;
   content: string;
   components: FakeActionRow[];
+  /** Embeds as the message carries them (an outcome's colour and title). */
+  embeds: Array<{ title?: string; color?: number; description?: string }>;
   allowed_mentions: unknown;
   message_reference?: { message_id: string };
   flags: number;
@@ -63,6 +65,7 @@ export class FakeMessageStore {
         }
       }
     }
+    if (Array.isArray(body.embeds)) message.embeds = body.embeds as FakeDiscordMessage['embeds'];
     if ('allowed_mentions' in body) message.allowed_mentions = body.allowed_mentions;
   }
 
@@ -73,6 +76,7 @@ export class FakeMessageStore {
       channel_id: channelId,
       content: '',
       components: [],
+      embeds: [],
       allowed_mentions: body.allowed_mentions,
       flags: typeof body.flags === 'number' ? body.flags : 0,
       seenCustomIds: [],
@@ -111,7 +115,7 @@ export class FakeMessageStore {
       mentions: [],
       mention_roles: [],
       attachments: [],
-      embeds: [],
+      embeds: m.embeds,
       pinned: false,
     };
   }

@@ -274,7 +274,10 @@ export async function startFakeDiscord(options: {
       let m = /^\/channels\/(\d+)\/messages$/.exec(route);
       if (m && method === 'POST') {
         if (needsBot()) return;
-        if (typeof body.content === 'string' && body.content.length > 2000) {
+        if (
+          (typeof body.content === 'string' && body.content.length > 2000) ||
+          badEmbeds(body.embeds)
+        ) {
           return send(400, { message: 'Invalid Form Body', code: 50035 });
         }
         return send(200, store.wire(store.create(m[1]!, body)));
@@ -284,6 +287,7 @@ export async function startFakeDiscord(options: {
         if (needsBot()) return;
         const message = store.find(m[1]!, m[2]!);
         if (!message) return send(404, { message: 'Unknown Message', code: 10008 });
+        if (badEmbeds(body.embeds)) return send(400, { message: 'Invalid Form Body', code: 50035 });
         store.edit(message, body);
         message.edits += 1;
         return send(200, store.wire(message));
@@ -366,4 +370,22 @@ export async function startFakeDiscord(options: {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Discord refuses more than 10 embeds, a title over 256 or a description over 4096 characters, or
+ * a colour outside 0-0xFFFFFF.
+ */
+function badEmbeds(embeds: unknown): boolean {
+  if (embeds === undefined) return false;
+  if (!Array.isArray(embeds) || embeds.length > 10) return true;
+  const tooLong = (v: unknown, max: number) =>
+    v !== undefined && (typeof v !== 'string' || v.length > max);
+  return embeds.some((e: { title?: unknown; description?: unknown; color?: unknown }) => {
+    if (tooLong(e.title, 256) || tooLong(e.description, 4096)) return true;
+    const c = e.color;
+    return (
+      c !== undefined && (typeof c !== 'number' || !Number.isInteger(c) || c < 0 || c > 0xffffff)
+    );
+  });
 }

@@ -14,6 +14,8 @@ export interface FakeSlackMessage {
   ts: string;
   text: string;
   blocks: Record<string, unknown>[];
+  /** Legacy attachments (a coloured bar with blocks), as Slack keeps them. */
+  attachments: Array<{ color?: string; fallback?: string; blocks: Record<string, unknown>[] }>;
   threadTs?: string;
   /** How many times chat.update changed it. */
   edits: number;
@@ -288,13 +290,14 @@ export class FakeSlack {
       return { json: { ok: false, error: 'no_text' } };
     }
     if (text.length > 40_000) return { json: { ok: false, error: 'msg_too_long' } };
-    const problem = blocksProblem(blocks);
+    const problem = blocksProblem(blocks) ?? attachmentsProblem(f.attachments);
     if (problem) return { json: { ok: false, error: 'invalid_blocks', errors: [problem] } };
     const message: FakeSlackMessage = {
       channel,
       ts: this.nextTs(),
       text,
       blocks: withBlockIds(blocks as Record<string, unknown>[]),
+      attachments: (f.attachments as FakeSlackMessage['attachments'] | undefined) ?? [],
       ...(typeof f.thread_ts === 'string' ? { threadTs: f.thread_ts } : {}),
       edits: 0,
     };
@@ -311,9 +314,12 @@ export class FakeSlack {
     const message = this.message(f.channel, f.ts);
     if (!message) return { json: { ok: false, error: 'message_not_found' } };
     const blocks = f.blocks === undefined ? message.blocks : f.blocks;
-    const problem = blocksProblem(blocks);
+    const problem = blocksProblem(blocks) ?? attachmentsProblem(f.attachments);
     if (problem) return { json: { ok: false, error: 'invalid_blocks', errors: [problem] } };
     if (typeof f.text === 'string') message.text = f.text;
+    // chat.update keeps the attachments it is not given new ones for.
+    if (f.attachments !== undefined)
+      message.attachments = f.attachments as FakeSlackMessage['attachments'];
     message.blocks = withBlockIds(blocks as Record<string, unknown>[]);
     message.edits += 1;
     return { json: { ok: true, channel: message.channel, ts: message.ts, text: message.text } };
@@ -331,6 +337,7 @@ export class FakeSlack {
       ts: message.ts,
       ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
       blocks: message.blocks,
+      ...(message.attachments.length ? { attachments: message.attachments } : {}),
     };
   }
 
@@ -360,6 +367,19 @@ function parseFields(body: string, contentType: string): Record<string, unknown>
     }
   }
   return fields;
+}
+
+/** Why Slack would refuse these attachments (each: a hex colour and valid blocks), or null. */
+function attachmentsProblem(attachments: unknown): string | null {
+  if (attachments === undefined) return null;
+  if (!Array.isArray(attachments)) return 'attachments must be an array';
+  for (const a of attachments as Array<Record<string, unknown>>) {
+    if (a.color !== undefined && !/^#[0-9A-Fa-f]{6}$/.test(String(a.color)))
+      return `attachment color ${String(a.color)} is not a hex colour`;
+    const problem = blocksProblem(a.blocks ?? []);
+    if (problem) return `attachment: ${problem}`;
+  }
+  return null;
 }
 
 /** Slack gives every block a block_id when the app sent none. */

@@ -42,7 +42,13 @@ function checkKeyboard(markup: unknown, refuseUrl: (url: string) => boolean): st
     >) {
       if (typeof button.text !== 'string' || button.text === '')
         return 'Bad Request: BUTTON_TEXT_INVALID';
-      const kinds = ['callback_data', 'url'].filter((k) => k in button);
+      const kinds = ['callback_data', 'url', 'copy_text'].filter((k) => k in button);
+      const copy = (button as { copy_text?: { text?: unknown } }).copy_text;
+      if (
+        copy !== undefined &&
+        (typeof copy.text !== 'string' || copy.text.length < 1 || copy.text.length > 256)
+      )
+        return 'Bad Request: copy_text must be 1-256 characters';
       if (kinds.length !== 1)
         return "Bad Request: can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard";
       if (button.callback_data !== undefined) {

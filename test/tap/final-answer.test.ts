@@ -1,9 +1,11 @@
 /**
- * The last step of an escalation ladder as configured, with a fake clock: a final answer
- * ("reject after 2 h") is submitted once by the relay itself, across restarts (one of them just
- * before the final step is due), with submitted_by naming the relay, in the history, the receipt and
- * a notify event. A final answer the case cannot take (an action it does not offer inline, an
- * approving action under a policy) is recorded as not possible and the agent is told.
+ * The final rung of an escalation ladder never decides for a person (v0.9 §8, the spec's non-goal
+ * "does NOT submit on behalf of the human"). With a fake clock: when it falls due (across a
+ * restart) the relay sends the service zero submits (its respond POSTs are counted) and every
+ * surface says nobody decided and what the ladder's policy answer is: the case view, /wait, the
+ * client's outcome, the CLI, notify_url, every card, the history, the log and (after the service's
+ * own expiry) the receipt. A ladder an older relay stored half-way through a submit is upgraded as
+ * it is read, and the relay's own asks are closed as expired with the policy's default_action.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,11 +13,15 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
+import { main } from '../../src/cli/main.ts';
+import { RelayClient } from '../../src/client/relay-client.ts';
 import { escalationSchema } from '../../src/policy/escalation.ts';
 import { receiptProblem } from '../../src/receipts/receipt.ts';
+import { KINDS } from '../asks/fixtures.ts';
 import {
   type DemoHandle,
   eventually,
+  logLines,
   type RelayHandle,
   startDemo,
   startRelay,
@@ -41,21 +47,14 @@ const routes = {
       final: { action: 'reject', after_seconds: 7200 },
     },
   },
-  // An approval has no "skip": this final answer can never be given.
-  odd: { targets: ['web:odd'], escalation: { final: { action: 'skip', after_seconds: 600 } } },
-  // The service fails the final answer's submit once.
-  flaky: {
-    targets: ['web:flaky'],
-    escalation: { final: { action: 'reject', after_seconds: 600 } },
-  },
-  // Abort cannot be undone: it takes a person's confirming tap, never the relay's.
-  risky: { targets: ['web:risky'], escalation: { final: { action: 'abort', after_seconds: 600 } } },
-  // Approving needs two votes under the policy: the relay never approves on its own.
+  // An approving policy answer under four-eyes: still never submitted, never an approval.
   guarded: {
     targets: ['web:guarded'],
     policy: 'four-eyes',
     escalation: { final: { action: 'approve', after_seconds: 600 } },
   },
+  old: { targets: ['web:old'], escalation: { final: { action: 'reject', after_seconds: 600 } } },
+  asks: { targets: ['web:asks'], escalation: { final: { action: 'reject', after_seconds: 600 } } },
 };
 const start = () =>
   startRelay({
@@ -82,144 +81,190 @@ async function cards(room: string, caseId: string): Promise<any[]> {
   const res = await request(`${relay.url}/web/api/rooms/${room}/messages`);
   return ((await res.body.json()) as any[]).filter((m) => m.case === caseId);
 }
-const submissionsFor = async (caseId: string) =>
+/** The fake service's respond POSTs for a case: what the relay submitted. */
+const submitsTo = async (caseId: string) =>
   (await demo.submissions()).filter((s) => s.case_id === caseId);
 const events = (id: string) =>
   receiver
     .delivered()
     .filter((r) => r.body.id === id)
     .map((r) => r.event);
+/** The final rung's history row. */
+const taken = (h: any) => h.kind === 'escalation_final';
+const NOBODY =
+  /^nobody decided by .*; the escalation ladder's policy answer is "(reject|approve)" \(a timeout policy, not a person's decision; nothing was submitted to the service\)$/;
 
-describe('the final step of an escalation ladder', () => {
-  it('submits the configured final answer once, as the relay, across restarts', async () => {
+async function cli(args: string[]) {
+  let out = '';
+  const code = await main(args, {
+    io: {
+      out: (t) => {
+        out += t;
+      },
+      err: (t) => {
+        out += t;
+      },
+    },
+    env: { RELAY_URL: relay.url },
+    stdin: async () => '',
+  });
+  return { code, out };
+}
+
+describe('the final rung of an escalation ladder', () => {
+  it('sends zero submits and ends the wait as a timeout policy on every surface', async () => {
     const response = await demo.create('approval', true);
     const sent = await relay.send('route:ladder', response, { notify_url: receiver.url });
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
     const id = sent.body.id;
     expect(sent.body.escalation.final).toMatchObject({ action: 'reject', outcome: null });
 
-    clock += 901_000;
-    await eventually(async () => (await cards('team', id)).length === 1, 10_000, 'step 1');
-    await relay.stop();
-    clock += 2700_000;
-    relay = await start();
+    clock += 3601_000;
     await eventually(async () => (await cards('oncall', id)).length === 1, 10_000, 'step 2');
-    expect(await submissionsFor(response.hitl.case_id)).toEqual([]);
-    expect((await relay.get(id)).status).toBe('pending');
-
-    // Down when the final step falls due; the restarted relay gives it.
+    // Down when the final rung falls due; the restarted relay takes it.
     await relay.stop();
     clock += 3600_000;
     relay = await start();
-    const view = await relay.until(id, (c) => c.final, 15_000);
-    const subs = await submissionsFor(response.hitl.case_id);
-    expect(subs).toHaveLength(1);
-    expect(subs[0]!.body).toMatchObject({
-      action: 'reject',
-      submitted_via: 'x-hitl-relay_escalation_final',
-      submitted_by: { platform: 'x-hitl-relay', platform_user_id: 'escalation-final' },
-    });
+    const view = await relay.until(id, (c) => c.history.some(taken), 15_000);
+
+    // Nothing reached the service: zero respond POSTs, and the case is still open there.
+    expect(await submitsTo(response.hitl.case_id)).toEqual([]);
     expect(view).toMatchObject({
-      status: 'completed',
-      result: { action: 'reject' },
-      submitted_by: { platform: 'x-hitl-relay' },
+      status: 'pending',
+      final: false,
+      result: null,
+      submitted_by: null,
     });
-    const settled = await relay.until(id, (c) => c.escalation.final.outcome === 'submitted');
-    expect(settled.escalation).toMatchObject({ step: 2, of: 2, final: { action: 'reject' } });
-    expect(
-      settled.history.filter((h: any) => h.kind === 'escalation_final').map((h: any) => h.outcome),
-    ).toEqual(['submitted']);
-    // Every card ends.
+    expect(view.escalation.final).toMatchObject({ action: 'reject', decided_by: null });
+    expect(view.escalation.final.reason).toMatch(NOBODY);
+    const rows = view.history.filter((h: any) => h.kind === 'escalation_final');
+    expect(rows).toEqual([
+      expect.objectContaining({ outcome: 'policy', decided_by: null, submitted: false }),
+    ]);
+    expect(view.history.some((h: any) => h.kind === 'submit' || h.kind === 'tap')).toBe(false);
+    expect(logLines.some((l) => l.includes('nothing submitted') && l.includes(id))).toBe(true);
+
+    // /wait, the client's outcome and the CLI: nobody decided, the policy answer, no approval.
+    const client = new RelayClient({ relayUrl: relay.url, waitChunkSeconds: 5 });
+    const waited = await client.wait(id, { timeoutMs: 30_000 });
+    expect(waited.escalation?.final?.outcome).toBe('policy');
+    const { outcomeOf } = await import('../../src/client/outcome.ts');
+    const outcome = outcomeOf(waited);
+    expect(outcome.approval).toEqual({ approved: false, reason: expect.stringMatching(NOBODY) });
+    expect(outcome.policy).toMatchObject({ action: 'reject', source: 'escalation_final' });
+    const gate = await cli(['status', id, '--require-approval', '--timeout', '5']);
+    expect(gate.out).toMatch(/not approved: nobody decided by .* policy answer is "reject"/);
+    expect(gate.code).toBe(4);
+
+    // notify_url: the agent hears at once (notify_on final).
+    await eventually(async () => events(id).includes('escalation_final:policy'), 10_000, 'notify');
+    // Every card says nobody decided and what the policy answer is.
     for (const room of ['owner', 'team', 'oncall'])
-      await eventually(async () => (await cards(room, id))[0]?.final, 10_000, `final in ${room}`);
-    // The receipt names the relay as the submitter and verifies.
+      await eventually(
+        async () =>
+          /Nobody decided by .*policy's answer is "reject".*not a person's decision/s.test(
+            (await cards(room, id))[0]?.status ?? '',
+          ),
+        10_000,
+        `card in ${room}`,
+      );
+
+    // The service's own expiry ends the case; its receipt keeps "nobody decided".
+    await demo.act(response.hitl.case_id, { step: 'expire' });
+    const ended = await relay.until(id, (c) => c.final, 15_000);
+    expect(ended).toMatchObject({ status: 'expired', result: null, submitted_by: null });
     const r = (await (await request(`${relay.url}/v1/cases/${id}/receipt`)).body.json()) as any;
-    expect(r.receipt.decision.submitted_by).toMatchObject({ platform: 'x-hitl-relay' });
     expect(receiptProblem(r)).toBeNull();
-    // The agent heard of the end.
-    await eventually(async () => events(id).includes('completed'), 10_000, 'notify completed');
-    // Later looks do not give it again.
+    expect(r.receipt.decision).toMatchObject({ result: null, submitted_by: null });
+    expect(
+      r.receipt.history.entries.find((e: any) => e.kind === 'escalation_final').detail,
+    ).toMatchObject({ outcome: 'policy', decided_by: null, submitted: false });
+    // Later looks take nothing again, and nothing was ever submitted.
     clock += 600_000;
     await relay.until(id, (c) => c.final);
-    expect(await submissionsFor(response.hitl.case_id)).toHaveLength(1);
+    expect(await submitsTo(response.hitl.case_id)).toEqual([]);
   }, 60_000);
 
-  it.each([
-    ['odd', 'approval', /"skip" is not an inline action of this case \(approve, reject\)/],
-    ['risky', 'escalation', /"abort" cannot be undone and needs a person's confirmation/],
-    ['guarded', 'approval', /"approve" needs 2 approvals under policy four-eyes/],
-  ])(
-    'route %s: a final answer the case cannot take is recorded as not possible, and the agent told',
-    async (route, type, why) => {
-      const response = await demo.create(type, true);
-      const sent = await relay.send(`route:${route}`, response, { notify_url: receiver.url });
-      const id = sent.body.id;
-      await eventually(async () => (await cards(route, id)).length === 1);
-      clock += 601_000;
-      const view = await relay.until(id, (c) => c.escalation.final.outcome === 'not_possible');
-      expect(view.escalation.final.reason).toMatch(why);
-      expect(view.status).toBe('pending');
-      expect(view.history.find((h: any) => h.kind === 'escalation_final')).toMatchObject({
-        outcome: 'not_possible',
-      });
-      await eventually(
-        async () => events(id).includes('escalation_final:not_possible'),
-        10_000,
-        'notify',
-      );
-      expect(await submissionsFor(response.hitl.case_id)).toEqual([]);
-    },
-  );
-});
-
-describe('the final step when the service does not take it', () => {
-  it('records it as failed, tells the agent, and leaves the case to a person', async () => {
+  it('an approving policy answer is never an approval and never submitted', async () => {
     const response = await demo.create('approval', true);
-    const sent = await relay.send('route:flaky', response, { notify_url: receiver.url });
+    const sent = await relay.send('route:guarded', response, { notify_url: receiver.url });
     const id = sent.body.id;
-    await eventually(async () => (await cards('flaky', id)).length === 1);
-    await demo.fault({ route: 'respond', kind: '500', count: 1 });
+    await eventually(async () => (await cards('guarded', id)).length === 1);
+    // A client already waiting is woken by the final rung (its /wait returns, not its timeout).
+    const client = new RelayClient({ relayUrl: relay.url, waitChunkSeconds: 20 });
+    const waiting = client.wait(id, { timeoutMs: 20_000 });
     clock += 601_000;
-    const view = await relay.until(id, (c) => c.escalation.final.outcome === 'failed');
-    expect(view.escalation.final.reason).toBe('the service did not take it (service_failed 500)');
+    const view = await relay.until(id, (c) => c.escalation.final.outcome === 'policy');
+    const waited = await waiting;
+    expect(waited.escalation?.final?.outcome).toBe('policy');
+    const { outcomeOf } = await import('../../src/client/outcome.ts');
+    expect(outcomeOf(view).approval.approved).toBe(false);
     expect(view.status).toBe('pending');
-    await eventually(async () => events(id).includes('escalation_final:failed'), 10_000, 'notify');
-    // One attempt, answered 500 by the service.
-    expect(
-      (await submissionsFor(response.hitl.case_id)).map((s: any) => [s.body.action, s.status]),
-    ).toEqual([['reject', 500]]);
-    // Not given again; a person's tap still decides.
-    clock += 600_000;
-    const [card] = await cards('flaky', id);
-    const res = await request(
-      `${relay.url}/web/api/rooms/flaky/messages/${card.id}/actions/approve`,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ user: { id: 'ann', name: 'Ann' } }),
-      },
-    );
-    expect(((await res.body.json()) as any).outcome).toBe('submitted');
-    expect(
-      (await submissionsFor(response.hitl.case_id)).map((s: any) => [s.body.action, s.status]),
-    ).toEqual([
-      ['reject', 500],
-      ['approve', 200],
-    ]);
+    await eventually(async () => events(id).includes('escalation_final:policy'), 10_000, 'notify');
+    expect(await submitsTo(response.hitl.case_id)).toEqual([]);
+    // A person can still decide at the service: their tap is the decision.
+    const [card] = await cards('guarded', id);
+    expect(card.actions.map((a: any) => a.action)).toContain('reject');
+  });
+
+  it('a ladder an older relay stored mid-submit is upgraded as read: policy, zero submits', async () => {
+    const response = await demo.create('approval', true);
+    const id = (await relay.send('route:old', response)).body.id;
+    await eventually(async () => (await cards('old', id)).length === 1);
+    // What an older relay left when it died between marking and sending its own submit.
+    await relay.relay.services.cases.mutate(id, (x) => {
+      x.doc.escalation!.final!.outcome = 'submitting';
+      return true;
+    });
+    expect((await relay.get(id)).escalation.final.outcome).toBeNull();
+    clock += 601_000;
+    const view = await relay.until(id, (c) => c.escalation.final.outcome === 'policy');
+    expect(view.status).toBe('pending');
+    expect(await submitsTo(response.hitl.case_id)).toEqual([]);
+  });
+
+  it("closes the relay's own ask as expired with the policy's default_action", async () => {
+    const created = await request(`${relay.url}/v1/asks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        target: 'route:asks',
+        content: KINDS['approval.binary'].content,
+        default: 'skip',
+      }),
+    });
+    const body = (await created.body.json()) as any;
+    expect(created.statusCode, JSON.stringify(body)).toBe(202);
+    const id = body.relay.id;
+    await eventually(async () => (await cards('asks', id)).length === 1);
+    clock += 601_000;
+    const view = await relay.until(id, (c) => c.final && c.history.some(taken));
+    expect(view).toMatchObject({ status: 'expired', default_action: 'reject', result: null });
+    expect(view.history.some((h: any) => h.kind === 'submit')).toBe(false);
+    // The service side says it too: the ask's poll is expired with the policy's default_action.
+    // (An ask's poll is the asking agent's: its credential is the 202's submit_token.)
+    const owner = { authorization: `Bearer ${body.hitl.submit_token}` };
+    const poll = (await (await request(body.hitl.poll_url, { headers: owner })).body.json()) as any;
+    expect(poll).toMatchObject({ status: 'expired', default_action: 'reject' });
+    expect(poll.result).toBeUndefined();
+    // The typed answer marks it as policy, not a person's answer.
+    const ask = (await (await request(`${relay.url}/v1/asks/${id}`)).body.json()) as any;
+    expect(ask).toMatchObject({ answer: null, approval: { approved: false } });
+    expect(ask.policy).toMatchObject({ action: 'reject', source: 'escalation_final' });
   });
 });
 
 describe('ladder configuration', () => {
-  it('refuses a final answer due before the last step, and a ladder with nothing in it', () => {
+  it('refuses a final rung due before the last step, and a ladder with nothing in it', () => {
     const early = escalationSchema.safeParse({
       steps: [{ after_seconds: 3600, targets: ['web:b'] }],
       final: { action: 'reject', after_seconds: 60 },
     });
     expect(early.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
-      ['final.after_seconds', 'the final answer comes last: at least 3600 (the last step)'],
+      ['final.after_seconds', 'the final rung comes last: at least 3600 (the last step)'],
     ]);
     expect(escalationSchema.safeParse({}).error?.issues[0]?.message).toBe(
-      'give steps, a final answer or both',
+      'give steps, a final rung or both',
     );
     expect(
       escalationSchema.parse({ final: { action: 'reject', after_seconds: 60 } }).steps,

@@ -32,6 +32,8 @@ it('every ask button of every kind fits 64 bytes and parses back, even with the 
   for (const c of contents) {
     const state = { picked: c.type === 'decision' ? c.options.map((_, i) => i) : [] };
     for (const b of askRows(LONGEST_KEY, c, state).flat()) {
+      // The draft's copy button carries the draft, no callback data.
+      if ('copy_text' in b) continue;
       const data = (b as { callback_data: string }).callback_data;
       expect(Buffer.byteLength(data)).toBeLessThanOrEqual(64);
       expect(parseAskData(data)?.key).toBe(LONGEST_KEY);
@@ -83,4 +85,18 @@ it("a person's picks fit the 200-character toast, however many and long the opti
   }
   const none = parse({ type: 'decision', sub_type: 'rank', prompt: 'p', options });
   expect(pickSummary(none, { picked: [] })).toBe('Your order (0/40): none yet');
+});
+
+it('a short draft gets a copy button (Telegram cannot prefill a reply); a long one does not', () => {
+  const short = parse(KINDS['edit.content'].content);
+  const copy = askRows('k1', short, { picked: [] })
+    .flat()
+    .find((b) => 'copy_text' in b) as { copy_text: { text: string } } | undefined;
+  expect(copy?.copy_text.text).toBe((KINDS['edit.content'].content as { draft: string }).draft);
+  const long = parse({ ...KINDS['edit.content'].content, draft: 'x'.repeat(257) });
+  expect(
+    askRows('k1', long, { picked: [] })
+      .flat()
+      .some((b) => 'copy_text' in b),
+  ).toBe(false);
 });

@@ -1,0 +1,22 @@
+/**
+ * The unit project opens no socket: its setup (test/setup/no-sockets.ts) makes connect and listen
+ * throw, and this file runs there (it is listed in test/projects.ts). Every file that list names
+ * exists, so a moved test cannot silently leave the unit project.
+ */
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { UNIT_TESTS } from '../projects.ts';
+
+describe('the unit project', () => {
+  it('runs here, with no socket to open: connect and listen throw, loopback included', () => {
+    expect(UNIT_TESTS).toContain('test/boundaries/unit-project.test.ts');
+    expect(() => net.connect(9, '127.0.0.1')).toThrow(/unit tests open no socket/);
+    expect(() => net.createServer().listen(0, '127.0.0.1')).toThrow(/unit tests open no socket/);
+  });
+
+  it('lists only files that exist, each once', () => {
+    expect(UNIT_TESTS.filter((f) => !existsSync(f))).toEqual([]);
+    expect(new Set(UNIT_TESTS).size).toBe(UNIT_TESTS.length);
+  });
+});
