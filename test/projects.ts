@@ -46,6 +46,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/platforms/telegram/pace.test.ts',
   'test/platforms/telegram/parse.test.ts',
   'test/platforms/telegram/verify.test.ts',
+  'test/platforms/whatsapp/render.test.ts',
   'test/platforms/web-wait.test.ts',
   'test/protocol/hitl.test.ts',
   'test/protocol/notify-signature.test.ts',
@@ -56,5 +57,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/server/paced.test.ts',
   'test/service-client/poll-timing.test.ts',
   'test/store/memory-kv.test.ts',
+  'test/tap/settle.test.ts',
+  'test/tap/steps.test.ts',
   'test/watch/holds.test.ts',
 ];

@@ -108,6 +108,11 @@ export class FakeWhatsAppGraph {
     this.lastInbound.set(from, Math.max(at, this.lastInbound.get(from) ?? 0));
   }
 
+  /** Another sender (the business's WhatsApp app, a second relay) just messaged `to`: its slot is taken. */
+  takePairSlot(to: string, at = this.now()): void {
+    this.lastSent.set(to, at);
+  }
+
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
