@@ -35,10 +35,24 @@ export function printError(io: Io, command: string, err: unknown, json: boolean)
   if (json)
     io.err(`${JSON.stringify({ error: e.message, details: e.details, exit_code: e.exitCode })}\n`);
   else {
-    io.err(`hitl-relay${command ? ` ${command}` : ''}: ${e.message}\n`);
+    io.err(`hitl-relay${command ? ` ${command}` : ''}: ${headOf(e)}\n`);
     for (const d of e.details) io.err(`  ${d.path || '(root)'}: ${d.message}\n`);
   }
   return e.exitCode;
+}
+
+/**
+ * The message without the summary of its first field ("invalid hitl object: x.y must be ..."
+ * (+1 more)"), when the field lines below say it: each clause is printed once.
+ */
+function headOf(e: CliError): string {
+  const first = e.details[0];
+  if (!first) return e.message;
+  for (const clause of [`${first.path} ${first.message}`, `${first.path}: ${first.message}`]) {
+    const at = e.message.indexOf(clause);
+    if (at > 0) return `${e.message.slice(0, at).replace(/[\s:]+$/, '')}:`;
+  }
+  return e.message;
 }
 
 function clip(s: string, n: number): string {
@@ -72,7 +86,7 @@ export function formatCase(v: CaseView): string {
   for (const m of v.messages)
     row(
       'message',
-      `${m.target} ${m.state}${m.current ? '' : ' (behind)'}${m.error ? `: ${m.error}` : ''}`,
+      `${m.target} ${m.state}${m.current ? '' : ' (shows an earlier status; its edit is pending)'}${m.error ? `: ${m.error}` : ''}`,
     );
   row('expires', v.expires_at);
   return `${lines.join('\n')}\n`;

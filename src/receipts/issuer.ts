@@ -100,6 +100,17 @@ function resultOf(c: StoredCase): unknown {
   return { action: r.action, data_sha256: sha256Of(data), ...(sensitive.length && { sensitive }) };
 }
 
+/** Whether the case's votes carry its decision (see ReceiptBody.policy.met). */
+function policyMet(c: StoredCase): boolean | null {
+  const p = c.doc.policy;
+  const action = c.doc.result?.action;
+  if (!p || c.status !== 'completed' || !action) return null;
+  const votes = (c.doc.votes ?? []).filter((v) => v.action === action).length;
+  // A veto (any other action, by one eligible person) decides with one vote.
+  const needed = p.actions.includes(action) || !p.veto ? p.required : 1;
+  return votes >= needed;
+}
+
 /** What was decided, by whom, and under which policy. */
 function decisionOf(c: StoredCase): Pick<ReceiptBody, 'decision' | 'policy'> {
   return {
@@ -114,6 +125,7 @@ function decisionOf(c: StoredCase): Pick<ReceiptBody, 'decision' | 'policy'> {
           name: c.doc.policy.name,
           version: c.doc.policy.version,
           required: c.doc.policy.required,
+          met: policyMet(c),
         }
       : null,
   };

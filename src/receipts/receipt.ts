@@ -61,7 +61,17 @@ export interface ReceiptBody {
     votes: unknown[];
   };
   /** The approval policy in force (null: the first valid tap decides). */
-  policy: null | { name: string; version: string; required: number };
+  policy: null | {
+    name: string;
+    version: string;
+    required: number;
+    /**
+     * Whether the counted votes carry the decision (enough approvals, or an eligible person's
+     * veto); false for one made where the relay counted nothing (a service's own page); null
+     * without a decision.
+     */
+    met?: boolean | null;
+  };
   history: {
     /** How many history rows (from the first) the chain covers. */
     count: number;

@@ -28,3 +28,13 @@ it('README and docs/ name no variable the code does not read', () => {
   ]);
   expect([...named].filter((v) => !code.includes(v) && !readByOthers.has(v))).toEqual([]);
 });
+
+it('asks for the npm that Node 20 ships (10), not a newer one', () => {
+  const readme = readFileSync('README.md', 'utf8');
+  expect(readme).not.toMatch(/npm (>= ?)?11(?! ?\))/);
+  expect(readme).toMatch(/npm it ships \(10 or 11\)/);
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
+    engines: Record<string, string>;
+  };
+  expect(Object.keys(pkg.engines)).toEqual(['node']);
+});

@@ -105,11 +105,24 @@ describe('approval policy: two of three', () => {
     expect(kinds).toContain('policy_met');
 
     const r = (await (await request(`${relay.url}/v1/cases/${id}/receipt`)).body.json()) as any;
-    expect(r.receipt.policy).toMatchObject({ name: 'four-eyes', required: 2 });
+    expect(r.receipt.policy).toMatchObject({ name: 'four-eyes', required: 2, met: true });
     expect(r.receipt.decision.votes.map((v: any) => v.identity)).toEqual([
       'ann@example.com',
       'web:carol',
     ]);
+  });
+
+  it("POLICY-GATE-2: approved on the service's own page with one vote: the receipt says the policy was not met", async () => {
+    const response = await demo.create('approval', true);
+    const id = (await relay.send('route:deploys', response)).body.id;
+    expect((await tap('ops-a', id, 'approve', 'ann')).outcome).toBe('vote_recorded');
+    await demo.act(response.hitl.case_id, { step: 'respond', action: 'approve' });
+    const view = await relay.until(id, (c) => c.final);
+    expect(view.result.action).toBe('approve');
+    const r = (await (await request(`${relay.url}/v1/cases/${id}/receipt`)).body.json()) as any;
+    expect(r.receipt.policy).toMatchObject({ name: 'four-eyes', required: 2, met: false });
+    expect(r.receipt.decision.votes).toHaveLength(1);
+    expect(receiptProblem(r)).toBeNull();
   });
 
   it('a reject from an approver decides at once (veto)', async () => {

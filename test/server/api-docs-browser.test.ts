@@ -35,15 +35,15 @@ it('draws the live /openapi.json at /docs, loading nothing from outside the rela
   const res = await page.goto(`${relay.url}/docs`);
   expect(res?.status()).toBe(200);
 
-  // Operations from the document, a case route and a route of the enabled web adapter.
+  // Operations from the document: a case route and an ask route.
   const live = (await (await fetch(`${relay.url}/openapi.json`)).json()) as {
     paths: object;
     webhooks: object;
   };
-  expect(Object.keys(live.paths)).toContain('/web/api/rooms/{room}/messages');
+  expect(Object.keys(live.paths)).toContain('/v1/asks/{id}/wait');
   const op = (path: string) => page.locator(`.opblock-summary-path[data-path="${path}"]`).first();
   await op('/v1/cases/{id}/wait').waitFor();
-  await op('/web/api/rooms/{room}/messages').waitFor();
+  await op('/v1/asks/{id}/wait').waitFor();
   expect(await page.locator('.info .title').first().textContent()).toContain('hitl-relay');
   const drawn = await page
     .locator('.opblock-summary-path')

@@ -242,12 +242,14 @@ describe('the final rung of an escalation ladder', () => {
     expect(view).toMatchObject({ status: 'expired', default_action: 'reject', result: null });
     expect(view.history.some((h: any) => h.kind === 'submit')).toBe(false);
     // The service side says it too: the ask's poll is expired with the policy's default_action.
-    const poll = (await (await request(body.hitl.poll_url)).body.json()) as any;
+    // (An ask's poll is the asking agent's: its credential is the 202's submit_token.)
+    const owner = { authorization: `Bearer ${body.hitl.submit_token}` };
+    const poll = (await (await request(body.hitl.poll_url, { headers: owner })).body.json()) as any;
     expect(poll).toMatchObject({ status: 'expired', default_action: 'reject' });
     expect(poll.result).toBeUndefined();
     // The typed answer marks it as policy, not a person's answer.
     const ask = (await (await request(`${relay.url}/v1/asks/${id}`)).body.json()) as any;
-    expect(ask).toMatchObject({ answer: null, approval: null });
+    expect(ask).toMatchObject({ answer: null, approval: { approved: false } });
     expect(ask.policy).toMatchObject({ action: 'reject', source: 'escalation_final' });
   });
 });

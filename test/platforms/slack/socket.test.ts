@@ -130,13 +130,20 @@ describe('slack Socket Mode', () => {
       // Every other tap loses its ack (delivered again after the reconnect); the rest are sent
       // while the socket is down and wait for the next connection.
       if (i < 5) {
+        // Each of these ends its connection (a lost ack drops it too): wait for the next one, not
+        // for "connected", which the old connection still is until the lost ack comes in.
+        const before = h.socket.connections;
         if (i % 2) {
           taps.push(h.deliverTap({ ref: c.ref, action, user: h.users.allowed, loseAcks: 1 }));
         } else {
           h.socket.drop();
           taps.push(h.deliverTap({ ref: c.ref, action, user: h.users.allowed }));
         }
-        await eventually(async () => h.socket.connected, 10_000, 'the reconnect');
+        await eventually(
+          async () => h.socket.connected && h.socket.connections > before,
+          10_000,
+          'the reconnect',
+        );
       } else {
         taps.push(h.deliverTap({ ref: c.ref, action, user: h.users.allowed }));
       }
