@@ -70,8 +70,11 @@ export interface TapReply {
   text: string;
   /** The case's card as it stands after the tap, for platforms that answer a tap with the new message. */
   card: Card | null;
-  /** For invalid_answer: each problem with the field it concerns, for showing beside the input. */
-  issues?: Array<{ path: string; message: string }>;
+  /**
+   * For invalid_answer: each problem with the field it concerns (`path`, for showing beside the
+   * input) and that field's label (`label`, for telling a person in words).
+   */
+  issues?: Array<{ path: string; message: string; label?: string }>;
 }
 
 /** Small persistent key-value space for an adapter (conversation references, de-duplication). */
@@ -151,7 +154,10 @@ export interface AdapterStrings {
   /** A card action that is not hitl-relay's. */
   notOurs: string;
   /** A refused answer: the relay's text and each problem by its field (bounded by the caller). */
-  refusal(text: string, issues: ReadonlyArray<{ path: string; message: string }>): string;
+  refusal(
+    text: string,
+    issues: ReadonlyArray<{ path: string; message: string; label?: string }>,
+  ): string;
   /** The reply to the platform's "hitl id" command: the chat's target (formatted by the caller). */
   target(target: string): string;
   /** The greeting when the bot is added to a chat, naming its target and the "hitl id" command. */

@@ -12,6 +12,11 @@
  * one is delayed on the way (a busy event loop, a slow connection), and the platform answers 429.
  * With `fromAnswer`, a lane's send holds its slot until the platform answered and counts from then,
  * so the platform never sees a lane's sends closer than its windows, whatever the delays.
+ *
+ * Sends have a priority: `high` (a new card, a final edit) goes before `low` (progress, notices) in
+ * its lane, and with `lowShare` low sends may only fill that share of each window, so a chat busy
+ * with progress always has room for a new card. A send with a `key` (one message) replaces the
+ * send of that key still waiting: only the latest edit of a message is sent.
  */
 
 /** At most `limit` sends within any `windowMs`. */
@@ -33,6 +38,18 @@ export interface PaceRules {
    * must then call the release `acquire` resolves to once the platform answered or the send failed.
    */
   fromAnswer?: boolean;
+  /** The share of each window (0..1) low-priority sends may fill; default 1 (no room kept). */
+  lowShare?: number;
+}
+
+/** How urgent a send is: new cards and final edits are high, progress and notices low. */
+export type PacePriority = 'high' | 'low';
+
+/** What `slot` is asked for. */
+export interface SlotRequest {
+  priority?: PacePriority;
+  /** The message the send edits: a later request with this key replaces this one while it waits. */
+  key?: string;
 }
 
 /** Called once the platform answered a send (or the send failed); frees its slot in `fromAnswer` paces. */
@@ -43,14 +60,33 @@ const NOTHING_TO_RELEASE: PaceRelease = () => {};
 /** A lane's send still out in a `fromAnswer` pace: its slot is taken until the answer. */
 const OUT = Number.POSITIVE_INFINITY;
 
+interface Waiter {
+  seq: number;
+  low: boolean;
+  key: string | undefined;
+  /** `false`: the send was replaced by a later one of its key (nothing to send). */
+  resolve: (go: boolean) => void;
+  reject: (err: Error) => void;
+}
+
 interface Lane {
-  /** Waiting sends, oldest first; `seq` orders them across lanes. */
-  waiters: Array<{ seq: number; resolve: () => void; reject: (err: Error) => void }>;
+  /** Waiting sends, high before low, oldest first; `seq` orders them across lanes. */
+  waiters: Waiter[];
   /** Recent send times, oldest first (OUT for sends not answered yet, always last). */
   sends: number[];
   /** No send before this time (set after a 429). */
   holdUntil: number;
   windows: readonly PaceWindow[];
+  /** The same windows with the limits low-priority sends may fill. */
+  lowWindows: readonly PaceWindow[];
+}
+
+/** The windows low-priority sends may fill: `share` of each limit (a limit of 1 stays 1). */
+function lowWindowsOf(windows: readonly PaceWindow[], share: number): PaceWindow[] {
+  return windows.map((w) => ({
+    limit: w.limit <= 1 ? w.limit : Math.max(1, Math.floor(w.limit * share)),
+    windowMs: w.windowMs,
+  }));
 }
 
 /** The earliest time one more send fits `windows`, given past `sends` (oldest first). */
@@ -68,11 +104,25 @@ function longest(windows: readonly PaceWindow[]): number {
   return Math.max(0, ...windows.map((w) => w.windowMs));
 }
 
+/** Puts a waiter in line: high before low, each by its sequence number. */
+function insertWaiter(waiters: Waiter[], w: Waiter): void {
+  let i = waiters.length;
+  while (i > 0 && order(waiters[i - 1]) > order(w)) i--;
+  waiters.splice(i, 0, w);
+}
+
+/** The order of a waiter in line (high sends before every low one). */
+function order(w: Waiter | undefined): number {
+  if (!w) return 0;
+  return w.low ? w.seq + Number.MAX_SAFE_INTEGER / 2 : w.seq;
+}
+
 /** Hands out send slots; `acquire` resolves when the caller may send. */
 export class SendPace {
   private readonly lanes = new Map<string, Lane>();
   private readonly globalSends: number[] = [];
   private readonly globalWindows: readonly PaceWindow[];
+  private readonly globalLowWindows: readonly PaceWindow[];
   private globalHoldUntil = 0;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
@@ -86,22 +136,36 @@ export class SendPace {
     private readonly name = 'send pace',
   ) {
     this.globalWindows = rules.global ?? [];
+    this.globalLowWindows = lowWindowsOf(this.globalWindows, rules.lowShare ?? 1);
   }
 
   /**
    * Waits for the next slot of `lane`; rejects once the pace is closed. Resolves to the release to
    * call when the platform answered (a no-op unless the pace counts `fromAnswer`).
    */
-  acquire(lane: string): Promise<PaceRelease> {
+  async acquire(lane: string, priority: PacePriority = 'high'): Promise<PaceRelease> {
+    return (await this.slot(lane, { priority })) ?? NOTHING_TO_RELEASE;
+  }
+
+  /**
+   * As `acquire`, with a priority and a key: resolves to null when a later request of the same key
+   * replaced this one while it waited (it then takes this one's place in the line).
+   */
+  slot(lane: string, request: SlotRequest = {}): Promise<PaceRelease | null> {
     if (this.closed) return Promise.reject(new Error(`${this.name} is closed`));
     const state = this.lane(lane);
-    const seq = this.seq++;
-    const done = new Promise<void>((resolve, reject) =>
-      state.waiters.push({ seq, resolve, reject }),
+    const low = request.priority === 'low';
+    const replaced = request.key ? state.waiters.findIndex((w) => w.key === request.key) : -1;
+    const old = replaced >= 0 ? state.waiters.splice(replaced, 1)[0] : undefined;
+    const seq = old ? old.seq : this.seq++;
+    const done = new Promise<boolean>((resolve, reject) =>
+      insertWaiter(state.waiters, { seq, low, key: request.key, resolve, reject }),
     );
+    old?.resolve(false);
     this.dispatch();
-    if (!this.rules.fromAnswer) return done.then(() => NOTHING_TO_RELEASE);
-    return done.then(() => {
+    return done.then((go) => {
+      if (!go) return null;
+      if (!this.rules.fromAnswer) return NOTHING_TO_RELEASE;
       let released = false;
       return () => {
         if (released) return;
@@ -162,23 +226,27 @@ export class SendPace {
     let lane = this.lanes.get(key);
     if (!lane) {
       const group = this.rules.group?.applies(key) ? this.rules.group.windows : [];
-      lane = { waiters: [], sends: [], holdUntil: 0, windows: [...this.rules.lane, ...group] };
+      const windows = [...this.rules.lane, ...group];
+      const lowWindows = lowWindowsOf(windows, this.rules.lowShare ?? 1);
+      lane = { waiters: [], sends: [], holdUntil: 0, windows, lowWindows };
       this.lanes.set(key, lane);
     }
     return lane;
   }
 
-  /** The earliest time `lane` may send again, ignoring the global windows. */
+  /** The earliest time `lane`'s next waiting send may go, ignoring the global windows. */
   private readyAt(lane: Lane): number {
-    return Math.max(lane.holdUntil, fitsAt(lane.sends, lane.windows));
+    const low = lane.waiters[0]?.low ?? false;
+    return Math.max(lane.holdUntil, fitsAt(lane.sends, low ? lane.lowWindows : lane.windows));
   }
 
-  private globalReadyAt(now: number): number {
+  private globalReadyAt(now: number, low: boolean): number {
     const keep = longest(this.globalWindows);
     while (this.globalSends.length > 0 && (this.globalSends[0] as number) + keep <= now) {
       this.globalSends.shift();
     }
-    return Math.max(now, this.globalHoldUntil, fitsAt(this.globalSends, this.globalWindows));
+    const windows = low ? this.globalLowWindows : this.globalWindows;
+    return Math.max(now, this.globalHoldUntil, fitsAt(this.globalSends, windows));
   }
 
   private dispatch(): void {
@@ -192,21 +260,21 @@ export class SendPace {
       if (lane.waiters.length > 0) waiting.push(lane);
       else if (lane.sends.length === 0 && lane.holdUntil <= now) this.lanes.delete(key);
     }
-    // While a global window binds, the lane whose oldest send has waited longest goes first;
-    // otherwise the first lanes in the map would take every freed slot and starve the rest.
-    waiting.sort((a, b) => (a.waiters[0]?.seq ?? 0) - (b.waiters[0]?.seq ?? 0));
+    // While a global window binds, high sends first, then the lane whose oldest send has waited
+    // longest; otherwise the first lanes in the map would take every freed slot and starve the rest.
+    waiting.sort((a, b) => order(a.waiters[0]) - order(b.waiters[0]));
+    const readyAt = (lane: Lane) =>
+      Math.max(this.readyAt(lane), this.globalReadyAt(now, lane.waiters[0]?.low ?? false));
     for (const lane of waiting) {
-      const at = Math.max(this.readyAt(lane), this.globalReadyAt(now));
+      const at = readyAt(lane);
       if (at > now) {
         next = Math.min(next, at);
         continue;
       }
       lane.sends.push(this.rules.fromAnswer ? OUT : now);
       this.globalSends.push(now);
-      lane.waiters.shift()?.resolve();
-      if (lane.waiters.length > 0) {
-        next = Math.min(next, Math.max(this.readyAt(lane), this.globalReadyAt(now)));
-      }
+      lane.waiters.shift()?.resolve(true);
+      if (lane.waiters.length > 0) next = Math.min(next, readyAt(lane));
     }
     this.schedule(next);
   }

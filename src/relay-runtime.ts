@@ -7,7 +7,7 @@ import type { DeliveryStatus, MessageRef, PlatformAdapter, Tap, TapReply } from 
 import { adapterStrings } from './adapter-kit.ts';
 import { createAdapterSignals } from './adapter-signals.ts';
 import { bounded } from './bounded.ts';
-import { recordMessageStatus } from './cases/message-status.ts';
+import { recordDeliveryStatus } from './cases/delivery-status.ts';
 import { ALIVE_TTL_MS, aliveKey } from './cases/posting-lease.ts';
 import { type ReclaimDeps, reclaimLeases, reclaimPollLeases } from './cases/reclaim.ts';
 import { CHANGES_MISSED } from './cases/repository.ts';
@@ -105,10 +105,6 @@ export class RelayRuntime {
     }
   };
 
-  /** A platform's delivery receipt, as a history row of the case whose card it concerns. */
-  private readonly recordDelivery = (card: MessageRef, status: DeliveryStatus) =>
-    recordMessageStatus(this.s, card, status);
-
   /** Checks the store with a real write: a full disk, a read-only file or a dead database shows here. */
   async checkStore(): Promise<void> {
     const { store, log, instanceId } = this.s;
@@ -205,7 +201,8 @@ export class RelayRuntime {
       health: this.p.health,
       onTap: this.onTap,
       mayAnswer: (tap: Tap) => this.s.taps.mayAnswer(tap),
-      recordDelivery: this.recordDelivery,
+      recordDelivery: (card: MessageRef, status: DeliveryStatus) =>
+        recordDeliveryStatus(this.s, card, status),
       closing: () => this.closing,
       retrySleeps: this.retrySleeps,
       startRetry: this.p.startRetry,

@@ -158,7 +158,7 @@ export function createRelay(o: RelayOptions): Relay {
     mount: (a: Hono) => {
       mountRoute(a, watching.callbackRoute);
       registerReceiptRoutes(a, services.store, () => runtime.receipts);
-      const mounted = mountAskService(a, services, log, health);
+      const mounted = mountAskService(a, services, log, health, metrics.registry);
       asks.service = mounted.service;
       runtime.mounted.push(mounted);
       const m = o.mount?.(a);

@@ -57,5 +57,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/server/paced.test.ts',
   'test/service-client/poll-timing.test.ts',
   'test/store/memory-kv.test.ts',
+  'test/tap/settle.test.ts',
+  'test/tap/steps.test.ts',
   'test/watch/holds.test.ts',
 ];

@@ -1,8 +1,19 @@
 /** The grammY Bot wired for the relay: our API root, a send pace and bounded 429 retries. */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Bot, type Transformer } from 'grammy';
 import type { UserFromGetMe } from 'grammy/types';
 import type { Logger } from '../../src/log.ts';
+import type { SlotRequest } from '../../src/pace.ts';
 import type { TelegramSendPace } from './pace.ts';
+
+/**
+ * The priority (and message key) of the API calls made inside `sendKind.run(...)`: the adapter
+ * says what a call is for (a new card, a final edit, progress), the transformer below paces it so.
+ */
+export const sendKind = new AsyncLocalStorage<SlotRequest>();
+
+/** An edit replaced by a later edit of the same message before its slot came: nothing was sent. */
+const SUPERSEDED = { ok: true as const, result: true as const };
 
 /** How 429 answers are retried before the caller sees PlatformError('rate_limited'). */
 export interface TelegramRetryOptions {
@@ -30,15 +41,17 @@ const PACED_METHODS = new Set(['sendMessage', 'editMessageText', 'editMessageRep
  * After that the 429 answer goes back to grammY, which throws it as a GrammyError.
  */
 export function paceAndRetry(
-  pace: Pick<TelegramSendPace, 'acquire' | 'hold'>,
+  pace: Pick<TelegramSendPace, 'slot' | 'hold'>,
   retry: TelegramRetryOptions,
   log: () => Logger | undefined,
 ): Transformer {
   return async (prev, method, payload, signal) => {
     if (!PACED_METHODS.has(method)) return prev(method, payload, signal);
     const chatId = String((payload as { chat_id?: string | number }).chat_id ?? '');
+    // Outside a sendKind (a bare API call): a new message is high, an edit low and never merged.
+    const kind = sendKind.getStore() ?? { priority: method === 'sendMessage' ? 'high' : 'low' };
     for (let attempt = 0; ; attempt++) {
-      await pace.acquire(chatId);
+      if (!(await pace.slot(chatId, kind))) return SUPERSEDED as never;
       const res = await prev(method, payload, signal);
       if (res.ok || res.error_code !== 429) return res;
       const retryAfter = res.parameters?.retry_after ?? 1;
@@ -58,7 +71,7 @@ export interface BotOptions {
   token: string;
   apiRoot?: string;
   botInfo?: UserFromGetMe;
-  pace: Pick<TelegramSendPace, 'acquire' | 'hold'>;
+  pace: Pick<TelegramSendPace, 'slot' | 'hold'>;
   retry: TelegramRetryOptions;
   log: () => Logger | undefined;
 }

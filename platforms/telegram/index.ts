@@ -12,7 +12,7 @@ import { firstDelivery } from '../../src/adapter-kit.ts';
 import { PlatformError, ValidationError } from '../../src/errors.ts';
 import { registerSecret } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
-import { createBot, TELEGRAM_DEFAULT_RETRY, type TelegramRetryOptions } from './api.ts';
+import { createBot, sendKind, TELEGRAM_DEFAULT_RETRY, type TelegramRetryOptions } from './api.ts';
 import { handleAskButton, handleAskReply } from './ask-flow.ts';
 import { rememberAsk } from './ask-state.ts';
 import { TELEGRAM_SECRET_TOKEN_PATTERN, type TelegramConfig } from './config.ts';
@@ -81,7 +81,7 @@ export class TelegramAdapter implements PlatformAdapter {
       ...(options.apiRoot ? { apiRoot: options.apiRoot } : {}),
       ...(options.botInfo ? { botInfo: options.botInfo } : {}),
       pace: {
-        acquire: (chat) => this.pace.acquire(chat),
+        slot: (chat, request) => this.pace.slot(chat, request),
         hold: (chat, ms) => this.pace.hold(chat, ms),
       },
       retry: { ...TELEGRAM_DEFAULT_RETRY, ...options.retry },
@@ -237,12 +237,15 @@ export class TelegramAdapter implements PlatformAdapter {
     }
     const replyTo = options.replyTo ? parseMessageRef(options.replyTo) : null;
     await rememberAsk(this.ctx, card);
-    const sent = await sendCard(
-      this.bot.api,
-      address,
-      card,
-      replyTo && replyTo.chatId === address ? replyTo.messageId : null,
-      this.ctx?.log,
+    // A new card goes before the chat's progress edits (it is what a person has to see).
+    const sent = await sendKind.run({ priority: 'high' }, () =>
+      sendCard(
+        this.bot.api,
+        address,
+        card,
+        replyTo && replyTo.chatId === address ? replyTo.messageId : null,
+        this.ctx?.log,
+      ),
     );
     return {
       platform: this.platform,
@@ -261,7 +264,9 @@ export class TelegramAdapter implements PlatformAdapter {
   async update(ref: MessageRef, card: Card): Promise<void> {
     const { chatId, messageId } = this.target(ref, 'editMessageText');
     await rememberAsk(this.ctx, card);
-    await editCard(this.bot.api, chatId, messageId, card, this.ctx?.log);
+    // A final edit goes first; any edit still waiting for its slot is replaced by this later one.
+    const kind = { priority: card.final ? 'high' : 'low', key: `${chatId}:${messageId}` } as const;
+    await sendKind.run(kind, () => editCard(this.bot.api, chatId, messageId, card, this.ctx?.log));
   }
 
   async notify(
@@ -270,7 +275,9 @@ export class TelegramAdapter implements PlatformAdapter {
     link: { label: string; url: string } | null,
   ): Promise<void> {
     const { chatId, messageId } = this.target(ref, 'sendMessage');
-    await sendNotice(this.bot.api, chatId, messageId, text, link, this.ctx?.log);
+    await sendKind.run({ priority: 'low' }, () =>
+      sendNotice(this.bot.api, chatId, messageId, text, link, this.ctx?.log),
+    );
   }
 }
 

@@ -36,6 +36,9 @@ export function telegramPaceRules(options: Partial<PaceOptions> = {}): PaceRules
       applies: (chatId) => chatId.startsWith('-'),
     },
     global: [{ limit: o.globalLimit, windowMs: o.globalWindowMs }],
+    // Progress and notices fill at most three quarters of a group's minute (15 of 20): a new card
+    // or a final edit always finds a slot within the chat's own pace.
+    lowShare: 0.75,
   };
 }
 

@@ -12,6 +12,7 @@ import {
   renewPostingLease,
   takePostingLease,
 } from './posting-lease.ts';
+import { retryRecord } from './record-retry.ts';
 import type { CaseRepository } from './repository.ts';
 import { earlierRounds } from './rounds.ts';
 import type { Targets } from './targets.ts';
@@ -161,6 +162,7 @@ export class CardDelivery {
     const renew = renewPostingLease(this.leases, lease);
     // The outcome, its history row and the lease release are one write.
     const write = { released: false, lease };
+    let unrecorded = false;
     try {
       // Under the lease, look again: another process may have posted it since the caller looked.
       if (!o.leased && (await this.postedElsewhere(m))) return undefined;
@@ -169,14 +171,32 @@ export class CardDelivery {
         card,
         o.replyTo ? { replyTo: o.replyTo } : undefined,
       );
-      return await this.recordPosted(m, ref, o.c, write);
+      try {
+        return await this.recordPosted(m, ref, o.c, write);
+      } catch (err) {
+        if (write.released) throw err;
+        // Sent, record missing: keep the lease and retry the record, never the post.
+        unrecorded = true;
+        retryRecord(
+          () => this.recordPosted(m, ref, o.c, write).then(() => {}),
+          this.d.log,
+          { case: m.case_id, target: m.target },
+          () => {
+            clearInterval(renew);
+            this.posting.delete(lease);
+          },
+        );
+        return { ...m, ref_id: ref.id, state: 'posted', error: null };
+      }
     } catch (err) {
       if (write.released) throw err;
       return await this.recordFailed(m, err, write);
     } finally {
-      clearInterval(renew);
-      this.posting.delete(lease);
-      if (!write.released) await this.d.store.kv.compareAndDelete(lease, this.d.instanceId);
+      if (!unrecorded) {
+        clearInterval(renew);
+        this.posting.delete(lease);
+        if (!write.released) await this.d.store.kv.compareAndDelete(lease, this.d.instanceId);
+      }
     }
   }
 

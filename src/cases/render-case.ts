@@ -9,6 +9,7 @@ import { formSummary } from '../render/form-summary.ts';
 import { type Strings, t } from '../render/templates.ts';
 import type { CaseDoc, CaseSecrets, StoredCase } from '../store/types.ts';
 import { answerLine, askAnswerLines } from './card-answer.ts';
+import { caseNotes, interpreted } from './card-notes.ts';
 import { cardOutcome } from './card-outcome.ts';
 import { humanKey, objectSummary, SECRET_KEY, scalar, shorten } from './card-text.ts';
 
@@ -221,10 +222,7 @@ function statusText(
   if (c.doc.next_id && round)
     status = `${status} · ${t(s, 'status.revised', { round: round + 1 })}`;
   if (c.doc.notice && !final) status = `${status}\n${c.doc.notice}`;
-  // The ladder's final rung: every card says nobody decided, and what the policy answer is.
-  const f = c.doc.escalation?.final;
-  if (f?.outcome === 'policy' && c.status !== 'completed')
-    status = `${status}\n${t(s, 'status.ladder_policy', { at: formatTime(f.at), action: f.action })}`;
+  for (const note of caseNotes(c, s)) status = `${status}\n${note}`;
   const w = c.doc.watch;
   // A case the relay cannot see is said so on the card, not left to look merely "waiting".
   if (w && w.state !== 'ok' && !final)
@@ -257,7 +255,12 @@ export function renderCase(
   const hitl = c.doc.hitl;
   const final = isTerminal(c.status);
   const type = (REVIEW_TYPES as readonly string[]).includes(hitl.type) ? hitl.type : 'custom';
-  const canTap = !final && !c.doc.inline_unavailable && !c.doc.next_id && !c.doc.submit_unknown;
+  const canTap =
+    interpreted(c) &&
+    !final &&
+    !c.doc.inline_unavailable &&
+    !c.doc.next_id &&
+    !c.doc.submit_unknown;
   const names = canTap
     ? inlineActions(hitl, secrets.submit_token !== null).actions.filter(
         (a) => !c.doc.inline_refused?.includes(a),

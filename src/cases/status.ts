@@ -111,6 +111,8 @@ export class StatusApplier {
     if (u.default_action) d.default_action = u.default_action;
     if (u.reason) d.reason = u.reason;
     if (!same) d.status_at = u.at ?? new Date(this.d.now()).toISOString();
+    // The person opened Details (the service says so): a notice pointing there has been followed.
+    if (!same && (u.status === 'opened' || u.status === 'in_progress')) delete d.notice;
     if (isTerminal(u.status)) {
       c.next_check_at = null;
       delete d.notice;

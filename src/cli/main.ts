@@ -3,6 +3,7 @@
  * 1 failed or not approved, 2 usage, 3 not final after --wait, 4 expired (with --require-approval).
  */
 import type { CliContext } from './context.ts';
+import { MCP_USAGE } from './mcp-usage.ts';
 import { CliError, printError } from './output.ts';
 import { SEND_USAGE, sendCommand } from './send.ts';
 import { casesCommand, STATUS_USAGE, statusCommand } from './status.ts';
@@ -16,6 +17,7 @@ export const USAGE = `usage: hitl-relay <command> [options]
   status <id>                    show a case (--wait to wait for its end)
   cases [--open]                 list recent cases
   verify <receipt.json>          check a signed decision receipt (--relay: against the stored history)
+  mcp [--relay <url>]            the relay's MCP server on stdio, for MCP clients that spawn a process
 
   send --require-approval gates a script: exit 0 approved, 1 not approved, 3 still open, 4 expired.
   --json prints JSON for scripts. The relay is $RELAY_URL (default http://127.0.0.1:8787),
@@ -29,11 +31,16 @@ const COMMANDS: Record<
   status: { usage: STATUS_USAGE, run: statusCommand },
   cases: { usage: STATUS_USAGE, run: casesCommand },
   verify: { usage: VERIFY_USAGE, run: verifyCommand },
+  mcp: { usage: MCP_USAGE, run: async () => 0 },
 };
 
 /** Runs one command line; returns the exit code, or -1 when the process should keep running (serve). */
 export async function main(argv: string[], ctx: CliContext): Promise<number> {
   const [command, ...args] = argv;
+  if (command === 'mcp' && !args.includes('--help')) {
+    await (await import('./mcp.ts')).mcpCommand(args, ctx);
+    return 0;
+  }
   if (command === 'serve') {
     await (await import('./serve.ts')).serveCommand();
     return -1;

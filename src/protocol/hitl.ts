@@ -36,12 +36,11 @@ const form = z.looseObject({
  * `.meta` descriptions are the documentation).
  */
 const hitlShape = {
-  // Any version string is read (forward compatibility); parseHitl warns about the ones we do not know.
-  spec_version: z
-    .string()
-    .min(1)
-    .max(32)
-    .meta({ description: 'Any version is read; one newer than 0.8 (or unknown) adds a warning.' }),
+  // Any version string is taken in; one the relay does not know is not interpreted (parseHitl).
+  spec_version: z.string().min(1).max(32).meta({
+    description:
+      'Any version is taken in; one the relay does not know (other than 0.5-0.9) is not interpreted: a link-only card with a warning, nothing submitted.',
+  }),
   case_id: caseId,
   review_url: url,
   poll_url: url,
@@ -152,7 +151,12 @@ export function parseHitl(value: unknown, path = 'hitl'): ParsedHitl {
   const warnings: string[] = [];
   const issues: ValidationIssue[] = [];
   const v = versionWarning(hitl.spec_version);
-  if (v) warnings.push(v);
+  if (v) {
+    warnings.push(v);
+    // Not interpreted: nothing can be submitted for it, whatever it says about submits.
+    delete hitl.submit_token;
+    delete hitl.submit_url;
+  }
   if (
     !(REVIEW_TYPES as readonly string[]).includes(hitl.type) &&
     !/^x-[A-Za-z0-9_.-]+$/.test(hitl.type)
@@ -186,23 +190,24 @@ const PROMPT_MAX = 500;
 const SUBMIT_TOKEN_MIN = 32;
 const DEFAULT_ACTIONS = new Set(['skip', 'approve', 'reject', 'abort']);
 
+/** Whether `version` is one the relay knows: 0.5 to 0.9, patch levels ("0.7.0") included. */
+export function isKnownVersion(version: string): boolean {
+  const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(version);
+  return (
+    m !== null &&
+    (KNOWN_SPEC_VERSIONS as readonly string[]).includes(`${Number(m[1])}.${Number(m[2])}`)
+  );
+}
+
 /**
- * The warning for a spec_version we do not know, or null for 0.5-0.8 (patch levels such as
- * "0.7.0" included). Newer, older and odd versions are all read as 0.8, each with its warning.
+ * The warning for a spec_version the relay does not know, or null for 0.5-0.9. v0.9 §2: an
+ * unknown version is not silently read as a known one, so such a case is not interpreted: its
+ * card is link-only (Details, no buttons) and nothing is ever submitted (parseHitl drops the
+ * submit credentials).
  */
 export function versionWarning(version: string): string | null {
-  const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(version);
-  const shown = version.slice(0, 32);
-  if (!m) return `spec_version "${shown}" is not a version we know; reading it as 0.8`;
-  const known = (KNOWN_SPEC_VERSIONS as readonly string[]).includes(
-    `${Number(m[1])}.${Number(m[2])}`,
-  );
-  if (known) return null;
-  const [major, minor] = [Number(m[1]), Number(m[2])];
-  const newer = major > 0 || minor > 8;
-  return newer
-    ? `spec_version ${shown} is newer than 0.8; reading it as 0.8`
-    : `spec_version ${shown} is older than 0.5; reading it as 0.8`;
+  if (isKnownVersion(version)) return null;
+  return `spec_version "${version.slice(0, 32)}" is not a HITL Protocol version hitl-relay knows (${KNOWN_SPEC_VERSIONS[0]}-${KNOWN_SPEC_VERSIONS.at(-1)}): not interpreted; link-only card (Details only, no buttons, nothing submitted)`;
 }
 
 /** True when a response looks like a HITL 202 (status 202 and a `hitl` object): the catch rule of spec section 6. */

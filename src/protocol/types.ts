@@ -36,7 +36,7 @@ export const REVIEW_TYPES = [
 export type StandardReviewType = (typeof REVIEW_TYPES)[number];
 
 /** Spec versions this relay understands. */
-export const KNOWN_SPEC_VERSIONS = ['0.5', '0.6', '0.7', '0.8'] as const;
+export const KNOWN_SPEC_VERSIONS = ['0.5', '0.6', '0.7', '0.8', '0.9'] as const;
 
 /** Progress of a multi-step input (spec 10.3.4). */
 export interface Progress {

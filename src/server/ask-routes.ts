@@ -5,6 +5,7 @@
  */
 import { isIP } from 'node:net';
 import type { Context, Hono } from 'hono';
+import type { Registry } from 'prom-client';
 import { askContentOf } from '../asks/content.ts';
 import { type AskDeps, agentSubmitToken, askView, createAsk } from '../asks-service/asks.ts';
 import { IdempotencyKey, idempotencyKeyProblem } from '../asks-service/idempotency.ts';
@@ -19,7 +20,7 @@ import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
 import type { StoredCase } from '../store/types.ts';
 import { ApiError } from './api-error.ts';
 import { readJsonBody } from './inbound.ts';
-import { registerMcpRoutes } from './mcp-routes.ts';
+import { registerMcpMetrics, registerMcpRoutes } from './mcp-routes.ts';
 
 /** Registers /v1/asks (API-key protection and rate limiting are the app's, as for /v1/cases). */
 export function registerAskRoutes(app: Hono, relay: AskDeps, asks: HitlService): void {
@@ -125,6 +126,7 @@ export function mountAskService(
   relay: AskServiceDeps,
   log: Logger,
   health?: Health,
+  registry?: Registry,
 ): { service: HitlService; close(): Promise<void> } {
   const { dataDir, databaseUrl, retentionMs, secretKey } = relay.config;
   const service = mountAsks(app, {
@@ -141,6 +143,7 @@ export function mountAskService(
   // The local default (no key, loopback): the same rule as the app's loopbackHostOnly.
   const localOnly = !apiKey && (isIP(host) ? isLoopback(host) : isLoopbackName(host));
   registerMcpRoutes(app, mcp, { localOnly, publicUrl });
+  if (registry) registerMcpMetrics(registry, mcp);
   return {
     service,
     async close() {

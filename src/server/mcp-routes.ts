@@ -11,6 +11,7 @@ import {
   originValidationResponse,
 } from '@modelcontextprotocol/server';
 import type { Hono } from 'hono';
+import { Gauge, type Registry } from 'prom-client';
 import type { McpFront } from '../mcp/front.ts';
 
 /** Where the MCP server is mounted. */
@@ -37,5 +38,25 @@ export function registerMcpRoutes(
       origin: new URL(c.req.url).origin,
       ...(target ? { defaultTarget: target } : {}),
     });
+  });
+}
+
+/** The MCP calls waiting for a person, and the store reads their waits made (zero while idle). */
+export function registerMcpMetrics(registry: Registry, front: McpFront): void {
+  new Gauge({
+    name: 'hitl_relay_mcp_waiting_calls',
+    help: 'MCP tool calls of this process waiting for a person',
+    registers: [registry],
+    collect() {
+      this.set(front.waits.open);
+    },
+  });
+  new Gauge({
+    name: 'hitl_relay_mcp_wait_reads',
+    help: 'Store reads made by waiting MCP calls since start (each follows a change of its ask)',
+    registers: [registry],
+    collect() {
+      this.set(front.waits.reads);
+    },
   });
 }

@@ -6,6 +6,7 @@
 import type { Tap } from '../adapter.ts';
 import { checkAnswer, irreversiblePicks } from '../asks/answer.ts';
 import { type AskContent, askContentOf } from '../asks/content.ts';
+import { issueLabel } from '../asks/issue-label.ts';
 import { protocolOf } from '../asks/protocol.ts';
 import { judge } from '../policy/policy.ts';
 import { inlineActions, isIrreversible } from '../protocol/actions.ts';
@@ -77,12 +78,14 @@ export function checkTapAnswer(
       data: checked.data as Record<string, unknown>,
       irreversible: irreversiblePicks(ask, checked.data).length > 0,
     };
-  const first = checked.issues[0];
-  const problem = first ? `${first.path}: ${first.message}` : 'invalid';
+  // People read the field's label and what it needs, never an internal path.
+  const labelled = checked.issues.map((i) => ({ ...i, label: issueLabel(ask, i.path) }));
+  const first = labelled[0];
+  const problem = first ? `${first.label}: ${first.message}` : 'invalid';
   const stop = refusal(t, 'invalid answer', 'invalid_answer', { problem });
   // Bounded: the messages may quote what the person sent.
   stop.row!.detail.issues = checked.issues
     .slice(0, 10)
     .map((i) => ({ path: i.path.slice(0, 100), message: i.message.slice(0, 200) }));
-  return { ...stop, issues: checked.issues.slice(0, 50) };
+  return { ...stop, issues: labelled.slice(0, 50) };
 }

@@ -145,7 +145,9 @@ it('approval.modify: a modal prefilled with the fields; a wrong number refused e
   expect(inputs(modal)[2].placeholder).toBe('one of: duplicate, fraud, other');
   const bad = await submitModal(card, modal.custom_id, { amount: 'x', note: '', reason: '' });
   expect(bad).toMatchObject({ type: 4, data: { flags: EPHEMERAL } });
-  expect(bad.data.content).toContain('data.values.amount');
+  // The person reads the field's label, never an internal path.
+  expect(bad.data.content).toContain('Refund Amount (USD): ');
+  expect(bad.data.content).not.toContain('data.values');
   expect(await status(id)).toBe('pending');
   const ok = await submitModal(card, modal.custom_id, { amount: '45', note: '', reason: '' });
   expect(ok.type).toBe(7);
@@ -189,7 +191,7 @@ it('decision.rank: successive selects in an ephemeral message; a forged repeat r
   // A forged custom_id that places Push twice: the ranking is refused, nothing recorded.
   const forged = await choose(eph, select2.custom_id.replace(/:2\.$/, ':2.2.'), ['0']);
   expect(forged.type).toBe(7);
-  expect(forged.data.content).toContain('data.ranking');
+  expect(forged.data.content).toContain('The ranking: ');
   expect(await status(id)).toBe('pending');
   const done = await choose(eph, select2.custom_id, ['0']);
   expect(done.data.content).toMatch(/recorded/);
@@ -227,13 +229,13 @@ it('context.form: five inputs (types as hints); a bad date refused; the values',
     team: 'infra',
   };
   const bad = await submitModal(card, modal.custom_id, values);
-  expect(bad.data.content).toContain('data.values.due');
+  expect(bad.data.content).toContain('Due date: ');
   const wrongTeam = await submitModal(card, modal.custom_id, {
     ...values,
     due: '2026-12-01',
     team: 'sales',
   });
-  expect(wrongTeam.data.content).toContain('data.values.team');
+  expect(wrongTeam.data.content).toContain('Team: ');
   expect(await status(id)).toBe('pending');
   await submitModal(card, modal.custom_id, { ...values, due: '2026-12-01' });
   await answered(id, 'context.form');
@@ -258,7 +260,7 @@ it('edit.content: the draft prefilled in a paragraph input; blank refused; the n
     { custom_id: 'content', style: 2, value: (content('edit.content') as any).draft },
   ]);
   const blank = await submitModal(card, modal.custom_id, { content: ' ' });
-  expect(blank.data.content).toContain('data.content');
+  expect(blank.data.content).toContain('The text: ');
   expect(await status(id)).toBe('pending');
   await submitModal(card, modal.custom_id, {
     content: 'Hi Jane,\n\nThank you!\n\nBest, Support',
@@ -274,7 +276,7 @@ it('edit.tool_args: only editable args, prefilled; a wrong type refused; unchang
     ['dry_run', 'false'],
   ]);
   const bad = await submitModal(card, modal.custom_id, { limit: '500', dry_run: 'perhaps' });
-  expect(bad.data.content).toContain('data.args.dry_run');
+  expect(bad.data.content).toContain('Dry Run?: ');
   expect(await status(id)).toBe('pending');
   await submitModal(card, modal.custom_id, { limit: '500', dry_run: 'false' });
   await answered(id, 'edit.tool_args');

@@ -161,7 +161,7 @@ it("decision.multi: toggles answered with the person's picks (the group's keyboa
   expect(buttons(card).map((b) => b.text)).toEqual(posted);
   const empty = await tap(card, ':d');
   expect(empty).toMatchObject({ show_alert: true });
-  expect(empty.text).toMatch(/data\.selected/);
+  expect(empty.text).toMatch(/Your choice: select at least 1/);
   for (const op of [':t:0', ':t:1']) await tap(card, op);
   expect((await tap(card, ':t:2')).text).toBe(
     'Your choice (3; 1-2): Infrastructure, Backend, Frontend. Done sends it.',
