@@ -48,7 +48,8 @@ it('ROUND-1 a three-round approval chain shows as one thread, each earlier card 
   expect(byCase(one.id).reply_to).toBeNull();
   expect(byCase(two.id).reply_to).toBe(byCase(one.id).id);
   expect(byCase(three.id).reply_to).toBe(byCase(one.id).id);
-  expect(byCase(two.id).title).toBe('Approval needed · Round 2');
+  // Round 2 was sent back by round 3: a final card, its title led by how it ended.
+  expect(byCase(two.id).title).toBe('☑️ Sent back for changes · Approval needed · Round 2');
   expect(byCase(three.id).title).toBe('Approval needed · Round 3');
 
   const tap = await r.tap(room, byCase(three.id).id, 'approve');
