@@ -28,7 +28,11 @@ export function adapterStrings(strings: Strings = loadStrings('en')): AdapterStr
     answerRecorded: text('answer_recorded'),
     notOurs: text('not_ours'),
     refusal: (reply, issues) =>
-      t(strings, 'adapter.refused_fields', { text: reply, fields: issues.slice(0, 5) }),
+      t(strings, 'adapter.refused_fields', {
+        text: reply,
+        // An ask's issues carry the field's label; any other answer's problem is named by its path.
+        fields: issues.slice(0, 5).map((i) => ({ ...i, label: i.label ?? i.path })),
+      }),
     target: (target) => t(strings, 'adapter.target', { target }),
     welcome: (target, command) => t(strings, 'adapter.welcome', { target, command }),
     yourUserId: (id) => t(strings, 'adapter.your_user_id', { id }),
