@@ -1,5 +1,6 @@
 /** What `hitl-relay serve` warns about at start-up: settings that work on a laptop and fail people on a server. */
 import type { RelayConfig } from '../config/config.ts';
+import { NO_PLATFORM_NOTE } from '../health.ts';
 
 const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1|0\.0\.0\.0)$/i;
 
@@ -26,6 +27,10 @@ export function startupWarnings(
   if (config.apiKey && !config.secretKey)
     out.push(
       'no RELAY_SECRET_KEY: submit tokens, review URLs, service credentials and the receipt signing key are stored in plain JSON in the database; set RELAY_SECRET_KEY (32 random characters or more) to seal them (docs/DEPLOY.md)',
+    );
+  if (!platforms.length)
+    out.push(
+      `${NO_PLATFORM_NOTE}: configure a platform (its guide under platforms/) or set WEB_CHAT_TOKEN (WEB_CHAT=1 locally) (docs/operating.md)`,
     );
   const chats = platforms.filter((p) => p !== 'web');
   if (chats.length && LOOPBACK_HOST.test(new URL(baseUrl).hostname))

@@ -65,4 +65,17 @@ describe('startupWarnings', () => {
     // The local default (no key, loopback only) is not a server: no warning there.
     expect(startupWarnings(readConfig({}), ['web'], 'http://127.0.0.1:8787')).toEqual([]);
   });
+
+  it('LOW-PLATFORMS-1: zero chat platforms (web chat off, none configured) is warned about', () => {
+    const server = readConfig({
+      RELAY_API_KEY: KEY,
+      RELAY_SECRET_KEY: SECRET,
+      PUBLIC_URL: 'https://relay.example',
+    });
+    const [w, ...rest] = startupWarnings(server, [], 'https://relay.example');
+    expect(rest).toEqual([]);
+    expect(w).toMatch(/^no chat platform is enabled: .*no card reaches a person/);
+    expect(w).toContain('WEB_CHAT_TOKEN');
+    expect(startupWarnings(server, ['telegram'], 'https://relay.example')).toEqual([]);
+  });
 });
