@@ -3,12 +3,14 @@ import type { RelayConfig } from '../config/config.ts';
 import { NO_PLATFORM_NOTE } from '../health.ts';
 
 const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1|0\.0\.0\.0)$/i;
+/** Listen addresses only this machine reaches (0.0.0.0 is every interface, so not one of them). */
+const LOCAL_ONLY_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1)$/i;
 
 /** Warnings for this configuration; `platforms` are the enabled adapters, `baseUrl` the Details links' base. */
 export function startupWarnings(
   config: Pick<
     RelayConfig,
-    'apiKey' | 'webChat' | 'webChatToken' | 'publicUrl' | 'host' | 'secretKey'
+    'apiKey' | 'webChat' | 'webChatToken' | 'publicUrl' | 'host' | 'secretKey' | 'demo'
   >,
   platforms: string[],
   baseUrl: string,
@@ -40,6 +42,11 @@ export function startupWarnings(
   if (config.apiKey && config.webChat && !config.webChatToken)
     out.push(
       'the web chat is on without sign-in (WEB_CHAT=1, no WEB_CHAT_TOKEN): anyone who reaches this relay can decide cases; set WEB_CHAT_TOKEN (docs/DEPLOY.md)',
+    );
+  // The demo service has no key and no quota: fine on a laptop, an open door on a server.
+  if (config.demo && (config.apiKey || !LOCAL_ONLY_HOST.test(config.host)))
+    out.push(
+      `DEMO=1 on a server: the demo HITL service at /demo is unauthenticated and unlimited, so anyone who reaches this relay can create reviews without RELAY_API_KEY and fill DATA_DIR; unset DEMO on a server (docs/operating.md)`,
     );
   return out;
 }
