@@ -1,6 +1,7 @@
 /** What `hitl-relay serve` warns about at start-up: settings that work on a laptop and fail people on a server. */
 import type { RelayConfig } from '../config/config.ts';
 import { NO_PLATFORM_NOTE } from '../health.ts';
+import { policiesCountingWebVotes } from './web-votes.ts';
 
 const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1|0\.0\.0\.0)$/i;
 /** Listen addresses only this machine reaches (0.0.0.0 is every interface, so not one of them). */
@@ -10,7 +11,17 @@ const LOCAL_ONLY_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1)$/i;
 export function startupWarnings(
   config: Pick<
     RelayConfig,
-    'apiKey' | 'webChat' | 'webChatToken' | 'publicUrl' | 'host' | 'secretKey' | 'demo'
+    | 'apiKey'
+    | 'webChat'
+    | 'webChatToken'
+    | 'publicUrl'
+    | 'host'
+    | 'secretKey'
+    | 'demo'
+    | 'policies'
+    | 'targetPolicies'
+    | 'routes'
+    | 'identities'
   >,
   platforms: string[],
   baseUrl: string,
@@ -46,7 +57,21 @@ export function startupWarnings(
   // The demo service has no key and no quota: fine on a laptop, an open door on a server.
   if (config.demo && (config.apiKey || !LOCAL_ONLY_HOST.test(config.host)))
     out.push(
-      `DEMO=1 on a server: the demo HITL service at /demo is unauthenticated and unlimited, so anyone who reaches this relay can create reviews without RELAY_API_KEY and fill DATA_DIR; unset DEMO on a server (docs/operating.md)`,
+      'DEMO=1 on a server: the demo HITL service at /demo is unauthenticated and unlimited, so anyone who reaches this relay can create reviews without RELAY_API_KEY and fill DATA_DIR; unset DEMO on a server (docs/operating.md)',
     );
+  if (config.webChat) out.push(...webVoteWarnings(config));
   return out;
+}
+
+/** One warning per policy that one person can satisfy alone through the web chat. */
+function webVoteWarnings(
+  config: Parameters<typeof policiesCountingWebVotes>[0] & Pick<RelayConfig, 'webChatToken'>,
+): string[] {
+  const why = config.webChatToken
+    ? 'WEB_CHAT_TOKEN is one shared token, not a sign-in per person, so'
+    : 'the web chat has no sign-in (no WEB_CHAT_TOKEN) and';
+  return policiesCountingWebVotes(config).map(
+    (name) =>
+      `policy "${name}" counts web chat votes, but ${why} web ids are self-declared: one person can satisfy it alone by sending two web ids; give it approvers on a chat platform (no web: ids) or keep its targets off the web chat (docs/who-may-approve.md)`,
+  );
 }
