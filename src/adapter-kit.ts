@@ -27,8 +27,7 @@ export function adapterStrings(strings: Strings = loadStrings('en')): AdapterStr
     choiceInvalid: text('choice_invalid'),
     answerRecorded: text('answer_recorded'),
     notOurs: text('not_ours'),
-    refusal: (reply, issues) =>
-      t(strings, 'adapter.refused_fields', { text: reply, fields: issues.slice(0, 5) }),
+    refusal: (reply, issues) => refusalText(strings, reply, issues),
     target: (target) => t(strings, 'adapter.target', { target }),
     welcome: (target, command) => t(strings, 'adapter.welcome', { target, command }),
     yourUserId: (id) => t(strings, 'adapter.your_user_id', { id }),
@@ -36,6 +35,22 @@ export function adapterStrings(strings: Strings = loadStrings('en')): AdapterStr
     alreadyDecided: (status) => t(strings, 'adapter.already_decided', { status }),
     asks: askStrings(strings),
   };
+}
+
+/**
+ * A refused answer: the relay's text, then each problem it does not already state (the text of an
+ * invalid answer names the first one), so a person reads every problem once.
+ */
+function refusalText(
+  strings: Strings,
+  reply: string,
+  issues: ReadonlyArray<{ path: string; message: string; label?: string }>,
+): string {
+  const fields = issues
+    .map((i) => ({ label: i.label ?? i.path, message: i.message }))
+    .filter((i) => !reply.includes(`${i.label}: ${i.message}`))
+    .slice(0, 5);
+  return t(strings, 'adapter.refused_fields', { text: reply, fields });
 }
 
 /** The ask flows' texts of `strings` (templates `adapter.asks`). */

@@ -23,6 +23,10 @@ export interface Readiness {
   notes?: Record<string, string>;
 }
 
+/** The /readyz note (and the start of the start-up warning) when the relay has no chat platform. */
+export const NO_PLATFORM_NOTE =
+  'no chat platform is enabled: the web chat is off and no platform is configured, so no card reaches a person';
+
 /** The parts of one relay. */
 export class Health {
   private readonly parts = new Map<string, PartHealth>();

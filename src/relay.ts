@@ -7,7 +7,7 @@ import type { RouteDocs } from './adapter-definition.ts';
 import { closeAskByPolicy } from './asks-service/asks.ts';
 import type { RelayConfig } from './config/config.ts';
 import { SUBMIT_GATE_DEFAULTS } from './config/config.ts';
-import { Health, type Readiness } from './health.ts';
+import { Health, NO_PLATFORM_NOTE, type Readiness } from './health.ts';
 import type { HitlService } from './hitl-service/index.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createGuardedAgent } from './net/http.ts';
@@ -111,6 +111,8 @@ function startingHealth(adapters: PlatformAdapter[]): Health {
   const health = new Health();
   health.set('store', 'starting', 'not checked yet');
   for (const a of adapters) health.set(`platform:${a.platform}`, 'starting', 'not started yet');
+  // Still ready (the API answers), but an operator looking at /readyz must see why nobody is asked.
+  if (!adapters.length) health.note('platforms', NO_PLATFORM_NOTE);
   return health;
 }
 

@@ -7,7 +7,7 @@ import type {
 } from '../../src/adapter.ts';
 import { chatPage, FAVICON_SVG } from './page.ts';
 import { json, readTapBody, WEB_ACTION, WEB_ROOM, webTap } from './parse.ts';
-import { publicMessage } from './render.ts';
+import { publicMessage, renderWebMessage } from './render.ts';
 import type { WebRooms } from './rooms.ts';
 import { sessionCookie, signedIn, signInPage, tokenFrom } from './signin.ts';
 import { type RoomWaits, WEB_WAIT_MAX_SECONDS } from './waits.ts';
@@ -128,7 +128,12 @@ async function tapMessage(req: InboundRequest, deps: WebRouteDeps): Promise<Inbo
       message: 'the web chat is not running (the relay is starting or stopping); try again',
     });
   const reply = await ctx.onTap(webTap(m.key, action, room, id, body));
-  const now = (await deps.rooms.load(id)) ?? m;
+  // The reply's card is the case as the tap left it. The room's stored message is edited in the
+  // background, behind the case's other card edits (a slow platform holds them all), so it may
+  // still show the card from before the tap.
+  const now = reply.card
+    ? renderWebMessage(m.id, reply.card, m.reply_to)
+    : ((await deps.rooms.load(id)) ?? m);
   return json(reply.outcome === 'invalid_answer' ? 422 : 200, {
     outcome: reply.outcome,
     text: reply.text,

@@ -1,13 +1,27 @@
 /** What `hitl-relay serve` warns about at start-up: settings that work on a laptop and fail people on a server. */
 import type { RelayConfig } from '../config/config.ts';
+import { NO_PLATFORM_NOTE } from '../health.ts';
+import { policiesCountingWebVotes } from './web-votes.ts';
 
 const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1|0\.0\.0\.0)$/i;
+/** Listen addresses only this machine reaches (0.0.0.0 is every interface, so not one of them). */
+const LOCAL_ONLY_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1)$/i;
 
 /** Warnings for this configuration; `platforms` are the enabled adapters, `baseUrl` the Details links' base. */
 export function startupWarnings(
   config: Pick<
     RelayConfig,
-    'apiKey' | 'webChat' | 'webChatToken' | 'publicUrl' | 'host' | 'secretKey'
+    | 'apiKey'
+    | 'webChat'
+    | 'webChatToken'
+    | 'publicUrl'
+    | 'host'
+    | 'secretKey'
+    | 'demo'
+    | 'policies'
+    | 'targetPolicies'
+    | 'routes'
+    | 'identities'
   >,
   platforms: string[],
   baseUrl: string,
@@ -27,6 +41,10 @@ export function startupWarnings(
     out.push(
       'no RELAY_SECRET_KEY: submit tokens, review URLs, service credentials and the receipt signing key are stored in plain JSON in the database; set RELAY_SECRET_KEY (32 random characters or more) to seal them (docs/DEPLOY.md)',
     );
+  if (!platforms.length)
+    out.push(
+      `${NO_PLATFORM_NOTE}: configure a platform (its guide under platforms/) or set WEB_CHAT_TOKEN (WEB_CHAT=1 locally) (docs/operating.md)`,
+    );
   const chats = platforms.filter((p) => p !== 'web');
   if (chats.length && LOOPBACK_HOST.test(new URL(baseUrl).hostname))
     out.push(
@@ -36,5 +54,24 @@ export function startupWarnings(
     out.push(
       'the web chat is on without sign-in (WEB_CHAT=1, no WEB_CHAT_TOKEN): anyone who reaches this relay can decide cases; set WEB_CHAT_TOKEN (docs/DEPLOY.md)',
     );
+  // The demo service has no key and no quota: fine on a laptop, an open door on a server.
+  if (config.demo && (config.apiKey || !LOCAL_ONLY_HOST.test(config.host)))
+    out.push(
+      'DEMO=1 on a server: the demo HITL service at /demo is unauthenticated and unlimited, so anyone who reaches this relay can create reviews without RELAY_API_KEY and fill DATA_DIR; unset DEMO on a server (docs/operating.md)',
+    );
+  if (config.webChat) out.push(...webVoteWarnings(config));
   return out;
+}
+
+/** One warning per policy that one person can satisfy alone through the web chat. */
+function webVoteWarnings(
+  config: Parameters<typeof policiesCountingWebVotes>[0] & Pick<RelayConfig, 'webChatToken'>,
+): string[] {
+  const why = config.webChatToken
+    ? 'WEB_CHAT_TOKEN is one shared token, not a sign-in per person, so'
+    : 'the web chat has no sign-in (no WEB_CHAT_TOKEN) and';
+  return policiesCountingWebVotes(config).map(
+    (name) =>
+      `policy "${name}" counts web chat votes, but ${why} web ids are self-declared: one person can satisfy it alone by sending two web ids; give it approvers on a chat platform (no web: ids) or keep its targets off the web chat (docs/who-may-approve.md)`,
+  );
 }

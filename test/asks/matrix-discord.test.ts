@@ -147,6 +147,8 @@ it('approval.modify: a modal prefilled with the fields; a wrong number refused e
   expect(bad).toMatchObject({ type: 4, data: { flags: EPHEMERAL } });
   // The person reads the field's label, never an internal path.
   expect(bad.data.content).toContain('Refund Amount (USD): ');
+  // The problem is said once (not again as a bullet under the same words).
+  expect(bad.data.content.split('Refund Amount (USD)')).toHaveLength(2);
   expect(bad.data.content).not.toContain('data.values');
   expect(await status(id)).toBe('pending');
   const ok = await submitModal(card, modal.custom_id, { amount: '45', note: '', reason: '' });

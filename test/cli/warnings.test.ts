@@ -1,4 +1,7 @@
 /** Start-up warnings: Details links at loopback while a chat platform is on; a web chat without sign-in on a server. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startupWarnings } from '../../src/cli/warnings.ts';
 import { readConfig } from '../../src/config/config.ts';
@@ -64,5 +67,61 @@ describe('startupWarnings', () => {
     expect(w).toMatch(/^no RELAY_SECRET_KEY: .* plain JSON .* set RELAY_SECRET_KEY/);
     // The local default (no key, loopback only) is not a server: no warning there.
     expect(startupWarnings(readConfig({}), ['web'], 'http://127.0.0.1:8787')).toEqual([]);
+  });
+
+  it('LOW-PLATFORMS-1: zero chat platforms (web chat off, none configured) is warned about', () => {
+    const server = readConfig({
+      RELAY_API_KEY: KEY,
+      RELAY_SECRET_KEY: SECRET,
+      PUBLIC_URL: 'https://relay.example',
+    });
+    const [w, ...rest] = startupWarnings(server, [], 'https://relay.example');
+    expect(rest).toEqual([]);
+    expect(w).toMatch(/^no chat platform is enabled: .*no card reaches a person/);
+    expect(w).toContain('WEB_CHAT_TOKEN');
+    expect(startupWarnings(server, ['telegram'], 'https://relay.example')).toEqual([]);
+  });
+
+  it('LOW-WEB-VOTES-1: a four-eyes policy that counts web chat votes is a loud start-up warning', () => {
+    const votes = (env: Record<string, string>, file: Record<string, unknown>) => {
+      const path = join(mkdtempSync(join(tmpdir(), 'hitl-web-votes-')), 'relay-config.json');
+      writeFileSync(path, JSON.stringify(file));
+      const config = readConfig({ ...env, RELAY_CONFIG: path });
+      return startupWarnings(config, ['web', 'slack'], 'https://relay.example').filter((w) =>
+        w.includes('web chat votes'),
+      );
+    };
+    const open = { RELAY_API_KEY: KEY, RELAY_SECRET_KEY: SECRET, WEB_CHAT: '1' };
+    const signed = { RELAY_API_KEY: KEY, RELAY_SECRET_KEY: SECRET, WEB_CHAT_TOKEN: 't'.repeat(20) };
+    // A `web:` approver, directly or through an identity.
+    const byId = { policies: { pair: { required: 2, approvers: ['web:ann', 'slack:U0BOB'] } } };
+    const [w, ...rest] = votes(open, byId);
+    expect(rest).toEqual([]);
+    expect(w).toMatch(/^policy "pair" counts web chat votes.* self-declared/);
+    expect(w).toContain('one person can satisfy it alone');
+    const viaIdentity = {
+      identities: { 'ann@example.com': ['web:ann'] },
+      policies: { pair: { required: 2, approvers: ['ann@example.com', 'slack:U0BOB'] } },
+    };
+    expect(votes(open, viaIdentity)).toHaveLength(1);
+    // No approvers list: anyone on the target votes, so a policy on a web target counts web votes.
+    const onRoute = {
+      policies: { pair: { required: 2 } },
+      routes: { ops: { targets: ['slack:C1', 'web:lobby'], policy: 'pair' } },
+    };
+    expect(votes(open, onRoute)).toHaveLength(1);
+    expect(
+      votes(open, { policies: onRoute.policies, target_policies: { 'web:lobby': 'pair' } }),
+    ).toHaveLength(1);
+    // WEB_CHAT_TOKEN is one shared token, not a person's sign-in: the ids behind it are still declared.
+    expect(votes(signed, byId)[0]).toContain('WEB_CHAT_TOKEN is one shared token');
+    // Quiet: the web chat off, one vote needed, or no web vote in the count.
+    expect(votes({ RELAY_API_KEY: KEY, RELAY_SECRET_KEY: SECRET }, byId)).toEqual([]);
+    expect(votes(open, { policies: { one: { required: 1, approvers: ['web:ann'] } } })).toEqual([]);
+    const slackOnly = {
+      policies: { pair: { required: 2 } },
+      routes: { ops: { targets: ['slack:C1'], policy: 'pair' } },
+    };
+    expect(votes(open, slackOnly)).toEqual([]);
   });
 });

@@ -195,8 +195,12 @@ describe('Dockerfile', () => {
         .map((f) => join(dir, f)),
     );
     const seen = new Set<string>();
+    // Import statements only (a line starting import/export/`}` ... from, or import()): the
+    // word "from" inside a string (a tool's description) is no import.
     for (const file of files)
-      for (const m of read(file).matchAll(/(?:from|import\()\s*'([^.'][^']*)'/g)) {
+      for (const m of read(file).matchAll(
+        /(?:^(?:import|export|\})[^'\n]*\bfrom|\bimport\()\s*'([^.'][^']*)'/gm,
+      )) {
         const spec = m[1]!;
         if (spec.startsWith('node:')) continue;
         const pkg = spec

@@ -120,6 +120,17 @@ describe('adapter strings', () => {
     expect(en.refusal('Refused.', [{ path: 'name', message: 'is required' }])).toBe(
       'Refused.\n• name: is required',
     );
+    // Each problem once: the one the text already states is not listed again.
+    const issues = [
+      { path: 'data.values.a', label: 'Amount', message: 'must be a number' },
+      { path: 'data.values.d', label: 'Due', message: 'must be a date' },
+    ];
+    expect(en.refusal('That answer is not valid: Amount: must be a number', issues)).toBe(
+      'That answer is not valid: Amount: must be a number\n• Due: must be a date',
+    );
+    expect(en.refusal('That answer is not valid: Amount: must be a number', [issues[0]!])).toBe(
+      'That answer is not valid: Amount: must be a number',
+    );
   });
 });
 

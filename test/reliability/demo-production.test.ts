@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Hono } from 'hono';
 import { afterAll, expect, it } from 'vitest';
 import { demoBase } from '../../src/cli/serve.ts';
+import { startupWarnings } from '../../src/cli/warnings.ts';
 import { readConfig } from '../../src/config/config.ts';
 import { mountDemo } from '../../src/demo/mount.ts';
 import { createLogger } from '../../src/log.ts';
@@ -50,4 +51,24 @@ it('finding 9 (demo in production): demo URLs come from configuration, never fro
       demo.close();
     }
   }
+});
+
+it('LOW-DEMO-1: DEMO=1 on a server (API key, or a HOST beyond loopback) is a loud start-up warning', () => {
+  const demoWarning = (env: Record<string, string>) =>
+    startupWarnings(
+      readConfig({ DATA_DIR: dir, PUBLIC_URL: 'https://relay.example', ...env }),
+      ['web'],
+      'https://relay.example',
+    ).filter((w) => w.includes('DEMO=1'));
+  const secret = { RELAY_SECRET_KEY: 's'.repeat(32) };
+  const [w, ...rest] = demoWarning({ ...key, ...secret, DEMO: '1' });
+  expect(rest).toEqual([]);
+  expect(w).toMatch(/^DEMO=1 on a server: .*unauthenticated and unlimited/);
+  expect(w).toContain('unset DEMO');
+  expect(demoWarning({ DEMO: '1', HOST: '0.0.0.0' })).toHaveLength(1);
+  expect(demoWarning({ DEMO: '1', HOST: '10.0.0.5' })).toHaveLength(1);
+  // The local default (loopback, no key) runs the demo on purpose; a server without it is quiet.
+  expect(demoWarning({})).toEqual([]);
+  expect(demoWarning({ DEMO: '1', HOST: '127.0.0.1' })).toEqual([]);
+  expect(demoWarning({ ...key, ...secret })).toEqual([]);
 });

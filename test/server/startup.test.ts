@@ -155,4 +155,12 @@ describe('start-up checks', () => {
     expect(down.body.parts['platform:telegram'].state).toBe('failed');
     expect(down.body.parts['platform:telegram'].reason).toMatch(/long polling stopped.*409/);
   });
+
+  it('LOW-PLATFORMS-2: with zero chat platforms /readyz stays ready and says so in its notes', async () => {
+    const relay = await startRelay({ adapters: [] });
+    cleanup.push(() => relay.stop());
+    const r = await readyz(relay);
+    expect(r.status).toBe(200);
+    expect(r.body.notes?.platforms).toMatch(/^no chat platform is enabled/);
+  });
 });
