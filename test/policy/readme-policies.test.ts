@@ -10,7 +10,7 @@ import { readConfig } from '../../src/config/config.ts';
 
 it('the worked example of docs/four-eyes.md is a valid RELAY_CONFIG', () => {
   const section = readFileSync('docs/four-eyes.md', 'utf8');
-  const json = /```json\n([\s\S]*?)\n```/.exec(section)?.[1];
+  const json = /```json relay-config\n([\s\S]*?)\n```/.exec(section)?.[1];
   expect(json).toBeDefined();
   const dir = mkdtempSync(join(tmpdir(), 'hitl-readme-policies-'));
   try {
