@@ -12,41 +12,12 @@ import { createSealer } from '../../src/store/sealer.ts';
 import type { StoredCase } from '../../src/store/types.ts';
 import type { TapDeps } from '../../src/tap/deps.ts';
 import { settleSubmit } from '../../src/tap/settle.ts';
+import { storedCase } from './stored-case.ts';
 
 const sealer = createSealer(undefined);
 const NOW = Date.UTC(2026, 11, 1, 10);
 
-function aCase(): StoredCase {
-  return {
-    id: 'hc_1',
-    key: 'k1',
-    origin: 'https://svc.example',
-    case_id: 'rev_1',
-    target: 'web:room',
-    status: 'pending',
-    version: 1,
-    doc: {
-      hitl: {
-        spec_version: '0.8',
-        case_id: 'rev_1',
-        type: 'approval',
-        prompt: 'Deploy?',
-        poll_url: 'https://svc.example/api/reviews/rev_1/status',
-        submit_url: 'https://svc.example/api/reviews/rev_1/submit',
-        created_at: '2026-12-01T09:00:00Z',
-        expires_at: '2026-12-02T09:00:00Z',
-      },
-      warnings: [],
-    } as unknown as StoredCase['doc'],
-    secrets: sealer.seal({ review_url: 'https://svc.example/r/rev_1', submit_token: 'tok' }),
-    next_check_at: null,
-    etag: null,
-    poll_failures: 0,
-    claim: null,
-    created_at: 0,
-    updated_at: 0,
-  };
-}
+const aCase = () => storedCase(sealer);
 
 /** The service's poll_url answering `status` with `body` (every time), counted. */
 function service(status: number, body: object) {

@@ -18,10 +18,10 @@ import { CONFIRM_MIN_MS, confirmStep } from '../../src/tap/confirm-irreversible.
 import type { ResolvedTap } from '../../src/tap/deps.ts';
 import { resolveTap } from '../../src/tap/resolve.ts';
 import { sendSubmit } from '../../src/tap/submit.ts';
+import { storedCase } from './stored-case.ts';
 
 const sealer = createSealer(undefined);
 const strings = loadStrings('en');
-const SUBMIT_URL = 'https://svc.example/api/reviews/rev_1/submit';
 
 /** A fake clock: only the test moves it. */
 function clock(start = Date.UTC(2026, 11, 1, 10)) {
@@ -29,39 +29,8 @@ function clock(start = Date.UTC(2026, 11, 1, 10)) {
   return { now: () => t, advance: (ms: number) => (t += ms) };
 }
 
-function aCase(over: Partial<StoredCase['doc']> = {}, status: StoredCase['status'] = 'pending') {
-  const c: StoredCase = {
-    id: 'hc_1',
-    key: 'k1',
-    origin: 'https://svc.example',
-    case_id: 'rev_1',
-    target: 'web:room',
-    status,
-    version: 1,
-    doc: {
-      hitl: {
-        spec_version: '0.8',
-        case_id: 'rev_1',
-        type: 'approval',
-        prompt: 'Deploy?',
-        poll_url: 'https://svc.example/api/reviews/rev_1/status',
-        submit_url: SUBMIT_URL,
-        created_at: '2026-12-01T09:00:00Z',
-        expires_at: '2026-12-02T09:00:00Z',
-      },
-      warnings: [],
-      ...over,
-    } as StoredCase['doc'],
-    secrets: sealer.seal({ review_url: 'https://svc.example/r/rev_1?t=x', submit_token: 'tok' }),
-    next_check_at: null,
-    etag: null,
-    poll_failures: 0,
-    claim: null,
-    created_at: 0,
-    updated_at: 0,
-  };
-  return c;
-}
+const aCase = (over: Partial<StoredCase['doc']> = {}, status: StoredCase['status'] = 'pending') =>
+  storedCase(sealer, over, status);
 
 const message = (over: Partial<StoredMessage> = {}) =>
   ({
