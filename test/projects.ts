@@ -15,6 +15,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/client/outcome.test.ts',
   'test/config/config.test.ts',
   'test/conformance/agent.test.ts',
+  'test/conformance/claims.test.ts',
   'test/conformance/ids.test.ts',
   'test/docs/api-reference.test.ts',
   'test/docs/configuration.test.ts',
