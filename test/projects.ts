@@ -51,6 +51,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/platforms/telegram/verify.test.ts',
   'test/platforms/web-wait.test.ts',
   'test/platforms/whatsapp/render.test.ts',
+  'test/policy/expiry-warning.test.ts',
   'test/protocol/hitl.test.ts',
   'test/protocol/notify-signature.test.ts',
   'test/receipts/receipt-trust.test.ts',
