@@ -14,6 +14,8 @@ export const UNIT_TESTS: readonly string[] = [
   'test/cli/warnings.test.ts',
   'test/client/outcome.test.ts',
   'test/config/config.test.ts',
+  'test/config/mcp-upstreams.test.ts',
+  'test/mcp-gateway/upstream-policy.test.ts',
   'test/conformance/agent.test.ts',
   'test/conformance/claims.test.ts',
   'test/conformance/ids.test.ts',

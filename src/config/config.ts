@@ -10,6 +10,7 @@ import { type PolicyConfig, policySchema } from '../policy/policy.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { deriveNotifySecret } from '../protocol/notify-signature.ts';
 import { parseEnv, pickEnv } from './env.ts';
+import { type McpUpstreamConfig, mcpUpstreamsSchema, upstreamsOf } from './mcp-upstreams.ts';
 import type { NotifySettings } from './notify-settings.ts';
 
 /** Every environment variable the core reads (platforms list theirs in platforms/<name>/config.ts). */
@@ -119,6 +120,7 @@ export const configFileSchema = z.strictObject({
     .describe(
       'people and the platform accounts (`platform:user`) they own: one person counts once',
     ),
+  mcp_upstreams: mcpUpstreamsSchema,
 });
 
 /** The core's environment variables; their meanings are in env-docs.ts. */
@@ -243,6 +245,8 @@ export interface RelayConfig {
   allow: Record<string, string[]>;
   /** Callback signing secrets per service origin. */
   callbackSecrets: Record<string, string>;
+  /** The MCP servers the gateway stands in front of, by name. */
+  mcpUpstreams: Record<string, McpUpstreamConfig>;
 }
 
 type Env = z.infer<typeof coreEnvSchema>;
@@ -351,6 +355,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     callbackSecrets: Object.fromEntries(
       Object.entries(file.callback_secrets).map(([k, v]) => [new URL(k).origin, v]),
     ),
+    mcpUpstreams: upstreamsOf(file.mcp_upstreams),
   };
 }
 

@@ -123,7 +123,15 @@ function guard(app: Hono, o: AppOptions): void {
     app.use('*', loopbackHostOnly(config.publicUrl));
   const auth = bearerAuth(config.apiKey);
   // Metrics name platforms, targets' counts and error rates: with an API key they need it too.
-  for (const path of ['/v1/cases/*', '/v1/cases', '/v1/asks/*', '/v1/asks', '/mcp', '/metrics'])
+  for (const path of [
+    '/v1/cases/*',
+    '/v1/cases',
+    '/v1/asks/*',
+    '/v1/asks',
+    '/mcp',
+    '/mcp/*',
+    '/metrics',
+  ])
     app.use(path, auth);
   // After auth, so only a valid key gets a bucket; then the content-type rule for every endpoint.
   app.use('/v1/cases', intakeRateLimit(config.intakeRateLimitPerMinute, now));
