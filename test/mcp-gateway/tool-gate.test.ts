@@ -15,20 +15,14 @@ import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.t
 let relay: RelayHandle;
 let gate: ToolGate;
 
-const UPSTREAMS = [
-  {
-    name: 'files',
+const UPSTREAMS = {
+  files: {
     target: 'web:gate',
-    tools: {
-      rules: {
-        wipe: 'deny',
-        rename: { policy: 'approve', edit: ['to'] },
-      },
-    },
+    tools: { rules: { wipe: 'deny', rename: { policy: 'approve', edit: ['to'] } } },
   },
-  { name: 'prod', target: 'route:four-eyes' },
-  { name: 'nowhere' },
-];
+  prod: { target: 'route:four-eyes' },
+  nowhere: {},
+};
 
 beforeAll(async () => {
   relay = await startRelay({
