@@ -10,6 +10,7 @@ import { askContentOf } from '../asks/content.ts';
 import { type AskDeps, agentSubmitToken, askView, createAsk } from '../asks-service/asks.ts';
 import { IdempotencyKey, idempotencyKeyProblem } from '../asks-service/idempotency.ts';
 import { mountAsks } from '../asks-service/service.ts';
+import type { CaseRepository } from '../cases/repository.ts';
 import type { RelayConfig } from '../config/config.ts';
 import type { Health } from '../health.ts';
 import type { HitlService } from '../hitl-service/index.ts';
@@ -17,6 +18,7 @@ import type { Logger } from '../log.ts';
 import { createMcpFront } from '../mcp/front.ts';
 import type { McpToolDeps } from '../mcp/tools.ts';
 import { createGateway } from '../mcp-gateway/gateway.ts';
+import { createToolGate } from '../mcp-gateway/tool-gate.ts';
 import { createGuardedAgent } from '../net/http.ts';
 import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
 import type { StoredCase } from '../store/types.ts';
@@ -116,10 +118,16 @@ async function replayOrRefuse(c: Context, relay: AskDeps, idem: IdempotencyKey) 
 
 /** What mountAskService uses of the relay: the asks' needs, the case events, the key rule. */
 export type AskServiceDeps = McpToolDeps & {
+  cases: McpToolDeps['cases'] & Pick<CaseRepository, 'history'>;
   config: McpToolDeps['config'] &
     Pick<
       RelayConfig,
-      'apiKey' | 'host' | 'intakeRateLimitPerMinute' | 'mcpUpstreams' | 'allowHosts' | 'allowHttpLoopback'
+      | 'apiKey'
+      | 'host'
+      | 'intakeRateLimitPerMinute'
+      | 'mcpUpstreams'
+      | 'allowHosts'
+      | 'allowHttpLoopback'
     >;
 };
 
@@ -156,7 +164,13 @@ export function mountAskService(
     now: relay.now,
   });
   if (registry) registerMcpMetrics(registry, mcp);
+  // The tool gate holds an upstream's risky calls as asks of this service (tool-gate.ts).
+  const gate = createToolGate(
+    { relay, asks: service, origin: () => publicUrl ?? `http://${host}` },
+    relay.config.mcpUpstreams,
+  );
   const gateway = createGateway({
+    gate,
     upstreams: relay.config.mcpUpstreams,
     dispatcher: createGuardedAgent(relay.config),
     policy: relay.config,
@@ -168,6 +182,7 @@ export function mountAskService(
     service,
     async close() {
       await gateway.close();
+      gate.close();
       await mcp.close();
       await service.close();
     },
