@@ -52,6 +52,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/protocol/notify-signature.test.ts',
   'test/receipts/receipt-trust.test.ts',
   'test/receipts/receipt.test.ts',
+  'test/render/final-cards.test.ts',
   'test/render/form-summary.test.ts',
   'test/server/openapi-snapshot.test.ts',
   'test/server/paced.test.ts',
