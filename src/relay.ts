@@ -69,6 +69,8 @@ export interface Relay {
   app: Hono;
   /** The base URL once listening. */
   url: string;
+  /** The relay's own asks service (mounted with the app; the MCP gateway's tool gate asks there). */
+  readonly asks: HitlService | undefined;
   /** Each configured part (platform:<name>, store) with its state, reason and since. */
   health: Health;
   /**
@@ -185,6 +187,16 @@ export function createRelay(o: RelayOptions): Relay {
       if (m) runtime.mounted.push(m);
     },
   });
+  return relayHandle(services, runtime, health, asks);
+}
+
+/** The relay as its callers hold it. */
+function relayHandle(
+  services: Services,
+  runtime: RelayRuntime,
+  health: Health,
+  asks: { service?: HitlService },
+): Relay {
   return {
     services,
     app: runtime.app,
@@ -195,6 +207,9 @@ export function createRelay(o: RelayOptions): Relay {
       runtime.url = v;
     },
     health,
+    get asks() {
+      return asks.service;
+    },
     start: () => runtime.start(),
     readiness: () => runtime.readiness(),
     stop: () => runtime.stop(),

@@ -89,6 +89,10 @@ export const CORE_ENV_DOCS: Record<(typeof CORE_ENV_VARS)[number], EnvDoc> = {
   SUBMIT_TIMEOUT_SECONDS: {
     meaning: 'how long a submit may take once sent; later is an unknown outcome, settled by a poll',
   },
+  EXPIRY_WARNING: {
+    meaning:
+      'warnings before a case expires, e.g. `15m` or `1h,15m`: a reply on every card and an `expiring` notify event (docs/expiry-warnings.md)',
+  },
   CLAIM_SECONDS: {
     meaning:
       "how long a tap's claim on a case lasts; at least the submit queue's 20 s + `SUBMIT_TIMEOUT_SECONDS` + 5",
