@@ -34,7 +34,10 @@ export interface CaseView {
   status: CaseStatus;
   final: boolean;
   result: CaseResult | null;
-  /** The person whose tap in a chat submitted the result. */
+  /**
+   * Who tapped in a chat, as the platform reported it: a claim, not verified identity (spec v0.9
+   * §7.5; protocol/claims.ts). `responded_by` is the service's record.
+   */
   submitted_by: SubmittedBy | null;
   /** Who answered, as the service reports it (e.g. on its review page). */
   responded_by: RespondedBy | null;

@@ -113,7 +113,7 @@ async function replayOrRefuse(c: Context, relay: AskDeps, idem: IdempotencyKey) 
 
 /** What mountAskService uses of the relay: the asks' needs, the case events, the key rule. */
 export type AskServiceDeps = McpToolDeps & {
-  config: McpToolDeps['config'] & Pick<RelayConfig, 'apiKey' | 'host'>;
+  config: McpToolDeps['config'] & Pick<RelayConfig, 'apiKey' | 'host' | 'intakeRateLimitPerMinute'>;
 };
 
 /**
@@ -142,7 +142,12 @@ export function mountAskService(
   const { apiKey, host, publicUrl } = relay.config;
   // The local default (no key, loopback): the same rule as the app's loopbackHostOnly.
   const localOnly = !apiKey && (isIP(host) ? isLoopback(host) : isLoopbackName(host));
-  registerMcpRoutes(app, mcp, { localOnly, publicUrl });
+  registerMcpRoutes(app, mcp, {
+    localOnly,
+    publicUrl,
+    intakePerMinute: relay.config.intakeRateLimitPerMinute,
+    now: relay.now,
+  });
   if (registry) registerMcpMetrics(registry, mcp);
   return {
     service,

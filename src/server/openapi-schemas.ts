@@ -2,6 +2,7 @@
  * JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of the relay's API bodies. Bodies the relay
  * validates with zod (HitlObject, IntakeRequest) are generated from those schemas.
  */
+import { SUBMITTED_BY_CLAIM } from '../protocol/claims.ts';
 import { hitlObjectSchema } from '../protocol/hitl.ts';
 import { intakeSchema } from './intake-schema.ts';
 import { jsonSchemaOf } from './openapi-parts.ts';
@@ -36,6 +37,7 @@ export const SCHEMAS = {
   },
   SubmittedBy: {
     type: 'object',
+    description: `Who tapped: ${SUBMITTED_BY_CLAIM}.`,
     required: ['platform', 'platform_user_id'],
     properties: { platform: str, platform_user_id: str, display_name: str },
   },
