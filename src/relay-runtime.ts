@@ -3,14 +3,7 @@ import { setMaxListeners } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import type {
-  DeliveryStatus,
-  MessageRef,
-  PendingQuery,
-  PlatformAdapter,
-  Tap,
-  TapReply,
-} from './adapter.ts';
+import type { DeliveryStatus, MessageRef, PlatformAdapter, Tap, TapReply } from './adapter.ts';
 import { adapterStrings } from './adapter-kit.ts';
 import { createAdapterSignals } from './adapter-signals.ts';
 import { bounded } from './bounded.ts';
@@ -212,7 +205,7 @@ export class RelayRuntime {
       health: this.p.health,
       onTap: this.onTap,
       mayAnswer: (tap: Tap) => this.s.taps.mayAnswer(tap),
-      pending: (q: PendingQuery) => this.s.pending.page(q),
+      pending: this.s.pending.page.bind(this.s.pending),
       recordDelivery: (card: MessageRef, status: DeliveryStatus) =>
         recordDeliveryStatus(this.s, card, status),
       closing: () => this.closing,
