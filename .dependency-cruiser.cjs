@@ -60,6 +60,9 @@ const LAYERS = [
   { 'asks-service': '^src/asks-service/', demo: '^src/demo/' },
   // The MCP server: an adapter at the edge over the asks service; server/ mounts it at /mcp.
   { mcp: '^src/mcp/' },
+  // The MCP gateway (proxy): upstream MCP servers behind the relay, their tool calls gated by
+  // policy (tool-gate*.ts) over the asks service; it reuses the MCP server's waits.
+  { 'mcp-gateway': '^src/mcp-gateway/' },
   { server: '^src/server/' },
   {
     wiring:

@@ -8,6 +8,7 @@
 import { askContentOf } from '../asks/content.ts';
 import { sensitivePaths } from '../asks/sensitive.ts';
 import type { Logger } from '../log.ts';
+import { SUBMITTED_BY_CLAIM } from '../protocol/claims.ts';
 import { isTerminal } from '../protocol/types.ts';
 import type { Card } from '../render/card.ts';
 import type { Store } from '../store/store.ts';
@@ -117,6 +118,7 @@ function decisionOf(c: StoredCase): Pick<ReceiptBody, 'decision' | 'policy'> {
     decision: {
       result: resultOf(c),
       submitted_by: c.doc.submitted_by ?? null,
+      ...(c.doc.submitted_by ? { submitted_by_is: SUBMITTED_BY_CLAIM } : {}),
       responded_by: c.doc.responded_by ?? null,
       votes: (c.doc.votes ?? []).map((v) => ({ ...v, at: new Date(v.at).toISOString() })),
     },

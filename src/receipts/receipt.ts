@@ -56,6 +56,8 @@ export interface ReceiptBody {
   decision: {
     result: unknown;
     submitted_by: unknown;
+    /** Present with a submitted_by: what it is (protocol/claims.ts), so no reader takes it for identity. */
+    submitted_by_is?: string;
     responded_by: unknown;
     /** The votes counted under the approval policy (identity, account, action, time). */
     votes: unknown[];
