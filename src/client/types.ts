@@ -81,6 +81,16 @@ export interface CaseView {
       reason: string | null;
     } | null;
   } | null;
+  /**
+   * Warnings before expiry (null: none configured): the thresholds in seconds before expires_at,
+   * each warning sent, when the last went out and when the next is due.
+   */
+  expiry_warning: {
+    before_seconds: number[];
+    sent: Array<{ before_seconds: number; at: string }>;
+    last_at: string | null;
+    next_at: string | null;
+  } | null;
   /** The action the service applies on expiry, when the case expired. */
   default_action: string | null;
   reason: string | null;

@@ -24,9 +24,12 @@ import { type HitlService, POLL_RETRY_AFTER_SECONDS } from '../hitl-service/inde
 import type { Logger } from '../log.ts';
 import { createMcpFront } from '../mcp/front.ts';
 import type { McpToolDeps } from '../mcp/tools.ts';
+import { createGateway } from '../mcp-gateway/gateway.ts';
+import { createGuardedAgent } from '../net/http.ts';
 import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
 import type { StoredCase } from '../store/types.ts';
 import { ApiError } from './api-error.ts';
+import { registerGatewayRoutes } from './gateway-routes.ts';
 import { readJsonBody } from './inbound.ts';
 import { registerMcpMetrics, registerMcpRoutes } from './mcp-routes.ts';
 
@@ -132,7 +135,11 @@ async function replayOrRefuse(c: Context, relay: AskDeps, idem: IdempotencyKey) 
 
 /** What mountAskService uses of the relay: the asks' needs, the case events, the key rule. */
 export type AskServiceDeps = McpToolDeps & {
-  config: McpToolDeps['config'] & Pick<RelayConfig, 'apiKey' | 'host'>;
+  config: McpToolDeps['config'] &
+    Pick<
+      RelayConfig,
+      'apiKey' | 'host' | 'intakeRateLimitPerMinute' | 'mcpUpstreams' | 'allowHosts' | 'allowHttpLoopback'
+    >;
 };
 
 /**
@@ -161,11 +168,25 @@ export function mountAskService(
   const { apiKey, host, publicUrl } = relay.config;
   // The local default (no key, loopback): the same rule as the app's loopbackHostOnly.
   const localOnly = !apiKey && (isIP(host) ? isLoopback(host) : isLoopbackName(host));
-  registerMcpRoutes(app, mcp, { localOnly, publicUrl });
+  registerMcpRoutes(app, mcp, {
+    localOnly,
+    publicUrl,
+    intakePerMinute: relay.config.intakeRateLimitPerMinute,
+    now: relay.now,
+  });
   if (registry) registerMcpMetrics(registry, mcp);
+  const gateway = createGateway({
+    upstreams: relay.config.mcpUpstreams,
+    dispatcher: createGuardedAgent(relay.config),
+    policy: relay.config,
+    log,
+    health,
+  });
+  registerGatewayRoutes(app, gateway, { localOnly, publicUrl });
   return {
     service,
     async close() {
+      await gateway.close();
       await mcp.close();
       await service.close();
     },

@@ -174,6 +174,23 @@ export const SCHEMAS = {
           },
         },
       },
+      expiry_warning: {
+        type: ['object', 'null'],
+        description:
+          'Warnings before expiry (null: none configured): thresholds in seconds before expires_at (largest first), each warning sent, when the last went out and when the next is due. Each warning is a reply on every card and an `expiring` notify event.',
+        properties: {
+          before_seconds: { type: 'array', items: { type: 'integer' } },
+          sent: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { before_seconds: { type: 'integer' }, at: dateTime },
+            },
+          },
+          last_at: { type: ['string', 'null'], format: 'date-time' },
+          next_at: { type: ['string', 'null'], format: 'date-time' },
+        },
+      },
       default_action: strOrNull,
       reason: strOrNull,
       status_at: { type: ['string', 'null'], format: 'date-time' },
