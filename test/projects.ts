@@ -31,6 +31,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/mcp-gateway/tool-gate-config.test.ts',
   'test/pace.test.ts',
   'test/platforms/discord/config.test.ts',
+  'test/platforms/discord/modal-fields.test.ts',
   'test/platforms/discord/parse.test.ts',
   'test/platforms/discord/render.test.ts',
   'test/platforms/discord/verify.test.ts',

@@ -1,6 +1,7 @@
 /**
- * Asks in Discord beyond selects, pure: an "Answer…" button that opens a modal (up to 5 text
- * inputs; paragraph style for text and drafts; prefilled values for tool args and modifiable
+ * Asks in Discord beyond selects, pure: an "Answer…" button that opens a modal (up to 5 fields,
+ * modal-fields.ts: text inputs, paragraph style for text and drafts, radio groups for DROPDOWN and
+ * yes/no, checkboxes for yes/no values that have one; prefilled for tool args and modifiable
  * fields) for freetext, content, form, modify and tool_args, and a ranking by successive string
  * selects in an ephemeral message (the places so far travel in the select's custom_id as option
  * indexes, never a token). Beyond the limits (> 5 fields, a draft > 4000 characters, > 25 options)
@@ -8,9 +9,12 @@
  */
 import type { Tap } from '../../src/adapter.ts';
 import type { AskContent, FieldType } from '../../src/asks/content.ts';
-import { type AskInput, answerAction, askInputs, inputsAnswer } from '../../src/asks/inputs.ts';
+import { answerAction, askInputs, inputsAnswer } from '../../src/asks/inputs.ts';
 import type { Card } from '../../src/render/card.ts';
 import { DISCORD_SELECT_MAX_OPTIONS, type DiscordStringSelect } from './ask.ts';
+import { type DiscordLabel, type ModalInput, modalField } from './modal-fields.ts';
+
+export { modalValues } from './modal-fields.ts';
 
 /** Approve / reject keys only: the protocol `approval` type, whose buttons the card already has. */
 function plainApproval(c: Extract<AskContent, { type: 'approval' }>): boolean {
@@ -20,9 +24,7 @@ function plainApproval(c: Extract<AskContent, { type: 'approval' }>): boolean {
 /** Discord's modal limits. */
 export const DISCORD_MODAL_MAX_INPUTS = 5;
 const MODAL_TITLE_MAX = 45;
-const INPUT_LABEL_MAX = 45;
 const INPUT_VALUE_MAX = 4000;
-const PLACEHOLDER_MAX = 100;
 const OPTION_LABEL_MAX = 100;
 
 /** Interaction callback types: MODAL (9). */
@@ -34,40 +36,18 @@ const RANK_ID = /^hitl-rank:([A-Za-z0-9_-]{1,32}):((?:\d{1,2}\.){0,24})$/;
 
 const cut = (s: string, max: number) => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);
 
-/** A text input (component type 4) in its own action row. */
-export interface DiscordTextInput {
-  type: 4;
-  custom_id: string;
-  style: 1 | 2;
-  label: string;
-  required: boolean;
-  value?: string;
-  placeholder?: string;
-  max_length?: number;
-}
-
-/** A modal: the data of an interaction response of type 9. */
+/** A modal: the data of an interaction response of type 9, one Label-wrapped field per input. */
 export interface DiscordModal {
   custom_id: string;
   title: string;
-  components: Array<{ type: 1; components: [DiscordTextInput] }>;
+  components: DiscordLabel[];
 }
-
-/** One input of a modal (askInputs), its current value as the text the input is prefilled with. */
-interface Input extends Omit<AskInput, 'current'> {
-  current?: string;
-}
-
-const HINTS: Partial<Record<FieldType, string>> = {
-  NUMBER: 'a number',
-  DATE: 'YYYY-MM-DD',
-  BOOLEAN: 'yes or no',
-};
 
 /** The modal's inputs for a kind that has a modal; null for other kinds or beyond the limits. */
-function inputsOf(c: AskContent): Input[] | null {
+function inputsOf(c: AskContent): ModalInput[] | null {
   const inputs = askInputs(c).map(
-    ({ current, ...i }): Input => (current === undefined ? i : { ...i, current: String(current) }),
+    ({ current, ...i }): ModalInput =>
+      current === undefined ? i : { ...i, current: String(current) },
   );
   if (!inputs.length || inputs.length > DISCORD_MODAL_MAX_INPUTS) return null;
   if (inputs.some((i) => (i.current?.length ?? 0) > INPUT_VALUE_MAX)) return null;
@@ -82,22 +62,7 @@ export function askModal(key: string, c: AskContent): DiscordModal | null {
   return {
     custom_id: `hitl-modal:${key}`,
     title: cut(title, MODAL_TITLE_MAX),
-    components: inputs.map((i) => {
-      const hint =
-        i.placeholder ??
-        (i.options ? `one of: ${i.options.join(', ')}` : (HINTS[i.type] ?? undefined));
-      const input: DiscordTextInput = {
-        type: 4,
-        custom_id: i.key,
-        style: i.multiline ? 2 : 1,
-        label: cut(i.label, INPUT_LABEL_MAX),
-        required: i.required,
-        max_length: INPUT_VALUE_MAX,
-        ...(i.current !== undefined && i.current !== '' ? { value: i.current } : {}),
-        ...(hint ? { placeholder: cut(hint, PLACEHOLDER_MAX) } : {}),
-      };
-      return { type: 1 as const, components: [input] };
-    }),
+    components: inputs.map(modalField),
   };
 }
 
@@ -174,19 +139,6 @@ function typed(type: FieldType, raw: string): unknown {
   }
   if (type === 'DATE' || type === 'DROPDOWN' || type === 'NUMBER' || type === 'BOOLEAN') return t;
   return raw;
-}
-
-/** A MODAL_SUBMIT's text inputs as { custom_id: value }. */
-export function modalValues(components: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!Array.isArray(components)) return out;
-  for (const row of components as Array<{ components?: unknown }>) {
-    const inner = Array.isArray(row?.components) ? row.components : [];
-    for (const input of inner as Array<{ custom_id?: unknown; value?: unknown }>)
-      if (typeof input?.custom_id === 'string' && typeof input.value === 'string')
-        out[input.custom_id] = input.value;
-  }
-  return out;
 }
 
 /** The typed answer of a submitted modal (empty optional inputs and unchanged values left out). */

@@ -80,16 +80,27 @@ const choose = (m: FakeDiscordMessage, customId: string, values: string[]) =>
   interact(m, customId, (i) => {
     i.data = { component_type: 3, custom_id: customId, values };
   });
-/** MODAL_SUBMIT of the modal opened from `card`, with `values` by input custom_id. */
-const submitModal = (card: FakeDiscordMessage, modalId: string, values: Record<string, string>) =>
-  interact(card, modalId, (i) => {
+type Modal = { custom_id: string; title: string; components: any[] };
+/**
+ * MODAL_SUBMIT of `modal` opened from `card` as Discord sends it: each Label with its component's
+ * type and what the person entered (`value` for a text input, radio group or checkbox; `values`
+ * for a select), by custom_id.
+ */
+const submitModal = (
+  card: FakeDiscordMessage,
+  modal: Modal,
+  values: Record<string, string | boolean | null>,
+) =>
+  interact(card, modal.custom_id, (i) => {
     i.type = 5;
     i.data = {
-      custom_id: modalId,
-      components: Object.entries(values).map(([custom_id, value]) => ({
-        type: 1,
-        components: [{ type: 4, custom_id, value }],
-      })),
+      custom_id: modal.custom_id,
+      components: modal.components.map((label, n) => {
+        const { type, custom_id } = label.component;
+        const v = values[custom_id];
+        const entered = type === 3 || type === 22 ? { values: v == null ? [] : [v] } : { value: v };
+        return { type: 18, id: n + 1, component: { type, id: n + 2, custom_id, ...entered } };
+      }),
     };
   });
 
@@ -114,9 +125,11 @@ async function openModal(card: FakeDiscordMessage) {
   expect(open).toBeTruthy();
   const answer = await click(card, open!.custom_id);
   expect(answer.type).toBe(9);
-  return answer.data as { custom_id: string; title: string; components: any[] };
+  return answer.data as Modal;
 }
-const inputs = (modal: { components: any[] }) => modal.components.map((r) => r.components[0]);
+/** The modal's fields: each Label's component with the Label's text. */
+const inputs = (modal: Modal) =>
+  modal.components.map((l) => ({ ...l.component, label: l.label, top: l.type }));
 
 it('approval.binary: Approve / Reject buttons; a forged action refused; approve', async () => {
   const { id, card } = await ask(content('approval.binary'));
@@ -134,16 +147,20 @@ it('approval.binary: Approve / Reject buttons; a forged action refused; approve'
   await answered(id, 'approval.binary');
 });
 
-it('approval.modify: a modal prefilled with the fields; a wrong number refused ephemerally', async () => {
+it('approval.modify: a modal prefilled; the DROPDOWN a radio group; a wrong number refused', async () => {
   const { id, card } = await ask(content('approval.modify'));
   const modal = await openModal(card);
-  expect(inputs(modal).map((i) => [i.custom_id, i.value ?? null])).toEqual([
-    ['amount', '75'],
-    ['note', null],
-    ['reason', null],
+  expect(inputs(modal).map((i) => [i.top, i.type, i.custom_id, i.value ?? null])).toEqual([
+    [18, 4, 'amount', '75'],
+    [18, 4, 'note', null],
+    [18, 21, 'reason', null],
   ]);
-  expect(inputs(modal)[2].placeholder).toBe('one of: duplicate, fraud, other');
-  const bad = await submitModal(card, modal.custom_id, { amount: 'x', note: '', reason: '' });
+  // A modifiable field is left as it is unless changed: the radio group may stay unpicked.
+  expect(inputs(modal)[2]).toMatchObject({
+    required: false,
+    options: ['duplicate', 'fraud', 'other'].map((v) => ({ label: v, value: v })),
+  });
+  const bad = await submitModal(card, modal, { amount: 'x', note: '', reason: null });
   expect(bad).toMatchObject({ type: 4, data: { flags: EPHEMERAL } });
   // The person reads the field's label, never an internal path.
   expect(bad.data.content).toContain('Refund Amount (USD): ');
@@ -151,7 +168,7 @@ it('approval.modify: a modal prefilled with the fields; a wrong number refused e
   expect(bad.data.content.split('Refund Amount (USD)')).toHaveLength(2);
   expect(bad.data.content).not.toContain('data.values');
   expect(await status(id)).toBe('pending');
-  const ok = await submitModal(card, modal.custom_id, { amount: '45', note: '', reason: '' });
+  const ok = await submitModal(card, modal, { amount: '45', note: '', reason: null });
   expect(ok.type).toBe(7);
   await answered(id, 'approval.modify');
 });
@@ -206,23 +223,25 @@ it('context.freetext: a paragraph input; a blank answer refused; the text', asyn
   expect(inputs(modal)).toMatchObject([
     { custom_id: 'value', style: 2, required: true, placeholder: 'Describe in a few sentences…' },
   ]);
-  const blank = await submitModal(card, modal.custom_id, { value: '   ' });
+  const blank = await submitModal(card, modal, { value: '   ' });
   expect(blank).toMatchObject({ type: 4, data: { flags: EPHEMERAL } });
   expect(await status(id)).toBe('pending');
-  await submitModal(card, modal.custom_id, { value: 'A full refund.' });
+  await submitModal(card, modal, { value: 'A full refund.' });
   await answered(id, 'context.freetext');
 });
 
-it('context.form: five inputs (types as hints); a bad date refused; the values', async () => {
+it('context.form: five fields, yes/no and DROPDOWN as radio groups; a bad date refused', async () => {
   const { id, card } = await ask(content('context.form'));
   const modal = await openModal(card);
-  expect(inputs(modal).map((i) => [i.custom_id, i.required, i.placeholder])).toEqual([
-    ['ticket_id', true, 'e.g. TKT-001'],
-    ['priority', false, 'a number'],
-    ['is_urgent', false, 'yes or no'],
-    ['due', false, 'YYYY-MM-DD'],
-    ['team', true, 'one of: infra, backend'],
+  expect(inputs(modal).map((i) => [i.type, i.custom_id, i.required, i.placeholder])).toEqual([
+    [4, 'ticket_id', true, 'e.g. TKT-001'],
+    [4, 'priority', false, 'a number'],
+    [21, 'is_urgent', false, undefined],
+    [4, 'due', false, 'YYYY-MM-DD'],
+    [21, 'team', true, undefined],
   ]);
+  expect(inputs(modal)[2].options.map((o: any) => o.value)).toEqual(['yes', 'no']);
+  expect(inputs(modal)[4].options.map((o: any) => o.value)).toEqual(['infra', 'backend']);
   const values = {
     ticket_id: 'TKT-123',
     priority: '2',
@@ -230,16 +249,17 @@ it('context.form: five inputs (types as hints); a bad date refused; the values',
     due: '2026-02-30',
     team: 'infra',
   };
-  const bad = await submitModal(card, modal.custom_id, values);
+  const bad = await submitModal(card, modal, values);
   expect(bad.data.content).toContain('Due date: ');
-  const wrongTeam = await submitModal(card, modal.custom_id, {
+  // A forged radio value (Discord sends only its options) is refused like a typed one.
+  const wrongTeam = await submitModal(card, modal, {
     ...values,
     due: '2026-12-01',
     team: 'sales',
   });
   expect(wrongTeam.data.content).toContain('Team: ');
   expect(await status(id)).toBe('pending');
-  await submitModal(card, modal.custom_id, { ...values, due: '2026-12-01' });
+  await submitModal(card, modal, { ...values, due: '2026-12-01' });
   await answered(id, 'context.form');
 });
 
@@ -261,26 +281,26 @@ it('edit.content: the draft prefilled in a paragraph input; blank refused; the n
   expect(inputs(modal)).toMatchObject([
     { custom_id: 'content', style: 2, value: (content('edit.content') as any).draft },
   ]);
-  const blank = await submitModal(card, modal.custom_id, { content: ' ' });
+  const blank = await submitModal(card, modal, { content: ' ' });
   expect(blank.data.content).toContain('The text: ');
   expect(await status(id)).toBe('pending');
-  await submitModal(card, modal.custom_id, {
+  await submitModal(card, modal, {
     content: 'Hi Jane,\n\nThank you!\n\nBest, Support',
   });
   await answered(id, 'edit.content');
 });
 
-it('edit.tool_args: only editable args, prefilled; a wrong type refused; unchanged kept', async () => {
+it('edit.tool_args: editable args prefilled, a yes/no arg a checkbox; a wrong type refused', async () => {
   const { id, card } = await ask(content('edit.tool_args'));
   const modal = await openModal(card);
-  expect(inputs(modal).map((i) => [i.custom_id, i.value])).toEqual([
-    ['limit', '1000'],
-    ['dry_run', 'false'],
+  expect(inputs(modal).map((i) => [i.type, i.custom_id, i.value ?? i.default])).toEqual([
+    [4, 'limit', '1000'],
+    [23, 'dry_run', false],
   ]);
-  const bad = await submitModal(card, modal.custom_id, { limit: '500', dry_run: 'perhaps' });
-  expect(bad.data.content).toContain('Dry Run?: ');
+  const bad = await submitModal(card, modal, { limit: 'many', dry_run: false });
+  expect(bad.data.content).toContain('Row Limit: ');
   expect(await status(id)).toBe('pending');
-  await submitModal(card, modal.custom_id, { limit: '500', dry_run: 'false' });
+  await submitModal(card, modal, { limit: '500', dry_run: false });
   await answered(id, 'edit.tool_args');
 });
 
@@ -317,7 +337,7 @@ it('the TypeScript client: relay.ask() gets the freetext typed, answered in a Di
   await eventually(async () => messages().length > before, 10_000, 'the card');
   const card = messages().at(-1)!;
   const modal = await openModal(card);
-  await submitModal(card, modal.custom_id, { value: 'Because.' });
+  await submitModal(card, modal, { value: 'Because.' });
   const out = await asked;
   expectTypeOf(out.answer).toEqualTypeOf<{ value: string } | null>();
   expect(out).toMatchObject({ kind: 'context.freetext', status: 'completed' });

@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type FakeDiscordMessage, FakeMessageStore, fakeSnowflake } from './discord-api-store.ts';
+import { modalProblem } from './discord-modal-rules.ts';
 
 export { type FakeActionRow, type FakeDiscordMessage, fakeSnowflake } from './discord-api-store.ts';
 
@@ -91,26 +92,6 @@ export interface FakeDiscord {
   rateLimitNext(count: number, injection: RateLimitInjection): void;
   requests(): FakeDiscordRequest[];
   close(): Promise<void>;
-}
-
-/** Discord's modal rules: custom_id, title 1-45, 1-5 rows of one text input each within limits. */
-function modalProblem(data: Record<string, unknown> | undefined): string | null {
-  const d = (data ?? {}) as { custom_id?: unknown; title?: unknown; components?: unknown };
-  if (typeof d.custom_id !== 'string' || d.custom_id.length < 1 || d.custom_id.length > 100)
-    return 'custom_id';
-  if (typeof d.title !== 'string' || d.title.length < 1 || d.title.length > 45) return 'title';
-  const rows = Array.isArray(d.components) ? d.components : [];
-  if (rows.length < 1 || rows.length > 5) return 'components';
-  for (const row of rows as Array<{ type?: unknown; components?: unknown }>) {
-    const inner = Array.isArray(row.components) ? row.components : [];
-    if (row.type !== 1 || inner.length !== 1) return 'row';
-    const i = inner[0] as Record<string, unknown>;
-    if (i.type !== 4 || (i.style !== 1 && i.style !== 2)) return 'input type';
-    if (typeof i.label !== 'string' || i.label.length < 1 || i.label.length > 45) return 'label';
-    if (typeof i.value === 'string' && i.value.length > 4000) return 'value';
-    if (typeof i.placeholder === 'string' && i.placeholder.length > 100) return 'placeholder';
-  }
-  return null;
 }
 
 const BUCKET_HEADERS = {
