@@ -38,6 +38,7 @@ export const PLATFORMS: readonly RegistryLine[] = [
     load: () => import('./teams/platform.ts'),
   },
   { name: 'whatsapp', sdk: [], load: () => import('./whatsapp/platform.ts') },
+  { name: 'googlechat', sdk: [], load: () => import('./googlechat/platform.ts') },
 ];
 
 /** Every platform's definition, in the registry's order. */

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { registerSecret } from '../log.ts';
+import { toolRulesSchema } from './mcp-tool-rules.ts';
 
 const TARGET = /^(route|[a-z][a-z0-9_-]*):.+$/;
 
@@ -54,6 +55,9 @@ export const mcpUpstreamSchema = z
       .optional()
       .describe('with `command`: its environment, over a minimal inherited one (secrets)'),
     cwd: z.string().optional().describe('with `command`: its working directory'),
+    tools: toolRulesSchema
+      .optional()
+      .describe('which tool calls pass, wait for a person, or are refused (docs/mcp-gateway.md)'),
     ...common,
   })
   .superRefine((u, ctx) => {
@@ -87,6 +91,8 @@ export const mcpUpstreamsSchema = z
 
 type Common = {
   target?: string | undefined;
+  /** The tool gate's rules as written (mcp-gateway/tool-gate-config.ts checks and resolves them). */
+  tools?: unknown;
   timeoutMs: number;
   protocol: 'auto' | 'legacy' | '2026-07-28';
 };
@@ -118,6 +124,7 @@ export function upstreamsOf(
     Object.entries(raw).map(([name, u]) => {
       const c: Common = {
         target: u.target,
+        tools: u.tools,
         timeoutMs: u.timeout_seconds * 1000,
         protocol: u.protocol,
       };

@@ -17,6 +17,7 @@ import type { Logger } from '../log.ts';
 import { LegacyCancels } from '../mcp/cancels.ts';
 import type { UrlPolicy } from '../net/url-policy.ts';
 import { type DownstreamClient, downstreamServer } from './proxy.ts';
+import type { GateToolCall } from './tool-gate.ts';
 import { Upstream, type UpstreamDeps } from './upstream.ts';
 import { checkUpstreamUrls } from './upstream-policy.ts';
 
@@ -29,6 +30,8 @@ export interface GatewayDeps {
   policy: UrlPolicy;
   log: Logger;
   health?: Health | undefined;
+  /** Decides every downstream tools/call before it goes upstream (tool-gate.ts). */
+  gate: GateToolCall;
   /** Adds the gateway's request handlers (elicitation) to each upstream client. */
   prepare?: UpstreamDeps['prepare'];
 }
@@ -70,7 +73,12 @@ export function createGateway(deps: GatewayDeps): McpGateway {
       createMcpHandler(
         async ({ authInfo, era }) => {
           const who = (authInfo?.extra as { who?: DownstreamClient } | undefined)?.who;
-          const server = await downstreamServer(upstream, who ?? { keyName: null }, cancels);
+          const server = await downstreamServer(
+            upstream,
+            who ?? { keyName: null },
+            cancels,
+            deps.gate,
+          );
           if (era === 'legacy')
             server.setNotificationHandler('notifications/cancelled', (n) => {
               const { requestId, reason } = n.params;

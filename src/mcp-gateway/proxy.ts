@@ -18,7 +18,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { LegacyCancels } from '../mcp/cancels.ts';
-import { gateToolCall } from './tool-gate.ts';
+import type { GateToolCall } from './tool-gate.ts';
 import { type Upstream, UpstreamDown } from './upstream.ts';
 
 /** Who is calling (the downstream client's credential). */
@@ -44,6 +44,7 @@ export async function downstreamServer(
   upstream: Upstream,
   who: DownstreamClient,
   cancels: LegacyCancels,
+  gate: GateToolCall,
 ): Promise<Server> {
   const client = await upstream.connected().catch(() => undefined);
   const version = client?.getServerVersion();
@@ -71,7 +72,7 @@ export async function downstreamServer(
     server.setRequestHandler('tools/call', (async (
       req: { params: { name: string; arguments?: Record<string, unknown> } },
       ctx: ServerContext,
-    ) => callTool(upstream, who, req.params, ctx, cancels)) as never);
+    ) => callTool(upstream, who, req.params, ctx, cancels, gate)) as never);
   return server;
 }
 
@@ -92,6 +93,7 @@ async function callTool(
   params: { name: string; arguments?: Record<string, unknown> },
   ctx: ServerContext,
   cancels: LegacyCancels,
+  gate: GateToolCall,
 ) {
   const tool = await guarded(upstream, () => upstream.tool(params.name));
   if (!tool)
@@ -99,7 +101,7 @@ async function callTool(
       ProtocolErrorCode.InvalidParams,
       `upstream MCP server "${upstream.name}" has no tool "${params.name}"`,
     );
-  const decision = await gateToolCall({
+  const decision = await gate({
     upstream: upstream.name,
     tool,
     args: params.arguments ?? {},

@@ -15,6 +15,11 @@ import { eventually, logLines, type RelayHandle, startRelay } from '../helpers/r
 
 const SECRET = 'sk-upstream-secret-0123456789';
 let upstream: TestUpstream;
+const passThrough = () => ({
+  url: upstream.url,
+  headers: { 'x-upstream-key': SECRET },
+  tools: { default: 'allow' },
+});
 let relay: RelayHandle;
 
 beforeAll(async () => {
@@ -22,9 +27,10 @@ beforeAll(async () => {
   relay = await startRelay({
     adapters: [createWebAdapter()],
     configFile: {
+      // Pass-through is what this file proves: every tool allowed (the gate: tool-gate*.test.ts).
       mcp_upstreams: {
-        legacy: { url: upstream.url, headers: { 'x-upstream-key': SECRET }, protocol: 'legacy' },
-        modern: { url: upstream.url, headers: { 'x-upstream-key': SECRET }, protocol: 'auto' },
+        legacy: { ...passThrough(), protocol: 'legacy' },
+        modern: { ...passThrough(), protocol: 'auto' },
       },
     },
   });

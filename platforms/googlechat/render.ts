@@ -1,0 +1,132 @@
+/**
+ * Card -> Google Chat message (the body of `spaces.messages.create` / `.patch`): one cards v2 card
+ * with a header (title, status), the prompt and facts as text paragraphs, an ask's input widgets
+ * (ask.ts), and one buttonList: a button per inline action (`onClick.action.function` "hitl" with
+ * the `hitl:<key>:<action>` payload as parameter `p`, never a token) and an `openLink` Details
+ * button. Card text takes Chat's small HTML subset, so service text is escaped. The Chat API's
+ * limits shape it: a message of at most 32,000 bytes, at most 100 widgets per card, a text of at
+ * most 4,096 characters; an ask whose widgets would not fit keeps Details instead. Pure: no I/O.
+ */
+import type { AdapterStrings } from '../../src/adapter.ts';
+import { stringsOf, truncateUtf16 } from '../../src/adapter-kit.ts';
+import type { Card, CardAction } from '../../src/render/card.ts';
+import { type AskButton, googlechatAsk, plainAskActions } from './ask.ts';
+
+/** A whole message (text and cards), in bytes of its JSON. */
+export const GOOGLECHAT_MESSAGE_MAX_BYTES = 32_000;
+/** Widgets of one card; Chat ignores any beyond. */
+export const GOOGLECHAT_CARD_WIDGETS_MAX = 100;
+/** A message's text. */
+export const GOOGLECHAT_TEXT_MAX = 4_096;
+/** The function name every hitl-relay button invokes. */
+export const HITL_FUNCTION = 'hitl';
+/** Room kept below the byte limit for what Chat adds. */
+const SIZE_MARGIN = 1_000;
+
+type Json = Record<string, unknown>;
+
+/** A message as the adapter writes it (the Chat API's wire format). */
+export interface ChatMessage {
+  text?: string;
+  fallbackText?: string;
+  cardsV2?: Array<{ cardId: string; card: Json }>;
+  privateMessageViewer?: { name: string };
+}
+
+/** Chat's card text is a small HTML subset: escape what would be read as markup. */
+export function escapeChat(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+const paragraph = (text: string, max = 4_000): Json => ({
+  textParagraph: { text: escapeChat(truncateUtf16(text, max)) },
+});
+
+/** Danger buttons are red; the primary one is filled; the rest outlined. */
+function button(a: CardAction, params: Record<string, string> = {}): Json {
+  const style =
+    a.style === 'danger'
+      ? { type: 'FILLED', color: { red: 0.78, green: 0.16, blue: 0.16, alpha: 1 } }
+      : { type: a.style === 'primary' ? 'FILLED' : 'OUTLINED' };
+  return {
+    text: truncateUtf16(a.label, 40),
+    ...style,
+    onClick: {
+      action: {
+        function: HITL_FUNCTION,
+        parameters: [
+          { key: 'p', value: a.payload },
+          ...Object.entries(params).map(([key, value]) => ({ key, value })),
+        ],
+      },
+    },
+  };
+}
+
+function textWidgets(card: Card): Json[] {
+  const widgets: Json[] = [];
+  if (card.prompt) widgets.push(paragraph(card.prompt));
+  for (const line of card.lines.slice(0, 40)) widgets.push(paragraph(line, 1_000));
+  if (card.hint && !card.final) widgets.push(paragraph(`⚠️ ${card.hint}`, 500));
+  widgets.push({
+    textParagraph: { text: `<i>${escapeChat(truncateUtf16(card.status, 500))}</i>` },
+  });
+  return widgets;
+}
+
+function message(card: Card, widgets: Json[], buttons: Json[]): ChatMessage {
+  const sections: Json[] = [{ widgets }];
+  if (buttons.length) sections.push({ widgets: [{ buttonList: { buttons } }] });
+  return {
+    fallbackText: truncateUtf16(card.title, 200),
+    cardsV2: [
+      {
+        cardId: `hitl-${card.key}`,
+        card: {
+          header: {
+            title: escapeChat(truncateUtf16(card.title, 200)),
+            subtitle: escapeChat(truncateUtf16(card.status, 200)),
+          },
+          sections,
+        },
+      },
+    ],
+  };
+}
+
+const bytes = (m: ChatMessage) => Buffer.byteLength(JSON.stringify(m), 'utf8');
+
+/** The message for `card`, within Chat's limits. */
+export function renderCard(card: Card, strings?: AdapterStrings): ChatMessage {
+  const text = textWidgets(card);
+  const link = card.link
+    ? [{ text: truncateUtf16(card.link.label, 40), onClick: { openLink: { url: card.link.url } } }]
+    : [];
+  if (card.final) return message(card, text, link);
+  const ask = card.ask
+    ? googlechatAsk(card, stringsOf(strings ? { strings } : null).asks, escapeChat)
+    : null;
+  const plain = (card.ask ? plainAskActions(card) : card.actions).map((a) => button(a));
+  if (ask) {
+    const asked = message(
+      card,
+      [...text, ...ask.widgets],
+      [...ask.buttons.map((b: AskButton) => button(b.action, b.params)), ...link],
+    );
+    const widgets = text.length + ask.widgets.length + 1;
+    if (
+      widgets <= GOOGLECHAT_CARD_WIDGETS_MAX &&
+      bytes(asked) <= GOOGLECHAT_MESSAGE_MAX_BYTES - SIZE_MARGIN
+    )
+      return asked;
+  }
+  return message(card, text, [...plain, ...link]);
+}
+
+/** A plain text message (a notice in the card's thread, a private answer to one person). */
+export function textMessage(text: string, viewer?: string): ChatMessage {
+  return {
+    text: truncateUtf16(text, GOOGLECHAT_TEXT_MAX),
+    ...(viewer ? { privateMessageViewer: { name: viewer } } : {}),
+  };
+}
