@@ -25,6 +25,8 @@ import { type Upstream, UpstreamDown } from './upstream.ts';
 export interface DownstreamClient {
   /** The name of the API key it presented, or null for the relay's one key / no key. */
   keyName: string | null;
+  /** The relay's URL as this client reached it: the links of asks the tool gate makes. */
+  origin?: string | undefined;
 }
 
 /** The methods passed through as they are, by the capability that offers them (tools/call passes the gate first). */
@@ -107,6 +109,7 @@ async function callTool(
     args: params.arguments ?? {},
     client: { keyName: who.keyName },
     signal: ctx.mcpReq.signal,
+    origin: who.origin,
   });
   if (decision.kind === 'refuse')
     return { isError: true, content: [{ type: 'text', text: decision.message }] };
@@ -130,18 +133,19 @@ async function forward(
   const sent = { ...rest, ...(Object.keys(meta).length > 0 && { _meta: meta }) };
   const legacy = cancels.track(ctx.mcpReq.id);
   const options: RequestOptions = { signal: AbortSignal.any([ctx.mcpReq.signal, legacy.signal]) };
+  // The last progress must reach the client before the result does: each is awaited before it.
+  const relayed: Promise<void>[] = [];
   if (progressToken !== undefined)
-    options.onprogress = (p) =>
-      void ctx.mcpReq
-        .notify({
-          method: 'notifications/progress',
-          params: { ...p, progressToken },
-        } as Notification)
-        .catch(() => undefined);
+    options.onprogress = (p) => {
+      const n = { method: 'notifications/progress', params: { ...p, progressToken } };
+      relayed.push(ctx.mcpReq.notify(n as Notification).catch(() => undefined));
+    };
   try {
-    return await guarded(upstream, () =>
+    const result = await guarded(upstream, () =>
       upstream.request(method, params === undefined ? undefined : sent, options),
     );
+    await Promise.all(relayed);
+    return result;
   } finally {
     legacy.done();
   }
