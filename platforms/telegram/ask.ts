@@ -78,10 +78,25 @@ export interface PickState {
   picked: number[];
 }
 
-const button = (text: string, data: string): InlineKeyboardButton.CallbackButton => ({
+type ButtonStyle = InlineKeyboardButton.CallbackButton['style'];
+const button = (
+  text: string,
+  data: string,
+  style?: ButtonStyle,
+): InlineKeyboardButton.CallbackButton => ({
   text,
   callback_data: data,
+  ...(style ? { style } : {}),
 });
+
+/**
+ * Bot API 10 button styles: what cannot be undone and a reject are red (danger), an approve green
+ * (success); other choices keep the app's own style.
+ */
+function choiceStyle(o: { key: string; irreversible?: boolean }): ButtonStyle {
+  if (o.irreversible || o.key === 'reject') return 'danger';
+  return o.key === 'approve' ? 'success' : undefined;
+}
 
 /**
  * The ask's keyboard rows (above the card's own buttons): as posted (`state` null: nobody's picks,
@@ -97,7 +112,7 @@ export function askRows(
   switch (content.type) {
     case 'approval': {
       const rows = [
-        content.choices.map((c, i) => button(describe(c), askData(key, 'c', i))),
+        content.choices.map((c, i) => button(describe(c), askData(key, 'c', i), choiceStyle(c))),
       ] as InlineKeyboardButton[][];
       if (content.sub_type === 'modify' && content.modifiable.length)
         rows.push([button('✏️ Edit values…', askData(key, 'f'))]);
@@ -105,7 +120,9 @@ export function askRows(
     }
     case 'decision':
       if (content.sub_type === 'single')
-        return content.options.map((o, i) => [button(describe(o), askData(key, 'p', i))]);
+        return content.options.map((o, i) => [
+          button(describe(o), askData(key, 'p', i), o.irreversible ? 'danger' : undefined),
+        ]);
       return content.sub_type === 'multi'
         ? multiRows(key, content, state)
         : rankRows(key, content, state);

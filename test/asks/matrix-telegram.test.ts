@@ -107,6 +107,8 @@ it('approval.binary: the choices as buttons with their impact; a forged one refu
   const { id, card } = await ask(content('approval.binary'));
   const labels = buttons(card).map((b) => b.text);
   expect(labels).toEqual(['Send it', 'Cancel (No email is sent)']);
+  // Bot API 10 styles as the fake received them: approve green, reject red.
+  expect(buttons(card).map((b) => b.style)).toEqual(['success', 'danger']);
   expect(buttons(card).every((b) => Buffer.byteLength(b.callback_data) <= 64)).toBe(true);
   expect((await tap(card, ':c:7')).text).toMatch(/no longer active/);
   expect(await status(id)).toBe('pending');
@@ -375,4 +377,51 @@ it('in a private chat any text answers the open prompt; in a channel the typing 
   expect(answer.text).toMatch(/Details/);
   expect(fake.messages(CHANNEL)).toHaveLength(1);
   expect(await status(channelCase)).toBe('pending');
+});
+
+it('button styles: an irreversible choice or option is red, other keys keep the app style', async () => {
+  const { card } = await ask({
+    type: 'approval',
+    sub_type: 'binary',
+    prompt: 'Ship the release?',
+    choices: [
+      { key: 'ship', label: 'Ship it' },
+      { key: 'wipe', label: 'Wipe staging', irreversible: true },
+    ],
+  });
+  expect(buttons(card).map((b) => [b.text, b.style])).toEqual([
+    ['Ship it', undefined],
+    ['⚠️ Wipe staging', 'danger'],
+  ]);
+  const single = await ask({
+    type: 'decision',
+    sub_type: 'single',
+    prompt: 'Which?',
+    options: [
+      { key: 'keep', label: 'Keep' },
+      { key: 'drop', label: 'Drop the table', irreversible: true },
+    ],
+  });
+  expect(buttons(single.card).map((b) => b.style)).toEqual([undefined, 'danger']);
+});
+
+it('the fake Bot API refuses a style or disabled field Telegram does not know', async () => {
+  const send = async (button: Record<string, unknown>) => {
+    const res = await request(`${fake.apiRoot}/bot${fake.token}/sendMessage`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        chat_id: CHAT,
+        text: 'styled',
+        reply_markup: { inline_keyboard: [[{ text: 'B', ...button }]] },
+      }),
+    });
+    return ((await res.body.json()) as { ok: boolean }).ok;
+  };
+  expect(await send({ callback_data: 'x', style: 'success' })).toBe(true);
+  expect(await send({ disabled: {}, style: 'danger' })).toBe(true);
+  expect(await send({ callback_data: 'x', style: 'green' })).toBe(false);
+  expect(await send({ disabled: true })).toBe(false);
+  // A disabled button is its own kind: not also a callback button.
+  expect(await send({ disabled: {}, callback_data: 'x' })).toBe(false);
 });

@@ -21,6 +21,24 @@ const bad = (description: string, code = 400): MethodResult => ({
   description,
 });
 
+/**
+ * Bot API 10 button fields: `style` one of danger / success / primary, `disabled` a DisabledButton
+ * (an empty object), `icon_custom_emoji_id` a string.
+ */
+function buttonStyleProblem(button: Record<string, unknown>): string | null {
+  const { style, disabled, icon_custom_emoji_id: icon } = button;
+  if (style !== undefined && !['danger', 'success', 'primary'].includes(style as string))
+    return 'Bad Request: BUTTON_STYLE_INVALID';
+  if (
+    disabled !== undefined &&
+    (typeof disabled !== 'object' || disabled === null || Object.keys(disabled).length > 0)
+  )
+    return 'Bad Request: field "disabled" must be a DisabledButton object';
+  if (icon !== undefined && (typeof icon !== 'string' || icon === ''))
+    return 'Bad Request: BUTTON_ICON_INVALID';
+  return null;
+}
+
 /** The rules Telegram applies to inline keyboards, with its error wording. */
 function checkKeyboard(markup: unknown, refuseUrl: (url: string) => boolean): string | null {
   if (markup === undefined) return null;
@@ -42,7 +60,9 @@ function checkKeyboard(markup: unknown, refuseUrl: (url: string) => boolean): st
     >) {
       if (typeof button.text !== 'string' || button.text === '')
         return 'Bad Request: BUTTON_TEXT_INVALID';
-      const kinds = ['callback_data', 'url', 'copy_text'].filter((k) => k in button);
+      const styled = buttonStyleProblem(button);
+      if (styled) return styled;
+      const kinds = ['callback_data', 'url', 'copy_text', 'disabled'].filter((k) => k in button);
       const copy = (button as { copy_text?: { text?: unknown } }).copy_text;
       if (
         copy !== undefined &&
