@@ -83,6 +83,8 @@ export function typeOf(s: Schema): string {
       return `map of ${typeOf(d.valueType)}`;
     case 'object':
       return 'object';
+    case 'union':
+      return (d.options as Schema[]).map(typeOf).join(' or ');
     default:
       return d.type;
   }

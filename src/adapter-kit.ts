@@ -7,6 +7,7 @@
 import type {
   AdapterAskStrings,
   AdapterContext,
+  AdapterPendingStrings,
   AdapterStrings,
   KeyValue,
   Tap,
@@ -34,7 +35,39 @@ export function adapterStrings(strings: Strings = loadStrings('en')): AdapterStr
     unknownCommand: (command) => t(strings, 'adapter.unknown_command', { command }),
     alreadyDecided: (status) => t(strings, 'adapter.already_decided', { status }),
     asks: askStrings(strings),
+    pending: pendingStrings(strings),
   };
+}
+
+/** `/pending`'s texts of `strings` (templates `adapter.pending`). */
+function pendingStrings(strings: Strings): AdapterPendingStrings {
+  const text = (key: string, view?: Record<string, unknown>) =>
+    t(strings, `adapter.pending.${key}`, view);
+  return {
+    empty: (mine) => text(mine ? 'empty_mine' : 'empty'),
+    header: (count, more, mine) => text(mine ? 'header_mine' : 'header', { count, more }),
+    item: (i) => text('item', { ...i, prompt: i.prompt.replace(/\s+/g, ' ').trim() }),
+    more: text('more'),
+    card: text('card'),
+    unavailable: text('unavailable'),
+  };
+}
+
+/** `/pending` or `/pending mine` (the platform strips its own prefix or mention first); null otherwise. */
+export function pendingCommand(text: string): { mine: boolean } | null {
+  const m = /^\/?pending(?:@\S+)?(?:\s+(mine))?\s*$/i.exec(text.trim());
+  return m ? { mine: !!m[1] } : null;
+}
+
+/** The button payload of a `/pending` page: `hitlp:<m|a>:<cursor>` (Telegram's 64 bytes fit). */
+export function pendingPayload(mine: boolean, cursor: string): string {
+  return `hitlp:${mine ? 'm' : 'a'}:${cursor}`;
+}
+
+/** The page a `/pending` button asks for, or null when the payload is not one. */
+export function parsePendingPayload(data: string): { mine: boolean; cursor: string } | null {
+  const m = /^hitlp:([ma]):([A-Za-z0-9_-]{1,56})$/.exec(data);
+  return m ? { mine: m[1] === 'm', cursor: m[2]! } : null;
 }
 
 /**

@@ -15,6 +15,7 @@ const WARNED_ELSEWHERE = new Set([
   'post_failed',
   'notify_failed',
   'reminder_failed',
+  'expiry_warning_failed',
   'delivery_failed',
   'fanout',
   'sse_fallback',

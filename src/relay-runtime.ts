@@ -46,6 +46,8 @@ export interface RuntimeParts {
   drainMs: number;
   startRetry?: { minMs?: number; maxMs?: number } | undefined;
   onFatal?: ((part: string, reason: string) => void) | undefined;
+  /** A start-up pass before anything is read: seals answers older rows hold in plain text. */
+  sealOldAnswers?: (() => Promise<number>) | undefined;
 }
 
 /** The running state of one relay. */
@@ -146,6 +148,8 @@ export class RelayRuntime {
     await this.checkStore();
     this.beat();
     await this.reclaim();
+    const sealed = await this.p.sealOldAnswers?.();
+    if (sealed) this.s.log.info({ cases: sealed }, 'sealed answers stored before RELAY_SECRET_KEY');
     await this.loadKeys();
     this.retention = startRetention(
       store,
@@ -201,6 +205,7 @@ export class RelayRuntime {
       health: this.p.health,
       onTap: this.onTap,
       mayAnswer: (tap: Tap) => this.s.taps.mayAnswer(tap),
+      pending: this.s.pending.page.bind(this.s.pending),
       recordDelivery: (card: MessageRef, status: DeliveryStatus) =>
         recordDeliveryStatus(this.s, card, status),
       closing: () => this.closing,

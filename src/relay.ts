@@ -19,7 +19,12 @@ import { mountAskService } from './server/ask-routes.ts';
 import { createMetrics } from './server/metrics.ts';
 import { registerReceiptRoutes } from './server/receipt-routes.ts';
 import { createServices, type Services } from './services.ts';
-import { createSealer } from './store/sealer.ts';
+import {
+  ANSWER_SEAL_PURPOSE,
+  sealedAnswerStore,
+  sealStoredAnswers,
+} from './store/sealed-answers.ts';
+import { createSealer, createTextSealer } from './store/sealer.ts';
 import { openSqliteStore } from './store/sqlite-store.ts';
 import type { Store } from './store/store.ts';
 import type { StoredCase } from './store/types.ts';
@@ -64,6 +69,8 @@ export interface Relay {
   app: Hono;
   /** The base URL once listening. */
   url: string;
+  /** The relay's own asks service (mounted with the app; the MCP gateway's tool gate asks there). */
+  readonly asks: HitlService | undefined;
   /** Each configured part (platform:<name>, store) with its state, reason and since. */
   health: Health;
   /**
@@ -81,9 +88,12 @@ export interface Relay {
   stop(): Promise<void>;
 }
 
-/** Builds the services from the options. */
-function servicesOf(o: RelayOptions, log: Logger): Services {
-  const store =
+/**
+ * The store: the given one or SQLite in DATA_DIR; with RELAY_SECRET_KEY, answers are sealed in it
+ * (and a pass seals those older rows hold in plain text).
+ */
+function storeOf(o: RelayOptions, log: Logger): { store: Store; sealOld?: () => Promise<number> } {
+  const inner =
     o.store ??
     openSqliteStore(join(o.config.dataDir, 'hitl-relay.sqlite'), o.now, {
       // A failing checkpoint worker is a warn line in the relay's log, not a bare stderr warning.
@@ -91,7 +101,15 @@ function servicesOf(o: RelayOptions, log: Logger): Services {
         onError: (err) => log.warn({ err: err.message }, 'SQLite checkpoint worker failed'),
       },
     });
-  return createServices({
+  if (!o.config.secretKey) return { store: inner };
+  const store = sealedAnswerStore(inner, createTextSealer(o.config.secretKey, ANSWER_SEAL_PURPOSE));
+  return { store, sealOld: () => sealStoredAnswers(store, inner) };
+}
+
+/** Builds the services from the options (and the start-up pass that seals old answers). */
+function servicesOf(o: RelayOptions, log: Logger) {
+  const { store, sealOld } = storeOf(o, log);
+  const services: Services = createServices({
     store,
     sealer: createSealer(o.config.secretKey),
     adapters: new Map(o.adapters.map((a) => [a.platform, a])),
@@ -104,6 +122,7 @@ function servicesOf(o: RelayOptions, log: Logger): Services {
     instanceId: `${process.pid}-${randomBytes(3).toString('hex')}`,
     ...(o.now ? { now: o.now } : {}),
   });
+  return { services, sealOld };
 }
 
 /** Health before start: every part starting. */
@@ -125,10 +144,10 @@ function ownAskCloser(asks: { service?: HitlService }) {
 /** Creates a relay: the composition root, where every service gets what it uses. */
 export function createRelay(o: RelayOptions): Relay {
   const log = o.log ?? createLogger({ level: o.config.logLevel });
-  const services = servicesOf(o, log);
+  const { services, sealOld } = servicesOf(o, log);
   const health = startingHealth(o.adapters);
-  // SSE streams, the callback receiver and reminders; the poll loop consults them after each look.
-  // The relay's own asks service, once mounted: the ladder's final rung closes an ask there.
+  // The relay's own asks service, once mounted: the ladder's final rung closes an ask there (SSE
+  // streams, the callback receiver and reminders are watching's; the poll loop consults them).
   const asks: { service?: HitlService } = {};
   const watching = createWatching(services, o.streams, ownAskCloser(asks));
   const metrics = createMetrics(services.store, () => watching.streams.count);
@@ -147,6 +166,7 @@ export function createRelay(o: RelayOptions): Relay {
     drainMs: o.drainMs ?? 2500,
     startRetry: o.startRetry,
     onFatal: o.onFatal,
+    sealOldAnswers: sealOld,
   });
   runtime.app = createApp({
     services,
@@ -167,6 +187,16 @@ export function createRelay(o: RelayOptions): Relay {
       if (m) runtime.mounted.push(m);
     },
   });
+  return relayHandle(services, runtime, health, asks);
+}
+
+/** The relay as its callers hold it. */
+function relayHandle(
+  services: Services,
+  runtime: RelayRuntime,
+  health: Health,
+  asks: { service?: HitlService },
+): Relay {
   return {
     services,
     app: runtime.app,
@@ -177,6 +207,9 @@ export function createRelay(o: RelayOptions): Relay {
       runtime.url = v;
     },
     health,
+    get asks() {
+      return asks.service;
+    },
     start: () => runtime.start(),
     readiness: () => runtime.readiness(),
     stop: () => runtime.stop(),

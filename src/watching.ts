@@ -9,12 +9,14 @@ import { confirmByPoll } from './service-client/confirm-by-poll.ts';
 import type { StoredCase } from './store/types.ts';
 import { type FinalAnswerDeps, finalAnswerDue } from './tap/final-answer.ts';
 import { type CallbackDeps, callbackRoute } from './watch/callback-receiver.ts';
+import { ExpiryWarnings, type ExpiryWarningsDeps } from './watch/expiry-warnings.ts';
 import { Reminders, type RemindersDeps } from './watch/reminders.ts';
 import { type EventStreamOptions, EventStreams, type EventStreamsDeps } from './watch/sse.ts';
 import type { WatchHooks } from './watch/watcher.ts';
 
 /** What watching touches: what each of its parts does. */
 export type WatchingDeps = RemindersDeps &
+  ExpiryWarningsDeps &
   EventStreamsDeps &
   CallbackDeps &
   EscalationHost &
@@ -24,6 +26,7 @@ export type WatchingDeps = RemindersDeps &
 export interface Watching {
   streams: EventStreams;
   reminders: Reminders;
+  warnings: ExpiryWarnings;
   /** `POST <callbackPath>`. */
   callbackRoute: HttpRoute;
   /** What the poll loop asks after each look at a case. */
@@ -32,7 +35,7 @@ export interface Watching {
   stop(): Promise<void>;
 }
 
-/** Creates the SSE client, the callback receiver and reminders for `deps`. */
+/** Creates the SSE client, the callback receiver, reminders and expiry warnings for `deps`. */
 export function createWatching(
   deps: WatchingDeps,
   options: EventStreamOptions = {},
@@ -40,6 +43,7 @@ export function createWatching(
 ): Watching {
   const finalDeps: FinalAnswerDeps = { ...pickFinal(deps), ...(closeOwnAsk && { closeOwnAsk }) };
   const reminders = new Reminders(deps);
+  const warnings = new ExpiryWarnings(deps);
   const streams = new EventStreams(deps, reminders, options);
   // One confirming poll per case at a time, however many callbacks arrive for it.
   const confirming = new Set<string>();
@@ -58,23 +62,25 @@ export function createWatching(
   });
   const onIngested = (c: StoredCase) =>
     void reminders
-      .scheduleFirst(c, nextEscalation(c))
+      .scheduleFirst(c, earliest(nextEscalation(c), warnings.next(c)))
       .catch((err) =>
         deps.log.warn({ case: c.id, err: String(err) }, 'scheduling a reminder failed'),
       );
   return {
     streams,
     reminders,
+    warnings,
     callbackRoute: route,
     hooks: {
       async afterCheck(c) {
         await reminders.sendDue(c);
+        await warnings.sendDue(c);
         await escalateDue(deps, c);
         await finalAnswerDue(finalDeps, c);
         await streams.consider(c);
       },
       streaming: (c) => streams.healthy(c),
-      wakeAt: (c) => earliest(reminders.next(c), nextEscalation(c)),
+      wakeAt: (c) => earliest(earliest(reminders.next(c), nextEscalation(c)), warnings.next(c)),
     },
     start() {
       deps.cases.events.on('ingested', onIngested);

@@ -39,7 +39,8 @@ const MESSAGES: Record<AskContent['type'], string> = {
 
 /** Longest life of an ask. */
 export const MAX_ASK_SECONDS = 30 * 86_400;
-const DEFAULT_ASK_SECONDS = 86_400;
+/** Life of an ask without expires_in / expires_at. */
+export const DEFAULT_ASK_SECONDS = 86_400;
 
 const askSchema = z.strictObject({
   target: z.string().min(3).max(300),
@@ -147,7 +148,14 @@ export function agentSubmitToken(secrets: CaseSecrets): string | undefined {
  * says otherwise) and taken in through the ordinary intake. A case the relay refuses is cancelled at
  * the service too, so nobody is left with an ask no card shows.
  */
-export async function createAsk(relay: AskDeps, asks: HitlService, raw: unknown, origin: string) {
+export async function createAsk(
+  relay: AskDeps,
+  asks: HitlService,
+  raw: unknown,
+  origin: string,
+  /** More of the case's context, beside `ask` (the tool gate's `tool_call`); never from the API. */
+  more?: { context?: Record<string, unknown> },
+) {
   const { body, content, mapping, seconds } = checkAsk(relay, raw);
   // Refuse an unknown target before a case exists anywhere.
   relay.targets.resolveTargets(body.target);
@@ -164,7 +172,7 @@ export async function createAsk(relay: AskDeps, asks: HitlService, raw: unknown,
       prompt: content.prompt,
       expiresInSeconds: seconds,
       callback_url: null,
-      context: { ask: content },
+      context: { ...more?.context, ask: content },
       inline_actions: mapping.inline_actions,
       message: MESSAGES[content.type],
       default_action: body.default ?? mapping.default_action,

@@ -9,6 +9,7 @@ import type { Hono } from 'hono';
 import { checkAnswer } from '../asks/answer.ts';
 import { askContentOf } from '../asks/content.ts';
 import { withoutSensitive } from '../asks/sensitive.ts';
+import { toolCallAnswerIssues, toolCallOf } from '../asks/tool-call.ts';
 import type { Health } from '../health.ts';
 import {
   createHitlService,
@@ -31,11 +32,17 @@ const broken = [{ path: 'context.ask', message: 'the case carries no valid ask c
 
 /** The profile: answers checked per kind, the review page's native controls per kind. */
 export const askProfile: ServiceProfile = {
+  // The relay's own asks speak the newest version (issue 31): bodies valid against schemas/v0.9.
+  specVersion: '0.9',
   checkAnswer(kase: ReviewCase, action, data) {
     const content = askContentOf(kase.context);
     if (!content) return { ok: false, details: broken };
     const r = checkAnswer(content, action, data);
-    return r.ok ? { ok: true, data: r.data } : { ok: false, details: r.issues };
+    if (!r.ok) return { ok: false, details: r.issues };
+    // A held tool call (the MCP gateway's gate): read-only arguments stay, edits fit the tool.
+    const call = toolCallOf(kase.context);
+    const issues = call ? toolCallAnswerIssues(call, r.data) : [];
+    return issues.length ? { ok: false, details: issues } : { ok: true, data: r.data };
   },
   formAnswer(kase, params) {
     const content = askContentOf(kase.context);

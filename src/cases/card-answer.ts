@@ -4,6 +4,7 @@
  * the rest), and the service's `reason` when it gave one. Plain text; pure.
  */
 import type { AskContent, FieldValue } from '../asks/content.ts';
+import { withoutSensitive } from '../asks/sensitive.ts';
 import { formFields } from '../render/form-summary.ts';
 import { type Strings, t } from '../render/templates.ts';
 import type { StoredCase } from '../store/types.ts';
@@ -166,14 +167,17 @@ function askLines(c: AskContent, d: Json, s: Strings): string[] {
       const labels = keys.map((k) => labelOf(c.options, String(k)));
       return line('answer.chosen', { items: labels.join(', ') });
     }
-    case 'context':
+    case 'context': {
       if (c.sub_type === 'freetext')
         return line('context.line', { label: c.input.label, value: longText(String(d.value), s) });
       if (c.sub_type === 'confirm')
         return line(d.confirmed === false ? 'answer.declined' : 'answer.confirmed', {
           statement: c.statement ? longText(c.statement, s) : '',
         });
-      return fieldLines(c.fields, isObject(d.values) ? (d.values as never) : {}, s);
+      // A sensitive value (a password) stands hidden: a chat keeps its cards, and so may others.
+      const shown = withoutSensitive(c, d).values;
+      return fieldLines(c.fields, isObject(shown) ? (shown as never) : {}, s);
+    }
     case 'edit': {
       if (c.sub_type === 'content') {
         const text = String(d.content ?? '');

@@ -2,6 +2,7 @@
 
 import type { CaseView } from '../client/types.ts';
 import { finalRung } from '../policy/escalation.ts';
+import { nextWarning } from '../policy/expiry-warning.ts';
 import { isTerminal } from '../protocol/types.ts';
 import type { Store } from '../store/store.ts';
 import type { CaseDoc, StoredCase, StoredMessage } from '../store/types.ts';
@@ -44,6 +45,21 @@ function escalationView(d: CaseDoc): CaseView['escalation'] {
           reason: f.reason ?? null,
         }
       : null,
+  };
+}
+
+/** The case's warnings before expiry: thresholds, those sent, the last and the next. */
+function expiryWarningView(c: StoredCase): CaseView['expiry_warning'] {
+  const w = c.doc.expiry_warnings;
+  if (!w) return null;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const last = w.sent.length ? Math.max(...w.sent.map((s) => s.at)) : undefined;
+  const next = nextWarning(c);
+  return {
+    before_seconds: w.before_s,
+    sent: w.sent.map((s) => ({ before_seconds: s.before_s, at: iso(s.at) })),
+    last_at: last === undefined ? null : iso(last),
+    next_at: next === undefined ? null : iso(next),
   };
 }
 
@@ -105,6 +121,7 @@ export async function caseView(
     progress: d.progress ?? null,
     policy: policyView(d),
     escalation: escalationView(d),
+    expiry_warning: expiryWarningView(c),
     default_action:
       c.status === 'expired' ? (d.default_action ?? d.hitl.default_action ?? null) : null,
     reason: d.reason ?? null,

@@ -5,6 +5,7 @@ import type { Logger } from '../log.ts';
 import { resolvedUrlRefusal, type UrlPolicy, urlRefusal } from '../net/url-policy.ts';
 import type { CasePolicyInput } from '../policy/case-policy.ts';
 import { caseEscalation } from '../policy/escalation.ts';
+import { caseExpiryWarnings, type ExpiryThresholds } from '../policy/expiry-warning.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
 import { isTerminal } from '../protocol/types.ts';
 import type { Sealer } from '../store/sealer.ts';
@@ -32,6 +33,8 @@ export interface IngestInput {
   requested_by?: string | undefined;
   /** A policy for this case (a name or fields over the configured one), within what the config allows. */
   policy?: CasePolicyInput | undefined;
+  /** Warnings before expiry for this case (seconds before, largest first), over the route's and the relay's. */
+  expiry_warning?: ExpiryThresholds | undefined;
 }
 
 /** What ingest() answers. */
@@ -43,7 +46,9 @@ export interface IngestResult {
 
 /** What intake touches. */
 export interface IntakeDeps {
-  config: UrlPolicy & Pick<RelayConfig, 'allowHttpLoopback' | 'pollMinMs' | 'routes'>;
+  config: UrlPolicy &
+    Pick<RelayConfig, 'allowHttpLoopback' | 'pollMinMs' | 'routes'> &
+    Partial<Pick<RelayConfig, 'expiryWarning'>>;
   store: Pick<Store, 'findCase' | 'createCase' | 'getCase'>;
   sealer: Sealer;
   log: Logger;
@@ -199,10 +204,17 @@ export class Intake {
     if (input.labels) doc.labels = input.labels;
     const policy = this.d.targets.casePolicyFor(input.target, input.policy);
     if (policy) doc.policy = policy;
-    const ladder = input.target.startsWith('route:')
-      ? this.d.config.routes[input.target.slice(6)]?.escalation
+    const route = input.target.startsWith('route:')
+      ? this.d.config.routes[input.target.slice(6)]
       : undefined;
-    if (ladder) doc.escalation = caseEscalation(ladder, now);
+    if (route?.escalation) doc.escalation = caseEscalation(route.escalation, now);
+    // The case's own thresholds, else its route's, else the relay's EXPIRY_WARNING.
+    const warnings = caseExpiryWarnings(
+      input.expiry_warning ?? route?.expiry_warning ?? this.d.config.expiryWarning,
+      hitl.expires_at,
+      now,
+    );
+    if (warnings) doc.expiry_warnings = warnings;
     if (input.requested_by) doc.requested_by = this.d.targets.identityOfAccount(input.requested_by);
     return doc;
   }

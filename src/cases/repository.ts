@@ -188,12 +188,16 @@ export class CaseRepository {
     id: string,
     timeoutMs: number,
     signal?: AbortSignal,
+    /** Also returns when this says so of the case as it changed (`first`: as the wait began). */
+    also?: (c: StoredCase, first: StoredCase) => boolean,
   ): Promise<StoredCase | undefined> {
     const deadline = this.now() + timeoutMs;
     let c = await this.store.getCase(id);
+    const first = c;
     for (;;) {
       // Also ended: the ladder's final rung (nobody decided; the agent gets the policy answer).
       if (!c || isTerminal(c.status) || c.doc.delivery_failed || endedByPolicy(c)) return c;
+      if (also && first && c !== first && also(c, first)) return c;
       const left = deadline - this.now();
       if (left <= 0 || signal?.aborted) return c;
       const woken = await this.nextChange(id, left, signal);

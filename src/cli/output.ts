@@ -3,6 +3,7 @@ import { approvalOf, endedByPolicy } from '../client/outcome.ts';
 import { RelayError } from '../client/relay-client.ts';
 import type { CaseView } from '../client/types.ts';
 import { ValidationError } from '../errors.ts';
+import { reportedBy } from '../protocol/claims.ts';
 
 /** Where the CLI writes (process streams, or buffers in tests). */
 export interface Io {
@@ -62,7 +63,8 @@ function clip(s: string, n: number): string {
 
 function person(v: CaseView): string | null {
   const s = v.submitted_by;
-  if (s) return `${s.display_name ?? s.platform_user_id} (${s.platform} ${s.platform_user_id})`;
+  // A claim, never verified identity (protocol/claims.ts): the line says who reported it.
+  if (s) return `${s.display_name ?? s.platform_user_id} (${reportedBy(s)})`;
   const r = v.responded_by;
   return r ? (r.name ?? r.email ?? null) : null;
 }

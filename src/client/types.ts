@@ -34,7 +34,10 @@ export interface CaseView {
   status: CaseStatus;
   final: boolean;
   result: CaseResult | null;
-  /** The person whose tap in a chat submitted the result. */
+  /**
+   * Who tapped in a chat, as the platform reported it: a claim, not verified identity (spec v0.9
+   * §7.5; protocol/claims.ts). `responded_by` is the service's record.
+   */
   submitted_by: SubmittedBy | null;
   /** Who answered, as the service reports it (e.g. on its review page). */
   responded_by: RespondedBy | null;
@@ -77,6 +80,16 @@ export interface CaseView {
       decided_by: null;
       reason: string | null;
     } | null;
+  } | null;
+  /**
+   * Warnings before expiry (null: none configured): the thresholds in seconds before expires_at,
+   * each warning sent, when the last went out and when the next is due.
+   */
+  expiry_warning: {
+    before_seconds: number[];
+    sent: Array<{ before_seconds: number; at: string }>;
+    last_at: string | null;
+    next_at: string | null;
   } | null;
   /** The action the service applies on expiry, when the case expired. */
   default_action: string | null;

@@ -5,10 +5,12 @@ import { ValidationError } from '../errors.ts';
 import { registerSecret } from '../log.ts';
 import { type CasePolicyMode, casePolicyModeSchema } from '../policy/case-policy.ts';
 import { type EscalationConfig, escalationSchema } from '../policy/escalation.ts';
+import { type ExpiryThresholds, expiryWarningSchema } from '../policy/expiry-warning.ts';
 import { type PolicyConfig, policySchema } from '../policy/policy.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { deriveNotifySecret } from '../protocol/notify-signature.ts';
 import { parseEnv, pickEnv } from './env.ts';
+import { type McpUpstreamConfig, mcpUpstreamsSchema, upstreamsOf } from './mcp-upstreams.ts';
 import type { NotifySettings } from './notify-settings.ts';
 
 /** Every environment variable the core reads (platforms list theirs in platforms/<name>/config.ts). */
@@ -47,6 +49,7 @@ export const CORE_ENV_VARS = [
   'EXIT_ON_FATAL',
   'DELIVERY_TIMEOUT_SECONDS',
   'LOG_FORMAT',
+  'EXPIRY_WARNING',
 ] as const;
 
 /**
@@ -81,6 +84,11 @@ export const configFileSchema = z.strictObject({
         escalation: escalationSchema
           .optional()
           .describe('more targets as time passes without a decision'),
+        expiry_warning: expiryWarningSchema
+          .optional()
+          .describe(
+            'warnings before expiry for its cases, e.g. `"15m"` or `["1h", "15m"]` (over `EXPIRY_WARNING`; `"0"`: none)',
+          ),
       }),
     )
     .default({})
@@ -112,6 +120,7 @@ export const configFileSchema = z.strictObject({
     .describe(
       'people and the platform accounts (`platform:user`) they own: one person counts once',
     ),
+  mcp_upstreams: mcpUpstreamsSchema,
 });
 
 /** The core's environment variables; their meanings are in env-docs.ts. */
@@ -157,6 +166,7 @@ export const coreEnvSchema = z.object({
   EXIT_ON_FATAL: z.enum(['0', '1']).default('0'),
   DELIVERY_TIMEOUT_SECONDS: z.coerce.number().min(0.1).default(600),
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
+  EXPIRY_WARNING: z.string().max(120).optional(),
 });
 
 /** A route: a named list of targets (fan-out) with an optional allowlist. */
@@ -166,6 +176,8 @@ export interface RouteConfig {
   policy?: string | undefined;
   case_policy?: CasePolicyMode | undefined;
   escalation?: EscalationConfig | undefined;
+  /** Thresholds before expiry (seconds, largest first); over the relay's EXPIRY_WARNING. */
+  expiry_warning?: ExpiryThresholds | undefined;
 }
 
 /** The relay's configuration. */
@@ -219,6 +231,8 @@ export interface RelayConfig {
    * submit's wait for a slot and its deadline, so a submit still under way is never doubled.
    */
   claimMs: number;
+  /** EXPIRY_WARNING: warnings before a case expires (seconds before, largest first; [] none). */
+  expiryWarning: ExpiryThresholds;
   /** notify_url deliveries: signing secret, retry schedule, attempt timeout (defaults when absent). */
   notify?: NotifySettings;
   routes: Record<string, RouteConfig>;
@@ -231,6 +245,8 @@ export interface RelayConfig {
   allow: Record<string, string[]>;
   /** Callback signing secrets per service origin. */
   callbackSecrets: Record<string, string>;
+  /** The MCP servers the gateway stands in front of, by name. */
+  mcpUpstreams: Record<string, McpUpstreamConfig>;
 }
 
 type Env = z.infer<typeof coreEnvSchema>;
@@ -254,6 +270,16 @@ function checkEnvRules(e: Env): void {
       'CLAIM_SECONDS',
       `must be at least ${claimFloor} (the submit queue's ${SUBMIT_GATE_DEFAULTS.maxWaitMs / 1000} s + SUBMIT_TIMEOUT_SECONDS + 5 s)`,
     );
+}
+
+/** EXPIRY_WARNING as thresholds; a clear error naming it when it is not a list of durations. */
+function expiryWarningOf(raw: string | undefined): ExpiryThresholds {
+  if (raw === undefined) return [];
+  const r = expiryWarningSchema.safeParse(raw);
+  if (r.success) return r.data;
+  throw new ValidationError('invalid_config', 'invalid configuration', [
+    { path: 'EXPIRY_WARNING', message: r.error.issues[0]?.message ?? 'invalid' },
+  ]);
 }
 
 /** notify_url deliveries: signed with RELAY_NOTIFY_SECRET, else a secret derived from a key. */
@@ -319,6 +345,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     sseMaxStreams: e.SSE_MAX_STREAMS,
     submitTimeoutMs: e.SUBMIT_TIMEOUT_SECONDS * 1000,
     claimMs: e.CLAIM_SECONDS * 1000,
+    expiryWarning: expiryWarningOf(e.EXPIRY_WARNING),
     notify: notifySettingsOf(e),
     routes: file.routes,
     policies: file.policies,
@@ -328,6 +355,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     callbackSecrets: Object.fromEntries(
       Object.entries(file.callback_secrets).map(([k, v]) => [new URL(k).origin, v]),
     ),
+    mcpUpstreams: upstreamsOf(file.mcp_upstreams),
   };
 }
 

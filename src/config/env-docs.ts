@@ -23,7 +23,8 @@ export const CORE_ENV_DOCS: Record<(typeof CORE_ENV_VARS)[number], EnvDoc> = {
     meaning: 'API key for `/v1/*` and `/metrics`; when set, the relay runs in server mode',
   },
   RELAY_SECRET_KEY: {
-    meaning: 'seals case secrets at rest and signs Details links (the same on every replica)',
+    meaning:
+      'seals case secrets and answers at rest and signs Details links (the same on every replica)',
   },
   RECEIPT_SIGNING_KEY: {
     meaning: 'Ed25519 key (PKCS#8 PEM or 32-byte seed) that signs decision receipts',
@@ -87,6 +88,10 @@ export const CORE_ENV_DOCS: Record<(typeof CORE_ENV_VARS)[number], EnvDoc> = {
   NOTIFY_TIMEOUT_SECONDS: { meaning: 'how long one `notify_url` attempt may take' },
   SUBMIT_TIMEOUT_SECONDS: {
     meaning: 'how long a submit may take once sent; later is an unknown outcome, settled by a poll',
+  },
+  EXPIRY_WARNING: {
+    meaning:
+      'warnings before a case expires, e.g. `15m` or `1h,15m`: a reply on every card and an `expiring` notify event (docs/expiry-warnings.md)',
   },
   CLAIM_SECONDS: {
     meaning:

@@ -8,7 +8,8 @@ import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { HitlService } from '../hitl-service/index.ts';
 import { LegacyCancels } from './cancels.ts';
 import { registerAskResources } from './resources.ts';
-import { type McpCall, type McpToolDeps, registerTools } from './tools.ts';
+import { TASKS_EXTENSION, TaskCalls } from './tasks.ts';
+import { type IntakeGate, type McpCall, type McpToolDeps, registerTools } from './tools.ts';
 import { AskWaits } from './waits.ts';
 
 /** The name and version the server gives clients. */
@@ -20,12 +21,40 @@ const INSTRUCTIONS =
 
 /** The relay's MCP server. */
 export interface McpFront {
-  /** Serves one HTTP request at /mcp; `origin` is the relay's URL as the client reached it. */
-  fetch(request: Request, o: { origin: string; defaultTarget?: string }): Promise<Response>;
+  /**
+   * Serves one HTTP request at /mcp; `origin` is the relay's URL as the client reached it, `admit`
+   * the intake rate limit of its API key (asked once per ask a call would create).
+   */
+  fetch(
+    request: Request,
+    o: { origin: string; defaultTarget?: string; admit?: IntakeGate },
+  ): Promise<Response>;
   /** The open waits (the benchmark and tests count their store reads). */
   waits: AskWaits;
   /** Ends open calls without withdrawing their asks (the relay stops). */
   close(): Promise<void>;
+}
+
+/** The server instance of one request: the tools, resources and (2026-07-28) the tasks. */
+function serverFor(call: McpCall): McpServer {
+  // The Tasks extension exists on 2026-07-28 only (2025-11-25's experimental tasks are not served).
+  const tasks = call.era === 'modern' ? new TaskCalls(call) : undefined;
+  if (tasks) call.tasks = tasks;
+  const extensions = tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {};
+  const server = new McpServer(MCP_SERVER_INFO, {
+    capabilities: { tools: {}, resources: {}, ...extensions },
+    instructions: INSTRUCTIONS,
+  });
+  if (call.era === 'legacy')
+    server.server.setNotificationHandler('notifications/cancelled', (n) => {
+      const { requestId, reason } = n.params;
+      if (requestId !== undefined)
+        call.cancels.cancel(requestId, reason ?? 'cancelled by the client');
+    });
+  registerTools(server, call);
+  tasks?.install(server);
+  registerAskResources(server, call);
+  return server;
 }
 
 /** Creates the MCP server over the asks service. */
@@ -36,7 +65,9 @@ export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront 
   const handler = createMcpHandler(
     ({ authInfo, era }) => {
       // The connection's own facts ride in authInfo.extra (the SDK hands it to the factory as is).
-      const at = authInfo?.extra as { origin: string; defaultTarget?: string } | undefined;
+      const at = authInfo?.extra as
+        | { origin: string; defaultTarget?: string; admit?: IntakeGate }
+        | undefined;
       const call: McpCall = {
         relay,
         asks,
@@ -46,20 +77,9 @@ export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront 
         closing: () => closing,
         cancels,
         era: era === 'legacy' ? 'legacy' : 'modern',
+        ...(at?.admit ? { admit: at.admit } : {}),
       };
-      const server = new McpServer(MCP_SERVER_INFO, {
-        capabilities: { tools: {}, resources: {} },
-        instructions: INSTRUCTIONS,
-      });
-      if (era === 'legacy')
-        server.server.setNotificationHandler('notifications/cancelled', (n) => {
-          const { requestId, reason } = n.params;
-          if (requestId !== undefined)
-            cancels.cancel(requestId, reason ?? 'cancelled by the client');
-        });
-      registerTools(server, call);
-      registerAskResources(server, call);
-      return server;
+      return serverFor(call);
     },
     {
       onerror: (err) => relay.log.debug({ err: err.message }, 'mcp: request refused'),
@@ -68,7 +88,11 @@ export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront 
   return {
     waits,
     fetch(request, o) {
-      const extra = { origin: relay.config.publicUrl ?? o.origin, defaultTarget: o.defaultTarget };
+      const extra = {
+        origin: relay.config.publicUrl ?? o.origin,
+        defaultTarget: o.defaultTarget,
+        admit: o.admit,
+      };
       // The relay checked the API key in front (server/app.ts); this only names the connection.
       return handler.fetch(request, {
         authInfo: { token: '', clientId: 'relay-key', scopes: [], extra },

@@ -50,7 +50,23 @@ export interface McpCall {
    * leaves the ask open for get_answer.
    */
   era: 'legacy' | 'modern';
+  /** On 2026-07-28: turns a call into a task when the client declared the extension (mcp/tasks.ts). */
+  tasks?: TaskStarts;
+  /** Admits one more ask of this connection's API key (the intake rate limit), or says when. */
+  admit?: IntakeGate;
 }
+
+/** Where a call of an ask tool may become a task instead of waiting (mcp/tasks.ts). */
+export interface TaskStarts {
+  /** True when this call becomes a task for `c` (its result is then the task, not the answer). */
+  take(ctx: ServerContext, c: StoredCase): boolean;
+}
+
+/** The intake rate limit of a connection: ok, or how long until the next ask is admitted. */
+export type IntakeGate = () => { ok: true } | { ok: false; retryAfterMs: number };
+
+/** What the cards say when the agent withdraws its ask (a cancelled call or task). */
+export const WITHDRAWN = 'the agent cancelled the request';
 
 const refused = (issues: ValidationIssue[]) => ({
   isError: true,
@@ -65,6 +81,8 @@ export async function createToolAsk(
 ): Promise<{ case: StoredCase } | { refusal: ReturnType<typeof refused> }> {
   const body = askBodyOf(tool, args, call.defaultTarget);
   if (body.target === undefined) return { refusal: refused([NO_TARGET]) };
+  const admitted = call.admit?.() ?? { ok: true };
+  if (!admitted.ok) return { refusal: rateLimited(admitted.retryAfterMs) };
   try {
     const created = await createAsk(call.relay, call.asks, body, call.origin);
     const stored = await call.relay.store.getCase(created.relay.id);
@@ -76,9 +94,28 @@ export async function createToolAsk(
   }
 }
 
+/** The intake rate limit's refusal: a tool error the model can act on (nothing was stored). */
+function rateLimited(retryAfterMs: number) {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return {
+    isError: true,
+    content: [
+      {
+        type: 'text' as const,
+        text: `The ask was not sent (nothing was stored): this API key sent more asks than the relay's intake rate limit allows (INTAKE_RATE_LIMIT_PER_MINUTE). Retry after ${seconds} s.`,
+      },
+    ],
+    _meta: { 'hitl-relay/retry_after_seconds': seconds },
+  };
+}
+
+/** The outcome of an ask as it stands (the structuredContent of its tool result). */
+export const toolOutcome = (call: Pick<McpCall, 'origin'>, c: StoredCase) =>
+  outcomeOf(c, kindOfCase(c), call.origin);
+
 /** The tool result of an ask as it stands. */
 export function toolResult(call: McpCall, c: StoredCase) {
-  const outcome = outcomeOf(c, kindOfCase(c), call.origin);
+  const outcome = toolOutcome(call, c);
   if (c.doc.delivery_failed && !outcome.final)
     return {
       isError: true,
@@ -135,12 +172,8 @@ async function waitForPerson(call: McpCall, c: StoredCase, ctx: ServerContext) {
     const end = await call.waits.until(c.id, c, signal, progress);
     const cancelled = call.era === 'legacy' ? legacy.signal.aborted : ctx.mcpReq.signal.aborted;
     if (cancelled && !call.closing() && end && !outcomeOf(end, '', '').final)
-      await withdrawAsk(call.relay, call.asks, end, 'the agent cancelled the request').catch(
-        (err: Error) =>
-          call.relay.log.warn(
-            { id: c.id, err: err.message },
-            'mcp: cannot withdraw a cancelled ask',
-          ),
+      await withdrawAsk(call.relay, call.asks, end, WITHDRAWN).catch((err: Error) =>
+        call.relay.log.warn({ id: c.id, err: err.message }, 'mcp: cannot withdraw a cancelled ask'),
       );
     return toolResult(call, end ?? c);
   } finally {
@@ -172,6 +205,8 @@ export function registerTools(server: McpServer, call: McpCall): void {
       async (args: ToolArguments, ctx: ServerContext) => {
         const made = await createToolAsk(call, tool, args);
         if ('refusal' in made) return made.refusal;
+        // A task-declaring client gets a task (mcp/tasks.ts answers with it instead of this).
+        if (call.tasks?.take(ctx, made.case)) return toolResult(call, made.case);
         return waitForPerson(call, made.case, ctx);
       },
     );

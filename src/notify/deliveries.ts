@@ -1,6 +1,7 @@
 /** Which notify_url deliveries a case change asks for, built before the change is written. */
 import { randomBytes } from 'node:crypto';
 import { type CaseViewSource, caseView } from '../cases/case-view.ts';
+import { warningsSent } from '../policy/expiry-warning.ts';
 import { isTerminal } from '../protocol/types.ts';
 import type { NotifyDelivery } from '../store/store.ts';
 import type { StoredCase } from '../store/types.ts';
@@ -20,6 +21,13 @@ export function notifyEvent(next: StoredCase, prev: StoredCase): string | null {
   const fin = next.doc.escalation?.final?.outcome;
   if (fin === 'policy' && prev.doc.escalation?.final?.outcome !== 'policy')
     return 'escalation_final:policy';
+  // A warning before expiry went out (nobody has decided yet): the agent hears of it at once,
+  // whatever notify_on says; it is what the warning is for.
+  // One event per threshold (`expiring:<seconds before expiry>`): the outbox keeps one per name.
+  if (warningsSent(next) > warningsSent(prev)) {
+    const sent = next.doc.expiry_warnings?.sent ?? [];
+    return `expiring:${Math.min(...sent.slice(warningsSent(prev)).map((s) => s.before_s))}`;
+  }
   // An escalation step taken is an event for agents that asked for all of them.
   const step = next.doc.escalation?.done ?? 0;
   if (next.doc.notify_on === 'all' && step > (prev.doc.escalation?.done ?? 0))

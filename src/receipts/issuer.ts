@@ -7,7 +7,9 @@
 
 import { askContentOf } from '../asks/content.ts';
 import { sensitivePaths } from '../asks/sensitive.ts';
+import { argumentsSent, toolCallOf } from '../asks/tool-call.ts';
 import type { Logger } from '../log.ts';
+import { SUBMITTED_BY_CLAIM } from '../protocol/claims.ts';
 import { isTerminal } from '../protocol/types.ts';
 import type { Card } from '../render/card.ts';
 import type { Store } from '../store/store.ts';
@@ -117,6 +119,7 @@ function decisionOf(c: StoredCase): Pick<ReceiptBody, 'decision' | 'policy'> {
     decision: {
       result: resultOf(c),
       submitted_by: c.doc.submitted_by ?? null,
+      ...(c.doc.submitted_by ? { submitted_by_is: SUBMITTED_BY_CLAIM } : {}),
       responded_by: c.doc.responded_by ?? null,
       votes: (c.doc.votes ?? []).map((v) => ({ ...v, at: new Date(v.at).toISOString() })),
     },
@@ -128,6 +131,21 @@ function decisionOf(c: StoredCase): Pick<ReceiptBody, 'decision' | 'policy'> {
           met: policyMet(c),
         }
       : null,
+  };
+}
+
+/** A held tool call's section: the SHA-256 of the arguments this decision sends (asks/tool-call.ts). */
+function toolCallSection(c: StoredCase): Pick<ReceiptBody, 'tool_call'> {
+  const tc = toolCallOf(c.doc.hitl.context);
+  if (!tc) return {};
+  const sent = c.status === 'completed' ? argumentsSent(tc, c.doc.result?.data) : null;
+  return {
+    tool_call: {
+      upstream: tc.upstream,
+      tool: tc.tool,
+      client: tc.client,
+      arguments_sha256: sent ? sha256Of(sent) : null,
+    },
   };
 }
 
@@ -149,6 +167,7 @@ async function receiptBody(d: ReceiptIssuerDeps, c: StoredCase): Promise<Receipt
     actions: d.actionsOffered(c),
     actors: actorsOf(entries),
     ...decisionOf(c),
+    ...toolCallSection(c),
     history: { count: entries.length, chain_sha256: historyChain(entries), entries },
   };
 }

@@ -56,6 +56,8 @@ export interface ReceiptBody {
   decision: {
     result: unknown;
     submitted_by: unknown;
+    /** Present with a submitted_by: what it is (protocol/claims.ts), so no reader takes it for identity. */
+    submitted_by_is?: string;
     responded_by: unknown;
     /** The votes counted under the approval policy (identity, account, action, time). */
     votes: unknown[];
@@ -71,6 +73,17 @@ export interface ReceiptBody {
      * without a decision.
      */
     met?: boolean | null;
+  };
+  /**
+   * A held MCP tool call (the gateway's tool gate): what was asked about, and the SHA-256 (hex) of
+   * the RFC 8785 canonical JSON of the arguments the gate sends for this decision, so the approver
+   * named in `decision` is bound to exactly those arguments (null: not approved, nothing sent).
+   */
+  tool_call?: {
+    upstream: string;
+    tool: string;
+    client: string | null;
+    arguments_sha256: string | null;
   };
   history: {
     /** How many history rows (from the first) the chain covers. */

@@ -14,11 +14,13 @@ import type { RelayConfig } from '../config/config.ts';
 import { ValidationError } from '../errors.ts';
 import type { Health, Readiness } from '../health.ts';
 import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
+import { warningsSent } from '../policy/expiry-warning.ts';
 import { parse202Body, parseHitl } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
 import type { Sealer } from '../store/sealer.ts';
 import type { Store } from '../store/store.ts';
 import { storageFailure } from '../store/store-errors.ts';
+import type { StoredCase } from '../store/types.ts';
 import { apiDocsRoutes } from './api-docs.ts';
 import { ApiError, apiErrorHandler } from './api-error.ts';
 import { limitBody, readJsonBody, requireBodyType } from './inbound.ts';
@@ -121,7 +123,15 @@ function guard(app: Hono, o: AppOptions): void {
     app.use('*', loopbackHostOnly(config.publicUrl));
   const auth = bearerAuth(config.apiKey);
   // Metrics name platforms, targets' counts and error rates: with an API key they need it too.
-  for (const path of ['/v1/cases/*', '/v1/cases', '/v1/asks/*', '/v1/asks', '/mcp', '/metrics'])
+  for (const path of [
+    '/v1/cases/*',
+    '/v1/cases',
+    '/v1/asks/*',
+    '/v1/asks',
+    '/mcp',
+    '/mcp/*',
+    '/metrics',
+  ])
     app.use(path, auth);
   // After auth, so only a valid key gets a bucket; then the content-type rule for every endpoint.
   app.use('/v1/cases', intakeRateLimit(config.intakeRateLimitPerMinute, now));
@@ -215,6 +225,7 @@ async function ingestCase(
     ...(body.service_auth ? { service_headers: serviceHeaders(body.service_auth) } : {}),
     ...(body.requested_by ? { requested_by: body.requested_by } : {}),
     ...(body.policy !== undefined ? { policy: body.policy } : {}),
+    ...(body.expiry_warning !== undefined ? { expiry_warning: body.expiry_warning } : {}),
   });
   o.metrics.ingested.inc({ created: String(result.created) });
   let stored = result.case;
@@ -237,6 +248,16 @@ async function ingestCase(
 }
 
 const NOT_FOUND = new ApiError(404, 'not_found', 'no case with this id');
+
+/** /wait's `wake=expiring`: a warning before expiry sent while waiting ends the wait too. */
+function wakeOf(wake: string | undefined) {
+  if (wake === undefined) return undefined;
+  if (wake !== 'expiring')
+    throw new ApiError(400, 'invalid_wake', 'wake must be "expiring"', [
+      { path: 'wake', message: 'must be "expiring" (or absent: only the end of the case)' },
+    ]);
+  return (x: StoredCase, first: StoredCase) => warningsSent(x) > warningsSent(first);
+}
 
 /** Reading cases, waiting for one, reposting its card, and the Details redirect. */
 function caseRoutes(app: Hono, o: AppOptions): void {
@@ -269,7 +290,8 @@ function caseRoutes(app: Hono, o: AppOptions): void {
         { path: 'timeout', message },
       ]);
     }
-    const found = await s.cases.waitFor(c.req.param('id'), timeout * 1000, o.closed);
+    const also = wakeOf(c.req.query('wake'));
+    const found = await s.cases.waitFor(c.req.param('id'), timeout * 1000, o.closed, also);
     if (!found) throw NOT_FOUND;
     return c.json(await caseView(s, found, { history: true }));
   });

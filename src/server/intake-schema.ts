@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { casePolicyInputSchema } from '../policy/case-policy.ts';
+import { expiryWarningSchema } from '../policy/expiry-warning.ts';
 import { serviceAuthSchema } from './service-auth.ts';
 
 export const intakeSchema = z.strictObject({
@@ -24,6 +25,10 @@ export const intakeSchema = z.strictObject({
   requested_by: z.string().min(1).max(200).optional().meta({
     description:
       'Who asked: an identity from RELAY_CONFIG `identities` or `platform:user`. An approval policy keeps them from approving their own request.',
+  }),
+  expiry_warning: expiryWarningSchema.optional().meta({
+    description:
+      'Warnings before this case expires, e.g. "15m", "1h,15m" or ["1h", "15m"] ("0": none), over the route\'s `expiry_warning` and EXPIRY_WARNING. Each threshold is one reply on every card, a history row and an `expiring` notify event; one already passed on arrival is dropped.',
   }),
   policy: casePolicyInputSchema.optional().meta({
     description:

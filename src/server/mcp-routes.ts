@@ -2,7 +2,10 @@
  * `/mcp`: the relay's MCP server (mcp/front.ts) over Streamable HTTP. The API key rule is the app's
  * (server/app.ts, as for /v1); in the local default (no key, loopback) the SDK's Host and Origin
  * checks stand in front too, so a web page cannot reach it through DNS rebinding or a form post.
- * `?target=platform:address` on the URL is the connection's default target.
+ * `?target=platform:address` on the URL is the connection's default target. Asks made through it
+ * count against their API key's intake rate limit as POST /v1/asks does (the same token buckets,
+ * one set for /mcp), checked per ask a tool call would create, not per MCP message: polling a task
+ * or listing tools is not intake.
  */
 import {
   hostHeaderValidationResponse,
@@ -13,6 +16,7 @@ import {
 import type { Hono } from 'hono';
 import { Gauge, type Registry } from 'prom-client';
 import type { McpFront } from '../mcp/front.ts';
+import { apiKeyOf, TokenBuckets } from './rate-limit.ts';
 
 /** Where the MCP server is mounted. */
 export const MCP_PATH = '/mcp';
@@ -21,8 +25,16 @@ export const MCP_PATH = '/mcp';
 export function registerMcpRoutes(
   app: Hono,
   front: McpFront,
-  o: { localOnly: boolean; publicUrl?: string | undefined },
+  o: {
+    localOnly: boolean;
+    publicUrl?: string | undefined;
+    /** INTAKE_RATE_LIMIT_PER_MINUTE (0: no limit). */
+    intakePerMinute?: number;
+    now?: () => number;
+  },
 ): void {
+  const perMinute = o.intakePerMinute ?? 0;
+  const buckets = perMinute > 0 ? new TokenBuckets(perMinute, perMinute, o.now) : undefined;
   const extra = o.publicUrl ? [new URL(o.publicUrl).hostname.toLowerCase()] : [];
   const hosts = [...localhostAllowedHostnames(), ...extra];
   const origins = [...localhostAllowedOrigins(), ...extra];
@@ -34,9 +46,11 @@ export function registerMcpRoutes(
       if (refused) return refused;
     }
     const target = c.req.query('target');
+    const key = apiKeyOf(c);
     return front.fetch(req, {
       origin: new URL(c.req.url).origin,
       ...(target ? { defaultTarget: target } : {}),
+      ...(buckets ? { admit: () => buckets.take(key) } : {}),
     });
   });
 }

@@ -100,10 +100,17 @@ function waitCase(): Operation {
         schema: { type: 'number', minimum: 0, maximum: 120, default: 30 },
         description: 'Seconds.',
       },
+      {
+        name: 'wake',
+        in: 'query',
+        schema: { enum: ['expiring'] },
+        description:
+          '`expiring`: also answer when a warning before expiry goes out while waiting (`expiry_warning.last_at` in the answer).',
+      },
     ],
     responses: {
       '200': json('CaseView', 'The case as it stands (final or not).'),
-      '400': error('Invalid timeout.'),
+      '400': error('Invalid timeout or wake.'),
       '401': error('Missing or wrong API key.'),
       '404': error('No such case.'),
     },

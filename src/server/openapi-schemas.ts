@@ -2,6 +2,7 @@
  * JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of the relay's API bodies. Bodies the relay
  * validates with zod (HitlObject, IntakeRequest) are generated from those schemas.
  */
+import { SUBMITTED_BY_CLAIM } from '../protocol/claims.ts';
 import { hitlObjectSchema } from '../protocol/hitl.ts';
 import { intakeSchema } from './intake-schema.ts';
 import { jsonSchemaOf } from './openapi-parts.ts';
@@ -36,6 +37,7 @@ export const SCHEMAS = {
   },
   SubmittedBy: {
     type: 'object',
+    description: `Who tapped: ${SUBMITTED_BY_CLAIM}.`,
     required: ['platform', 'platform_user_id'],
     properties: { platform: str, platform_user_id: str, display_name: str },
   },
@@ -170,6 +172,23 @@ export const SCHEMAS = {
               reason: strOrNull,
             },
           },
+        },
+      },
+      expiry_warning: {
+        type: ['object', 'null'],
+        description:
+          'Warnings before expiry (null: none configured): thresholds in seconds before expires_at (largest first), each warning sent, when the last went out and when the next is due. Each warning is a reply on every card and an `expiring` notify event.',
+        properties: {
+          before_seconds: { type: 'array', items: { type: 'integer' } },
+          sent: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { before_seconds: { type: 'integer' }, at: dateTime },
+            },
+          },
+          last_at: { type: ['string', 'null'], format: 'date-time' },
+          next_at: { type: ['string', 'null'], format: 'date-time' },
         },
       },
       default_action: strOrNull,

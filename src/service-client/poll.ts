@@ -4,6 +4,7 @@ import { ValidationError } from '../errors.ts';
 import { call, NetworkError, retryAfterMs } from '../net/http.ts';
 import { parsePollResponse, type StatusUpdate } from '../protocol/status.ts';
 import type { CaseSecrets, StoredCase } from '../store/types.ts';
+import { onCaseOrigin } from './case-origin.ts';
 
 /**
  * Why a poll told us nothing. A watch that fails is a watch failure, never an expiry: each class
@@ -47,16 +48,16 @@ export function failureOfStatus(status: number): WatchFailure {
 
 /**
  * The headers a case's watch requests carry to `url`: the credentials given at intake, and only to
- * the case's own origin (the origin of its poll_url). Redirects are never followed (net/http.ts), so
- * they cannot travel on to another origin either.
+ * the case's own origin (case-origin.ts). Redirects are never followed (net/http.ts), so they cannot
+ * travel on to another origin either.
  */
 export function watchHeaders(
   c: Pick<StoredCase, 'origin'>,
   secrets: Pick<CaseSecrets, 'service_headers'>,
   url: string,
 ): Record<string, string> {
-  if (!secrets.service_headers || !URL.canParse(url)) return {};
-  return new URL(url).origin === c.origin ? { ...secrets.service_headers } : {};
+  if (!secrets.service_headers) return {};
+  return onCaseOrigin(c, url) ? { ...secrets.service_headers } : {};
 }
 
 /** Polls once; never throws (a bad answer is an error result that changes nothing). */

@@ -2,6 +2,7 @@
 import type { Dispatcher } from 'undici';
 import { call, NetworkError } from '../net/http.ts';
 import type { SubmitRequest } from '../protocol/actions.ts';
+import { offOriginReason, onCaseOrigin } from './case-origin.ts';
 import { SubmitGate } from './submit-gate.ts';
 import { classifySubmitAnswer, type SubmitOutcome } from './submit-outcome.ts';
 
@@ -10,6 +11,11 @@ export type { SubmitOutcome } from './submit-outcome.ts';
 /** Options for submit(). */
 export interface SubmitOptions {
   dispatcher: Dispatcher;
+  /**
+   * The case's origin (case-origin.ts): the submit token goes to submit_url only when it is there.
+   * Required, so no caller can send a token without saying where it may go.
+   */
+  caseOrigin: string;
   now: () => number;
   /**
    * Attempts when the request provably never reached the service (connection refused, no such
@@ -46,12 +52,12 @@ export async function submit(
   body: SubmitRequest,
   options: SubmitOptions,
 ): Promise<SubmitOutcome> {
-  let origin: string;
-  try {
-    origin = new URL(submitUrl).origin;
-  } catch {
-    return { kind: 'failed', reason: 'submit_url is not a URL' };
-  }
+  if (!URL.canParse(submitUrl)) return { kind: 'failed', reason: 'submit_url is not a URL' };
+  const c = { origin: options.caseOrigin };
+  // Checked before the gate and the token: a submit_url off the case's origin is never contacted.
+  if (!onCaseOrigin(c, submitUrl))
+    return { kind: 'failed', reason: offOriginReason('submit_url', c, submitUrl) };
+  const origin = options.caseOrigin;
   const release = await (options.gate ?? gateFor(options.dispatcher)).acquire(origin);
   if (!release) return { kind: 'queue_full' };
   try {

@@ -1,5 +1,6 @@
 /** What the relay keeps about a case. */
 import type { CaseEscalation } from '../policy/escalation.ts';
+import type { CaseExpiryWarnings } from '../policy/expiry-warning.ts';
 import type { CasePolicy, Vote } from '../policy/policy.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
 import type {
@@ -81,6 +82,8 @@ export interface CaseDoc {
   requested_by?: string;
   /** The route's escalation ladder, copied at intake, and how far it went. */
   escalation?: CaseEscalation;
+  /** Warnings before expiry: the case's thresholds and those already sent (policy/expiry-warning.ts). */
+  expiry_warnings?: CaseExpiryWarnings;
   /** The relay gave up delivering the card (every target refused it, or none took it in time). */
   delivery_failed?: { at: string; reason: string };
 }

@@ -8,6 +8,7 @@ import { checkAnswer, irreversiblePicks } from '../asks/answer.ts';
 import { type AskContent, askContentOf } from '../asks/content.ts';
 import { issueLabel } from '../asks/issue-label.ts';
 import { protocolOf } from '../asks/protocol.ts';
+import { toolCallAnswerIssues, toolCallOf } from '../asks/tool-call.ts';
 import { judge } from '../policy/policy.ts';
 import { inlineActions, isIrreversible } from '../protocol/actions.ts';
 import { isTerminal } from '../protocol/types.ts';
@@ -73,18 +74,25 @@ export function checkTapAnswer(
 ): { data: Record<string, unknown>; irreversible: boolean } | Stop {
   if (!ask) return { data: {}, irreversible: isIrreversible(t.c.doc.hitl, tap.action) };
   const checked = checkAnswer(ask, tap.action, tap.data ?? {});
-  if (checked.ok)
+  // A held MCP tool call: read-only arguments stay, edits fit the tool (as the asks service checks).
+  const call = checked.ok ? toolCallOf(t.c.doc.hitl.context) : undefined;
+  const issues = checked.ok
+    ? call
+      ? toolCallAnswerIssues(call, checked.data)
+      : []
+    : checked.issues;
+  if (checked.ok && !issues.length)
     return {
       data: checked.data as Record<string, unknown>,
       irreversible: irreversiblePicks(ask, checked.data).length > 0,
     };
   // People read the field's label and what it needs, never an internal path.
-  const labelled = checked.issues.map((i) => ({ ...i, label: issueLabel(ask, i.path) }));
+  const labelled = issues.map((i) => ({ ...i, label: issueLabel(ask, i.path) }));
   const first = labelled[0];
   const problem = first ? `${first.label}: ${first.message}` : 'invalid';
   const stop = refusal(t, 'invalid answer', 'invalid_answer', { problem });
   // Bounded: the messages may quote what the person sent.
-  stop.row!.detail.issues = checked.issues
+  stop.row!.detail.issues = issues
     .slice(0, 10)
     .map((i) => ({ path: i.path.slice(0, 100), message: i.message.slice(0, 200) }));
   return { ...stop, issues: labelled.slice(0, 50) };

@@ -44,6 +44,7 @@ export async function sendSubmit(
   const body = { ...buildSubmitRequest(tap.action, tap.platform, tap.user), data };
   const outcome = await submit(c.doc.hitl.submit_url!, token, body, {
     dispatcher: d.submitDispatcher,
+    caseOrigin: c.origin,
     now: d.now,
     timeoutMs: d.config.submitTimeoutMs,
   });

@@ -13,6 +13,7 @@ import type { CaseStatus } from '../protocol/types.ts';
 import { type Strings, t } from '../render/templates.ts';
 import type { Store } from '../store/store.ts';
 import type { StoredCase } from '../store/types.ts';
+import { noticeEveryCard, shorten } from './card-notices.ts';
 
 /** Reminders go out only in these states (spec 6, 8.5). */
 const REMINDABLE: ReadonlySet<CaseStatus> = new Set(['pending', 'opened']);
@@ -112,37 +113,14 @@ export class Reminders {
     });
     if (!c) return false;
     await e.cases.history(id, 'reminder', { at: fresh });
-    const shorten = (s: string, max: number) =>
-      s.length > max
-        ? `${Array.from(s)
-            .slice(0, max - 1)
-            .join('')}…`
-        : s;
     const text = t(e.strings, 'reminder', {
-      prompt: shorten(c.doc.hitl.prompt.replace(/\s+/g, ' ').trim(), MAX_PROMPT),
-      message: message ? shorten(message.replace(/\s+/g, ' ').trim(), MAX_MESSAGE) : '',
+      prompt: shorten(c.doc.hitl.prompt, MAX_PROMPT),
+      message: message ? shorten(message, MAX_MESSAGE) : '',
       expires: formatTime(c.doc.hitl.expires_at),
     });
     const url = e.render.detailsUrl(c);
     const link = url ? { label: t(e.strings, 'link'), url } : null;
-    const messages = (await e.store.listMessages(id)).filter((m) => m.state === 'posted');
-    await Promise.all(
-      messages.map(async (m) => {
-        const adapter = e.adapters.get(m.platform);
-        if (!adapter || !m.ref_id) return;
-        try {
-          await adapter.notify(
-            { platform: m.platform, address: m.address, id: m.ref_id },
-            text,
-            link,
-          );
-        } catch (err) {
-          const error = err instanceof Error ? err.message : String(err);
-          await e.cases.history(id, 'reminder_failed', { target: m.target, error });
-          e.log.warn({ case: id, target: m.target, err: error }, 'sending a reminder failed');
-        }
-      }),
-    );
+    await noticeEveryCard(e, id, text, link, 'reminder_failed');
     return true;
   }
 }

@@ -13,6 +13,7 @@ import { ValidationError } from '../errors.ts';
 import { createGuardedAgent } from '../net/http.ts';
 import { parseReviewEvent, type StatusUpdate } from '../protocol/status.ts';
 import { isTerminal } from '../protocol/types.ts';
+import { onCaseOrigin } from '../service-client/case-origin.ts';
 import { confirmByPoll, pollSoon } from '../service-client/confirm-by-poll.ts';
 import { watchHeaders } from '../service-client/poll.ts';
 import type { StoredCase } from '../store/types.ts';
@@ -125,7 +126,7 @@ export class EventStreams {
 
   /** Opens the case's stream here when it has events_url, none runs anywhere, and there is room. */
   async consider(c: StoredCase): Promise<void> {
-    if (this.stopped || !c.doc.hitl.events_url || isTerminal(c.status)) return;
+    if (this.stopped || !streamable(c)) return;
     if (this.live.has(c.id) || this.starting.has(c.id)) return;
     if (this.live.size + this.starting.size >= this.o.maxStreams) return;
     this.starting.add(c.id);
@@ -154,7 +155,7 @@ export class EventStreams {
   async healthy(c: StoredCase): Promise<boolean> {
     const l = this.live.get(c.id);
     if (l) return l.healthy;
-    if (!c.doc.hitl.events_url) return false;
+    if (!streamable(c)) return false;
     return (await this.deps.store.kv.get(leaseKey(c.id)))?.endsWith('|1') ?? false;
   }
 
@@ -169,7 +170,7 @@ export class EventStreams {
       while (!l.abort.signal.aborted) {
         const c = await e.store.getCase(l.id);
         const url = c?.doc.hitl.events_url;
-        if (!c || !url || isTerminal(c.status)) break;
+        if (!c || !url || !streamable(c)) break;
         const started = e.now();
         const r = await connectOnce(url, {
           dispatcher: this.dispatcher,
@@ -365,4 +366,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/**
+ * Whether the case has a stream to open: an events_url on the case's own origin (§13.3; intake
+ * refuses one elsewhere, a row stored before that rule is polled instead), while the case is open.
+ */
+function streamable(c: StoredCase): boolean {
+  const url = c.doc.hitl.events_url;
+  return !!url && onCaseOrigin(c, url) && !isTerminal(c.status);
 }

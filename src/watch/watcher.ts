@@ -12,6 +12,7 @@
  */
 
 import { OriginPool, originOf } from '../net/origin-pool.ts';
+import type { WatchWrite } from '../store/store.ts';
 import type { StoredCase } from '../store/types.ts';
 import { Holds } from './holds.ts';
 import { Looker } from './looker.ts';
@@ -43,6 +44,12 @@ export interface WatcherOptions {
   onLook?: (c: Pick<StoredCase, 'id' | 'case_id'>, dueAt: number) => void;
   /** Past expires_at by this much with the service unreachable, a case is shown as expired. */
   expiryGraceMs?: number;
+}
+
+/** Whether `after` skips an origin `before` did not (a pass learned it cannot start there now). */
+function learned(before: readonly string[], after: readonly string[]): boolean {
+  const known = new Set(before);
+  return after.some((o) => !known.has(o));
 }
 
 /** Runs the poll schedule until stopped. */
@@ -190,25 +197,29 @@ export class Watcher {
       );
       if (room <= 0) break;
       const until = now + this.o.holdMs;
-      const due = await e.store.leaseDue(now, room, e.instanceId, this.o.holdMs, skip());
-      let started = 0;
+      const skipped = skip();
+      const due = await e.store.leaseDue(now, room, e.instanceId, this.o.holdMs, skipped);
+      const back: WatchWrite[] = [];
       for (const c of due) {
         const look = () => this.looker.check(c, until);
-        if (this.tryStart(c, originOf(c.doc.hitl.poll_url), c.next_check_at ?? now, look))
-          started++;
-        // Its origin filled up within this batch: due again, unleased, for its next free slot.
-        else
-          await e.store.updateWatch(c.id, {
+        if (!this.tryStart(c, originOf(c.doc.hitl.poll_url), c.next_check_at ?? now, look))
+          // Its origin filled up within this batch: due again, unleased, for its next free slot.
+          back.push({
+            id: c.id,
             next_check_at: c.next_check_at,
             etag: c.etag,
             poll_failures: c.poll_failures,
           });
       }
+      if (back.length) await e.store.updateWatchMany(back);
+      const started = due.length - back.length;
       n += started;
       here += started;
-      // Nothing could start (origins the pool does not know yet, over their fair share): the
-      // next free slot or pass tries again, rather than leasing the same cases once more now.
-      if (due.length < room || started === 0) break;
+      if (due.length < room) break;
+      // Nothing could start: go on only past origins this round taught the pool to skip (seen
+      // for the first time with the lane full). Stopping there left an answering service's case
+      // behind one pass per hanging origin; going on past the same cases would lease them again.
+      if (started === 0 && !learned(skipped, skip())) break;
     }
     return n;
   }

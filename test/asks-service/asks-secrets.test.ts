@@ -7,24 +7,36 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import { sha256Of } from '../../src/receipts/receipt.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
+import { startReceiver } from '../notify/receiver.ts';
 
 let relay: RelayHandle;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const NOTIFY_SECRET = 'notify-secret-for-tests-0123456789';
 const PASSWORD = 'hunter2-Plaintext-5ecret';
 const TICKET = 'TKT-8081-visible';
 
 beforeAll(async () => {
+  // Down for good: the notify deliveries of the answered asks stay pending in the outbox.
+  receiver = await startReceiver({ secret: NOTIFY_SECRET, failFirst: Number.MAX_SAFE_INTEGER });
   relay = await startRelay({
     adapters: [createWebAdapter()],
-    env: { RELAY_SECRET_KEY: 'a-test-secret-key-of-enough-length' },
+    env: {
+      RELAY_SECRET_KEY: 'a-test-secret-key-of-enough-length',
+      RELAY_NOTIFY_SECRET: NOTIFY_SECRET,
+      NOTIFY_RETRY_MIN_SECONDS: '0.1',
+      NOTIFY_RETRY_MAX_SECONDS: '0.5',
+    },
   });
 });
 afterAll(async () => {
   await relay?.stop();
+  await receiver?.close();
 });
 
 const content = {
@@ -38,11 +50,11 @@ const content = {
 };
 const values = { ticket: TICKET, password: PASSWORD };
 
-async function askAndAnswer(room: string) {
+async function askAndAnswer(room: string, extra: Record<string, unknown> = {}) {
   const res = await request(`${relay.url}/v1/asks`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ target: `web:${room}`, content, expires_in: 600 }),
+    body: JSON.stringify({ target: `web:${room}`, content, expires_in: 600, ...extra }),
   });
   const created = (await res.body.json()) as any;
   expect(res.statusCode, JSON.stringify(created)).toBe(202);
@@ -119,6 +131,58 @@ describe('the answers of an ask', () => {
       expect(bytes.includes(PASSWORD), f).toBe(false);
       expect(bytes.includes(TICKET), f).toBe(false);
     }
+  });
+
+  it("ASK-SECRET-6: the relay's own database holds no answer in plain text", async () => {
+    const { id, card } = await askAndAnswer('secret-relay-rest', {
+      notify_url: receiver.url,
+      notify_on: 'all',
+    });
+    // The completed delivery was attempted (and refused): its row is pending with the case view.
+    await eventually(async () =>
+      receiver.got.some((r) => r.event === 'completed' && r.body.id === id) ? true : undefined,
+    );
+    const delivered = receiver.got.find((r) => r.event === 'completed' && r.body.id === id)!;
+    // The final card shows the ticket and hides the password: a chat keeps what it was shown.
+    const final = await eventually(async () => {
+      const r = await request(`${relay.url}/web/api/rooms/secret-relay-rest/messages`);
+      const m = ((await r.body.json()) as any[]).find((x) => x.id === card.id);
+      return m?.text.includes('Submitted') ? m.text : undefined;
+    });
+    expect(final).toContain(TICKET);
+    expect(final).toContain('Password: ••••••');
+    expect(final).not.toContain(PASSWORD);
+    // The receiver (the agent) gets the answer: sealing is at rest only.
+    expect(JSON.stringify(delivered.body)).toContain(TICKET);
+    // The relay's own file with its WAL, as a copy of the data directory would have them: the
+    // sensitive answer is in no row at all (cases, history, notify deliveries, key-values).
+    const files = readdirSync(relay.dataDir).filter((f) =>
+      /^hitl-relay\.sqlite(-wal|-shm)?$/.test(f),
+    );
+    expect(files).toContain('hitl-relay.sqlite');
+    for (const f of files)
+      expect(readFileSync(join(relay.dataDir, f)).includes(PASSWORD), f).toBe(false);
+    // Nor any other value, in any row but the web chat's room: a chat keeps the final card as
+    // people saw it (the ticket shown, the password hidden), as Telegram or Slack do theirs.
+    const db = new Database(join(relay.dataDir, 'hitl-relay.sqlite'), { readonly: true });
+    try {
+      const tables = db
+        .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .all()
+        .map((t) => t.name);
+      expect(tables).toEqual(expect.arrayContaining(['cases', 'notify_outbox', 'history', 'kv']));
+      for (const table of tables) {
+        const rows = db.prepare<[], Record<string, unknown>>(`SELECT * FROM "${table}"`).all();
+        const kept = table === 'kv' ? rows.filter((r) => !String(r.k).startsWith('web:')) : rows;
+        expect(JSON.stringify(rows).includes(PASSWORD), table).toBe(false);
+        expect(JSON.stringify(kept).includes(TICKET), table).toBe(false);
+      }
+    } finally {
+      db.close();
+    }
+    // And what the relay tells stays whole: the case view and /wait still carry the answer.
+    const view = (await (await request(`${relay.url}/v1/cases/${id}`)).body.json()) as any;
+    expect(JSON.stringify(view)).toContain(TICKET);
   });
 
   it('ASK-SECRET-4: the receipt carries a digest of the answer and says a sensitive one was given', async () => {

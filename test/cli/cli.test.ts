@@ -194,7 +194,7 @@ describe('hitl-relay status and cases', () => {
       approval: { approved: false, reason: 'skipped by Ann' },
     });
     const shown = await cli(['status', sent.id]);
-    expect(shown.out).toContain('result:   skip  by Ann (x-web ann)');
+    expect(shown.out).toContain('result:   skip  by Ann (reported by x-web as ann)');
     expect((await cli(['cases', '--open', '--json'])).out).not.toContain(sent.id);
     const missing = await cli(['status', 'hc_nope']);
     expect(missing.code).toBe(1);
@@ -239,7 +239,9 @@ describe('hitl-relay send --require-approval (a deploy gate)', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/completed \(final\)/);
-    expect(r.out.trimEnd().split('\n').at(-1)).toBe('approved: approve by Ann (x-web ann)');
+    expect(r.out.trimEnd().split('\n').at(-1)).toBe(
+      'approved: approve by Ann (reported by x-web as ann)',
+    );
   });
 
   it('exits 1 on reject, so `send --require-approval … && ./deploy` does not deploy', async () => {
@@ -254,7 +256,9 @@ describe('hitl-relay send --require-approval (a deploy gate)', () => {
     await tapWhenPosted(relay.url, 'gate-no', 'reject');
     const r = await running;
     expect(r.code).toBe(1);
-    expect(r.out.trimEnd().split('\n').at(-1)).toBe('not approved: reject by Ann (x-web ann)');
+    expect(r.out.trimEnd().split('\n').at(-1)).toBe(
+      'not approved: reject by Ann (reported by x-web as ann)',
+    );
     // --wait alone reports the end (exit 0) and still says who decided.
     const shown = await cli([
       'status',
@@ -262,7 +266,7 @@ describe('hitl-relay send --require-approval (a deploy gate)', () => {
       '--wait',
     ]);
     expect(shown.code).toBe(0);
-    expect(shown.out).toContain('not approved: reject by Ann (x-web ann)');
+    expect(shown.out).toContain('not approved: reject by Ann (reported by x-web as ann)');
   });
 
   it('exits 4 when the case expires, 3 when still open after --timeout, 1 when cancelled', async () => {

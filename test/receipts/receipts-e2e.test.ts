@@ -78,6 +78,9 @@ describe('decision receipts', () => {
       'tap',
     ]);
     expect(JSON.stringify(r)).not.toContain(response.hitl.submit_token);
+    // CLAIM-2 submitted_by is written down as a claim (spec v0.9 §7.5), never as identity.
+    expect(r.receipt.decision.submitted_by).toMatchObject({ platform_user_id: 'ann' });
+    expect(r.receipt.decision.submitted_by_is).toMatch(/^a claim, not verified identity/);
     const keys = (await (
       await request(`${relay.url}/.well-known/hitl-relay/receipt-keys.json`)
     ).body.json()) as any;

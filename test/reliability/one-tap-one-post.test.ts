@@ -16,6 +16,8 @@ import type { SubmitRequest } from '../../src/protocol/actions.ts';
 import { submit } from '../../src/service-client/submit.ts';
 import { SubmitGate } from '../../src/service-client/submit-gate.ts';
 
+const originOf = (url: string) => new URL(url).origin;
+
 const policy = { allowHttpLoopback: true, allowHosts: [] };
 const body: SubmitRequest = {
   action: 'approve',
@@ -61,7 +63,12 @@ it('finding 3 (one tap, several POSTs): 1,000 simultaneous taps against a 3 s se
   const started = Date.now();
   const outcomes = await Promise.all(
     Array.from({ length: 1000 }, () =>
-      submit(svc.url, 'tok', body, { dispatcher, gate, now: Date.now }),
+      submit(svc.url, 'tok', body, {
+        dispatcher,
+        gate,
+        now: Date.now,
+        caseOrigin: originOf(svc.url),
+      }),
     ),
   );
   const kinds = outcomes.reduce<Record<string, number>>((m, o) => {
@@ -78,6 +85,7 @@ it('finding 3 (one tap, several POSTs): a hanging submit_url gets one POST, a ti
   const dispatcher = createGuardedAgent(policy);
   closers.push(() => dispatcher.destroy());
   const outcome = await submit(svc.url, 'tok', body, {
+    caseOrigin: originOf(svc.url),
     dispatcher,
     now: Date.now,
     timeoutMs: 300,
@@ -100,6 +108,7 @@ it('finding 3 (one tap, several POSTs): a 5xx answer is not repeated (the servic
   const dispatcher = createGuardedAgent(policy);
   closers.push(() => dispatcher.close());
   const outcome = await submit(svc.url, 'tok', body, {
+    caseOrigin: originOf(svc.url),
     dispatcher,
     now: Date.now,
     sleep: async () => {},
@@ -119,6 +128,7 @@ it('finding 3 (one tap, several POSTs): a refused connection (the request never 
   const dispatcher = createGuardedAgent(policy);
   closers.push(() => dispatcher.close());
   const outcome = await submit(`http://127.0.0.1:${port}/respond`, 'tok', body, {
+    caseOrigin: `http://127.0.0.1:${port}`,
     dispatcher,
     now: Date.now,
     // The service comes up during the back-off.
@@ -136,7 +146,14 @@ it('finding 3 (one tap, several POSTs): a full queue is refused at once and noth
   const dispatcher = createGuardedAgent(policy);
   closers.push(() => dispatcher.close());
   const outcomes = await Promise.all(
-    [1, 2, 3].map(() => submit(svc.url, 'tok', body, { dispatcher, gate, now: Date.now })),
+    [1, 2, 3].map(() =>
+      submit(svc.url, 'tok', body, {
+        dispatcher,
+        gate,
+        now: Date.now,
+        caseOrigin: originOf(svc.url),
+      }),
+    ),
   );
   expect(outcomes.map((o) => o.kind).sort()).toEqual(['accepted', 'accepted', 'queue_full']);
   expect(svc.posts()).toBe(2);
@@ -200,7 +217,12 @@ it('issue 15: 1,000 taps through the production default of 64 connections make e
   closers.push(() => dispatcher.close());
   const outcomes = await Promise.all(
     Array.from({ length: 1000 }, () =>
-      submit(svc.url, 'tok', body, { dispatcher, gate, now: Date.now }),
+      submit(svc.url, 'tok', body, {
+        dispatcher,
+        gate,
+        now: Date.now,
+        caseOrigin: originOf(svc.url),
+      }),
     ),
   );
   const kinds = outcomes.reduce<Record<string, number>>((m, o) => {

@@ -1,0 +1,244 @@
+/**
+ * The tool gate: the proxy asks it, for every downstream `tools/call`, whether to send the call
+ * upstream and with which arguments. `allow` sends as it came; `deny` refuses without asking;
+ * `approve` holds the call as an ask of the relay (a case like any other: cards, history,
+ * policies, receipts, /v1/asks) and waits for the person: approved, it sends exactly the approved
+ * arguments, once; refused, it says who refused and how. A held call is durable: an identical
+ * call from the same client joins the waiting decision (tool-gate-ledger.ts), across a restart too.
+ */
+import { argumentsSent, toolCallOf } from '../asks/tool-call.ts';
+import { createAsk } from '../asks-service/asks.ts';
+import type { CaseRepository } from '../cases/repository.ts';
+import { toolRulesSchema } from '../config/mcp-tool-rules.ts';
+import { ValidationError } from '../errors.ts';
+import type { HitlService } from '../hitl-service/index.ts';
+import type { McpToolDeps } from '../mcp/tools.ts';
+import { AskWaits, waitIsOver } from '../mcp/waits.ts';
+import type { StoredCase } from '../store/types.ts';
+import { heldAsk } from './tool-gate-ask.ts';
+import {
+  type GateUpstream,
+  type GateUpstreamConfig,
+  parseGateUpstreams,
+  type ResolvedRule,
+  ruleFor,
+} from './tool-gate-config.ts';
+import { argumentsDigest, callDigest, GateLedger } from './tool-gate-ledger.ts';
+import {
+  alreadySentMessage,
+  deniedMessage,
+  noTargetMessage,
+  refusalOf,
+  stoppedMessage,
+  unshownMessage,
+} from './tool-gate-refusal.ts';
+
+/** The upstream tool as tools/list described it (the SDK's Tool fits). */
+export interface GateTool {
+  name: string;
+  inputSchema?: Record<string, unknown> | undefined;
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean } | undefined;
+}
+
+/** One downstream tools/call. */
+export interface GateInput {
+  upstream: string;
+  tool: GateTool;
+  args: Record<string, unknown>;
+  /** The downstream client's credential: its named API key, or null. */
+  client: { keyName: string | null };
+  /** Aborted when the downstream request goes away (cancelled, disconnected, relay stopping). */
+  signal: AbortSignal;
+  /** The relay's URL as this client reached it (the asks' links; PUBLIC_URL wins). */
+  origin?: string | undefined;
+}
+
+/** What the proxy does with the call. */
+export type GateDecision =
+  | { kind: 'send'; args: Record<string, unknown> }
+  | { kind: 'refuse'; message: string };
+
+/** What the gate uses of the relay. */
+export interface ToolGateDeps {
+  relay: McpToolDeps & { cases: McpToolDeps['cases'] & Pick<CaseRepository, 'history'> };
+  asks: HitlService;
+  /** The relay's URL when a call names none (PUBLIC_URL wins inside createAsk): the asks' links. */
+  origin: () => string;
+}
+
+/** Decides one call (what the proxy calls for every downstream tools/call). */
+export type GateToolCall = (input: GateInput) => Promise<GateDecision>;
+
+/** The gate: the decision function, and its waits (counted by tests and benchmarks). */
+export interface ToolGate extends GateToolCall {
+  waits: AskWaits;
+  /** Stops listening for changes (the relay stops). */
+  close(): void;
+}
+
+/** How long after its ask's life a held call's join mark and send mark are kept. */
+const GRACE_MS = 3_600_000;
+/** How often a call looks whether another replica finished creating the identical call's ask. */
+const CREATING_LOOK_MS = 100;
+
+type Call = {
+  upstream: string;
+  tool: string;
+  client: string | null;
+  args: Record<string, unknown>;
+};
+type Refuse = Extract<GateDecision, { kind: 'refuse' }>;
+const refuse = (message: string): Refuse => ({ kind: 'refuse', message });
+
+/**
+ * Creates the gate over the relay's asks; `upstreams` is RELAY_CONFIG's `mcp_upstreams` by name
+ * (each one's `target` and `tools`; the tool rules are validated here).
+ */
+export function createToolGate(
+  deps: ToolGateDeps,
+  upstreams: Record<string, GateUpstreamConfig> | undefined,
+): ToolGate {
+  const byName = new Map(parseGateUpstreams(upstreams).map((u) => [u.name, u]));
+  const waits = new AskWaits(deps.relay.cases.events, deps.relay.store);
+  const held = new HeldCalls(deps, waits);
+  const gate = async (input: GateInput): Promise<GateDecision> => {
+    const u = byName.get(input.upstream) ?? {
+      name: input.upstream,
+      tools: toolRulesSchema.parse({}),
+    };
+    const call: Call = {
+      upstream: input.upstream,
+      tool: input.tool.name,
+      client: input.client.keyName,
+      args: input.args,
+    };
+    const rule = ruleFor(u, call.tool, input.tool.annotations);
+    if (rule.policy === 'allow') return { kind: 'send', args: input.args };
+    if (rule.policy === 'deny') return refuse(deniedMessage(call));
+    if (!u.target) return refuse(noTargetMessage(call));
+    const origin = input.origin ?? deps.origin();
+    return held.decide(call, { u, rule, schema: input.tool.inputSchema, origin }, input.signal);
+  };
+  return Object.assign(gate, { waits, close: () => waits.close() });
+}
+
+/** How a call is held: its upstream, its rule, the tool's schema. */
+type Hold = {
+  u: GateUpstream;
+  rule: ResolvedRule;
+  schema: Record<string, unknown> | undefined;
+  origin: string;
+};
+
+/** Held calls: the ask of each, joined by identical calls, sent once. */
+class HeldCalls {
+  private readonly ledger: GateLedger;
+  /** Asks being created in this process, by call digest (identical concurrent calls share one). */
+  private readonly creating = new Map<string, Promise<string | Refuse>>();
+
+  constructor(
+    private readonly d: ToolGateDeps,
+    private readonly waits: AskWaits,
+  ) {
+    this.ledger = new GateLedger(d.relay.store.kv);
+  }
+
+  /** Holds `call` for a person and decides it. */
+  async decide(call: Call, hold: Hold, signal: AbortSignal): Promise<GateDecision> {
+    const digest = callDigest(call);
+    const id = await this.askOf(digest, call, hold, signal);
+    if (typeof id !== 'string') return id;
+    const known = await this.d.relay.store.getCase(id);
+    if (!known) {
+      // The ask is gone (retention): the mark is stale; this call is a new question.
+      await this.ledger.release(digest, id);
+      return this.decide(call, hold, signal);
+    }
+    const c = await this.waits.until(id, known, signal, () => {});
+    if (!c || !waitIsOver(c)) return refuse(stoppedMessage(call, id));
+    return this.settle(c, digest, call, hold.rule);
+  }
+
+  /** The ask of an identical held call, else a new one; or the refusal when none can be made. */
+  private async askOf(digest: string, call: Call, hold: Hold, signal: AbortSignal) {
+    for (;;) {
+      const local = this.creating.get(digest);
+      if (local) return local;
+      const mark = await this.ledger.find(digest);
+      if (mark.kind === 'ask') return mark.id;
+      if (mark.kind === 'none' && (await this.ledger.claimCreate(digest))) {
+        const made = this.create(digest, call, hold);
+        this.creating.set(digest, made);
+        try {
+          return await made;
+        } finally {
+          this.creating.delete(digest);
+        }
+      }
+      // Another replica is creating it: look again shortly.
+      await new Promise((r) => setTimeout(r, CREATING_LOOK_MS));
+      if (signal.aborted) return refuse(stoppedMessage(call, 'not yet created'));
+    }
+  }
+
+  /** Creates the ask of a held call and marks it for identical calls. */
+  private async create(digest: string, call: Call, hold: Hold): Promise<string | Refuse> {
+    const made = heldAsk({ ...call, inputSchema: hold.schema, edit: hold.rule.edit });
+    if (!made.ok) {
+      await this.ledger.abandonCreate(digest);
+      return refuse(unshownMessage(call, made.problem));
+    }
+    const body = {
+      target: hold.u.target,
+      content: made.content,
+      expires_in: hold.rule.expiresIn,
+      labels: {
+        mcp_upstream: call.upstream,
+        mcp_tool: call.tool.slice(0, 256),
+        mcp_client: call.client ?? '',
+      },
+    };
+    try {
+      const created = await createAsk(this.d.relay, this.d.asks, body, hold.origin, {
+        context: { tool_call: made.toolCall },
+      });
+      const id = created.relay.id;
+      await this.ledger.created(digest, id, hold.rule.expiresIn * 1000 + GRACE_MS);
+      this.d.relay.log.info(
+        { id, upstream: call.upstream, tool: call.tool, client: call.client },
+        'mcp gateway: tool call held for a person',
+      );
+      return id;
+    } catch (err) {
+      await this.ledger.abandonCreate(digest);
+      if (!(err instanceof ValidationError)) throw err;
+      const why = err.details.map((i) => `${i.path}: ${i.message}`).join('; ');
+      return refuse(unshownMessage(call, `the relay refused the ask (${why || err.message})`));
+    }
+  }
+
+  /** The decided ask: the one send of the approved arguments, or the refusal. */
+  private async settle(c: StoredCase, digest: string, call: Call, rule: ResolvedRule) {
+    const tc = toolCallOf(c.doc.hitl.context);
+    const sent = c.status === 'completed' && tc ? argumentsSent(tc, c.doc.result?.data) : null;
+    if (!sent) {
+      await this.ledger.release(digest, c.id);
+      return refuse(refusalOf(c, call));
+    }
+    const sha = argumentsDigest(sent);
+    if (!(await this.ledger.claimSend(c.id, sha, rule.expiresIn * 1000 + GRACE_MS)))
+      return refuse(alreadySentMessage(call, c.id));
+    await this.d.relay.cases.history(c.id, 'tool_call_sent', {
+      upstream: call.upstream,
+      tool: call.tool,
+      client: call.client,
+      arguments_sha256: sha,
+    });
+    await this.ledger.release(digest, c.id);
+    this.d.relay.log.info(
+      { id: c.id, upstream: call.upstream, tool: call.tool, arguments_sha256: sha },
+      'mcp gateway: approved tool call sent',
+    );
+    return { kind: 'send' as const, args: sent };
+  }
+}
