@@ -296,20 +296,24 @@ function notifySettingsOf(e: Env): NotifySettings {
   };
 }
 
+/** The configuration's own secrets (the upstreams' are registered where they are read). */
+function secretsOf(e: Env, callbackSecrets: Record<string, string>): (string | undefined)[] {
+  return [
+    e.RELAY_API_KEY,
+    e.RELAY_SECRET_KEY,
+    e.RECEIPT_SIGNING_KEY,
+    e.WEB_CHAT_TOKEN,
+    ...Object.values(callbackSecrets),
+  ];
+}
+
 /** Reads and validates the configuration; throws ValidationError naming the variable or file path. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
   const e = parseEnv(coreEnvSchema, pickEnv(env, CORE_ENV_VARS), 'invalid configuration');
   checkEnvRules(e);
   const file = e.RELAY_CONFIG ? readConfigFile(e.RELAY_CONFIG) : configFileSchema.parse({});
   // Known before anything can log them, so no log line carries them.
-  for (const s of [
-    e.RELAY_API_KEY,
-    e.RELAY_SECRET_KEY,
-    e.RECEIPT_SIGNING_KEY,
-    e.WEB_CHAT_TOKEN,
-    ...Object.values(file.callback_secrets),
-  ])
-    registerSecret(s);
+  for (const s of secretsOf(e, file.callback_secrets)) registerSecret(s);
   const local = !e.RELAY_API_KEY;
   return {
     port: e.PORT,

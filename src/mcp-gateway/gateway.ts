@@ -66,33 +66,7 @@ export function createGateway(deps: GatewayDeps): McpGateway {
       ...(deps.prepare && { prepare: deps.prepare }),
     });
     upstreams.set(name, upstream);
-    // A 2025 client's cancel arrives in a POST of its own, at another server instance.
-    const cancels = new LegacyCancels();
-    handlers.set(
-      name,
-      createMcpHandler(
-        async ({ authInfo, era }) => {
-          const who = (authInfo?.extra as { who?: DownstreamClient } | undefined)?.who;
-          const server = await downstreamServer(
-            upstream,
-            who ?? { keyName: null },
-            cancels,
-            deps.gate,
-          );
-          if (era === 'legacy')
-            server.setNotificationHandler('notifications/cancelled', (n) => {
-              const { requestId, reason } = n.params;
-              if (requestId !== undefined)
-                cancels.cancel(requestId, reason ?? 'cancelled by the client');
-            });
-          return server;
-        },
-        {
-          onerror: (err) =>
-            deps.log.debug({ upstream: name, err: err.message }, 'mcp gateway: request refused'),
-        },
-      ),
-    );
+    handlers.set(name, downstreamHandler(name, upstream, deps));
     upstream.start();
   }
   return {
@@ -111,6 +85,29 @@ export function createGateway(deps: GatewayDeps): McpGateway {
       await Promise.all([...upstreams.values()].map((u) => u.close()));
     },
   };
+}
+
+/** One upstream's downstream handler: a fresh server per request, the tool gate in front of calls. */
+function downstreamHandler(name: string, upstream: Upstream, deps: GatewayDeps): McpHttpHandler {
+  // A 2025 client's cancel arrives in a POST of its own, at another server instance.
+  const cancels = new LegacyCancels();
+  return createMcpHandler(
+    async ({ authInfo, era }) => {
+      const who = (authInfo?.extra as { who?: DownstreamClient } | undefined)?.who;
+      const server = await downstreamServer(upstream, who ?? { keyName: null }, cancels, deps.gate);
+      if (era === 'legacy')
+        server.setNotificationHandler('notifications/cancelled', (n) => {
+          const { requestId, reason } = n.params;
+          if (requestId !== undefined)
+            cancels.cancel(requestId, reason ?? 'cancelled by the client');
+        });
+      return server;
+    },
+    {
+      onerror: (err) =>
+        deps.log.debug({ upstream: name, err: err.message }, 'mcp gateway: request refused'),
+    },
+  );
 }
 
 /** Hands an upstream's change notification to the downstream listeners of its handler. */

@@ -33,6 +33,7 @@ import {
   targetProblems,
 } from './intake-delivery.ts';
 import { intakeSchema } from './intake-schema.ts';
+import { loopbackHostOnly } from './loopback-host.ts';
 import type { Metrics } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { intakeRateLimit } from './rate-limit.ts';
@@ -332,27 +333,6 @@ function opsRoutes(app: Hono, o: AppOptions): void {
     ),
   );
   apiDocsRoutes(app);
-}
-
-/** Refuses requests whose Host header is not a loopback name, a loopback address or PUBLIC_URL's host. */
-function loopbackHostOnly(publicUrl: string | undefined) {
-  const extra = publicUrl ? new URL(publicUrl).hostname.toLowerCase() : undefined;
-  return async (c: Context, next: () => Promise<void>) => {
-    const raw = (c.req.header('host') ?? '').toLowerCase();
-    const name = raw.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-    // No Host at all is an in-process call (an embedder's app.fetch), never a browser.
-    const ok =
-      raw === '' ||
-      name === extra ||
-      isLoopbackName(name) ||
-      (isIP(name) !== 0 && isLoopback(name));
-    if (ok) return next();
-    throw new ApiError(
-      403,
-      'forbidden_host',
-      `Host "${raw.slice(0, 80)}" is not served: without RELAY_API_KEY the relay answers only to loopback names (set PUBLIC_URL for another)`,
-    );
-  };
 }
 
 /** Serves an adapter's route: the raw body is read once (size-limited above) and handed over. */
