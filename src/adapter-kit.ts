@@ -4,6 +4,8 @@
  * cut text to a platform limit, and speak in the relay's LOCALE. Platforms import this module
  * (it is on .dependency-cruiser.cjs CORE_SURFACE); it holds no platform knowledge.
  */
+
+import { randomBytes } from 'node:crypto';
 import type {
   AdapterAskStrings,
   AdapterContext,
@@ -50,6 +52,7 @@ function pendingStrings(strings: Strings): AdapterPendingStrings {
     more: text('more'),
     card: text('card'),
     unavailable: text('unavailable'),
+    privateFirst: (link) => text('private_first', { link }),
   };
 }
 
@@ -59,15 +62,40 @@ export function pendingCommand(text: string): { mine: boolean } | null {
   return m ? { mine: !!m[1] } : null;
 }
 
-/** The button payload of a `/pending` page: `hitlp:<m|a>:<cursor>` (Telegram's 64 bytes fit). */
-export function pendingPayload(mine: boolean, cursor: string): string {
-  return `hitlp:${mine ? 'm' : 'a'}:${cursor}`;
+/** What a `/pending` "More" button asks for: which chat, whose list, and from where. */
+export interface PendingPageState {
+  address: string;
+  user: string;
+  mine: boolean;
+  cursor: string;
 }
 
-/** The page a `/pending` button asks for, or null when the payload is not one. */
-export function parsePendingPayload(data: string): { mine: boolean; cursor: string } | null {
-  const m = /^hitlp:([ma]):([A-Za-z0-9_-]{1,56})$/.exec(data);
-  return m ? { mine: m[1] === 'm', cursor: m[2]! } : null;
+const PENDING_TTL_MS = 3600_000;
+
+/**
+ * Keeps the state of a "More" button in the shared key-value store (any replica answers it) and
+ * returns its payload `hitlp:<token>`: short enough for Telegram's 64 bytes whatever the chat id.
+ */
+export async function pendingPayload(kv: KeyValue, state: PendingPageState): Promise<string> {
+  const token = randomBytes(12).toString('base64url');
+  await kv.set(`pending:${token}`, JSON.stringify(state), PENDING_TTL_MS);
+  return `hitlp:${token}`;
+}
+
+/**
+ * The page a "More" button asks for, or null when the payload is not one, has lapsed, or is
+ * pressed by someone else than the person whose list it is (a list is per person).
+ */
+export async function pendingPageOf(
+  kv: KeyValue,
+  data: string | undefined,
+  user: string,
+): Promise<PendingPageState | null> {
+  const m = /^hitlp:([A-Za-z0-9_-]{16})$/.exec(data ?? '');
+  const raw = m ? await kv.get(`pending:${m[1]}`) : undefined;
+  if (!raw) return null;
+  const state = JSON.parse(raw) as PendingPageState;
+  return state.user === user ? state : null;
 }
 
 /**

@@ -188,6 +188,8 @@ export interface AdapterPendingStrings {
   card: string;
   /** The relay could not list the cases. */
   unavailable: string;
+  /** The list is sent privately and the person must open the private chat first (`link` to it). */
+  privateFirst(link: string): string;
 }
 
 /** The ask flows' toasts, refusals and placeholders (templates `adapter.asks`). */
