@@ -60,8 +60,9 @@ const LAYERS = [
   { 'asks-service': '^src/asks-service/', demo: '^src/demo/' },
   // The MCP server: an adapter at the edge over the asks service; server/ mounts it at /mcp.
   { mcp: '^src/mcp/' },
-  // The MCP gateway (proxy): upstream MCP servers behind the relay, their tool calls gated by
-  // policy (tool-gate*.ts) over the asks service; it reuses the MCP server's waits.
+  // The MCP gateway: a proxy in front of upstream MCP servers, its questions asked as asks and its
+  // tool calls gated by policy (tool-gate*.ts); it may use the MCP server's waits; server/ mounts
+  // it at /mcp/gateway/<name>.
   { 'mcp-gateway': '^src/mcp-gateway/' },
   { server: '^src/server/' },
   {

@@ -1,6 +1,8 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { CORPUS_FOUND, CORPUS_MISSING_LINE } from './test/helpers/corpus-location.ts';
 import { UNIT_TESTS } from './test/projects.ts';
+import { SlowFirstSequencer } from './test/setup/sequencer.ts';
 
 // Tests that check against the upstream protocol corpus are tagged `corpus`. Without the corpus
 // they are skipped, and the run says so once; CI (HITL_PROTOCOL_REQUIRED=1) may not skip them.
@@ -24,6 +26,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Vitest's default is one worker fewer than the cores: a single worker on the 2-core CI
+    // machine, where the integration files spend most of their time waiting on sockets, child
+    // processes and timers, not on the CPU. Two workers there (more on bigger machines).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    sequence: { sequencer: SlowFirstSequencer },
     tags,
     projects: [
       {

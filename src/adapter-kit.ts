@@ -4,9 +4,12 @@
  * cut text to a platform limit, and speak in the relay's LOCALE. Platforms import this module
  * (it is on .dependency-cruiser.cjs CORE_SURFACE); it holds no platform knowledge.
  */
+
+import { randomBytes } from 'node:crypto';
 import type {
   AdapterAskStrings,
   AdapterContext,
+  AdapterPendingStrings,
   AdapterStrings,
   KeyValue,
   Tap,
@@ -34,7 +37,65 @@ export function adapterStrings(strings: Strings = loadStrings('en')): AdapterStr
     unknownCommand: (command) => t(strings, 'adapter.unknown_command', { command }),
     alreadyDecided: (status) => t(strings, 'adapter.already_decided', { status }),
     asks: askStrings(strings),
+    pending: pendingStrings(strings),
   };
+}
+
+/** `/pending`'s texts of `strings` (templates `adapter.pending`). */
+function pendingStrings(strings: Strings): AdapterPendingStrings {
+  const text = (key: string, view?: Record<string, unknown>) =>
+    t(strings, `adapter.pending.${key}`, view);
+  return {
+    empty: (mine) => text(mine ? 'empty_mine' : 'empty'),
+    header: (count, more, mine) => text(mine ? 'header_mine' : 'header', { count, more }),
+    item: (i) => text('item', { ...i, prompt: i.prompt.replace(/\s+/g, ' ').trim() }),
+    more: text('more'),
+    card: text('card'),
+    unavailable: text('unavailable'),
+    privateFirst: (link) => text('private_first', { link }),
+  };
+}
+
+/** `/pending` or `/pending mine` (the platform strips its own prefix or mention first); null otherwise. */
+export function pendingCommand(text: string): { mine: boolean } | null {
+  const m = /^\/?pending(?:@\S+)?(?:\s+(mine))?\s*$/i.exec(text.trim());
+  return m ? { mine: !!m[1] } : null;
+}
+
+/** What a `/pending` "More" button asks for: which chat, whose list, and from where. */
+export interface PendingPageState {
+  address: string;
+  user: string;
+  mine: boolean;
+  cursor: string;
+}
+
+const PENDING_TTL_MS = 3600_000;
+
+/**
+ * Keeps the state of a "More" button in the shared key-value store (any replica answers it) and
+ * returns its payload `hitlp:<token>`: short enough for Telegram's 64 bytes whatever the chat id.
+ */
+export async function pendingPayload(kv: KeyValue, state: PendingPageState): Promise<string> {
+  const token = randomBytes(12).toString('base64url');
+  await kv.set(`pending:${token}`, JSON.stringify(state), PENDING_TTL_MS);
+  return `hitlp:${token}`;
+}
+
+/**
+ * The page a "More" button asks for, or null when the payload is not one, has lapsed, or is
+ * pressed by someone else than the person whose list it is (a list is per person).
+ */
+export async function pendingPageOf(
+  kv: KeyValue,
+  data: string | undefined,
+  user: string,
+): Promise<PendingPageState | null> {
+  const m = /^hitlp:([A-Za-z0-9_-]{16})$/.exec(data ?? '');
+  const raw = m ? await kv.get(`pending:${m[1]}`) : undefined;
+  if (!raw) return null;
+  const state = JSON.parse(raw) as PendingPageState;
+  return state.user === user ? state : null;
 }
 
 /**

@@ -175,6 +175,26 @@ export interface AdapterStrings {
   alreadyDecided(status: string): string;
   /** The texts of the ask flows (the ten interaction kinds). */
   asks: AdapterAskStrings;
+  /** The texts of `/pending`. */
+  pending: AdapterPendingStrings;
+}
+
+/** `/pending`'s texts (templates `adapter.pending`). */
+export interface AdapterPendingStrings {
+  /** Nothing this person may decide is open here (`mine`: nothing names them). */
+  empty(mine: boolean): string;
+  /** The list's first line: how many on this page, and whether more follow. */
+  header(count: number, more: boolean, mine: boolean): string;
+  /** One case in a line (the caller cuts it to the platform's limits). */
+  item(i: PendingItem): string;
+  /** The button for the next page. */
+  more: string;
+  /** The label of a link to a case's card. */
+  card: string;
+  /** The relay could not list the cases. */
+  unavailable: string;
+  /** The list is sent privately and the person must open the private chat first (`link` to it). */
+  privateFirst(link: string): string;
 }
 
 /** The ask flows' toasts, refusals and placeholders (templates `adapter.asks`). */
@@ -237,6 +257,47 @@ export interface DeliveryStatus {
   error?: string;
 }
 
+/** `/pending` in a chat: which chat, who asks, and which page. */
+export interface PendingQuery {
+  platform: string;
+  /** The chat (the part of the target after "<platform>:"). */
+  address: string;
+  user: TapUser;
+  /** Only cases whose approval policy names this person as an approver. */
+  mine?: boolean;
+  /** The `next` of the page before (opaque). */
+  cursor?: string | undefined;
+  /** Cases per page (default 5, at most 10). */
+  limit?: number;
+}
+
+/** One open case of a `/pending` list, in words a person reads (no secret). */
+export interface PendingItem {
+  /** The case's short key (as in its buttons' `hitl:<key>:...`). */
+  key: string;
+  prompt: string;
+  /** The asking agent (requested_by) or the service's host. */
+  from: string;
+  /** How long the case has waited, in words ("25 min"). */
+  age: string;
+  /** When it expires, in words ("in 1 h 5 min") and as ISO time. */
+  expires_in: string;
+  expires_at: string;
+  /** The approval policy's tally ("1 of 2 approvals"), or null without a policy. */
+  tally: string | null;
+  /** The card in this chat, when it is posted (platforms link to it). */
+  card: MessageRef | null;
+  /** The Details link, when the relay has a public URL. */
+  link: string | null;
+}
+
+/** A page of `/pending`: the cases this person may decide, and the cursor of the next page. */
+export interface PendingPage {
+  items: PendingItem[];
+  /** null: this is the last page. */
+  next: string | null;
+}
+
 /** What the relay hands an adapter when it starts. */
 export interface AdapterContext {
   onTap(tap: Tap): Promise<TapReply>;
@@ -246,6 +307,11 @@ export interface AdapterContext {
    * get (forbidden, closed, not_an_approver, ...). Nothing is stored and nothing sent.
    */
   mayAnswer?(tap: Tap): Promise<TapReply | null>;
+  /**
+   * `/pending`: the open cases of this chat that this person may decide, newest first, a page at
+   * a time. Cases they may not decide (allowlist, approval policy) are left out entirely.
+   */
+  pending?(query: PendingQuery): Promise<PendingPage>;
   kv: KeyValue;
   log: Logger;
   /** The adapter's texts in the relay's LOCALE (absent: English, adapterStrings()). */

@@ -19,6 +19,8 @@ export interface PlatformStartDeps {
   health: Health;
   onTap(tap: Tap): Promise<TapReply>;
   mayAnswer(tap: Tap): Promise<TapReply | null>;
+  /** `/pending`: the open cases of a chat a person may decide. */
+  pending?: AdapterContext['pending'];
   /** Records a platform's delivery receipt on the card's case. */
   recordDelivery?: AdapterContext['recordDelivery'];
   /** The adapters' texts in the relay's LOCALE. */
@@ -65,6 +67,7 @@ async function attempt(
       strings: d.strings,
       signals: d.signals,
       ...(d.recordDelivery ? { recordDelivery: d.recordDelivery } : {}),
+      ...(d.pending ? { pending: d.pending } : {}),
       reportDown: (reason) =>
         reason === null ? d.health.set(part, 'up') : d.health.set(part, 'failed', reason),
     });

@@ -207,6 +207,7 @@ export class RelayRuntime {
       health: this.p.health,
       onTap: this.onTap,
       mayAnswer: (tap: Tap) => this.s.taps.mayAnswer(tap),
+      pending: this.s.pending.page.bind(this.s.pending),
       recordDelivery: (card: MessageRef, status: DeliveryStatus) =>
         recordDeliveryStatus(this.s, card, status),
       closing: () => this.closing,

@@ -7,6 +7,7 @@ import type { PlatformAdapter } from './adapter.ts';
 import { CardDelivery } from './cases/card-delivery.ts';
 import { CardRenderer } from './cases/card-render.ts';
 import { Intake } from './cases/intake.ts';
+import { PendingList } from './cases/pending.ts';
 import { CaseRepository } from './cases/repository.ts';
 import { StatusApplier } from './cases/status.ts';
 import { Targets } from './cases/targets.ts';
@@ -58,6 +59,8 @@ export interface Services {
   readonly intake: Intake;
   readonly status: StatusApplier;
   readonly taps: TapPipeline;
+  /** `/pending` in a chat: the open cases a person may decide there. */
+  readonly pending: PendingList;
 }
 
 /** Builds the services and wires the one event between them (a case change edits its cards). */
@@ -88,5 +91,6 @@ export function createServices(o: ServicesOptions): Services {
   const status = new StatusApplier({ ...base, cases });
   const intake = new Intake({ ...base, targets, cases, cards });
   const taps = new TapPipeline({ ...base, targets, cases, status, render });
-  return { ...base, targets, cases, render, cards, intake, status, taps };
+  const pending = new PendingList({ ...base, targets, render });
+  return { ...base, targets, cases, render, cards, intake, status, taps, pending };
 }

@@ -14,6 +14,9 @@ export const UNIT_TESTS: readonly string[] = [
   'test/cli/warnings.test.ts',
   'test/client/outcome.test.ts',
   'test/config/config.test.ts',
+  'test/config/mcp-upstreams.test.ts',
+  'test/mcp-gateway/upstream-policy.test.ts',
+  'test/mcp/tasks-view.test.ts',
   'test/conformance/agent.test.ts',
   'test/conformance/claims.test.ts',
   'test/conformance/ids.test.ts',
@@ -56,6 +59,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/protocol/notify-signature.test.ts',
   'test/receipts/receipt-trust.test.ts',
   'test/receipts/receipt.test.ts',
+  'test/render/final-cards.test.ts',
   'test/render/form-summary.test.ts',
   'test/server/openapi-snapshot.test.ts',
   'test/server/paced.test.ts',
@@ -65,4 +69,25 @@ export const UNIT_TESTS: readonly string[] = [
   'test/tap/settle.test.ts',
   'test/tap/steps.test.ts',
   'test/watch/holds.test.ts',
+];
+
+/**
+ * Integration files that take longest (seconds on the 2-core CI machine, quiet), started first
+ * so that neither worker waits alone at the end (test/setup/sequencer.ts). Longest first.
+ */
+export const SLOW_FIRST: readonly string[] = [
+  'test/replicas/replicas.test.ts',
+  'test/reliability/chaos.test.ts',
+  'test/reliability/crash.test.ts',
+  'test/reliability/service-faults.test.ts',
+  'test/platforms/discord/gateway.test.ts',
+  'test/policy/quorum-replicas.test.ts',
+  'test/deploy/walkthrough.test.ts',
+  'test/reliability/platform-faults.test.ts',
+  'test/reliability/one-tap-one-post.test.ts',
+  'test/store/postgres-outage.test.ts',
+  'test/watch/hostile-stream.test.ts',
+  'test/platforms/slack/adapter.test.ts',
+  'test/client/package.test.ts',
+  'test/platforms/discord/contract.test.ts',
 ];

@@ -52,9 +52,10 @@ type Escape = (text: string) => string;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** One typed input as its widget. */
-function inputWidget(i: AskInput, esc: Escape): Json {
+function inputWidget(i: AskInput): Json {
   const name = `i.${LETTER[i.type]}.${i.key}`;
-  const label = esc(i.label);
+  // Widget labels and items are plain text; only paragraphs take Chat's HTML subset.
+  const label = i.label;
   const current = i.current === undefined ? '' : String(i.current);
   switch (i.type) {
     case 'BOOLEAN':
@@ -85,7 +86,7 @@ function inputWidget(i: AskInput, esc: Escape): Json {
           type: 'DROPDOWN',
           items: (i.options ?? [])
             .slice(0, GOOGLECHAT_CHOICES_MAX)
-            .map((o) => ({ text: esc(o), value: o, selected: o === current })),
+            .map((o) => ({ text: o, value: o, selected: o === current })),
         },
       };
     default:
@@ -95,17 +96,13 @@ function inputWidget(i: AskInput, esc: Escape): Json {
           label,
           type: i.multiline ? 'MULTIPLE_LINE' : 'SINGLE_LINE',
           ...(current ? { value: current } : {}),
-          ...(i.placeholder ? { hintText: esc(i.placeholder) } : {}),
+          ...(i.placeholder ? { hintText: i.placeholder } : {}),
         },
       };
   }
 }
 
-function decisionWidget(
-  c: Extract<AskContent, { type: 'decision' }>,
-  words: AdapterAskStrings,
-  esc: Escape,
-) {
+function decisionWidget(c: Extract<AskContent, { type: 'decision' }>, words: AdapterAskStrings) {
   const multi = c.sub_type === 'multi';
   const label =
     multi && c.max_select !== null
@@ -118,13 +115,13 @@ function decisionWidget(
   return {
     selectionInput: {
       name: multi ? 'many' : 'one',
-      label: esc(label),
+      label,
       type,
       items: c.options.map((o) => ({
-        text: esc(o.irreversible ? `${o.label} (cannot be undone)` : o.label),
+        text: o.irreversible ? `${o.label} (cannot be undone)` : o.label,
         value: o.key,
         selected: false,
-        ...(o.description ? { bottomText: esc(o.description) } : {}),
+        ...(o.description ? { bottomText: o.description } : {}),
       })),
       ...(type === 'MULTI_SELECT' && c.sub_type === 'multi' && c.max_select !== null
         ? { multiSelectMaxSelectedItems: c.max_select }
@@ -149,11 +146,11 @@ export function googlechatAsk(card: Card, words: AdapterAskStrings, esc: Escape)
     payload: `hitl:${card.key}:${action}`,
   };
   const plain = plainAskActions(card).map((a) => ({ action: a, params: { k: kind } }));
-  const widgets = askInputs(c).map((i) => inputWidget(i, esc));
+  const widgets = askInputs(c).map((i) => inputWidget(i));
   if (c.type === 'decision') {
     if (c.sub_type === 'rank' || c.options.length > GOOGLECHAT_CHOICES_MAX) return null;
     return {
-      widgets: [decisionWidget(c, words, esc)],
+      widgets: [decisionWidget(c, words)],
       buttons: [{ action: submit, params: { k: kind } }],
     };
   }
@@ -168,7 +165,16 @@ export function googlechatAsk(card: Card, words: AdapterAskStrings, esc: Escape)
       })),
     };
   }
-  if (c.type === 'context' && c.sub_type === 'confirm') return { widgets: [], buttons: plain };
+  const say = (text: string) => ({ textParagraph: { text: esc(text) } });
+  if (c.type === 'context' && c.sub_type === 'confirm')
+    return { widgets: [say(c.statement)], buttons: plain };
+  if (c.type === 'edit' && c.sub_type === 'tool_args') {
+    // The arguments that cannot be edited are shown as they will be sent.
+    const fixed = c.args
+      .filter((a) => !a.editable)
+      .map((a) => say(`${a.label} (read-only): ${JSON.stringify(a.value)}`));
+    widgets.unshift(say(`Tool: ${c.tool_name || '(unnamed)'}`), ...fixed);
+  }
   return { widgets, buttons: [{ action: submit, params: { k: kind } }] };
 }
 

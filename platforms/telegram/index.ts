@@ -20,6 +20,7 @@ import { toPlatformError } from './errors.ts';
 import { editCard, sendCard, sendNotice } from './messages.ts';
 import { type PaceOptions, TelegramSendPace } from './pace.ts';
 import { parseMessageRef, targetReply } from './parse.ts';
+import { answerPendingCommand, answerPendingMore } from './pending.ts';
 import { handleCallbackQuery, TELEGRAM_TAP_ANSWER_WAIT_MS } from './taps.ts';
 import { TELEGRAM_DEFAULT_WEBHOOK_PATH, webhookRoute } from './webhook.ts';
 
@@ -135,6 +136,9 @@ export class TelegramAdapter implements PlatformAdapter {
       }
       await kv.set(key, 'done', UPDATE_DEDUPE_TTL_MS);
     });
+    bot.command('pending', async (c) => {
+      if (this.ctx) await answerPendingCommand(c, this.ctx);
+    });
     bot.command(['hitl_id', 'start', 'hitl'], async (c) => {
       if (c.chat)
         await c.reply(targetReply(c.chat, this.ctx?.strings), {
@@ -142,6 +146,10 @@ export class TelegramAdapter implements PlatformAdapter {
         });
     });
     const waitMs = () => this.options.tapAnswerWaitMs ?? TELEGRAM_TAP_ANSWER_WAIT_MS;
+    bot.on('callback_query', async (c, next) => {
+      if (this.ctx && (await answerPendingMore(c, this.ctx))) return;
+      await next();
+    });
     bot.on('callback_query', (c) => {
       const ctx = this.ctx;
       return handleCallbackQuery(c, {

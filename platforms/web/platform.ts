@@ -45,6 +45,20 @@ export const platform: PlatformDefinition<WebConfig> = {
         '401': notSignedIn,
       },
     },
+    'GET /web/api/rooms/:room/pending': {
+      summary: "/pending: the room's open cases this person may decide, newest first",
+      description:
+        'Query: `user` (who asks, as for taps), `mine=1` (only cases whose policy names them), `cursor` (the `next` of the page before). Five per page; cases the person may not decide are left out.',
+      responses: {
+        '200': {
+          description:
+            'A page: `items` (key, prompt, from, age, expires_in, expires_at, tally, link, message: the card in this room) and `next` (null on the last page).',
+        },
+        '400': { error: 'Invalid room, user or cursor.' },
+        '401': notSignedIn,
+        '503': { error: 'The web chat is not started (the relay is stopping).' },
+      },
+    },
     'POST /web/api/rooms/:room/messages/:id/actions/:action': {
       summary: 'Tap a button of a web chat message',
       body: { json: 'TapRequest', description: 'Who taps.' },

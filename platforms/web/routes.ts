@@ -7,6 +7,7 @@ import type {
 } from '../../src/adapter.ts';
 import { chatPage, FAVICON_SVG } from './page.ts';
 import { json, readTapBody, WEB_ACTION, WEB_ROOM, webTap } from './parse.ts';
+import { listPending } from './pending.ts';
 import { publicMessage, renderWebMessage } from './render.ts';
 import type { WebRooms } from './rooms.ts';
 import { sessionCookie, signedIn, signInPage, tokenFrom } from './signin.ts';
@@ -163,6 +164,11 @@ export function webRoutes(deps: WebRouteDeps): HttpRoute[] {
       }),
     },
     { method: 'GET', path: '/web/api/rooms/:room/messages', handle: (req) => listRoom(req, deps) },
+    {
+      method: 'GET',
+      path: '/web/api/rooms/:room/pending',
+      handle: async (req) => (signedIn(req, deps.token) ? listPending(req, deps) : unauthorized()),
+    },
     {
       method: 'POST',
       path: '/web/api/rooms/:room/messages/:id/actions/:action',

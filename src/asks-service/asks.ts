@@ -39,7 +39,8 @@ const MESSAGES: Record<AskContent['type'], string> = {
 
 /** Longest life of an ask. */
 export const MAX_ASK_SECONDS = 30 * 86_400;
-const DEFAULT_ASK_SECONDS = 86_400;
+/** Life of an ask without expires_in / expires_at. */
+export const DEFAULT_ASK_SECONDS = 86_400;
 
 const askSchema = z.strictObject({
   target: z.string().min(3).max(300),

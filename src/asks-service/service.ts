@@ -32,6 +32,8 @@ const broken = [{ path: 'context.ask', message: 'the case carries no valid ask c
 
 /** The profile: answers checked per kind, the review page's native controls per kind. */
 export const askProfile: ServiceProfile = {
+  // The relay's own asks speak the newest version (issue 31): bodies valid against schemas/v0.9.
+  specVersion: '0.9',
   checkAnswer(kase: ReviewCase, action, data) {
     const content = askContentOf(kase.context);
     if (!content) return { ok: false, details: broken };

@@ -10,6 +10,7 @@ import { type PolicyConfig, policySchema } from '../policy/policy.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { deriveNotifySecret } from '../protocol/notify-signature.ts';
 import { parseEnv, pickEnv } from './env.ts';
+import { type McpUpstreamConfig, mcpUpstreamsSchema, upstreamsOf } from './mcp-upstreams.ts';
 import type { NotifySettings } from './notify-settings.ts';
 import { listOf, proxyEntries } from './trust-proxy.ts';
 
@@ -121,6 +122,7 @@ export const configFileSchema = z.strictObject({
     .describe(
       'people and the platform accounts (`platform:user`) they own: one person counts once',
     ),
+  mcp_upstreams: mcpUpstreamsSchema,
 });
 
 /** The core's environment variables; their meanings are in env-docs.ts. */
@@ -251,6 +253,8 @@ export interface RelayConfig {
   allow: Record<string, string[]>;
   /** Callback signing secrets per service origin. */
   callbackSecrets: Record<string, string>;
+  /** The MCP servers the gateway stands in front of, by name. */
+  mcpUpstreams: Record<string, McpUpstreamConfig>;
 }
 
 type Env = z.infer<typeof coreEnvSchema>;
@@ -300,20 +304,24 @@ function notifySettingsOf(e: Env): NotifySettings {
   };
 }
 
+/** The configuration's own secrets (the upstreams' are registered where they are read). */
+function secretsOf(e: Env, callbackSecrets: Record<string, string>): (string | undefined)[] {
+  return [
+    e.RELAY_API_KEY,
+    e.RELAY_SECRET_KEY,
+    e.RECEIPT_SIGNING_KEY,
+    e.WEB_CHAT_TOKEN,
+    ...Object.values(callbackSecrets),
+  ];
+}
+
 /** Reads and validates the configuration; throws ValidationError naming the variable or file path. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
   const e = parseEnv(coreEnvSchema, pickEnv(env, CORE_ENV_VARS), 'invalid configuration');
   checkEnvRules(e);
   const file = e.RELAY_CONFIG ? readConfigFile(e.RELAY_CONFIG) : configFileSchema.parse({});
   // Known before anything can log them, so no log line carries them.
-  for (const s of [
-    e.RELAY_API_KEY,
-    e.RELAY_SECRET_KEY,
-    e.RECEIPT_SIGNING_KEY,
-    e.WEB_CHAT_TOKEN,
-    ...Object.values(file.callback_secrets),
-  ])
-    registerSecret(s);
+  for (const s of secretsOf(e, file.callback_secrets)) registerSecret(s);
   const local = !e.RELAY_API_KEY;
   return {
     port: e.PORT,
@@ -358,6 +366,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     callbackSecrets: Object.fromEntries(
       Object.entries(file.callback_secrets).map(([k, v]) => [new URL(k).origin, v]),
     ),
+    mcpUpstreams: upstreamsOf(file.mcp_upstreams),
   };
 }
 

@@ -153,7 +153,9 @@ async function finish(
 ): Promise<HttpAnswer> {
   // Spec 10.1: an answer may start the next round (an approval's edit), linked both ways.
   const followUp = deps.profile.followUp?.(kase, result);
-  const next = followUp ? await createCase(deps.lifecycle, followUp, base, deps.now()) : undefined;
+  const next = followUp
+    ? await createCase(deps.lifecycle, followUp, base, deps.now(), deps.profile.specVersion)
+    : undefined;
   // Another replica may have answered, expired or cancelled the case since it was read: the
   // compare-and-set lets one of us win, and the loser answers 409 / 410 as spec 7.5 says.
   const outcome = await deps.lifecycle.complete(kase.case_id, {

@@ -45,6 +45,7 @@ export async function createCase(
   spec: CaseSpec,
   base: string,
   nowMs: number,
+  specVersion: '0.8' | '0.9' = '0.8',
 ): Promise<ReviewCreated> {
   const caseId = newCaseId();
   const reviewToken = newToken();
@@ -79,7 +80,7 @@ export async function createCase(
   if (spec.verification) kase.verification_policy = verificationPolicy(spec.verification, expires);
   await lifecycle.insert(kase, hashToken(reviewToken), submitToken ? hashToken(submitToken) : null);
   if (spec.previous_case_id) await lifecycle.linkNext(spec.previous_case_id, caseId);
-  return createdBody(kase, base, reviewToken, submitToken);
+  return createdBody(kase, base, reviewToken, submitToken, specVersion);
 }
 
 function createdBody(
@@ -87,10 +88,11 @@ function createdBody(
   base: string,
   reviewToken: string,
   submitToken: string | null,
+  specVersion: '0.8' | '0.9',
 ): ReviewCreated {
   const id = encodeURIComponent(kase.case_id);
   const hitl: Record<string, unknown> = {
-    spec_version: '0.8',
+    spec_version: specVersion,
     case_id: kase.case_id,
     review_url: `${base}/review/${id}?token=${reviewToken}`,
     poll_url: `${base}/api/reviews/${id}/status`,

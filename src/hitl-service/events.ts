@@ -28,7 +28,10 @@ export function registerEventRoutes(app: Hono, deps: ServiceDeps, hub: EventHub)
     const valid =
       Number.isFinite(lastId) && lastId > 0 && lastId <= (await deps.store.lastSeq(caseId));
     const after = valid ? lastId : 0;
-    return streamSSE(c, (stream) => streamCase(stream, deps, hub, caseId, after));
+    const res = streamSSE(c, (stream) => streamCase(stream, deps, hub, caseId, after));
+    // Events carry results (review.completed): no-store, not Hono's no-cache (v0.9 §13.7).
+    res.headers.set('cache-control', 'no-store');
+    return res;
   });
 }
 

@@ -28,6 +28,9 @@ export { signCallback } from './callback-sender.ts';
 export type { FaultInjector, FaultOutcome, ServiceDeps } from './context.ts';
 export type { CaseSpec } from './create.ts';
 export type { ProfileCheck, ServiceProfile } from './profile.ts';
+
+/** The Retry-After of an open case's poll unless the service is given another. */
+export const POLL_RETRY_AFTER_SECONDS = 30;
 export type { PurgeCounts } from './retention.ts';
 export type { ServiceStore } from './service-store.ts';
 export type {
@@ -131,7 +134,7 @@ function buildParts(options: HitlServiceOptions): Parts {
     limiter: new RateLimiter(now),
     now,
     log,
-    pollRetryAfterSeconds: options.pollRetryAfterSeconds ?? 30,
+    pollRetryAfterSeconds: options.pollRetryAfterSeconds ?? POLL_RETRY_AFTER_SECONDS,
     profile: options.profile,
     base: (c) => {
       lastBase = fixedBase ?? `${new URL(c.req.url).origin}${mountPath}`;
@@ -253,7 +256,8 @@ export function createHitlService(options: HitlServiceOptions): HitlService {
     submissions: () => store.submissions(),
     act: (caseId, step) =>
       actOnCase(deps, caseId, typeof step === 'string' ? { step } : step, parts.lastBase()),
-    create: (spec, base) => createCase(lifecycle, spec, base.replace(/\/+$/, ''), deps.now()),
+    create: (spec, base) =>
+      createCase(lifecycle, spec, base.replace(/\/+$/, ''), deps.now(), deps.profile.specVersion),
     purge: () => retention.pass(),
   };
 }

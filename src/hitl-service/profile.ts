@@ -37,6 +37,11 @@ export interface ServiceProfile {
    * absent: the `context.form` fields marked `sensitive` are hidden.
    */
   publicAnswer?(kase: ReviewCase, data: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * The HITL Protocol version the service's 202 bodies say (default "0.8", the demo's). The relay's
+   * asks say "0.9": their poll bodies are the disjoint variants v0.9 requires (poll-answer.ts).
+   */
+  specVersion?: '0.8' | '0.9';
   /** Status and events answer only the owner's credential (binding.ts mayRead); else anyone. */
   privateReads?: boolean;
   /** The next round an answer starts (spec 10.1), or undefined when it ends the chain. */

@@ -45,9 +45,13 @@ async function notModified(deps: ServiceDeps, id: string, ifNoneMatch: string) {
 
 const isFinal = (kase: ReviewCase) => TERMINAL_STATUSES.has(kase.status);
 
-/** ETag, no-cache and, while the case is open, Retry-After. */
+/**
+ * ETag, no-store and, while the case is open, Retry-After. no-store (v0.9 §13.7: responses with
+ * private results or reviewer data MUST use it): no cache keeps a poll body; the agent's own
+ * If-None-Match still gets its 304.
+ */
 function pollHeaders(deps: ServiceDeps, etag: string, open: boolean) {
-  const headers: { etag: string } & Record<string, string> = { etag, 'cache-control': 'no-cache' };
+  const headers: { etag: string } & Record<string, string> = { etag, 'cache-control': 'no-store' };
   // Terminal answers never change (bar a chain link), so only open cases suggest a next poll.
   if (open) headers['retry-after'] = String(deps.pollRetryAfterSeconds);
   return headers;

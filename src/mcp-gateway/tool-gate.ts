@@ -9,6 +9,7 @@
 import { argumentsSent, toolCallOf } from '../asks/tool-call.ts';
 import { createAsk } from '../asks-service/asks.ts';
 import type { CaseRepository } from '../cases/repository.ts';
+import { toolRulesSchema } from '../config/mcp-tool-rules.ts';
 import { ValidationError } from '../errors.ts';
 import type { HitlService } from '../hitl-service/index.ts';
 import type { McpToolDeps } from '../mcp/tools.ts';
@@ -17,6 +18,7 @@ import type { StoredCase } from '../store/types.ts';
 import { heldAsk } from './tool-gate-ask.ts';
 import {
   type GateUpstream,
+  type GateUpstreamConfig,
   parseGateUpstreams,
   type ResolvedRule,
   ruleFor,
@@ -39,7 +41,7 @@ export interface GateTool {
 }
 
 /** One downstream tools/call. */
-export interface ToolCallInput {
+export interface GateInput {
   upstream: string;
   tool: GateTool;
   args: Record<string, unknown>;
@@ -47,10 +49,12 @@ export interface ToolCallInput {
   client: { keyName: string | null };
   /** Aborted when the downstream request goes away (cancelled, disconnected, relay stopping). */
   signal: AbortSignal;
+  /** The relay's URL as this client reached it (the asks' links; PUBLIC_URL wins). */
+  origin?: string | undefined;
 }
 
 /** What the proxy does with the call. */
-export type ToolCallDecision =
+export type GateDecision =
   | { kind: 'send'; args: Record<string, unknown> }
   | { kind: 'refuse'; message: string };
 
@@ -58,13 +62,15 @@ export type ToolCallDecision =
 export interface ToolGateDeps {
   relay: McpToolDeps & { cases: McpToolDeps['cases'] & Pick<CaseRepository, 'history'> };
   asks: HitlService;
-  /** The relay's URL as people reach it (PUBLIC_URL wins inside createAsk): the asks' links. */
+  /** The relay's URL when a call names none (PUBLIC_URL wins inside createAsk): the asks' links. */
   origin: () => string;
 }
 
-/** The gate: one function per call, and its waits (counted by tests and benchmarks). */
-export interface ToolGate {
-  (input: ToolCallInput): Promise<ToolCallDecision>;
+/** Decides one call (what the proxy calls for every downstream tools/call). */
+export type GateToolCall = (input: GateInput) => Promise<GateDecision>;
+
+/** The gate: the decision function, and its waits (counted by tests and benchmarks). */
+export interface ToolGate extends GateToolCall {
   waits: AskWaits;
   /** Stops listening for changes (the relay stops). */
   close(): void;
@@ -81,16 +87,25 @@ type Call = {
   client: string | null;
   args: Record<string, unknown>;
 };
-type Refuse = Extract<ToolCallDecision, { kind: 'refuse' }>;
+type Refuse = Extract<GateDecision, { kind: 'refuse' }>;
 const refuse = (message: string): Refuse => ({ kind: 'refuse', message });
 
-/** Creates the gate over the relay's asks; `upstreams` is `mcp_upstreams` (validated here). */
-export function createToolGate(deps: ToolGateDeps, upstreams: unknown): ToolGate {
+/**
+ * Creates the gate over the relay's asks; `upstreams` is RELAY_CONFIG's `mcp_upstreams` by name
+ * (each one's `target` and `tools`; the tool rules are validated here).
+ */
+export function createToolGate(
+  deps: ToolGateDeps,
+  upstreams: Record<string, GateUpstreamConfig> | undefined,
+): ToolGate {
   const byName = new Map(parseGateUpstreams(upstreams).map((u) => [u.name, u]));
   const waits = new AskWaits(deps.relay.cases.events, deps.relay.store);
   const held = new HeldCalls(deps, waits);
-  const gate = async (input: ToolCallInput): Promise<ToolCallDecision> => {
-    const u = byName.get(input.upstream) ?? parseGateUpstreams([{ name: input.upstream }])[0]!;
+  const gate = async (input: GateInput): Promise<GateDecision> => {
+    const u = byName.get(input.upstream) ?? {
+      name: input.upstream,
+      tools: toolRulesSchema.parse({}),
+    };
     const call: Call = {
       upstream: input.upstream,
       tool: input.tool.name,
@@ -101,13 +116,19 @@ export function createToolGate(deps: ToolGateDeps, upstreams: unknown): ToolGate
     if (rule.policy === 'allow') return { kind: 'send', args: input.args };
     if (rule.policy === 'deny') return refuse(deniedMessage(call));
     if (!u.target) return refuse(noTargetMessage(call));
-    return held.decide(call, { u, rule, schema: input.tool.inputSchema }, input.signal);
+    const origin = input.origin ?? deps.origin();
+    return held.decide(call, { u, rule, schema: input.tool.inputSchema, origin }, input.signal);
   };
   return Object.assign(gate, { waits, close: () => waits.close() });
 }
 
 /** How a call is held: its upstream, its rule, the tool's schema. */
-type Hold = { u: GateUpstream; rule: ResolvedRule; schema: Record<string, unknown> | undefined };
+type Hold = {
+  u: GateUpstream;
+  rule: ResolvedRule;
+  schema: Record<string, unknown> | undefined;
+  origin: string;
+};
 
 /** Held calls: the ask of each, joined by identical calls, sent once. */
 class HeldCalls {
@@ -123,7 +144,7 @@ class HeldCalls {
   }
 
   /** Holds `call` for a person and decides it. */
-  async decide(call: Call, hold: Hold, signal: AbortSignal): Promise<ToolCallDecision> {
+  async decide(call: Call, hold: Hold, signal: AbortSignal): Promise<GateDecision> {
     const digest = callDigest(call);
     const id = await this.askOf(digest, call, hold, signal);
     if (typeof id !== 'string') return id;
@@ -178,7 +199,7 @@ class HeldCalls {
       },
     };
     try {
-      const created = await createAsk(this.d.relay, this.d.asks, body, this.d.origin(), {
+      const created = await createAsk(this.d.relay, this.d.asks, body, hold.origin, {
         context: { tool_call: made.toolCall },
       });
       const id = created.relay.id;

@@ -7,6 +7,7 @@
 
 import { askContentOf } from '../asks/content.ts';
 import { sensitivePaths } from '../asks/sensitive.ts';
+import { argumentsSent, toolCallOf } from '../asks/tool-call.ts';
 import type { Logger } from '../log.ts';
 import { SUBMITTED_BY_CLAIM } from '../protocol/claims.ts';
 import { isTerminal } from '../protocol/types.ts';
@@ -133,6 +134,21 @@ function decisionOf(c: StoredCase): Pick<ReceiptBody, 'decision' | 'policy'> {
   };
 }
 
+/** A held tool call's section: the SHA-256 of the arguments this decision sends (asks/tool-call.ts). */
+function toolCallSection(c: StoredCase): Pick<ReceiptBody, 'tool_call'> {
+  const tc = toolCallOf(c.doc.hitl.context);
+  if (!tc) return {};
+  const sent = c.status === 'completed' ? argumentsSent(tc, c.doc.result?.data) : null;
+  return {
+    tool_call: {
+      upstream: tc.upstream,
+      tool: tc.tool,
+      client: tc.client,
+      arguments_sha256: sent ? sha256Of(sent) : null,
+    },
+  };
+}
+
 /** The unsigned receipt of a final case. */
 async function receiptBody(d: ReceiptIssuerDeps, c: StoredCase): Promise<ReceiptBody> {
   const entries = receiptHistory(await d.store.listHistory(c.id));
@@ -151,6 +167,7 @@ async function receiptBody(d: ReceiptIssuerDeps, c: StoredCase): Promise<Receipt
     actions: d.actionsOffered(c),
     actors: actorsOf(entries),
     ...decisionOf(c),
+    ...toolCallSection(c),
     history: { count: entries.length, chain_sha256: historyChain(entries), entries },
   };
 }

@@ -74,6 +74,17 @@ export interface ReceiptBody {
      */
     met?: boolean | null;
   };
+  /**
+   * A held MCP tool call (the gateway's tool gate): what was asked about, and the SHA-256 (hex) of
+   * the RFC 8785 canonical JSON of the arguments the gate sends for this decision, so the approver
+   * named in `decision` is bound to exactly those arguments (null: not approved, nothing sent).
+   */
+  tool_call?: {
+    upstream: string;
+    tool: string;
+    client: string | null;
+    arguments_sha256: string | null;
+  };
   history: {
     /** How many history rows (from the first) the chain covers. */
     count: number;

@@ -34,6 +34,7 @@ import {
   targetProblems,
 } from './intake-delivery.ts';
 import { intakeSchema } from './intake-schema.ts';
+import { loopbackHostOnly } from './loopback-host.ts';
 import type { Metrics } from './metrics.ts';
 import { mountRoute } from './mount-route.ts';
 import { openApiDocument } from './openapi.ts';
@@ -127,7 +128,15 @@ function guard(app: Hono, o: AppOptions): void {
     app.use('*', loopbackHostOnly(config.publicUrl));
   const auth = bearerAuth(config.apiKey);
   // Metrics name platforms, targets' counts and error rates: with an API key they need it too.
-  for (const path of ['/v1/cases/*', '/v1/cases', '/v1/asks/*', '/v1/asks', '/mcp', '/metrics'])
+  for (const path of [
+    '/v1/cases/*',
+    '/v1/cases',
+    '/v1/asks/*',
+    '/v1/asks',
+    '/mcp',
+    '/mcp/*',
+    '/metrics',
+  ])
     app.use(path, auth);
   // After auth, so only a valid key gets a bucket; then the content-type rule for every endpoint.
   app.use('/v1/cases', intakeRateLimit(config.intakeRateLimitPerMinute, now));
@@ -328,27 +337,6 @@ function opsRoutes(app: Hono, o: AppOptions): void {
     ),
   );
   apiDocsRoutes(app);
-}
-
-/** Refuses requests whose Host header is not a loopback name, a loopback address or PUBLIC_URL's host. */
-function loopbackHostOnly(publicUrl: string | undefined) {
-  const extra = publicUrl ? new URL(publicUrl).hostname.toLowerCase() : undefined;
-  return async (c: Context, next: () => Promise<void>) => {
-    const raw = (c.req.header('host') ?? '').toLowerCase();
-    const name = raw.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-    // No Host at all is an in-process call (an embedder's app.fetch), never a browser.
-    const ok =
-      raw === '' ||
-      name === extra ||
-      isLoopbackName(name) ||
-      (isIP(name) !== 0 && isLoopback(name));
-    if (ok) return next();
-    throw new ApiError(
-      403,
-      'forbidden_host',
-      `Host "${raw.slice(0, 80)}" is not served: without RELAY_API_KEY the relay answers only to loopback names (set PUBLIC_URL for another)`,
-    );
-  };
 }
 
 /** Whether two strings are equal, in time that does not depend on where they differ. */

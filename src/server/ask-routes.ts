@@ -7,23 +7,46 @@ import { isIP } from 'node:net';
 import type { Context, Hono } from 'hono';
 import type { Registry } from 'prom-client';
 import { askContentOf } from '../asks/content.ts';
-import { type AskDeps, agentSubmitToken, askView, createAsk } from '../asks-service/asks.ts';
+import {
+  type AskDeps,
+  agentSubmitToken,
+  askView,
+  createAsk,
+  DEFAULT_ASK_SECONDS,
+  MAX_ASK_SECONDS,
+} from '../asks-service/asks.ts';
+import { discoveryDocument } from '../asks-service/discovery.ts';
 import { IdempotencyKey, idempotencyKeyProblem } from '../asks-service/idempotency.ts';
 import { mountAsks } from '../asks-service/service.ts';
+import type { CaseRepository } from '../cases/repository.ts';
 import type { RelayConfig } from '../config/config.ts';
 import type { Health } from '../health.ts';
-import type { HitlService } from '../hitl-service/index.ts';
+import { type HitlService, POLL_RETRY_AFTER_SECONDS } from '../hitl-service/index.ts';
 import type { Logger } from '../log.ts';
 import { createMcpFront } from '../mcp/front.ts';
 import type { McpToolDeps } from '../mcp/tools.ts';
+import { createGateway } from '../mcp-gateway/gateway.ts';
+import { createToolGate } from '../mcp-gateway/tool-gate.ts';
+import { createGuardedAgent } from '../net/http.ts';
 import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
 import type { StoredCase } from '../store/types.ts';
 import { ApiError } from './api-error.ts';
+import { registerGatewayRoutes } from './gateway-routes.ts';
 import { readJsonBody } from './inbound.ts';
 import { registerMcpMetrics, registerMcpRoutes } from './mcp-routes.ts';
 
 /** Registers /v1/asks (API-key protection and rate limiting are the app's, as for /v1/cases). */
 export function registerAskRoutes(app: Hono, relay: AskDeps, asks: HitlService): void {
+  // Discovery (v0.9 Appendix D names hitl.json; /.well-known/hitl is the same document). Public.
+  const discovery = discoveryDocument({
+    publicUrl: relay.config.publicUrl,
+    pollRetryAfterSeconds: POLL_RETRY_AFTER_SECONDS,
+    defaultAskSeconds: DEFAULT_ASK_SECONDS,
+    maxAskSeconds: MAX_ASK_SECONDS,
+    retentionMs: relay.config.retentionMs,
+  });
+  for (const path of ['/.well-known/hitl.json', '/.well-known/hitl'])
+    app.get(path, (c) => c.json(discovery, 200, { 'cache-control': 'public, max-age=300' }));
   app.post('/v1/asks', async (c) => {
     const raw = await readJsonBody(
       c,
@@ -44,7 +67,8 @@ export function registerAskRoutes(app: Hono, relay: AskDeps, asks: HitlService):
       const created = await createAsk(relay, asks, raw, new URL(c.req.url).origin);
       if (idem) await idem.settle(created.relay.id);
       settled = true;
-      return c.json(created, 202, { 'retry-after': '30' });
+      // The 202 carries the case's tokens: never kept by a cache (v0.9 §13.7).
+      return c.json(created, 202, { 'retry-after': '30', 'cache-control': 'no-store' });
     } catch (err) {
       if (idem && !settled) await idem.release();
       throw err;
@@ -107,13 +131,23 @@ async function replayOrRefuse(c: Context, relay: AskDeps, idem: IdempotencyKey) 
       relay: await askView(relay, found),
     },
     202,
-    { 'retry-after': '30', 'idempotent-replayed': 'true' },
+    { 'retry-after': '30', 'idempotent-replayed': 'true', 'cache-control': 'no-store' },
   );
 }
 
 /** What mountAskService uses of the relay: the asks' needs, the case events, the key rule. */
 export type AskServiceDeps = McpToolDeps & {
-  config: McpToolDeps['config'] & Pick<RelayConfig, 'apiKey' | 'host' | 'intakeRateLimitPerMinute'>;
+  cases: McpToolDeps['cases'] & Pick<CaseRepository, 'history'>;
+  config: McpToolDeps['config'] &
+    Pick<
+      RelayConfig,
+      | 'apiKey'
+      | 'host'
+      | 'intakeRateLimitPerMinute'
+      | 'mcpUpstreams'
+      | 'allowHosts'
+      | 'allowHttpLoopback'
+    >;
 };
 
 /**
@@ -149,9 +183,25 @@ export function mountAskService(
     now: relay.now,
   });
   if (registry) registerMcpMetrics(registry, mcp);
+  // The tool gate holds an upstream's risky calls as asks of this service (tool-gate.ts).
+  const gate = createToolGate(
+    { relay, asks: service, origin: () => publicUrl ?? `http://${host}` },
+    relay.config.mcpUpstreams,
+  );
+  const gateway = createGateway({
+    gate,
+    upstreams: relay.config.mcpUpstreams,
+    dispatcher: createGuardedAgent(relay.config),
+    policy: relay.config,
+    log,
+    health,
+  });
+  registerGatewayRoutes(app, gateway, { localOnly, publicUrl });
   return {
     service,
     async close() {
+      await gateway.close();
+      gate.close();
       await mcp.close();
       await service.close();
     },

@@ -237,10 +237,29 @@ const SERVICE_PAGE = {
   },
 };
 
+/** v0.9 discovery of the relay's own HITL service: Appendix D's hitl.json, and the same at /hitl. */
+const DISCOVERY = (operationId: string) => ({
+  get: {
+    operationId,
+    tags: ['asks'],
+    summary: "Discovery document of the relay's own HITL service (HITL Protocol v0.9, Appendix D)",
+    description:
+      'Public, no key: the service, its versions, review types, poll and ask limits. Cached 5 minutes.',
+    responses: {
+      '200': {
+        description: 'The discovery document.',
+        content: { 'application/json': { schema: { type: 'object' } } },
+      },
+    },
+  },
+});
+
 /** The paths, keyed as OpenAPI paths. */
 export function askPaths(): Record<string, Record<string, Record<string, unknown>>> {
   const base = ASKS_MOUNT_PATH;
   return {
+    '/.well-known/hitl.json': DISCOVERY('getHitlDiscovery'),
+    '/.well-known/hitl': DISCOVERY('getHitlDiscoveryAlias'),
     '/v1/asks': CREATE_ASK,
     '/v1/asks/{id}': GET_ASK,
     '/v1/asks/{id}/wait': WAIT_ASK,

@@ -253,6 +253,13 @@ export const MIGRATIONS: readonly Migration[] = [
     postgres: 'SELECT 1',
     sqliteData: asksFromDemoTables,
   },
+  {
+    // `/pending` in a chat (store.listOpenInChat): the cards of one chat, found by index.
+    version: 6,
+    name: 'messages_by_chat',
+    sqlite: 'CREATE INDEX IF NOT EXISTS messages_chat ON messages (platform, address, case_id);',
+    postgres: 'CREATE INDEX IF NOT EXISTS messages_chat ON messages (platform, address, case_id);',
+  },
 ];
 
 /**

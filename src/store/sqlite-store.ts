@@ -28,6 +28,7 @@ const READS: ReadonlySet<string> = new Set([
   'getCaseByKey',
   'findCase',
   'listCases',
+  'listOpenInChat',
   'orphanCases',
   'countByStatus',
   'openStats',

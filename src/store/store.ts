@@ -31,6 +31,12 @@ export interface CaseRows {
   findCase(origin: string, caseId: string): Promise<StoredCase | undefined>;
   listCases(query: { open?: boolean; limit: number; offset?: number }): Promise<StoredCase[]>;
   /**
+   * Open cases with a card in one chat (`platform`, `address`), newest first (created_at, then
+   * id), at most `limit` (capped at 100), after the `before` position when given (keyset paging).
+   * Indexed by messages (platform, address): `/pending` in a chat reads only that chat's rows.
+   */
+  listOpenInChat(query: ChatCasesQuery): Promise<StoredCase[]>;
+  /**
    * Writes `c` when the stored version is `expectedVersion` (compare-and-set); false when it moved.
    * `outbox` deliveries are queued in the same write (one per case and event; a repeat is ignored),
    * so a status change and its notify delivery are stored together or not at all; `step` writes
@@ -53,6 +59,15 @@ export interface CaseRows {
   countByStatus(): Promise<Record<string, number>>;
   /** Open cases: how many, when the oldest was taken in, and how many no target shows yet (for /metrics). */
   openStats(): Promise<OpenStats>;
+}
+
+/** Which chat's open cases, and which page of them (store.listOpenInChat). */
+export interface ChatCasesQuery {
+  platform: string;
+  address: string;
+  limit: number;
+  /** The last case of the previous page: the page starts after it. */
+  before?: { created_at: number; id: string } | undefined;
 }
 
 /** The submit claim of a case: one tap submits at a time, across replicas. */

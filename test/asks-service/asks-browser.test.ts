@@ -1,11 +1,9 @@
 /**
  * The ten kinds in the web chat in a real browser (Debian's Chromium via playwright-core): the
  * native controls of every kind, a refused answer shown beside the controls, typing that survives
- * the page's redraws, an irreversible pick behind a confirm dialog, a ranking by the arrows. With
- * ASK_SCREENSHOTS_DIR set, each kind's card is saved there (README's screenshots).
+ * the page's redraws, an irreversible pick behind a confirm dialog, a ranking by the arrows. The
+ * screenshots in docs/asks/ are drawn by `npm run screenshots` (card-screenshots.test.ts).
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -16,7 +14,6 @@ import { type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 
 let relay: RelayHandle;
 let browser: Browser;
-const shots = process.env.ASK_SCREENSHOTS_DIR;
 
 beforeAll(async () => {
   relay = await startRelay({ adapters: [createWebAdapter()] });
@@ -60,7 +57,6 @@ async function open(room: string): Promise<Page> {
 }
 
 it('draws native controls for every kind', { timeout: 60_000 }, async () => {
-  if (shots) mkdirSync(shots, { recursive: true });
   for (const kind of ALL_KINDS) {
     const room = `shot-${kind.replace(/[^a-z]/g, '-')}`;
     await ask(room, KINDS[kind].content);
@@ -68,11 +64,6 @@ it('draws native controls for every kind', { timeout: 60_000 }, async () => {
     const form = page.locator('.msg form.ask');
     expect(await form.getAttribute('data-kind')).toBe(kind);
     expect(await form.locator('button').count(), kind).toBeGreaterThan(0);
-    if (shots)
-      await page
-        .locator('.msg')
-        .first()
-        .screenshot({ path: join(shots, `${kind}.png`) });
     await page.close();
   }
 });

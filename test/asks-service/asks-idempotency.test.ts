@@ -16,7 +16,7 @@ import { schemaValidator } from '../helpers/spec.ts';
 
 let relay: RelayHandle;
 let clock = Date.now();
-const validHitl = schemaValidator('hitl-object.schema.json');
+const validHitl = schemaValidator('v0.9/hitl-object.schema.json');
 
 beforeAll(async () => {
   relay = await startRelay({ adapters: [createWebAdapter()], now: () => clock });

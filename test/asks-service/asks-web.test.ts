@@ -13,8 +13,8 @@ import { logLines, type RelayHandle, startRelay } from '../helpers/relay-env.ts'
 import { schemaValidator } from '../helpers/spec.ts';
 
 let relay: RelayHandle;
-const validHitl = schemaValidator('hitl-object.schema.json');
-const validPoll = schemaValidator('poll-response.schema.json');
+const validHitl = schemaValidator('v0.9/hitl-object.schema.json');
+const validPoll = schemaValidator('v0.9/poll-response.schema.json');
 
 beforeAll(async () => {
   relay = await startRelay({ adapters: [createWebAdapter()] });
@@ -61,7 +61,7 @@ describe.each(ALL_KINDS)('%s through the web chat', (kind) => {
     expect(validHitl(created.body.hitl), JSON.stringify(validHitl.errors)).toBe(true);
     const hitl = created.body.hitl;
     expect(hitl).toMatchObject({
-      spec_version: '0.8',
+      spec_version: '0.9',
       context: { ask: { prompt: expect.any(String) } },
     });
     expect(hitl.submit_url).toContain('/asks/api/reviews/');

@@ -61,7 +61,7 @@ it('another relay consumes an ask: native controls, typed submit, both relays ag
   const atA = await a.until(created.body.relay.id, (c) => c.final);
   expect(atA.result).toEqual({ action: 'submit', data: fx.result });
   // A's service recorded one inline submit, schema-valid, from relay B's person.
-  const validSubmit = schemaValidator('submit-request.schema.json');
+  const validSubmit = schemaValidator('v0.9/submit-request.schema.json');
   const submits = atB.history.filter((h: any) => h.kind === 'submit');
   expect(submits).toHaveLength(1);
   expect(atA.responded_by).toMatchObject({ name: 'Bob' });

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { UNIT_TESTS } from '../projects.ts';
+import { SLOW_FIRST, UNIT_TESTS } from '../projects.ts';
 
 describe('the unit project', () => {
   it('runs here, with no socket to open: connect and listen throw, loopback included', () => {
@@ -18,5 +18,10 @@ describe('the unit project', () => {
   it('lists only files that exist, each once', () => {
     expect(UNIT_TESTS.filter((f) => !existsSync(f))).toEqual([]);
     expect(new Set(UNIT_TESTS).size).toBe(UNIT_TESTS.length);
+  });
+
+  it('starts first only integration files that exist (a renamed one would silently start late)', () => {
+    expect(SLOW_FIRST.filter((f) => !existsSync(f) || UNIT_TESTS.includes(f))).toEqual([]);
+    expect(new Set(SLOW_FIRST).size).toBe(SLOW_FIRST.length);
   });
 });

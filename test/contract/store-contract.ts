@@ -105,6 +105,41 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       expect(await store.countByStatus()).toEqual({ pending: 1, completed: 1 });
     });
 
+    it("lists one chat's open cases, newest first, in keyset pages (listOpenInChat)", async () => {
+      const inRoom = (created_at: number, status: StoredCase['status'] = 'pending') =>
+        sampleCase({ created_at, status, next_check_at: status === 'pending' ? 1000 : null });
+      const cases = [inRoom(10), inRoom(20), inRoom(20), inRoom(30, 'completed'), inRoom(40)];
+      for (const c of cases) await store.createCase(c, { messages: [message(c.id)] });
+      const elsewhere = inRoom(50);
+      await store.createCase(elsewhere, {
+        messages: [{ ...message(elsewhere.id, 'web:other'), address: 'other' }],
+      });
+      const chat = { platform: 'web', address: 'room' };
+      const all = await store.listOpenInChat({ ...chat, limit: 10 });
+      const [c10, c20a, c20b, , c40] = cases as [
+        StoredCase,
+        StoredCase,
+        StoredCase,
+        StoredCase,
+        StoredCase,
+      ];
+      const twenties = [c20a.id, c20b.id].sort().reverse();
+      expect(all.map((c) => c.id)).toEqual([c40.id, ...twenties, c10.id]);
+      // Pages of two: the second starts after the last of the first, ties broken by id.
+      const first = await store.listOpenInChat({ ...chat, limit: 2 });
+      expect(first.map((c) => c.id)).toEqual([c40.id, twenties[0]]);
+      const last = first[1]!;
+      const second = await store.listOpenInChat({
+        ...chat,
+        limit: 2,
+        before: { created_at: last.created_at, id: last.id },
+      });
+      expect(second.map((c) => c.id)).toEqual([twenties[1], c10.id]);
+      expect(await store.listOpenInChat({ platform: 'web', address: 'nobody', limit: 5 })).toEqual(
+        [],
+      );
+    });
+
     it('reports open cases, the oldest, and how many no target shows yet', async () => {
       expect(await store.openStats()).toEqual({ open: 0, oldestCreatedAt: null, undelivered: 0 });
       const a = sampleCase({ created_at: 1000 });

@@ -134,6 +134,11 @@ export class FakeGoogleChat {
     if (m) m.deleted = true;
   }
 
+  /** Every access token issued so far stops working (expired, revoked): the API answers 401. */
+  expireTokens(): void {
+    this.tokens.clear();
+  }
+
   message(name: string): StoredMessage | undefined {
     return this.messages.find((m) => m.name === name);
   }

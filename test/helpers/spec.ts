@@ -61,12 +61,15 @@ function schemas() {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   const ids = new Map<string, string>();
-  // Schemas refer to each other by $id ("form-field.json" relative to .../v0.8/), so register them all.
-  for (const f of readdirSync(dir).filter((x) => x.endsWith('.schema.json'))) {
-    const schema = JSON.parse(readFileSync(join(dir, f), 'utf8'));
-    ajv.addSchema(schema);
-    ids.set(f, schema.$id);
-  }
+  // Schemas refer to each other by $id ("form-field.json" relative to .../v0.8/), so register them
+  // all: schemas/ is v0.8 ("poll-response.schema.json"), schemas/v0.9/ is v0.9
+  // ("v0.9/poll-response.schema.json"); their $ids differ, so both live in one Ajv.
+  for (const folder of ['', 'v0.9'])
+    for (const f of readdirSync(join(dir, folder)).filter((x) => x.endsWith('.schema.json'))) {
+      const schema = JSON.parse(readFileSync(join(dir, folder, f), 'utf8'));
+      ajv.addSchema(schema);
+      ids.set(folder ? `${folder}/${f}` : f, schema.$id);
+    }
   loaded = { ajv, ids };
   return loaded;
 }

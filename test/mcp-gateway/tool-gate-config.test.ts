@@ -7,11 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors.ts';
 import { parseGateUpstreams, ruleFor } from '../../src/mcp-gateway/tool-gate-config.ts';
 
-const [files] = parseGateUpstreams([
-  {
-    name: 'files',
+const [files] = parseGateUpstreams({
+  files: {
     target: 'web:ops',
-    url: 'https://files.example/mcp',
     tools: {
       rules: {
         read_file: 'deny',
@@ -20,7 +18,7 @@ const [files] = parseGateUpstreams([
       },
     },
   },
-]);
+});
 
 describe('ruleFor', () => {
   it('takes the annotations when no rule names the tool', () => {
@@ -43,7 +41,7 @@ describe('ruleFor', () => {
       policy: 'approve',
       because: 'default',
     });
-    const [open] = parseGateUpstreams([{ name: 'o', tools: { default: 'allow' } }]);
+    const [open] = parseGateUpstreams({ o: { tools: { default: 'allow' } } });
     expect(ruleFor(open!, 'touch', {}).policy).toBe('allow');
     expect(ruleFor(open!, 'rm', { destructiveHint: true }).policy).toBe('approve');
   });
@@ -69,7 +67,7 @@ describe('ruleFor', () => {
 });
 
 describe('parseGateUpstreams', () => {
-  const refusal = (raw: unknown) => {
+  const refusal = (raw: Parameters<typeof parseGateUpstreams>[0]) => {
     try {
       parseGateUpstreams(raw);
     } catch (err) {
@@ -80,31 +78,29 @@ describe('parseGateUpstreams', () => {
   };
 
   it('refuses a bad rule naming where it is', () => {
-    expect(refusal([{ name: 'a' }, { name: 'b', tools: { rules: { rm: 'ask' } } }])).toContainEqual(
-      {
-        path: 'mcp_upstreams[1].tools.rules.rm.policy',
-        message: 'must be allow, approve or deny',
-      },
-    );
-    expect(refusal([{ name: 'a', tools: { rules: { rm: { policy: 'maybe' } } } }])).toContainEqual({
-      path: 'mcp_upstreams[0].tools.rules.rm.policy',
+    expect(refusal({ a: {}, b: { tools: { rules: { rm: 'ask' } } } })).toContainEqual({
+      path: 'mcp_upstreams.b.tools.rules.rm.policy',
       message: 'must be allow, approve or deny',
     });
-    expect(refusal([{ name: 'a', tools: { defualt: 'allow' } }])).toContainEqual({
-      path: 'mcp_upstreams[0].tools.defualt',
+    expect(refusal({ a: { tools: { rules: { rm: { policy: 'maybe' } } } } })).toContainEqual({
+      path: 'mcp_upstreams.a.tools.rules.rm.policy',
+      message: 'must be allow, approve or deny',
+    });
+    expect(refusal({ a: { tools: { defualt: 'allow' } } })).toContainEqual({
+      path: 'mcp_upstreams.a.tools.defualt',
       message: 'is not a field here: remove it (or check its spelling)',
     });
-    expect(refusal([{ name: 'a', tools: { expires_in: 1 } }])[0]?.path).toBe(
-      'mcp_upstreams[0].tools.expires_in',
+    expect(refusal({ a: { tools: { expires_in: 1 } } })[0]?.path).toBe(
+      'mcp_upstreams.a.tools.expires_in',
     );
-    expect(refusal([{ name: 'a' }, { name: 'a' }])).toEqual([
-      { path: 'mcp_upstreams[1].name', message: '"a" is named twice' },
-    ]);
+    expect(
+      refusal({ a: { tools: { rules: { rm: { policy: 'approve', edit: [] } } } } })[0]?.path,
+    ).toBe('mcp_upstreams.a.tools.rules.rm.edit');
   });
 
   it('gives every upstream the defaults when it has no tools section', () => {
     expect(parseGateUpstreams(undefined)).toEqual([]);
-    expect(parseGateUpstreams([{ name: 'x', command: 'srv' }])[0]).toEqual({
+    expect(parseGateUpstreams({ x: { target: undefined } })[0]).toEqual({
       name: 'x',
       target: undefined,
       tools: { default: 'approve', rules: {}, expires_in: 3600 },

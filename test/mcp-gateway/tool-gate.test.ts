@@ -9,26 +9,20 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import { createToolGate, type GateTool, type ToolGate } from '../../src/mcp-gateway/tool-gate.ts';
-import { sha256Of } from '../../src/receipts/receipt.ts';
+import { receiptProblem, sha256Of } from '../../src/receipts/receipt.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 
 let relay: RelayHandle;
 let gate: ToolGate;
 
-const UPSTREAMS = [
-  {
-    name: 'files',
+const UPSTREAMS = {
+  files: {
     target: 'web:gate',
-    tools: {
-      rules: {
-        wipe: 'deny',
-        rename: { policy: 'approve', edit: ['to'] },
-      },
-    },
+    tools: { rules: { wipe: 'deny', rename: { policy: 'approve', edit: ['to'] } } },
   },
-  { name: 'prod', target: 'route:four-eyes' },
-  { name: 'nowhere' },
-];
+  prod: { target: 'route:four-eyes' },
+  nowhere: {},
+};
 
 beforeAll(async () => {
   relay = await startRelay({
@@ -155,6 +149,16 @@ describe('approve', () => {
       client: 'ci-bot',
       arguments_sha256: sha256Of(args),
     });
+    // The signed receipt binds the person who decided to the SHA-256 of the arguments sent.
+    const receipt = (await json('GET', `/v1/cases/${card.case}/receipt`)).body;
+    expect(receiptProblem(receipt)).toBeNull();
+    expect(receipt.receipt.tool_call).toEqual({
+      upstream: 'files',
+      tool: 'delete_file',
+      client: 'ci-bot',
+      arguments_sha256: sha256Of(args),
+    });
+    expect(receipt.receipt.decision.submitted_by).toMatchObject({ platform_user_id: 'ann' });
     // The held call is a case like any other: its ask says who decided.
     const ask = await json('GET', `/v1/asks/${card.case}`);
     expect(ask.body).toMatchObject({ status: 'completed', answer: { confirmed: true } });
@@ -201,6 +205,8 @@ describe('approve', () => {
     expect(await pending).toEqual({ kind: 'send', args: { from: '/srv/a', to: '/srv/c' } });
     const row = (await history(card.case)).find((r) => r.kind === 'tool_call_sent');
     expect(row?.detail.arguments_sha256).toBe(sha256Of({ from: '/srv/a', to: '/srv/c' }));
+    const receipt = (await json('GET', `/v1/cases/${card.case}/receipt`)).body;
+    expect(receipt.receipt.tool_call.arguments_sha256).toBe(row?.detail.arguments_sha256);
   });
 
   it('GATE-7 rejected with edits offered: the refusal says rejected and who', async () => {
@@ -209,6 +215,8 @@ describe('approve', () => {
     seen.add(card.case);
     await tap('gate', card, 'reject', 'ann', { decision: 'reject' });
     expect(((await pending) as any).message).toMatch(/^Ann \(x-web\) rejected rename on files/);
+    const receipt = (await json('GET', `/v1/cases/${card.case}/receipt`)).body;
+    expect(receipt.receipt.tool_call.arguments_sha256).toBeNull();
   });
 });
 

@@ -24,14 +24,26 @@ afterAll(async () => {
   await keyed?.stop();
 });
 
-function spawnClient(env: Record<string, string>, on: RelayHandle = relay) {
+function spawnClient(env: Record<string, string>, on: RelayHandle = relay, room?: string) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [resolve('bin/hitl-relay.js'), 'mcp', '--relay', on.url, '--target', 'web:stdio'],
+    args: [
+      resolve('bin/hitl-relay.js'),
+      'mcp',
+      '--relay',
+      on.url,
+      '--target',
+      `web:${room ?? 'stdio'}`,
+    ],
     env: { PATH: process.env.PATH ?? '', ...env },
     stderr: 'pipe',
   });
-  return { client: new Client({ name: 'stdio-agent', version: '1.0.0' }), transport };
+  // With a room: pinned to 2026-07-28, so the test stays on that revision whatever the default.
+  const client = new Client(
+    { name: 'stdio-agent', version: '1.0.0' },
+    room ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
+  return { client, transport };
 }
 
 it('lists the tools and answers a call through the stdio bridge', { timeout: 60_000 }, async () => {
@@ -76,4 +88,42 @@ it('reads RELAY_API_KEY from the environment; without it the relay refuses', {
   expect(stderr).toMatch(/401|nauthorized/);
   expect(stderr).not.toContain(KEY);
   await client.close().catch(() => undefined);
+});
+
+it('2026-07-28: cancelling a call on stdio withdraws its ask and edits the card', {
+  timeout: 60_000,
+}, async () => {
+  const { client, transport } = spawnClient({}, relay, 'stdio-cancel');
+  await client.connect(transport);
+  const abort = new AbortController();
+  const call = client.callTool(
+    { name: 'ask_confirm', arguments: { prompt: 'Is the window 18:00?' } },
+    { signal: abort.signal },
+  );
+  const headers = { 'content-type': 'application/json' };
+  const cards = async () => {
+    const res = await request(`${relay.url}/web/api/rooms/stdio-cancel/messages`, { headers });
+    return ((await res.body.json()) as any[]).filter((m) => m.case);
+  };
+  const [card] = await eventually(async () => {
+    const list = await cards();
+    return list.length > 0 && list;
+  });
+  // The stdio client cancels with notifications/cancelled (there is no per-request stream).
+  abort.abort('not needed any more');
+  await call.catch(() => undefined);
+  await eventually(
+    async () => {
+      const res = await request(`${relay.url}/v1/asks/${card.case}`, { headers });
+      return ((await res.body.json()) as any).status === 'cancelled';
+    },
+    10_000,
+    'the ask withdrawn',
+  );
+  await eventually(
+    async () => JSON.stringify(await cards()).includes('the agent cancelled the request'),
+    10_000,
+    'the card edited',
+  );
+  await client.close();
 });

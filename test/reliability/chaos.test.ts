@@ -4,6 +4,9 @@
  * the same DATA_DIR): every case the agents sent is posted exactly once and ends final, and no
  * case is left without its message (no orphan). The full size (50 kills) is `npm run bench:chaos`.
  * No fixed sleeps decide anything: the end waits for the condition with a generous deadline.
+ * Leases last 5 s instead of 30: a killed relay's cases are taken over by the next relay when its
+ * leases and liveness key lapse, the same takeover as at 30 s, without the test waiting 30 s for
+ * each of the five (one relay lives at a time, so no live relay loses a lease to another).
  */
 import { expect, it } from 'vitest';
 import { runChaos } from './chaos.ts';
@@ -15,6 +18,7 @@ it('finding 1 (orphaned case): 5 SIGKILLs plus a disk-full phase: every case pos
     intakeGapMs: 25,
     lifeMs: [400, 1200],
     diskFullAfter: 2,
+    leaseSeconds: 5,
   });
   console.log('chaos (5 kills + disk full):', JSON.stringify(f));
   expect(f.cases).toBeGreaterThan(10);

@@ -36,6 +36,11 @@ export interface ChaosOptions {
   diskFullAfter?: number;
   /** Longest wait for everything to settle at the end. */
   settleMs?: number;
+  /**
+   * LEASE_SECONDS of every relay (default: the relay's own, 30). A killed relay's leases and its
+   * liveness key last this long, so the next relay takes its cases over this much later.
+   */
+  leaseSeconds?: number;
   log?: (line: string) => void;
 }
 
@@ -98,6 +103,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
     LOG_LEVEL: 'warn',
     POLL_INTERVAL_MIN_SECONDS: '0.2',
     POLL_INTERVAL_MAX_SECONDS: '1',
+    ...(o.leaseSeconds ? { LEASE_SECONDS: String(o.leaseSeconds) } : {}),
   };
   const cases: AgentCase[] = [];
   const figures = {
@@ -199,7 +205,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
       await Promise.all(load);
       log(`kill ${round}/${o.kills}: ${cases.length} cases so far`);
 
-      if (round === diskFullAfter) await diskFullPhase(dataDir, svc, cases, figures, log);
+      if (round === diskFullAfter) await diskFullPhase(dataDir, env, svc, cases, figures, log);
     }
 
     // The end: one relay that lives; the agents retry what never got an answer, the service
@@ -257,6 +263,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
  */
 async function diskFullPhase(
   dataDir: string,
+  env: Record<string, string>,
   svc: SpecDouble,
   cases: AgentCase[],
   figures: { diskFull: ChaosFigures['diskFull']; intakes: number },
@@ -267,14 +274,7 @@ async function diskFullPhase(
   const pages = probe.pragma('page_count', { simple: true }) as number;
   const free = probe.pragma('freelist_count', { simple: true }) as number;
   probe.close();
-  const config = readConfig({
-    PORT: '0',
-    DATA_DIR: dataDir,
-    RELAY_CONFIG: join(dataDir, 'relay-config.json'),
-    DEMO: '0',
-    POLL_INTERVAL_MIN_SECONDS: '0.2',
-    POLL_INTERVAL_MAX_SECONDS: '1',
-  });
+  const config = readConfig({ ...env, PORT: '0' });
   const relay = createRelay({
     config,
     // A few pages beyond what is used now (free pages are used first): the disk fills quickly.

@@ -34,8 +34,11 @@ beforeAll(async () => {
     POLL_INTERVAL_MAX_SECONDS: '1',
     // The killed process's poll leases lapse after this; the 15 s windows below outlast it on a busy machine.
     LEASE_SECONDS: '2',
-    // A's claim (its submit never arrived) is waited out below: the shortest claim allowed.
-    CLAIM_SECONDS: '35',
+    // A's claim (its submit never arrived) is waited out below: the shortest claim allowed, which
+    // is the submit queue's 20 s + SUBMIT_TIMEOUT_SECONDS + 5 s. B's slow answer (1.5 s) and C's
+    // lost one are both cut by the kill well inside a 5 s submit timeout.
+    SUBMIT_TIMEOUT_SECONDS: '5',
+    CLAIM_SECONDS: '30',
   };
 });
 afterAll(async () => {

@@ -199,13 +199,32 @@ describe('submit faults: the card tells the truth', () => {
     });
 
   it('finding 3 (one tap, several POSTs): a submit that times out is not repeated; the poll settles the case', async () => {
-    // The only attempt waits past the 10 s submit timeout, then lands at the service.
-    const c = await tapWithFault('submit-timeout', { kind: 'slow', count: 1, delay_ms: 11_000 });
-    // At the deadline the service has not recorded it yet (its poll reads the case open).
-    expect(c.tap.body.outcome).toBe('submit_not_recorded');
-    expect(c.tap.body.text).toMatch(/^No answer from the service within 10 s, and so far/);
-    await relay.until(c.id, (x) => x.status === 'completed', 10_000);
-    const statuses = (await submissionsOf(c.caseId)).map((s: any) => s.status);
-    expect(statuses).toEqual([200]);
+    // A relay with a 1 s submit deadline (the default's 10 s would only make the test wait): the
+    // only attempt waits past it, then lands at the service.
+    const quick = await startRelay({
+      adapters: [createWebAdapter()],
+      env: { SUBMIT_TIMEOUT_SECONDS: '1' },
+    });
+    try {
+      const response = await demo.create('approval', true);
+      delete response.hitl.events_url;
+      const sent = await quick.send('web:submit-timeout', response);
+      expect(sent.status).toBe(201);
+      const card = await eventually(
+        () => cardOf(quick.url, 'submit-timeout', sent.body.id),
+        5000,
+        'the card',
+      );
+      await demo.fault({ route: 'respond', kind: 'slow', count: 1, delay_ms: 3_000 });
+      const tap = await tapWeb(quick.url, 'submit-timeout', card.id, 'approve');
+      // At the deadline the service has not recorded it yet (its poll reads the case open).
+      expect(tap.body.outcome).toBe('submit_not_recorded');
+      expect(tap.body.text).toMatch(/^No answer from the service within 1 s, and so far/);
+      await quick.until(sent.body.id, (x) => x.status === 'completed', 10_000);
+      const statuses = (await submissionsOf(response.hitl.case_id)).map((s: any) => s.status);
+      expect(statuses).toEqual([200]);
+    } finally {
+      await quick.stop();
+    }
   }, 30_000);
 });

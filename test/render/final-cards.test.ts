@@ -18,6 +18,7 @@ import { FINAL_ANSWER_PLATFORM } from '../../src/policy/escalation.ts';
 import type { Card } from '../../src/render/card.ts';
 import { loadStrings } from '../../src/render/templates.ts';
 import type { StoredCase } from '../../src/store/types.ts';
+import { FINAL_ANSWERS as ANSWERS } from '../asks/final-answers.ts';
 import { KINDS } from '../asks/fixtures.ts';
 import { sampleCase } from '../contract/store-contract.ts';
 
@@ -91,27 +92,6 @@ function cardOf(c: StoredCase): Card {
     detailsUrl: 'https://relay.example/r/k/sig',
   });
 }
-
-/** The answer each kind's final card must state, and what it must not show instead. */
-const ANSWERS: Record<AskKind, { shows: string[]; not?: string[] }> = {
-  'approval.binary': { shows: ['Send it'] },
-  'approval.modify': { shows: ['Refund Amount (USD): 45 (was 75)'] },
-  'decision.single': { shows: ['Chosen: Staging'] },
-  'decision.multi': { shows: ['Chosen: Infrastructure, Backend'] },
-  'decision.rank': { shows: ['1. Push Notification · 2. Email · 3. SMS'] },
-  'context.freetext': { shows: ['Customer preference: A full refund.'] },
-  'context.form': {
-    shows: ['Ticket ID: TKT-123', 'Priority (1-5): 2', 'Mark as urgent?: yes', 'Team: infra'],
-  },
-  'context.confirm': { shows: ['Confirmed: All customer PII will be deleted after 90 days.'] },
-  'edit.content': {
-    shows: ['Edited text: Hi Jane, Thank you! Best, Support'],
-    not: ['We are following up'],
-  },
-  'edit.tool_args': {
-    shows: ['Tool: run_sql', 'Row Limit: 500 (was 1000)', 'Target Table: orders'],
-  },
-};
 
 const DUMP = /Sub type|Type (approval|decision|context|edit);/;
 

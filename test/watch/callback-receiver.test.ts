@@ -154,6 +154,44 @@ describe('POST /v1/callbacks/hitl', () => {
     expect((await cards(r, 'cb-lie'))[0].final).toBe(false);
   });
 
+  it('CALLBACK-4 replayed callbacks for an ended case repeat nothing: no poll, no status, no edit', async () => {
+    const { id, body, response } = await answeredCase('cb-replay');
+    const signed = {
+      'content-type': 'application/json',
+      'x-hitl-signature': signCallback(body, SECRET),
+    };
+    expect((await post(body, signed)).status).toBe(200);
+    await eventually(async () => (await cards(r, 'cb-replay')).find((m) => m.final), 10_000);
+    const polled = polls(response.hitl.case_id);
+    const statuses = (await historyOf(r, id)).filter((k) => k.startsWith('status:'));
+    const card = (await cards(r, 'cb-replay'))[0];
+    // The same delivery three more times (a service retrying, or someone replaying it).
+    for (let i = 0; i < 3; i++) {
+      const again = await post(body, signed);
+      expect(again).toEqual({ status: 200, body: { ok: true, status: 'completed' } });
+    }
+    // Nothing was started: the answer is given before any poll could be (callback-receiver.ts).
+    expect(polls(response.hitl.case_id)).toBe(polled);
+    expect((await historyOf(r, id)).filter((k) => k.startsWith('status:'))).toEqual(statuses);
+    expect((await cards(r, 'cb-replay'))[0]).toEqual(card);
+  });
+
+  it('CALLBACK-5 a burst of duplicate callbacks for an open case: at most one poll each, one status change', async () => {
+    const { id, body, response } = await answeredCase('cb-burst');
+    const signed = {
+      'content-type': 'application/json',
+      'x-hitl-signature': signCallback(body, SECRET),
+    };
+    const answers = await Promise.all(Array.from({ length: 5 }, () => post(body, signed)));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    await eventually(async () => (await r.get(id)).status === 'completed', 10_000, 'completed');
+    // Bounded: each callback may bring one confirming poll (concurrent ones share one), no more.
+    expect(polls(response.hitl.case_id)).toBeGreaterThanOrEqual(1);
+    expect(polls(response.hitl.case_id)).toBeLessThanOrEqual(answers.length);
+    const statuses = (await historyOf(r, id)).filter((k) => k.startsWith('status:'));
+    expect(statuses).toEqual(['status:completed:poll']);
+  });
+
   it('the demo service signs its own callback to hitl_callback_url and the card follows', async () => {
     const response = await create('escalation', { hitl_callback_url: callbackUrl });
     expect(response.hitl.callback_url).toBe(callbackUrl);

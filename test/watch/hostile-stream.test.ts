@@ -9,7 +9,8 @@ import { expect, it } from 'vitest';
 import { measureFlood } from './flood.ts';
 
 it('finding 2 (unbounded hostile stream): a full-speed flood costs a few rows, then the stream is closed', async () => {
-  const f = await measureFlood({ seconds: 4 });
+  // Over the budget within milliseconds; the other second shows the closed stream stays closed.
+  const f = await measureFlood({ seconds: 2 });
   console.log('flood, full speed:', f);
   // More than the budget was sent; the stream was closed and the case left to polling.
   expect(f.eventsSent).toBeGreaterThan(120);
@@ -22,11 +23,11 @@ it('finding 2 (unbounded hostile stream): a full-speed flood costs a few rows, t
 }, 30_000);
 
 it('finding 2 (unbounded hostile stream): under the budget, progress is coalesced to one change per interval', async () => {
-  // 20 events a second for 3 s, applied at most every 500 ms: about 6 changes, one status row.
-  const f = await measureFlood({ seconds: 3, perSecond: 20, streams: { progressEveryMs: 500 } });
+  // 20 events a second for 2 s, applied at most every 500 ms: about 4 changes, one status row.
+  const f = await measureFlood({ seconds: 2, perSecond: 20, streams: { progressEveryMs: 500 } });
   console.log('stream under budget:', f);
-  expect(f.eventsSent).toBeGreaterThan(40);
-  expect(f.caseVersions).toBeLessThanOrEqual(1 + Math.ceil(3000 / 500) + 2);
+  expect(f.eventsSent).toBeGreaterThan(25);
+  expect(f.caseVersions).toBeLessThanOrEqual(1 + Math.ceil(2000 / 500) + 2);
   const rows = f.historyRows;
   expect(rows).toBeLessThanOrEqual(4);
 }, 30_000);

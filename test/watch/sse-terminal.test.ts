@@ -82,3 +82,47 @@ it('SSE-3 a review.completed whose data lacks result still brings the confirming
   await eventually(async () => (await r.get(id)).status === 'completed', 2000, 'completed');
   expect((await r.get(id)).result).toEqual({ action: 'reject', data: {} });
 });
+
+it('SSE-6 a terminal event never decides: its data is not believed, the poll says what happened', async () => {
+  const { id, caseId } = await streamed('sse-lie');
+  const polls = double.seen('poll', caseId).length;
+  // The event says approved; the service still says pending.
+  double.push(caseId, {
+    event: 'review.completed',
+    data: {
+      case_id: caseId,
+      completed_at: new Date().toISOString(),
+      result: { action: 'approve' },
+    },
+  });
+  await eventually(
+    async () => double.seen('poll', caseId).length > polls,
+    10_000,
+    'the confirming poll',
+  );
+  await eventually(async () => (await historyOf(r, id)).includes('sse_event'), 10_000, 'the event');
+  const open = await r.get(id);
+  expect(open.status).toBe('pending');
+  expect(open.result).toBeNull();
+  expect((await cards(r, 'sse-lie'))[0].final).toBe(false);
+  // Now the service records a reject while the event claims an approve: the poll's answer stands.
+  Object.assign(double.get(caseId), {
+    status: 'completed',
+    completed_at: new Date().toISOString(),
+    result: { action: 'reject', data: {} },
+  });
+  double.push(caseId, {
+    event: 'review.completed',
+    data: {
+      case_id: caseId,
+      completed_at: new Date().toISOString(),
+      result: { action: 'approve' },
+    },
+  });
+  const done = await eventually(async () => {
+    const v = await r.get(id);
+    return v.status === 'completed' ? v : undefined;
+  }, 10_000);
+  expect(done.result).toEqual({ action: 'reject', data: {} });
+  expect(await historyOf(r, id)).toContain('status:completed:poll');
+});

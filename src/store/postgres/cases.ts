@@ -5,7 +5,10 @@ import { CASE_COLS, type Row, TERMINAL, toCase } from './rows.ts';
 
 export function pgCaseReads(
   pool: pg.Pool,
-): Pick<CaseRows, 'getCase' | 'getCaseByKey' | 'findCase' | 'listCases' | 'orphanCases'> {
+): Pick<
+  CaseRows,
+  'getCase' | 'getCaseByKey' | 'findCase' | 'listCases' | 'listOpenInChat' | 'orphanCases'
+> {
   const one = async (where: string, params: unknown[]) => {
     const r = (await pool.query<Row>(`SELECT ${CASE_COLS} FROM cases WHERE ${where}`, params))
       .rows[0];
@@ -23,6 +26,26 @@ export function pgCaseReads(
           [limit, offset],
         )
       ).rows.map(toCase);
+    },
+    async listOpenInChat({ platform, address, limit, before }) {
+      const cols = CASE_COLS.split(',')
+        .map((c) => `c.${c.trim()}`)
+        .join(', ');
+      // Keyset paging over one chat's cards (index messages_chat), newest case first.
+      const r = await pool.query<Row>(
+        `SELECT ${cols} FROM messages m JOIN cases c ON c.id = m.case_id
+         WHERE m.platform = $1 AND m.address = $2 AND c.status NOT IN ${TERMINAL}
+           AND (c.created_at < $3 OR (c.created_at = $3 AND c.id COLLATE "C" < $4 COLLATE "C"))
+         ORDER BY c.created_at DESC, c.id COLLATE "C" DESC LIMIT $5`,
+        [
+          platform,
+          address,
+          before?.created_at ?? Number.MAX_SAFE_INTEGER,
+          before?.id ?? '\uffff',
+          Math.min(100, Math.max(1, limit)),
+        ],
+      );
+      return r.rows.map(toCase);
     },
     async orphanCases(before, limit) {
       const r = await pool.query<Row>(

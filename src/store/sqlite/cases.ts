@@ -31,6 +31,13 @@ function caseStatements(db: Database.Database) {
     listOpen: db.prepare<[number, number], CaseRow>(
       `SELECT * FROM cases WHERE status NOT IN ${TERMINAL} ORDER BY created_at DESC LIMIT ? OFFSET ?`,
     ),
+    // Keyset paging over one chat's cards (index messages_chat), newest case first.
+    inChat: db.prepare<[string, string, number, number, string, number], CaseRow>(
+      `SELECT c.* FROM messages m JOIN cases c ON c.id = m.case_id
+      WHERE m.platform = ? AND m.address = ? AND c.status NOT IN ${TERMINAL}
+        AND (c.created_at < ? OR (c.created_at = ? AND c.id < ?))
+      ORDER BY c.created_at DESC, c.id DESC LIMIT ?`,
+    ),
     listAll: db.prepare<[number, number], CaseRow>(
       'SELECT * FROM cases ORDER BY created_at DESC LIMIT ? OFFSET ?',
     ),
@@ -100,6 +107,12 @@ export function sqliteCases(
     findCase: async (origin, caseId) => maybe(q.byCase.get(origin, caseId)),
     async listCases({ open, limit, offset = 0 }) {
       return (open ? q.listOpen : q.listAll).all(limit, offset).map(toCase);
+    },
+    async listOpenInChat({ platform, address, limit, before }) {
+      const at = before?.created_at ?? Number.MAX_SAFE_INTEGER;
+      const id = before?.id ?? '\uffff';
+      const n = Math.min(100, Math.max(1, limit));
+      return q.inChat.all(platform, address, at, at, id, n).map(toCase);
     },
     async updateCase(c, expected, outbox, step) {
       return updateTx(c, expected, outbox, step);

@@ -1,0 +1,121 @@
+/**
+ * The MCP gateway: one supervised connection per upstream of RELAY_CONFIG's `mcp_upstreams`, and
+ * per upstream a web-standard MCP handler (the SDK's createMcpHandler: both protocol eras, a fresh
+ * downstream server per HTTP request) that server/gateway-routes.ts mounts at /mcp/gateway/<name>.
+ * The upstream's list changes and resource updates reach downstream clients that listen
+ * (2026-07-28 `subscriptions/listen`); a 2025-era stateless client reads the lists again.
+ */
+import {
+  createMcpHandler,
+  type McpHttpHandler,
+  type Notification,
+} from '@modelcontextprotocol/server';
+import type { Dispatcher } from 'undici';
+import type { McpUpstreamConfig } from '../config/mcp-upstreams.ts';
+import type { Health } from '../health.ts';
+import type { Logger } from '../log.ts';
+import { LegacyCancels } from '../mcp/cancels.ts';
+import type { UrlPolicy } from '../net/url-policy.ts';
+import { type DownstreamClient, downstreamServer } from './proxy.ts';
+import type { GateToolCall } from './tool-gate.ts';
+import { Upstream, type UpstreamDeps } from './upstream.ts';
+import { checkUpstreamUrls } from './upstream-policy.ts';
+
+/** What the gateway needs of the relay. */
+export interface GatewayDeps {
+  upstreams: Record<string, McpUpstreamConfig>;
+  /** The guarded outbound dispatcher (URL policy on every address). */
+  dispatcher: Dispatcher;
+  /** The URL policy the upstream URLs are checked against before anything starts. */
+  policy: UrlPolicy;
+  log: Logger;
+  health?: Health | undefined;
+  /** Decides every downstream tools/call before it goes upstream (tool-gate.ts). */
+  gate: GateToolCall;
+  /** Adds the gateway's request handlers (elicitation) to each upstream client. */
+  prepare?: UpstreamDeps['prepare'];
+}
+
+/** The gateway. */
+export interface McpGateway {
+  /** The configured upstream names. */
+  readonly names: string[];
+  /** Serves one HTTP request for upstream `name`; undefined when there is no such upstream. */
+  fetch(name: string, request: Request, who: DownstreamClient): Promise<Response> | undefined;
+  /** The upstream called `name`. */
+  upstream(name: string): Upstream | undefined;
+  /** Closes every downstream exchange and upstream connection (children end). */
+  close(): Promise<void>;
+}
+
+/** Creates the gateway and starts connecting to every upstream (ValidationError for a refused URL). */
+export function createGateway(deps: GatewayDeps): McpGateway {
+  checkUpstreamUrls(deps.upstreams, deps.policy);
+  const handlers = new Map<string, McpHttpHandler>();
+  const upstreams = new Map<string, Upstream>();
+  const onNotification = (name: string, n: Notification) => {
+    const h = handlers.get(name);
+    if (h) relayNotification(h, n);
+  };
+  for (const [name, config] of Object.entries(deps.upstreams)) {
+    const upstream = new Upstream(name, config, {
+      dispatcher: deps.dispatcher,
+      log: deps.log,
+      health: deps.health,
+      onNotification,
+      ...(deps.prepare && { prepare: deps.prepare }),
+    });
+    upstreams.set(name, upstream);
+    handlers.set(name, downstreamHandler(name, upstream, deps));
+    upstream.start();
+  }
+  return {
+    names: [...upstreams.keys()],
+    upstream: (name) => upstreams.get(name),
+    fetch(name, request, who) {
+      const h = handlers.get(name);
+      if (!h) return undefined;
+      // The relay checked the API key in front; this only names the caller to the tool gate.
+      return h.fetch(request, {
+        authInfo: { token: '', clientId: who.keyName ?? 'relay-key', scopes: [], extra: { who } },
+      });
+    },
+    async close() {
+      await Promise.all([...handlers.values()].map((h) => h.close()));
+      await Promise.all([...upstreams.values()].map((u) => u.close()));
+    },
+  };
+}
+
+/** One upstream's downstream handler: a fresh server per request, the tool gate in front of calls. */
+function downstreamHandler(name: string, upstream: Upstream, deps: GatewayDeps): McpHttpHandler {
+  // A 2025 client's cancel arrives in a POST of its own, at another server instance.
+  const cancels = new LegacyCancels();
+  return createMcpHandler(
+    async ({ authInfo, era }) => {
+      const who = (authInfo?.extra as { who?: DownstreamClient } | undefined)?.who;
+      const server = await downstreamServer(upstream, who ?? { keyName: null }, cancels, deps.gate);
+      if (era === 'legacy')
+        server.setNotificationHandler('notifications/cancelled', (n) => {
+          const { requestId, reason } = n.params;
+          if (requestId !== undefined)
+            cancels.cancel(requestId, reason ?? 'cancelled by the client');
+        });
+      return server;
+    },
+    {
+      onerror: (err) =>
+        deps.log.debug({ upstream: name, err: err.message }, 'mcp gateway: request refused'),
+    },
+  );
+}
+
+/** Hands an upstream's change notification to the downstream listeners of its handler. */
+function relayNotification(h: McpHttpHandler, n: Notification): void {
+  const uri = (n.params as { uri?: unknown } | undefined)?.uri;
+  if (n.method === 'notifications/tools/list_changed') h.notify.toolsChanged();
+  else if (n.method === 'notifications/prompts/list_changed') h.notify.promptsChanged();
+  else if (n.method === 'notifications/resources/list_changed') h.notify.resourcesChanged();
+  else if (n.method === 'notifications/resources/updated' && typeof uri === 'string')
+    h.notify.resourceUpdated(uri);
+}

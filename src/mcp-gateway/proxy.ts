@@ -1,0 +1,165 @@
+/**
+ * The downstream face of one upstream: a low-level SDK Server (one per HTTP request, as /mcp does)
+ * that declares what the upstream declared and hands every request on unchanged: list pages with
+ * their cursors (never aggregated), reads, prompts, completions, log levels, subscriptions. The
+ * caller's progress token gets the upstream's progress; the caller's cancel (its signal) cancels
+ * upstream. A `tools/call` first passes the tool gate (tool-gate.ts), and the upstream receives
+ * exactly the arguments the gate returns. Upstream errors reach the client as they are; the
+ * gateway's own failures (upstream down, no such tool) are MCP errors naming the upstream.
+ */
+import {
+  type Notification,
+  ProtocolError,
+  ProtocolErrorCode,
+  type RequestOptions,
+  SdkError,
+  Server,
+  type ServerCapabilities,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { LegacyCancels } from '../mcp/cancels.ts';
+import type { GateToolCall } from './tool-gate.ts';
+import { type Upstream, UpstreamDown } from './upstream.ts';
+
+/** Who is calling (the downstream client's credential). */
+export interface DownstreamClient {
+  /** The name of the API key it presented, or null for the relay's one key / no key. */
+  keyName: string | null;
+}
+
+/** The methods passed through as they are, by the capability that offers them (tools/call passes the gate first). */
+const PASSED = {
+  tools: ['tools/list'],
+  resources: ['resources/list', 'resources/templates/list', 'resources/read'],
+  prompts: ['prompts/list', 'prompts/get'],
+  completions: ['completion/complete'],
+  logging: ['logging/setLevel'],
+} as const;
+
+/** What the gateway declares for an upstream it cannot reach (each call then says why). */
+const DOWN_CAPABILITIES: ServerCapabilities = { tools: {}, resources: {}, prompts: {} };
+
+/** Builds the downstream server of one request to /mcp/gateway/<name>. */
+export async function downstreamServer(
+  upstream: Upstream,
+  who: DownstreamClient,
+  cancels: LegacyCancels,
+  gate: GateToolCall,
+): Promise<Server> {
+  const client = await upstream.connected().catch(() => undefined);
+  const version = client?.getServerVersion();
+  const instructions = client?.getInstructions();
+  const capabilities = client
+    ? passedCapabilities(client.getServerCapabilities())
+    : DOWN_CAPABILITIES;
+  const server = new Server(
+    { name: version?.name ?? upstream.name, version: version?.version ?? '0.0.0' },
+    { capabilities, ...(instructions !== undefined && { instructions }) },
+  );
+  // The SDK refuses a handler for a capability not declared: only the declared ones are passed.
+  const methods: string[] = Object.entries(PASSED).flatMap(([cap, m]) =>
+    cap in capabilities ? [...m] : [],
+  );
+  if (capabilities.resources?.subscribe)
+    methods.push('resources/subscribe', 'resources/unsubscribe');
+  for (const method of methods)
+    server.setRequestHandler(
+      method as 'tools/list',
+      ((req: { params?: Record<string, unknown> }, ctx: ServerContext) =>
+        forward(upstream, method, req.params, ctx, cancels)) as never,
+    );
+  if (capabilities.tools)
+    server.setRequestHandler('tools/call', (async (
+      req: { params: { name: string; arguments?: Record<string, unknown> } },
+      ctx: ServerContext,
+    ) => callTool(upstream, who, req.params, ctx, cancels, gate)) as never);
+  return server;
+}
+
+/** The upstream's capabilities the gateway serves (the rest it does not proxy yet). */
+function passedCapabilities(c: ServerCapabilities | undefined): ServerCapabilities {
+  const out: ServerCapabilities = {};
+  if (c?.tools) out.tools = c.tools;
+  if (c?.resources) out.resources = c.resources;
+  if (c?.prompts) out.prompts = c.prompts;
+  if (c?.completions) out.completions = c.completions;
+  if (c?.logging) out.logging = c.logging;
+  return out;
+}
+
+async function callTool(
+  upstream: Upstream,
+  who: DownstreamClient,
+  params: { name: string; arguments?: Record<string, unknown> },
+  ctx: ServerContext,
+  cancels: LegacyCancels,
+  gate: GateToolCall,
+) {
+  const tool = await guarded(upstream, () => upstream.tool(params.name));
+  if (!tool)
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `upstream MCP server "${upstream.name}" has no tool "${params.name}"`,
+    );
+  const decision = await gate({
+    upstream: upstream.name,
+    tool,
+    args: params.arguments ?? {},
+    client: { keyName: who.keyName },
+    signal: ctx.mcpReq.signal,
+  });
+  if (decision.kind === 'refuse')
+    return { isError: true, content: [{ type: 'text', text: decision.message }] };
+  return forward(upstream, 'tools/call', { ...params, arguments: decision.args }, ctx, cancels);
+}
+
+/**
+ * Sends one request upstream with the caller's progress token, cancel and `_meta`. The cancel is
+ * the request's own signal (2026-07-28: the client closed the stream) or a 2025-era
+ * `notifications/cancelled` naming its id (mcp/cancels.ts).
+ */
+async function forward(
+  upstream: Upstream,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  ctx: ServerContext,
+  cancels: LegacyCancels,
+) {
+  const { _meta: _dropped, ...rest } = params ?? {};
+  const { progressToken, ...meta } = (ctx.mcpReq._meta ?? {}) as Record<string, unknown>;
+  const sent = { ...rest, ...(Object.keys(meta).length > 0 && { _meta: meta }) };
+  const legacy = cancels.track(ctx.mcpReq.id);
+  const options: RequestOptions = { signal: AbortSignal.any([ctx.mcpReq.signal, legacy.signal]) };
+  if (progressToken !== undefined)
+    options.onprogress = (p) =>
+      void ctx.mcpReq
+        .notify({
+          method: 'notifications/progress',
+          params: { ...p, progressToken },
+        } as Notification)
+        .catch(() => undefined);
+  try {
+    return await guarded(upstream, () =>
+      upstream.request(method, params === undefined ? undefined : sent, options),
+    );
+  } finally {
+    legacy.done();
+  }
+}
+
+/** Runs `fn`; the gateway's own failures become MCP errors naming the upstream. */
+async function guarded<T>(upstream: Upstream, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ProtocolError) throw err;
+    if (err instanceof UpstreamDown)
+      throw new ProtocolError(ProtocolErrorCode.InternalError, err.message);
+    if (err instanceof SdkError)
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        `upstream MCP server "${upstream.name}": ${err.message}`,
+      );
+    throw err;
+  }
+}

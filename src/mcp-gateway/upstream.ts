@@ -1,0 +1,195 @@
+/**
+ * One upstream MCP server and the gateway's connection to it: an official SDK client, connected at
+ * start and again after a failure (an HTTP server that cannot be reached, a stdio child that
+ * exited: restarted with a growing pause), its state on /readyz as part `mcp-upstream:<name>`, and
+ * a log line with the reason whenever it goes down. A request while it is down tries once more at
+ * once and fails with that reason, so a client never waits on a dead upstream.
+ */
+import { Client } from '@modelcontextprotocol/client';
+import type { Notification, RequestOptions, Tool } from '@modelcontextprotocol/server';
+import type { Dispatcher } from 'undici';
+import type { McpUpstreamConfig } from '../config/mcp-upstreams.ts';
+import type { Health } from '../health.ts';
+import { type Logger, scrub } from '../log.ts';
+import { linkTo, type UpstreamLink } from './upstream-transport.ts';
+
+/** What an upstream needs of the relay. */
+export interface UpstreamDeps {
+  dispatcher: Dispatcher;
+  log: Logger;
+  health?: Health | undefined;
+  /** A notification the upstream sent outside any request (list changes, resource updates). */
+  onNotification(upstream: string, n: Notification): void;
+  /** Adds the gateway's own request handlers (elicitation) to a fresh client. */
+  prepare?(client: Client, upstream: Upstream): void;
+}
+
+/** The upstream cannot serve now; the message says why (never a secret). */
+export class UpstreamDown extends Error {
+  constructor(upstream: string, reason: string) {
+    super(`upstream MCP server "${upstream}" is not available: ${reason}`);
+    this.name = 'UpstreamDown';
+  }
+}
+
+/** The pause before reconnecting: 1 s, doubling, at most 30 s. */
+const backoffMs = (failures: number) => Math.min(30_000, 1000 * 2 ** Math.max(0, failures - 1));
+
+/** How long connecting may take (the handshake, or the probe of `auto`). */
+const CONNECT_TIMEOUT_MS = 15_000;
+
+/** The client name and version the gateway gives upstream servers. */
+export const GATEWAY_CLIENT_INFO = { name: 'hitl-relay-gateway', version: '1.0.0' } as const;
+
+/** One upstream: its connection, supervised. */
+export class Upstream {
+  private client: Client | undefined;
+  private connecting: Promise<Client> | undefined;
+  private tools: Map<string, Tool> | undefined;
+  private failures = 0;
+  private retry: NodeJS.Timeout | undefined;
+  private closed = false;
+  private reason = 'not connected yet';
+
+  constructor(
+    readonly name: string,
+    readonly config: McpUpstreamConfig,
+    private readonly deps: UpstreamDeps,
+  ) {}
+
+  /** The /readyz part of this upstream. */
+  get part(): string {
+    return `mcp-upstream:${this.name}`;
+  }
+
+  /** Connects in the background (the relay starts without waiting for its upstreams). */
+  start(): void {
+    this.deps.health?.set(this.part, 'starting');
+    void this.connected().catch(() => undefined);
+  }
+
+  /** The connected client, connecting first when needed; UpstreamDown when that fails. */
+  connected(): Promise<Client> {
+    if (this.closed) return Promise.reject(new UpstreamDown(this.name, 'the relay is stopping'));
+    if (this.client) return Promise.resolve(this.client);
+    this.connecting ??= this.connect().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  /** Sends one request upstream as the SDK client (ProtocolError from the server passes as is). */
+  async request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions,
+  ): Promise<Record<string, unknown>> {
+    const client = await this.connected();
+    const req = { method, ...(params !== undefined && { params }) };
+    const timeouts = { timeout: this.config.timeoutMs, resetTimeoutOnProgress: true };
+    return (await client.request(req as never, { ...timeouts, ...options })) as Record<
+      string,
+      unknown
+    >;
+  }
+
+  /** The upstream's definition of tool `name` (tools/list, read again after a change). */
+  async tool(name: string): Promise<Tool | undefined> {
+    const found = (await this.toolList()).get(name);
+    if (found) return found;
+    this.tools = undefined;
+    return (await this.toolList()).get(name);
+  }
+
+  private async toolList(): Promise<Map<string, Tool>> {
+    if (this.tools) return this.tools;
+    const client = await this.connected();
+    const { tools } = await client.listTools(undefined, { cacheMode: 'bypass' });
+    this.tools = new Map(tools.map((t) => [t.name, t]));
+    return this.tools;
+  }
+
+  /** The last reason it went down (for errors while it reconnects). */
+  get lastReason(): string {
+    return this.reason;
+  }
+
+  /** Ends the connection (and the child process) for good. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retry);
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => undefined);
+  }
+
+  private async connect(): Promise<Client> {
+    const client = this.newClient();
+    const link = linkTo(this.config, this.deps.dispatcher);
+    try {
+      await client.connect(link.transport as never, { timeout: CONNECT_TIMEOUT_MS });
+    } catch (err) {
+      await client.close().catch(() => undefined);
+      throw this.down(this.describe(err, link));
+    }
+    if (this.closed) {
+      await client.close().catch(() => undefined);
+      throw new UpstreamDown(this.name, 'the relay is stopping');
+    }
+    client.onclose = () => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      this.tools = undefined;
+      if (!this.closed) this.down(this.describe(new Error('the connection closed'), link));
+    };
+    this.client = client;
+    this.failures = 0;
+    this.reason = '';
+    this.deps.health?.set(this.part, 'up');
+    this.deps.log.info({ upstream: this.name }, 'mcp gateway: upstream connected');
+    return client;
+  }
+
+  private newClient(): Client {
+    const p = this.config.protocol;
+    const mode = p === 'auto' ? 'auto' : p === 'legacy' ? 'legacy' : { pin: p };
+    const client = new Client(GATEWAY_CLIENT_INFO, {
+      versionNegotiation: { mode, probe: { timeoutMs: CONNECT_TIMEOUT_MS } },
+      listMaxPages: 0,
+    });
+    client.fallbackNotificationHandler = async (n) => {
+      if (n.method === 'notifications/tools/list_changed') this.tools = undefined;
+      this.deps.onNotification(this.name, n);
+    };
+    this.deps.prepare?.(client, this);
+    return client;
+  }
+
+  /** Marks the upstream down (part, log line) and schedules the next attempt. */
+  private down(reason: string): UpstreamDown {
+    this.reason = reason;
+    this.failures += 1;
+    this.deps.health?.set(this.part, 'down', reason);
+    this.deps.log.warn({ upstream: this.name, reason }, 'mcp gateway: upstream down');
+    clearTimeout(this.retry);
+    if (!this.closed) {
+      this.retry = setTimeout(
+        () => void this.connected().catch(() => undefined),
+        backoffMs(this.failures),
+      );
+      this.retry.unref();
+    }
+    return new UpstreamDown(this.name, reason);
+  }
+
+  /** Why a connection failed or ended, in words, with nothing secret in it. */
+  private describe(err: unknown, link: UpstreamLink): string {
+    const causes: string[] = [];
+    for (let e: unknown = err; e instanceof Error && causes.length < 4; e = e.cause)
+      if (!causes.includes(e.message)) causes.push(e.message);
+    const stderr = link.stderrTail().trim().split('\n').pop()?.slice(0, 300);
+    const how = 'command' in this.config ? 'the process ended or failed' : 'unreachable';
+    const words = `${how}: ${causes.join(': ') || 'unknown error'}${stderr ? ` (stderr: ${stderr})` : ''}`;
+    return scrub(words);
+  }
+}
