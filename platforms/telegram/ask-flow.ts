@@ -41,7 +41,7 @@ import {
 } from './ask-state.ts';
 import { refFromMessage, tapUser } from './parse.ts';
 import { escapeHtml, renderNotice, TELEGRAM_TEXT_MAX_CHARS, truncateText } from './render.ts';
-import { type QueryAnswer, submitWithin } from './taps.ts';
+import { ephemeralIf, type QueryAnswer, submitWithin } from './taps.ts';
 
 /** ForceReply's placeholder (Telegram: 1-64 characters). */
 const PLACEHOLDER_MAX = 64;
@@ -121,7 +121,7 @@ async function refusal(
   };
   try {
     const reply = await deps.ctx.mayAnswer(probe);
-    return reply ? { text: reply.text } : null;
+    return reply ? { text: reply.text, ...ephemeralIf(reply.outcome) } : null;
   } catch (err) {
     // The answer is checked again when it is submitted; a failed look-up only delays a refusal.
     deps.ctx.log.warn({ err, key }, 'telegram ask: may-answer check failed');

@@ -37,7 +37,16 @@ export interface TelegramTapDeps {
 export interface QueryAnswer {
   text: string;
   alert?: boolean;
+  /** A group: said as an ephemeral message only the tapper sees (Bot API 10), else a toast. */
+  ephemeral?: boolean;
 }
+
+/** Refusals worth more than a toast: the person learns why, and nobody else in the group does. */
+const EPHEMERAL_OUTCOMES = new Set<TapReply['outcome']>(['forbidden']);
+
+/** `ephemeral: true` for an outcome said only to the tapper in a group. */
+export const ephemeralIf = (outcome: TapReply['outcome']) =>
+  EPHEMERAL_OUTCOMES.has(outcome) ? { ephemeral: true } : {};
 
 /**
  * Submits `tap` and waits at most `waitMs` for the outcome: its text (an alert for a refused
@@ -51,7 +60,12 @@ export async function submitWithin(
   const within = await tapWithin({ onTap, log: deps.log, strings: deps.strings }, tap, deps.waitMs);
   if (within.late) return { text: stringsOf(deps).submitting };
   const reply = within.reply;
-  return { text: reply.text, alert: reply.outcome === 'invalid_answer', reply };
+  return {
+    text: reply.text,
+    alert: reply.outcome === 'invalid_answer',
+    ...ephemeralIf(reply.outcome),
+    reply,
+  };
 }
 
 /** Handles one callback query and always answers it, whatever happens. */
@@ -71,8 +85,9 @@ export async function handleCallbackQuery(ctx: Context, deps: TelegramTapDeps): 
   }
   try {
     const text = renderTapAnswer(answer.text);
+    const said = text && answer.ephemeral ? await sayEphemerally(ctx, text, deps) : false;
     await ctx.answerCallbackQuery(
-      text ? { text, ...(answer.alert ? { show_alert: true } : {}) } : undefined,
+      text && !said ? { text, ...(answer.alert ? { show_alert: true } : {}) } : undefined,
     );
   } catch (err) {
     // Best effort: the query may be too old (Telegram allows about 15 s); the card edit still shows the outcome.
@@ -80,5 +95,31 @@ export async function handleCallbackQuery(ctx: Context, deps: TelegramTapDeps): 
       { err: toPlatformError(err, 'answerCallbackQuery') },
       'telegram tap answer failed',
     );
+  }
+}
+
+/**
+ * Sends `text` as an ephemeral message to the tapper in a group (Bot API 10
+ * `ephemeral_message_parameters`, tied to the query); false in a private chat or when Telegram
+ * refuses it (an older Bot API server), so the caller falls back to the toast.
+ */
+async function sayEphemerally(ctx: Context, text: string, deps: TelegramTapDeps): Promise<boolean> {
+  const query = ctx.callbackQuery;
+  const chat = query?.message?.chat;
+  if (!query || !chat || (chat.type !== 'group' && chat.type !== 'supergroup')) return false;
+  try {
+    await ctx.api.sendMessage(chat.id, text, {
+      ephemeral_message_parameters: {
+        receiver_user_id: query.from.id,
+        callback_query_id: query.id,
+      },
+    });
+    return true;
+  } catch (err) {
+    deps.log?.warn(
+      { err: toPlatformError(err, 'sendMessage') },
+      'telegram ephemeral notice failed',
+    );
+    return false;
   }
 }

@@ -240,6 +240,7 @@ export class FakeTelegramMethods extends FakeTelegramState {
       (url) => this.refusedUrls?.test(url) ?? false,
     );
     if (keyboardError) return bad(keyboardError);
+    if (p.ephemeral_message_parameters !== undefined) return this.sendEphemeral(chatId, p);
     const replyParams = p.reply_parameters as
       | { message_id?: number; allow_sending_without_reply?: boolean }
       | undefined;
@@ -313,6 +314,29 @@ export class FakeTelegramMethods extends FakeTelegramState {
     for (const data of callbackData(markup))
       if (!stored.everCallbackData.includes(data)) stored.everCallbackData.push(data);
     return ok(structuredClone(next));
+  }
+
+  /**
+   * Bot API 10 ephemeral message: one person in a group sees it. `receiver_user_id` an integer,
+   * a group or supergroup chat, `callback_query_id` (if any) a query of this bot.
+   */
+  private sendEphemeral(chatId: number, p: Params): MethodResult {
+    const e = p.ephemeral_message_parameters as Record<string, unknown>;
+    if (typeof e !== 'object' || e === null || !Number.isInteger(e.receiver_user_id))
+      return bad('Bad Request: receiver_user_id must be an Integer');
+    const chat = this.chatOf(chatId);
+    if (chat.type !== 'group' && chat.type !== 'supergroup')
+      return bad('Bad Request: ephemeral messages can be sent only to groups');
+    const query = e.callback_query_id;
+    if (query !== undefined && !this.openQueries.has(String(query)))
+      return bad('Bad Request: query ID is invalid');
+    this.ephemerals.push({
+      chat_id: chatId,
+      receiver_user_id: e.receiver_user_id as number,
+      ...(query !== undefined ? { callback_query_id: String(query) } : {}),
+      text: p.text as string,
+    });
+    return ok({ message_id: 0, date: 0, chat, text: p.text });
   }
 
   private answerCallbackQuery(p: Params): MethodResult {

@@ -29,6 +29,13 @@ export class FakeTelegramState {
     null;
   protected readonly openQueries = new Map<string, boolean>();
   protected readonly answered: RecordedAnswer[] = [];
+  /** Ephemeral messages (Bot API 10): only their receiver sees them; never in the chat's history. */
+  protected readonly ephemerals: Array<{
+    chat_id: number;
+    receiver_user_id: number;
+    callback_query_id?: string;
+    text: string;
+  }> = [];
   protected answerWaiters = new Set<() => void>();
   /** Groups upgraded to supergroups: old id -> new id. */
   protected readonly migrated = new Map<number, number>();
@@ -140,6 +147,11 @@ export class FakeTelegramState {
 
   message(chatId: number, messageId: number): StoredMessage | undefined {
     return this.chats.get(chatId)?.find((m) => m.message.message_id === messageId);
+  }
+
+  /** Every ephemeral message sent, in order. */
+  ephemeralMessages() {
+    return structuredClone(this.ephemerals);
   }
 
   /** All answerCallbackQuery calls. */

@@ -235,8 +235,32 @@ describe('telegram adapter: long polling', () => {
       throw new Error('boom');
     };
     expect((await tapOn(s, 'hitl:k7Qx2:approve')).text).toBe(TAP_TEXTS.failed);
-    s.reply.fn = async () => ({ outcome: 'forbidden', text: 'n'.repeat(500), card: null });
+    s.reply.fn = async () => ({ outcome: 'refused', text: 'n'.repeat(500), card: null });
     expect((await tapOn(s, 'hitl:k7Qx2:approve')).text).toHaveLength(200);
+  });
+
+  it('a "not one of the approvers" refusal in a group is an ephemeral message to the tapper', async () => {
+    s = await started();
+    await s.adapter.post(String(GROUP), makeCard());
+    const text = 'You are not one of the approvers of this case.';
+    s.reply.fn = async () => ({ outcome: 'forbidden', text, card: null });
+    const before = s.fake.messages(GROUP).length;
+    const answer = await tapOn(s, 'hitl:k7Qx2:approve');
+    // Bot API 10: only Ann sees it, tied to her query; the query itself is answered silently.
+    expect(s.fake.ephemeralMessages()).toEqual([
+      {
+        chat_id: GROUP,
+        receiver_user_id: ann.id,
+        callback_query_id: answer.callback_query_id,
+        text,
+      },
+    ]);
+    expect(answer.text).toBeUndefined();
+    expect(s.fake.messages(GROUP)).toHaveLength(before);
+    // Other outcomes stay toasts.
+    s.reply.fn = async () => ({ outcome: 'closed', text: 'Already decided.', card: null });
+    expect((await tapOn(s, 'hitl:k7Qx2:approve')).text).toBe('Already decided.');
+    expect(s.fake.ephemeralMessages()).toHaveLength(1);
   });
 
   it('passes a null ref for a tap on an inaccessible message', async () => {

@@ -133,7 +133,15 @@ it('a private chat: the keyboard shows the person their ticks', async () => {
 it('refused before any input: no prompt for a freetext, no pick kept for a multi', async () => {
   const text = await post(GROUP, 'context.freetext');
   const before = s.fake.messages(GROUP).length;
-  expect(await tap(GROUP, text, ':f', MALLORY)).toMatchObject({ text: FORBIDDEN.text });
+  // In a group the refusal is an ephemeral message only Mallory sees (Bot API 10), not a toast.
+  const refused = await tap(GROUP, text, ':f', MALLORY);
+  expect(refused.text).toBeUndefined();
+  expect(s.fake.ephemeralMessages().at(-1)).toEqual({
+    chat_id: GROUP,
+    receiver_user_id: MALLORY.id,
+    callback_query_id: refused.callback_query_id,
+    text: FORBIDDEN.text,
+  });
   expect(asked.at(-1)).toMatchObject({
     platform: 'telegram',
     key: 'contextfreet',
@@ -142,7 +150,8 @@ it('refused before any input: no prompt for a freetext, no pick kept for a multi
     ref: { platform: 'telegram' },
   });
   const multi = await post(GROUP, 'decision.multi');
-  expect(await tap(GROUP, multi, ':t:0', MALLORY)).toMatchObject({ text: FORBIDDEN.text });
+  await tap(GROUP, multi, ':t:0', MALLORY);
+  expect(s.fake.ephemeralMessages().map((e) => e.text)).toEqual([FORBIDDEN.text, FORBIDDEN.text]);
   expect(await s.ctx.kv.get('telegram:ask:decisionmult:pick:666')).toBeUndefined();
   expect(s.fake.messages(GROUP)).toHaveLength(before + 1);
   expect(s.taps).toHaveLength(0);

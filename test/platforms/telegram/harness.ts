@@ -120,7 +120,9 @@ async function makeHarness(mode: 'polling' | 'webhook'): Promise<AdapterHarness>
           throw new Error(`the relay answered the webhook with ${res.status}`);
       }
       const answer = await fake.waitForAnswer(queryId);
-      return { notice: answer.text ?? null };
+      // What the person sees: the toast, or in a group the ephemeral message tied to the query.
+      const ephemeral = fake.ephemeralMessages().find((e) => e.callback_query_id === queryId);
+      return { notice: answer.text ?? ephemeral?.text ?? null };
     },
 
     requests(): string[] {
