@@ -75,6 +75,9 @@ export function createGateway(deps: GatewayDeps): McpGateway {
     fetch(name, request, who) {
       const h = handlers.get(name);
       if (!h) return undefined;
+      // Where this client reached the relay: the links of the upstream's elicitation asks.
+      const u = upstreams.get(name);
+      if (u && who.origin) u.origin = who.origin;
       // The relay checked the API key in front; this only names the caller to the tool gate.
       return h.fetch(request, {
         authInfo: { token: '', clientId: who.keyName ?? 'relay-key', scopes: [], extra: { who } },

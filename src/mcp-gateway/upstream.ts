@@ -50,6 +50,8 @@ export class Upstream {
   private retry: NodeJS.Timeout | undefined;
   private closed = false;
   private reason = 'not connected yet';
+  /** The relay's URL as the last downstream client reached it (PUBLIC_URL wins in createAsk). */
+  origin: string | undefined;
 
   constructor(
     readonly name: string,

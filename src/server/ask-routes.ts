@@ -25,6 +25,7 @@ import { type HitlService, POLL_RETRY_AFTER_SECONDS } from '../hitl-service/inde
 import type { Logger } from '../log.ts';
 import { createMcpFront } from '../mcp/front.ts';
 import type { McpToolDeps } from '../mcp/tools.ts';
+import { createElicitation } from '../mcp-gateway/elicitation.ts';
 import { createGateway } from '../mcp-gateway/gateway.ts';
 import { createToolGate } from '../mcp-gateway/tool-gate.ts';
 import { createGuardedAgent } from '../net/http.ts';
@@ -188,8 +189,15 @@ export function mountAskService(
     { relay, asks: service, origin: () => publicUrl ?? `http://${host}` },
     relay.config.mcpUpstreams,
   );
+  // Upstream elicitations become asks in the upstream's target (elicitation.ts).
+  const elicitation = createElicitation({
+    relay,
+    asks: service,
+    origin: () => publicUrl ?? `http://${host}`,
+  });
   const gateway = createGateway({
     gate,
+    prepare: elicitation.prepare,
     upstreams: relay.config.mcpUpstreams,
     dispatcher: createGuardedAgent(relay.config),
     policy: relay.config,
@@ -202,6 +210,7 @@ export function mountAskService(
     async close() {
       await gateway.close();
       gate.close();
+      elicitation.close();
       await mcp.close();
       await service.close();
     },

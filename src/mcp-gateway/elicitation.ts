@@ -1,0 +1,111 @@
+/**
+ * Elicitation answered in chat: the gateway declares `elicitation` (form and url) to every
+ * upstream and answers each form-mode `elicitation/create` through an ask of the relay in the
+ * upstream's `target` (elicitation-ask.ts maps the schema to a native kind). The person's answer
+ * goes back as `accept` with content typed to the schema; a Decline as `decline`; anything else
+ * (the ask expired after the upstream's `timeout_seconds`, was withdrawn, could not be shown, the
+ * answer does not fit the schema, no target is configured) as `cancel`: the gateway never
+ * accepts for a person.
+ */
+import type { Client } from '@modelcontextprotocol/client';
+import { createAsk } from '../asks-service/asks.ts';
+import type { HitlService } from '../hitl-service/index.ts';
+import type { McpToolDeps } from '../mcp/tools.ts';
+import { AskWaits, waitIsOver } from '../mcp/waits.ts';
+import { contentOf, elicitAsk, type FormRequest } from './elicitation-ask.ts';
+import type { Upstream } from './upstream.ts';
+
+/** What the elicitation handler uses of the relay. */
+export interface ElicitationDeps {
+  relay: McpToolDeps;
+  asks: HitlService;
+  /** The relay's URL (the asks' links; PUBLIC_URL wins inside createAsk). */
+  origin: () => string;
+}
+
+/** The elicitation result the upstream receives. */
+export type ElicitAnswer =
+  | { action: 'accept'; content: Record<string, unknown> }
+  | { action: 'decline' | 'cancel' };
+
+const CANCEL = { action: 'cancel' } as const;
+
+/** The gateway's elicitation: `prepare` for every upstream client, and its waits. */
+export interface Elicitation {
+  prepare(client: Client, upstream: Upstream): void;
+  waits: AskWaits;
+  close(): void;
+}
+
+/** Creates the elicitation handler over the relay's asks. */
+export function createElicitation(deps: ElicitationDeps): Elicitation {
+  const waits = new AskWaits(deps.relay.cases.events, deps.relay.store);
+  const answer = (u: Upstream, params: Record<string, unknown>, signal: AbortSignal) =>
+    answerInChat(deps, waits, u, params, signal);
+  return {
+    waits,
+    close: () => waits.close(),
+    prepare(client, upstream) {
+      client.registerCapabilities({ elicitation: { form: {}, url: {} } });
+      client.setRequestHandler(
+        'elicitation/create',
+        (req, ctx) =>
+          answer(upstream, req.params as Record<string, unknown>, ctx.mcpReq.signal) as never,
+      );
+    },
+  };
+}
+
+/** Asks the person and turns what they did into the elicitation result. */
+async function answerInChat(
+  deps: ElicitationDeps,
+  waits: AskWaits,
+  u: Upstream,
+  params: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<ElicitAnswer> {
+  const log = deps.relay.log;
+  const at = { upstream: u.name };
+  if (!u.config.target) {
+    log.warn(
+      at,
+      'mcp gateway: elicitation cancelled: upstream has no target (mcp_upstreams.<name>.target)',
+    );
+    return CANCEL;
+  }
+  if (params.mode === 'url') {
+    log.warn(at, 'mcp gateway: URL-mode elicitation is not asked in chat yet: cancelled');
+    return CANCEL;
+  }
+  const made = elicitAsk(u.name, params as unknown as FormRequest);
+  if (!made.ok) {
+    log.warn(
+      { ...at, problem: made.problem },
+      'mcp gateway: elicitation cannot be asked: cancelled',
+    );
+    return CANCEL;
+  }
+  const body = {
+    target: u.config.target,
+    content: made.content,
+    expires_in: Math.ceil(u.config.timeoutMs / 1000),
+    labels: { mcp_upstream: u.name, mcp_elicitation: 'form' },
+  };
+  const created = await createAsk(deps.relay, deps.asks, body, u.origin ?? deps.origin());
+  const id = created.relay.id;
+  log.info({ ...at, id }, 'mcp gateway: elicitation asked in chat');
+  const known = await deps.relay.store.getCase(id);
+  const c = known && (await waits.until(id, known, signal, () => {}));
+  if (!c || !waitIsOver(c) || c.status !== 'completed') return CANCEL;
+  const data = (c.doc.result?.data ?? {}) as Record<string, unknown>;
+  if (data.confirmed === false) return { action: 'decline' };
+  const typed = contentOf(made.mapping, data);
+  if (!typed.ok) {
+    log.warn(
+      { ...at, id, problem: typed.problem },
+      'mcp gateway: elicitation answer does not fit the schema: cancelled',
+    );
+    return CANCEL;
+  }
+  return { action: 'accept', content: typed.content };
+}
