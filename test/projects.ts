@@ -16,6 +16,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/config/config.test.ts',
   'test/config/mcp-upstreams.test.ts',
   'test/mcp-gateway/upstream-policy.test.ts',
+  'test/mcp/tasks-view.test.ts',
   'test/conformance/agent.test.ts',
   'test/conformance/claims.test.ts',
   'test/conformance/ids.test.ts',

@@ -25,6 +25,8 @@ import { type Upstream, UpstreamDown } from './upstream.ts';
 export interface DownstreamClient {
   /** The name of the API key it presented, or null for the relay's one key / no key. */
   keyName: string | null;
+  /** The relay's URL as this client reached it: the links of asks the tool gate makes. */
+  origin?: string | undefined;
 }
 
 /** The methods passed through as they are, by the capability that offers them (tools/call passes the gate first). */
@@ -107,6 +109,7 @@ async function callTool(
     args: params.arguments ?? {},
     client: { keyName: who.keyName },
     signal: ctx.mcpReq.signal,
+    origin: who.origin,
   });
   if (decision.kind === 'refuse')
     return { isError: true, content: [{ type: 'text', text: decision.message }] };

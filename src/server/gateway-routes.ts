@@ -33,7 +33,9 @@ export function registerGatewayRoutes(
       if (refused) return refused;
     }
     const name = c.req.param('name');
-    const served = gateway.fetch(name, req, { keyName: null });
+    // The origin as the client reached the relay: a held call's ask links there (PUBLIC_URL wins).
+    const origin = new URL(c.req.url).origin;
+    const served = gateway.fetch(name, req, { keyName: null, origin });
     if (!served)
       throw new ApiError(
         404,

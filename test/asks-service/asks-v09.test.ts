@@ -68,7 +68,7 @@ const reviewerPost = (hitl: any, step: string, body: unknown) =>
 const OPEN_ONLY = ['result', 'responded_by', 'submission_context', 'completed_at'];
 
 describe('the asks service speaks v0.9', () => {
-  it('V09-ASK-1 a 202 says 0.9 and validates; pending, opened, in_progress, cancelled polls are their variants', {
+  it('SERVE-1 a 202 says 0.9 and validates; pending, opened, in_progress, cancelled polls are their variants', {
     tags: [CORPUS],
   }, async () => {
     const created = await ask('context.confirm');
@@ -98,7 +98,7 @@ describe('the asks service speaks v0.9', () => {
     for (const k of OPEN_ONLY) expect(cancelled).not.toHaveProperty(k);
   });
 
-  it('V09-ASK-2 an expired ask polls as the expired variant: expired_at and default_action, no result', {
+  it('SERVE-2 an expired ask polls as the expired variant: expired_at and default_action, no result', {
     tags: [CORPUS],
   }, async () => {
     const created = await ask('approval.binary', { expires_in: 1 });
@@ -113,7 +113,7 @@ describe('the asks service speaks v0.9', () => {
     for (const k of OPEN_ONLY) expect(expired).not.toHaveProperty(k);
   });
 
-  it('V09-ASK-3 its event stream is no-store (events carry results)', async () => {
+  it('SERVE-3 its event stream is no-store (events carry results)', async () => {
     const { hitl } = await ask('context.confirm');
     const ac = new AbortController();
     const res = await request(hitl.events_url, {

@@ -97,10 +97,10 @@ it('SSE-6 a terminal event never decides: its data is not believed, the poll say
   });
   await eventually(
     async () => double.seen('poll', caseId).length > polls,
-    2000,
+    10_000,
     'the confirming poll',
   );
-  await eventually(async () => (await historyOf(r, id)).includes('sse_event'), 2000, 'the event');
+  await eventually(async () => (await historyOf(r, id)).includes('sse_event'), 10_000, 'the event');
   const open = await r.get(id);
   expect(open.status).toBe('pending');
   expect(open.result).toBeNull();
@@ -122,7 +122,7 @@ it('SSE-6 a terminal event never decides: its data is not believed, the poll say
   const done = await eventually(async () => {
     const v = await r.get(id);
     return v.status === 'completed' ? v : undefined;
-  }, 2000);
+  }, 10_000);
   expect(done.result).toEqual({ action: 'reject', data: {} });
   expect(await historyOf(r, id)).toContain('status:completed:poll');
 });

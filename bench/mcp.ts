@@ -1,0 +1,240 @@
+/**
+ * Benchmark of the MCP front (src/mcp): (a) an ask through MCP `tools/call` against the same ask
+ * through `POST /v1/asks`, each until the card is posted, on one relay in one run (rounds
+ * alternate the sides). Both answer once the card is in the web chat: /v1/asks with its 202, MCP
+ * with the task (a client that declares the Tasks extension), so the difference is what the MCP
+ * front adds: JSON-RPC, the SDK's checks, the tool schemas, the result. The issue's goals: at
+ * most +1 ms at p99 and at most +10 % CPU per ask. (b) 1,000 open MCP calls in progress mode
+ * (no Tasks: each call holds its stream open with progress notifications), every card posted:
+ * the store reads their waits make while nothing changes, counted by the relay's own gauge
+ * (hitl_relay_mcp_wait_reads), over an idle window and a change elsewhere. The load runs in this
+ * process, so CPU per ask includes the client's share on both sides.
+ */
+import { Agent, request } from 'undici';
+import { createWebAdapter } from '../platforms/web/index.ts';
+import { benchArgs, wants } from './lib/args.ts';
+import { startBenchRelay } from './lib/relay.ts';
+import { type Figure, fmt, machine, percentile, report } from './lib/stats.ts';
+
+const args = benchArgs();
+const ASKS = args.full ? 3000 : 600;
+const ROUNDS = 3;
+const CONCURRENCY = 8;
+const WAITS = args.full ? 1000 : Number(process.env.MCP_WAITS ?? 1000);
+const ROOMS = 100;
+const REVISION = '2026-07-28';
+const dispatcher = new Agent({ connections: WAITS + 64, pipelining: 0 });
+const figures: Figure[] = [];
+
+const relay = await startBenchRelay({ adapters: [createWebAdapter()] });
+const base = relay.url;
+let seq = 0;
+
+const envelope = (tasks: boolean) => ({
+  'io.modelcontextprotocol/protocolVersion': REVISION,
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': tasks
+    ? { extensions: { 'io.modelcontextprotocol/tasks': {} } }
+    : {},
+});
+
+/** A 2026-07-28 tools/call of ask_confirm as the wire has it. */
+function toolCall(i: number, tasks: boolean, progress: boolean) {
+  const id = ++seq;
+  const meta = { ...envelope(tasks), ...(progress ? { progressToken: id } : {}) };
+  return {
+    id,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: {
+        name: 'ask_confirm',
+        arguments: { prompt: `Is #${i} fine?`, target: `web:bench-${i % ROOMS}` },
+        _meta: meta,
+      },
+    }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': REVISION,
+      'mcp-method': 'tools/call',
+      'mcp-name': 'ask_confirm',
+    },
+  };
+}
+
+/** One MCP ask (Tasks mode): answered once the ask is created and its card posted. */
+async function mcpAsk(i: number): Promise<void> {
+  const call = toolCall(i, true, false);
+  const res = await request(`${base}/mcp`, {
+    method: 'POST',
+    headers: call.headers,
+    body: call.body,
+    dispatcher,
+  });
+  const text = await res.body.text();
+  if (!text.includes('"resultType":"task"')) throw new Error(`no task: ${text.slice(0, 300)}`);
+}
+
+/** The same ask through POST /v1/asks (its 202 comes once the card is posted). */
+async function httpAsk(i: number): Promise<void> {
+  const res = await request(`${base}/v1/asks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      target: `web:bench-${i % ROOMS}`,
+      content: { type: 'context', sub_type: 'confirm', prompt: `Is #${i} fine?` },
+    }),
+    dispatcher,
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 202)
+    throw new Error(`POST /v1/asks ${res.statusCode}: ${text.slice(0, 300)}`);
+}
+
+/** `n` asks at CONCURRENCY: latencies (ms) and this process's CPU (ms). */
+async function run(n: number, ask: (i: number) => Promise<void>) {
+  const times: number[] = [];
+  let next = 0;
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < n) {
+        const i = next++;
+        const t0 = performance.now();
+        await ask(i);
+        times.push(performance.now() - t0);
+      }
+    }),
+  );
+  const used = process.cpuUsage(cpu);
+  return { times, cpuMs: (used.user + used.system) / 1000, wallMs: performance.now() - start };
+}
+
+async function roundTrip(): Promise<void> {
+  // Warm-up: JIT, the SDK's schemas, the store's statements.
+  await run(50, mcpAsk);
+  await run(50, httpAsk);
+  const sides = { mcp: { times: [] as number[], cpu: 0 }, http: { times: [] as number[], cpu: 0 } };
+  const per = Math.round(ASKS / ROUNDS);
+  for (let r = 0; r < ROUNDS; r++) {
+    const h = await run(per, httpAsk);
+    sides.http.times.push(...h.times);
+    sides.http.cpu += h.cpuMs;
+    const m = await run(per, mcpAsk);
+    sides.mcp.times.push(...m.times);
+    sides.mcp.cpu += m.cpuMs;
+  }
+  const total = per * ROUNDS;
+  const p = (xs: number[], q: number) => percentile(xs, q);
+  const [m99, h99] = [p(sides.mcp.times, 99), p(sides.http.times, 99)];
+  const [mCpu, hCpu] = [sides.mcp.cpu / total, sides.http.cpu / total];
+  console.log(
+    `${total} asks per side at ${CONCURRENCY} clients: MCP p50 ${fmt(p(sides.mcp.times, 50))} ms, p99 ${fmt(m99)} ms, CPU ${fmt(mCpu)} ms/ask; POST /v1/asks p50 ${fmt(p(sides.http.times, 50))} ms, p99 ${fmt(h99)} ms, CPU ${fmt(hCpu)} ms/ask`,
+  );
+  console.log(
+    `MCP adds ${fmt(m99 - h99)} ms at p99 (goal ≤ 1 ms) and ${fmt((mCpu / hCpu - 1) * 100, 1)} % CPU per ask (goal ≤ 10 %)`,
+  );
+  figures.push(
+    {
+      bench: 'mcp',
+      figure: 'tools/call to card posted, p99',
+      value: m99,
+      unit: 'ms',
+      baseline: h99,
+      goal: '≤ baseline + 1 ms',
+      met: m99 - h99 <= 1,
+    },
+    {
+      bench: 'mcp',
+      figure: 'CPU per ask',
+      value: mCpu,
+      unit: 'ms',
+      baseline: hCpu,
+      goal: '≤ 1.10x',
+      met: mCpu <= hCpu * 1.1,
+    },
+  );
+}
+
+/** A gauge of the relay's /metrics. */
+async function gauge(name: string): Promise<number> {
+  const text = await (await request(`${base}/metrics`, { dispatcher })).body.text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return Number(line?.split(' ')[1] ?? Number.NaN);
+}
+
+const until = async (what: string, check: () => Promise<boolean>, ms = 300_000) => {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+/** One progress-mode call held open; resolves `posted` once its card is reported posted. */
+function openWait(i: number, posted: Set<number>) {
+  const call = toolCall(i, false, true);
+  return request(`${base}/mcp`, {
+    method: 'POST',
+    headers: call.headers,
+    body: call.body,
+    dispatcher,
+  })
+    .then(async (res) => {
+      for await (const chunk of res.body) if (String(chunk).includes('posted to ')) posted.add(i);
+    })
+    .catch(() => undefined);
+}
+
+async function openWaits(): Promise<void> {
+  const posted = new Set<number>();
+  const t0 = performance.now();
+  const calls: Promise<void>[] = [];
+  for (let i = 0; i < WAITS; i++) {
+    calls.push(openWait(ASKS + i, posted));
+    // In batches, so the listen backlog never overflows.
+    if (calls.length % 100 === 0)
+      await until('a batch posted', async () => posted.size >= calls.length - 20);
+  }
+  await until('every card posted', async () => posted.size === WAITS);
+  await until('the gauge', async () => (await gauge('hitl_relay_mcp_waiting_calls')) === WAITS);
+  const openMs = performance.now() - t0;
+  const before = await gauge('hitl_relay_mcp_wait_reads');
+  const mem = process.memoryUsage().rss;
+  // Nothing changes for these asks: an idle window, then a change elsewhere (another ask).
+  await new Promise((r) => setTimeout(r, 5000));
+  await httpAsk(999_999);
+  await new Promise((r) => setTimeout(r, 1000));
+  const reads = (await gauge('hitl_relay_mcp_wait_reads')) - before;
+  console.log(
+    `${WAITS} open MCP waits (progress mode) in ${fmt(openMs / 1000, 1)} s, every card posted; store reads by their waits over 6 s idle and a change elsewhere: ${reads} (reads before, while posting: ${before}); RSS ${fmt(mem / 2 ** 20, 0)} MiB`,
+  );
+  figures.push({
+    bench: 'mcp',
+    figure: `store reads of ${WAITS} idle open waits`,
+    value: reads,
+    unit: 'reads',
+    baseline: null,
+    goal: '0',
+    met: reads === 0,
+  });
+  held.push(...calls);
+}
+
+/** The open calls of (b): they end when the relay stops (which leaves their asks open). */
+const held: Promise<void>[] = [];
+
+console.log(`bench mcp on ${machine()}`);
+try {
+  if (wants(args, 'roundtrip')) await roundTrip();
+  if (wants(args, 'waits')) await openWaits();
+  report(figures);
+} finally {
+  // Stopping the relay ends the open calls without withdrawing their asks.
+  await relay.stop();
+  await Promise.all(held);
+  await dispatcher.close();
+}
