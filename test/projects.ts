@@ -7,6 +7,7 @@
 export const UNIT_TESTS: readonly string[] = [
   'test/asks/answer.test.ts',
   'test/asks/inputs.test.ts',
+  'test/asks/native-matrix.test.ts',
   'test/boundaries/imports.test.ts',
   'test/boundaries/unit-project.test.ts',
   'test/cases/ids.test.ts',

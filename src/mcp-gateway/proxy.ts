@@ -133,18 +133,19 @@ async function forward(
   const sent = { ...rest, ...(Object.keys(meta).length > 0 && { _meta: meta }) };
   const legacy = cancels.track(ctx.mcpReq.id);
   const options: RequestOptions = { signal: AbortSignal.any([ctx.mcpReq.signal, legacy.signal]) };
+  // The last progress must reach the client before the result does: each is awaited before it.
+  const relayed: Promise<void>[] = [];
   if (progressToken !== undefined)
-    options.onprogress = (p) =>
-      void ctx.mcpReq
-        .notify({
-          method: 'notifications/progress',
-          params: { ...p, progressToken },
-        } as Notification)
-        .catch(() => undefined);
+    options.onprogress = (p) => {
+      const n = { method: 'notifications/progress', params: { ...p, progressToken } };
+      relayed.push(ctx.mcpReq.notify(n as Notification).catch(() => undefined));
+    };
   try {
-    return await guarded(upstream, () =>
+    const result = await guarded(upstream, () =>
       upstream.request(method, params === undefined ? undefined : sent, options),
     );
+    await Promise.all(relayed);
+    return result;
   } finally {
     legacy.done();
   }

@@ -34,13 +34,15 @@ export interface StdioBridgeOptions {
   apiKey?: string | undefined;
   /** The connection's default target (`?target=` on /mcp). */
   target?: string | undefined;
+  /** The relay's MCP endpoint to forward to (default /mcp; the gateway's is /mcp/gateway/<name>). */
+  path?: string | undefined;
   /** Where errors of the bridge itself go (stderr: stdout carries the protocol). */
   onError: (message: string) => void;
 }
 
 /** Runs the bridge until stdin closes; resolves then. */
 export async function runStdioBridge(o: StdioBridgeOptions): Promise<void> {
-  const url = new URL('/mcp', o.relayUrl);
+  const url = new URL(o.path ?? '/mcp', o.relayUrl);
   if (o.target) url.searchParams.set('target', o.target);
   const headers: Record<string, string> = o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {};
   const http = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
