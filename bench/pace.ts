@@ -6,7 +6,8 @@
  * allow (the ideal schedule's duration over the real one), 429s received, every case delivered
  * exactly once. Baseline: a bare undici sender that sends on the ideal schedule to the same fake.
  * Then the same for Slack and Discord (bench/lib/pace-chat.ts), each fake enforcing its limits.
- * Then a 100-case burst to one WhatsApp person (bench/lib/pace-whatsapp.ts).
+ * Then a 100-case burst to one WhatsApp person (bench/lib/pace-whatsapp.ts) and one to a Google
+ * Chat space (bench/lib/pace-googlechat.ts).
  * `--only=slack,discord,whatsapp` (or 1chat, 100chats, 1group, slack1, discord10, ...) picks parts.
  */
 import { Agent, request } from 'undici';
@@ -14,6 +15,7 @@ import { FakeTelegramApi } from '../test/fakes/telegram-api.ts';
 import { benchArgs, wants } from './lib/args.ts';
 import { startFastService } from './lib/hitl-service.ts';
 import { runChatPacing } from './lib/pace-chat.ts';
+import { runGooglechatPacing } from './lib/pace-googlechat.ts';
 import { runWhatsAppPacing } from './lib/pace-whatsapp.ts';
 import { startBenchRelay } from './lib/relay.ts';
 import { jsonClient, sleep } from './lib/run.ts';
@@ -253,6 +255,7 @@ for (const s of scenarios) {
 }
 await runChatPacing(args, service, client, figures);
 await runWhatsAppPacing(args, service, client, figures);
+await runGooglechatPacing(args, service, client, figures);
 console.log(`\npacing under Telegram's, Slack's and Discord's limits; ${machine()}`);
 report(figures);
 await client.close();

@@ -111,8 +111,13 @@ export interface InboundRequest {
   rawBody: Buffer;
   /** Values of `:name` segments of the route's path. */
   params: Record<string, string>;
-  /** The peer's address (bounds per client); absent when the server cannot tell. */
+  /** The peer's address; absent when the server cannot tell. */
   remoteAddress?: string;
+  /**
+   * The client's address, for per-client bounds: the peer's, or behind a proxy named in
+   * TRUST_PROXY the client it forwarded for (net/trusted-proxy.ts). Absent when unknown.
+   */
+  clientAddress?: string;
   /** Aborted when the client goes away (a long-poll stops waiting for it). */
   signal?: AbortSignal;
 }

@@ -122,6 +122,8 @@ export class RelayRuntime {
           );
         }),
       ]);
+      const problem = store.fileProblem?.();
+      if (problem) throw new Error(problem);
       if (health.get('store')?.state !== 'up') log.info('store is writable');
       health.set('store', 'up');
     } catch (err) {

@@ -14,9 +14,10 @@ import { createGuardedAgent } from './net/http.ts';
 import { NotifyWorker, type NotifyWorkerOptions } from './notify/worker.ts';
 import { observe } from './observe.ts';
 import { RelayRuntime } from './relay-runtime.ts';
-import { createApp, mountRoute } from './server/app.ts';
+import { createApp } from './server/app.ts';
 import { mountAskService } from './server/ask-routes.ts';
 import { createMetrics } from './server/metrics.ts';
+import { mountRoute } from './server/mount-route.ts';
 import { registerReceiptRoutes } from './server/receipt-routes.ts';
 import { createServices, type Services } from './services.ts';
 import {

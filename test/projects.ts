@@ -35,6 +35,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/platforms/discord/parse.test.ts',
   'test/platforms/discord/render.test.ts',
   'test/platforms/discord/verify.test.ts',
+  'test/platforms/googlechat/render.test.ts',
   'test/platforms/shape.test.ts',
   'test/platforms/slack/config.test.ts',
   'test/platforms/slack/manifest.test.ts',

@@ -63,14 +63,29 @@ function button(a: CardAction, params: Record<string, string> = {}): Json {
   };
 }
 
+/** Bytes the text widgets may take, so buttons, header and an ask's widgets still fit. */
+const TEXT_BUDGET_BYTES = 20_000;
+
 function textWidgets(card: Card): Json[] {
   const widgets: Json[] = [];
-  if (card.prompt) widgets.push(paragraph(card.prompt));
-  for (const line of card.lines.slice(0, 40)) widgets.push(paragraph(line, 1_000));
-  if (card.hint && !card.final) widgets.push(paragraph(`⚠️ ${card.hint}`, 500));
-  widgets.push({
-    textParagraph: { text: `<i>${escapeChat(truncateUtf16(card.status, 500))}</i>` },
-  });
+  let used = 0;
+  const add = (w: Json) => {
+    used += Buffer.byteLength(JSON.stringify(w), 'utf8');
+    widgets.push(w);
+  };
+  if (card.prompt) add(paragraph(card.prompt));
+  const lines = card.lines.slice(0, 40);
+  for (const [n, line] of lines.entries()) {
+    const w = paragraph(line, 1_000);
+    if (used + Buffer.byteLength(JSON.stringify(w), 'utf8') > TEXT_BUDGET_BYTES) {
+      // The rest is on the review page.
+      add(paragraph(`… ${lines.length - n} more on Details`));
+      break;
+    }
+    add(w);
+  }
+  if (card.hint && !card.final) add(paragraph(`⚠️ ${card.hint}`, 500));
+  add({ textParagraph: { text: `<i>${escapeChat(truncateUtf16(card.status, 500))}</i>` } });
   return widgets;
 }
 

@@ -60,13 +60,12 @@ function waitSeconds(req: InboundRequest): number | null {
 }
 
 /**
- * Who is waiting, for the per-client bound: the peer address, and behind a proxy the first
- * X-Forwarded-For hop (else every page behind it would share one client's waits). A forged header
- * only buys more waits under the per-replica cap, and a wait costs no store reads.
+ * Who is waiting, for the per-client bound: the client's address as the server tells it (the peer,
+ * or behind a proxy named in TRUST_PROXY the client it forwarded for). A forwarding header from
+ * anyone else is not believed, so forging one buys no more waits.
  */
 function clientOf(req: InboundRequest): string {
-  const forwarded = req.headers['x-forwarded-for']?.split(',')[0]?.trim().slice(0, 64);
-  return `${req.remoteAddress ?? 'unknown'}|${forwarded ?? ''}`;
+  return req.clientAddress ?? req.remoteAddress ?? 'unknown';
 }
 
 /**

@@ -12,6 +12,7 @@ import { deriveNotifySecret } from '../protocol/notify-signature.ts';
 import { parseEnv, pickEnv } from './env.ts';
 import { type McpUpstreamConfig, mcpUpstreamsSchema, upstreamsOf } from './mcp-upstreams.ts';
 import type { NotifySettings } from './notify-settings.ts';
+import { listOf, proxyEntries } from './trust-proxy.ts';
 
 /** Every environment variable the core reads (platforms list theirs in platforms/<name>/config.ts). */
 export const CORE_ENV_VARS = [
@@ -50,6 +51,7 @@ export const CORE_ENV_VARS = [
   'DELIVERY_TIMEOUT_SECONDS',
   'LOG_FORMAT',
   'EXPIRY_WARNING',
+  'TRUST_PROXY',
 ] as const;
 
 /**
@@ -151,6 +153,7 @@ export const coreEnvSchema = z.object({
   WEB_CHAT_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   LOCALE: z.string().default('en'),
   RELAY_ALLOW_HOSTS: z.string().default(''),
+  TRUST_PROXY: z.string().default(''),
   RELAY_ALLOW_HTTP_LOOPBACK: z.enum(['0', '1']).optional(),
   CALLBACK_PATH: z.string().startsWith('/').default('/v1/callbacks/hitl'),
   INTAKE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
@@ -217,6 +220,11 @@ export interface RelayConfig {
   locale: string;
   /** Hosts exempt from the private-address rule (e.g. an internal service). */
   allowHosts: string[];
+  /**
+   * TRUST_PROXY: the proxies (addresses, CIDRs) whose X-Forwarded-For / Forwarded headers name
+   * the client; [] believes no such header (per-client limits go by the peer address).
+   */
+  trustProxy: string[];
   /** Plain HTTP to loopback addresses is accepted (the local default, for the built-in demo). */
   allowHttpLoopback: boolean;
   callbackPath: string;
@@ -340,9 +348,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     webChat: e.WEB_CHAT ? e.WEB_CHAT === '1' : local || !!e.WEB_CHAT_TOKEN,
     webChatToken: e.WEB_CHAT_TOKEN,
     locale: e.LOCALE,
-    allowHosts: e.RELAY_ALLOW_HOSTS.split(',')
-      .map((h) => h.trim().toLowerCase())
-      .filter(Boolean),
+    allowHosts: listOf(e.RELAY_ALLOW_HOSTS).map((h) => h.toLowerCase()),
+    trustProxy: proxyEntries(e.TRUST_PROXY),
     allowHttpLoopback: e.RELAY_ALLOW_HTTP_LOOPBACK ? e.RELAY_ALLOW_HTTP_LOOPBACK === '1' : local,
     callbackPath: e.CALLBACK_PATH,
     intakeRateLimitPerMinute: e.INTAKE_RATE_LIMIT_PER_MINUTE,

@@ -65,6 +65,11 @@ export const CORE_ENV_DOCS: Record<(typeof CORE_ENV_VARS)[number], EnvDoc> = {
     default: '`1` without an API key or with `WEB_CHAT_TOKEN`, else `0`',
   },
   WEB_CHAT_TOKEN: { meaning: 'web chat sign-in: the way in on a server' },
+  TRUST_PROXY: {
+    meaning:
+      'proxies (comma-separated addresses or CIDRs, e.g. `10.0.0.0/8,::1`) whose `X-Forwarded-For` / `Forwarded` name the client; from any other peer those headers are ignored and per-client limits go by the peer address',
+    default: 'none',
+  },
   LOCALE: { meaning: 'the words on cards: `templates/<locale>.json`' },
   RELAY_ALLOW_HOSTS: {
     meaning: 'comma-separated service hosts exempt from the private-address rule',

@@ -13,6 +13,7 @@ import type { Targets } from '../cases/targets.ts';
 import type { RelayConfig } from '../config/config.ts';
 import { ValidationError } from '../errors.ts';
 import type { Health, Readiness } from '../health.ts';
+import { parseTrustedProxies } from '../net/trusted-proxy.ts';
 import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
 import { warningsSent } from '../policy/expiry-warning.ts';
 import { parse202Body, parseHitl } from '../protocol/hitl.ts';
@@ -35,6 +36,7 @@ import {
 import { intakeSchema } from './intake-schema.ts';
 import { loopbackHostOnly } from './loopback-host.ts';
 import type { Metrics } from './metrics.ts';
+import { mountRoute } from './mount-route.ts';
 import { openApiDocument } from './openapi.ts';
 import { intakeRateLimit } from './rate-limit.ts';
 import { serviceHeaders } from './service-auth.ts';
@@ -80,7 +82,9 @@ export function createApp(o: AppOptions): Hono {
   app.post('/v1/cases', (c) => intake(c, o));
   caseRoutes(app, o);
   opsRoutes(app, o);
-  for (const adapter of o.adapters) for (const route of adapter.routes) mountRoute(app, route);
+  const proxies = parseTrustedProxies(o.services.config.trustProxy.join(','));
+  for (const adapter of o.adapters)
+    for (const route of adapter.routes) mountRoute(app, route, proxies);
   o.mount?.(app);
   app.notFound((c) =>
     new ApiError(404, 'not_found', `no route ${c.req.method} ${c.req.path}`).respond(c),
@@ -333,47 +337,6 @@ function opsRoutes(app: Hono, o: AppOptions): void {
     ),
   );
   apiDocsRoutes(app);
-}
-
-/** Serves an adapter's route: the raw body is read once (size-limited above) and handed over. */
-export function mountRoute(app: Hono, route: HttpRoute): void {
-  app.on(route.method, route.path, async (c) => {
-    const headers: Record<string, string> = {};
-    c.req.raw.headers.forEach((v, k) => {
-      headers[k.toLowerCase()] = v;
-    });
-    const res = await route.handle({
-      method: c.req.method,
-      path: c.req.path,
-      query: new URL(c.req.url).searchParams,
-      headers,
-      rawBody: Buffer.from(await c.req.arrayBuffer()),
-      params: c.req.param() as Record<string, string>,
-      ...peerOf(c.env),
-      signal: c.req.raw.signal,
-    });
-    return toResponse(res);
-  });
-}
-
-/** The peer's address from @hono/node-server's bindings (absent elsewhere). */
-function peerOf(env: unknown): { remoteAddress?: string } {
-  const address = (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)
-    ?.incoming?.socket?.remoteAddress;
-  return address ? { remoteAddress: address } : {};
-}
-
-function toResponse(res: InboundResponse): Response {
-  const headers = new Headers(res.headers ?? {});
-  let body: BodyInit | null = null;
-  if (typeof res.body === 'string') body = res.body;
-  else if (Buffer.isBuffer(res.body)) body = new Uint8Array(res.body);
-  else if (res.body !== undefined) {
-    body = JSON.stringify(res.body);
-    if (!headers.has('content-type'))
-      headers.set('content-type', 'application/json; charset=utf-8');
-  }
-  return new Response(body, { status: res.status, headers });
 }
 
 /** Whether two strings are equal, in time that does not depend on where they differ. */

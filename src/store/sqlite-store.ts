@@ -10,6 +10,7 @@ import { migrateSqlite } from './migrate-sqlite.ts';
 import { batched, sqliteBatcher } from './sqlite/batch.ts';
 import { sqliteCaseStats, sqliteCases } from './sqlite/cases.ts';
 import { type CheckpointOptions, startCheckpointer } from './sqlite/checkpoint.ts';
+import { sqliteFileCheck } from './sqlite/file-check.ts';
 import { historyWriter, sqliteHistory } from './sqlite/history.ts';
 import { kvWrites, sqliteKv } from './sqlite/kv.ts';
 import { releaseClaimStatement, sqliteClaims, sqliteWatch } from './sqlite/leases.ts';
@@ -87,8 +88,10 @@ export function openSqliteStore(
     ...sqliteOutbox(db, enqueue),
     ...sqliteRetention(db),
   };
+  const fileCheck = file === ':memory:' ? undefined : sqliteFileCheck(file);
   return {
     ...batched(batch, store, READS),
+    ...(fileCheck && { fileProblem: fileCheck }),
     async close() {
       batch.flush();
       await checkpointer?.stop();

@@ -244,6 +244,11 @@ export type Store = CaseRows &
   RetentionRows &
   ChangeFeed & {
     close(): Promise<void>;
+    /**
+     * Why the store no longer writes where it will be read again (its SQLite file deleted or
+     * replaced under the process), or null. Absent where that cannot happen (PostgreSQL).
+     */
+    fileProblem?(): string | null;
   };
 
 /** Writes that go in the same commit as a change of a case. */

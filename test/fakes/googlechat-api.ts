@@ -47,6 +47,8 @@ export interface StoredMessage {
   thread: string;
   body: Record<string, any>;
   deleted: boolean;
+  /** When it was created (the fake's clock). */
+  at: number;
   /** How it came: an API write, or the app's synchronous answer to an event. */
   via: 'api' | 'answer';
 }
@@ -318,6 +320,7 @@ export class FakeGoogleChat {
       thread,
       body,
       deleted: false,
+      at: this.now(),
       via,
     };
     this.messages.push(stored);

@@ -67,7 +67,8 @@ function list(
     wait?: number;
     client?: string;
     signal?: AbortSignal;
-    forwardedFor?: string;
+    /** The client the server resolved (behind a trusted proxy: the one it forwarded for). */
+    clientAddress?: string;
   } = {},
 ): Promise<InboundResponse> {
   const route = web.routes.find((r) => r.path === '/web/api/rooms/:room/messages')!;
@@ -77,11 +78,11 @@ function list(
     query: new URLSearchParams(o.wait ? { wait: String(o.wait) } : {}),
     headers: {
       ...(o.etag ? { 'if-none-match': o.etag } : {}),
-      ...(o.forwardedFor ? { 'x-forwarded-for': o.forwardedFor } : {}),
     },
     rawBody: Buffer.alloc(0),
     params: { room },
     remoteAddress: o.client ?? '127.0.0.1',
+    ...(o.clientAddress ? { clientAddress: o.clientAddress } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
   };
   return route.handle(req);
@@ -183,14 +184,14 @@ describe('web chat: waiting for a room', () => {
     const other = new AbortController();
     const second = list(web, 'busy', { etag, wait: 30, client: '10.0.0.2', signal: other.signal });
     expect((await list(web, 'busy', { etag, client: '10.0.0.1' })).status).toBe(304);
-    // Behind a proxy, pages are told apart by the first X-Forwarded-For hop.
+    // Behind a trusted proxy, pages are told apart by the client the server resolved.
     const behind = new AbortController();
     const proxied = list(web, 'busy', {
       etag,
       wait: 30,
       client: '10.0.0.1',
       signal: behind.signal,
-      forwardedFor: '192.0.2.7, 10.0.0.1',
+      clientAddress: '192.0.2.7',
     });
     behind.abort();
     expect((await proxied).status).toBe(304);

@@ -3,6 +3,8 @@
  * variable to fix; a platform that is unreachable at start is retried with backoff until it answers,
  * and the relay becomes ready without a restart.
  */
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDiscordAdapter } from '../../platforms/discord/index.ts';
@@ -162,5 +164,21 @@ describe('start-up checks', () => {
     const r = await readyz(relay);
     expect(r.status).toBe(200);
     expect(r.body.notes?.platforms).toMatch(/^no chat platform is enabled/);
+  });
+
+  it('LOW-READYZ-FILES-1: /readyz turns not ready, naming the file, when the SQLite files are deleted', async () => {
+    const relay = await startRelay({ adapters: [] });
+    cleanup.push(() => relay.stop());
+    expect((await readyz(relay)).status).toBe(200);
+    // As `rm -rf "$DATA_DIR"/*.sqlite*` would: the relay's store and the asks service's.
+    const files = readdirSync(relay.dataDir).filter((f) => f.includes('.sqlite'));
+    expect(files).toContain('hitl-relay.sqlite');
+    for (const f of files) rmSync(join(relay.dataDir, f));
+    const r = await readyz(relay);
+    expect(r.status).toBe(503);
+    expect(r.body.ready).toBe(false);
+    const store = r.body.parts.store;
+    expect(store).toMatchObject({ state: 'down' });
+    expect(store.reason).toContain(`${join(relay.dataDir, 'hitl-relay.sqlite')} was deleted`);
   });
 });

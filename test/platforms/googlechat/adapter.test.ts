@@ -174,6 +174,20 @@ describe('cards and notices', () => {
     expect((await h.messages(SPACE)).filter((m) => m.id === ref.id)).toHaveLength(1);
   });
 
+  it('a slow submit: the click is answered at once ("Submitting…" privately), the card ends later', async () => {
+    await setUp({ adapter: { tapAnswerWaitMs: 200 } });
+    const { id, ref, hitl } = await send();
+    await demo.fault({ route: 'respond', kind: 'slow', count: 1, delay_ms: 1_500 });
+    const seen = await h.tap({ ref, action: 'approve', user: ALLOWED, relayUrl: relay.url });
+    expect(seen.notice).toMatch(/submitting/i);
+    expect(seen.answerMs).toBeLessThan(1_500);
+    await relay.until(id, (c) => c.status === 'completed', 15_000);
+    await eventually(async () =>
+      buttonsOf(h.fake.message(ref.id)!).every((b) => b.onClick.openLink),
+    );
+    expect(await submissions(hitl.case_id)).toBe(1);
+  });
+
   it('/hitl_id answers privately with the target and the person’s id', async () => {
     await setUp();
     const event = h.fake.event('MESSAGE', { space: SPACE, user: ALLOWED, text: '/hitl_id' });

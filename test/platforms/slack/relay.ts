@@ -1,9 +1,9 @@
-/** The relay's own route mounting (src/server/app.ts) on Hono, serving one adapter's routes. */
+/** The relay's own route mounting (src/server/mount-route.ts) on Hono, serving one adapter's routes. */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { HttpRoute } from '../../../src/adapter.ts';
-import { mountRoute } from '../../../src/server/app.ts';
+import { mountRoute } from '../../../src/server/mount-route.ts';
 
 /** A running server for `routes` on 127.0.0.1, port 0; `url` has no trailing slash. */
 export async function serveRoutes(
