@@ -62,14 +62,15 @@ export function choiceBlock(
   const c = card.ask?.content;
   if (!c || card.final || c.type !== 'approval') return null;
   if (c.choices.every((x) => x.key === 'approve' || x.key === 'reject')) return null;
-  const submit = card.actions.find((a) => a.action === 'submit');
-  if (!submit) return null;
+  // `submit` needs data, so it is never among the card's plain buttons: the choice buttons carry
+  // it themselves, as the ask blocks' Submit does (with the choice as the answer's `decision`).
+  const payload = `hitl:${card.key}:submit`;
   const elements = c.choices.map((x, i): types.Button => {
     const action: CardAction = {
       action: 'submit',
       label: x.label,
       style: 'secondary',
-      payload: submit.payload,
+      payload,
       ...(x.irreversible
         ? {
             confirm: {

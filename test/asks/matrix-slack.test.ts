@@ -363,3 +363,29 @@ describe('approval.modify in a Slack modal', () => {
     });
   });
 });
+
+describe('an approval with its own choice keys on Slack', () => {
+  it('draws one button per choice, and the tapped choice is the decision', async () => {
+    // Was Details only: the choice buttons looked for a `submit` among the card's plain buttons,
+    // where `submit` never is (it needs data).
+    const content = {
+      type: 'approval',
+      sub_type: 'binary',
+      prompt: 'Ship the release tonight?',
+      choices: [
+        { key: 'ship', label: 'Ship it', irreversible: false, impact_hint: null },
+        { key: 'hold', label: 'Hold until Monday', irreversible: false, impact_hint: null },
+      ],
+    };
+    const { id, message } = await ask(content);
+    const labels = (b: Record<string, unknown>) => (b.text as { text?: string } | undefined)?.text;
+    const hold = findButton(message, (b) => labels(b) === 'Hold until Monday');
+    expect(hold, JSON.stringify(message.blocks)).not.toBeNull();
+    expect(findButton(message, (b) => labels(b) === 'Ship it')).not.toBeNull();
+    await interact(blockActionsPayload({ fake, message, ...hold!, user: ann }));
+    expect(await view(id, true)).toMatchObject({
+      status: 'completed',
+      answer: { decision: 'hold' },
+    });
+  });
+});
