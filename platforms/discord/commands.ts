@@ -1,5 +1,6 @@
 /** The `/hitl` slash command and the bot's invite URL. */
 import type { DiscordApi } from './api.ts';
+import { PENDING_COMMAND } from './pending.ts';
 
 /**
  * Permissions the bot asks for when invited, as Discord's bit flags:
@@ -22,7 +23,7 @@ export function discordInviteUrl(applicationId: string): string {
   return `https://discord.com/oauth2/authorize?${query.toString()}`;
 }
 
-/** `/hitl id`: a CHAT_INPUT command (type 1) with one SUB_COMMAND option (type 1). */
+/** `/hitl id`: a CHAT_INPUT command (type 1) with one SUB_COMMAND option (type 1); and `/pending`. */
 export const HITL_COMMANDS = [
   {
     name: 'hitl',
@@ -39,6 +40,7 @@ export const HITL_COMMANDS = [
       },
     ],
   },
+  PENDING_COMMAND,
 ] as const;
 
 /** Registers the commands (globally, or in one guild where they appear at once). Replaces the set. */

@@ -27,6 +27,7 @@ import {
   parseTap,
   type RawInteraction,
 } from './parse.ts';
+import { answerPendingCommand, answerPendingMore, parsePendingCommand } from './pending.ts';
 import { NO_MENTIONS, renderMessage, renderNotice } from './render.ts';
 
 /**
@@ -100,7 +101,7 @@ export class InteractionFlow {
         await respond({ type: CallbackType.pong });
         return true;
       case InteractionType.applicationCommand:
-        await respond(this.command(raw, ctx));
+        await respond(await this.command(raw, ctx));
         return true;
       case InteractionType.messageComponent:
         await this.component(raw, respond, ctx);
@@ -113,7 +114,12 @@ export class InteractionFlow {
     }
   }
 
-  private command(raw: RawInteraction, ctx: AdapterContext): DiscordInteractionResponse {
+  private async command(
+    raw: RawInteraction,
+    ctx: AdapterContext,
+  ): Promise<DiscordInteractionResponse> {
+    const pending = parsePendingCommand(raw);
+    if (pending) return answerPendingCommand(raw, pending.mine, ctx);
     const sub = parseHitlCommand(raw);
     const channelId = interactionChannelId(raw);
     if (sub === 'id' && channelId)
@@ -127,6 +133,11 @@ export class InteractionFlow {
     ctx: AdapterContext,
   ): Promise<void> {
     const fresh = await firstOf(raw, ctx);
+    const more = fresh ? await answerPendingMore(raw, ctx) : null;
+    if (more) {
+      await respond(more);
+      return;
+    }
     if (fresh && (await this.askComponent(raw, respond, ctx))) return;
     const tap = fresh ? parseTap(raw) : null;
     if (!tap) {

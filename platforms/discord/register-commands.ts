@@ -33,7 +33,7 @@ export async function main(
     });
     const registered = await registerDiscordCommands(api, config.applicationId, guildId);
     out.log(
-      `Registered ${registered.length} command(s) ${guildId ? `in guild ${guildId}` : 'globally'}: /hitl id`,
+      `Registered ${registered.length} command(s) ${guildId ? `in guild ${guildId}` : 'globally'}: /hitl id, /pending`,
     );
     out.log(`Invite the bot with: ${discordInviteUrl(config.applicationId)}`);
     return 0;

@@ -17,9 +17,10 @@ import type {
   TapReply,
   TapUser,
 } from '../../src/adapter.ts';
-import { firstDelivery, stringsOf, tapWithin } from '../../src/adapter-kit.ts';
+import { firstDelivery, pendingCommand, stringsOf, tapWithin } from '../../src/adapter-kit.ts';
 import type { Logger } from '../../src/log.ts';
 import { type ChatEvent, parseEvent, targetFor } from './parse.ts';
+import { pendingFirst, pendingNext } from './pending.ts';
 import { type ChatMessage, renderCard, textMessage } from './render.ts';
 import type { EventTokenVerifier } from './verify.ts';
 
@@ -98,6 +99,12 @@ function command(ctx: AdapterContext, e: Extract<ChatEvent, { kind: 'message' }>
   return privately(e.user, strings.unknownCommand(TARGET_COMMAND));
 }
 
+/** A click's `p` parameter (a `/pending` list's "More" carries `hitlp:<key>` there). */
+function moreOf(body: unknown): string | undefined {
+  const p = (body as { common?: { parameters?: { p?: unknown } } } | null)?.common?.parameters?.p;
+  return typeof p === 'string' ? p : undefined;
+}
+
 /** The thread of the clicked message, when the event names it. */
 function threadOf(body: unknown): string | null {
   const m = (body as { message?: { thread?: { name?: unknown } } } | null)?.message;
@@ -136,7 +143,10 @@ async function handle(d: ChatEndpointDeps, req: InboundRequest): Promise<Inbound
     ctx.log.warn({ age_ms: d.now() - e.at }, 'google chat event too old; skipped');
     return json({});
   }
-  if (e.kind === 'click') return click(d, ctx, e, threadOf(body));
+  if (e.kind === 'click')
+    return (await pendingNext(ctx, moreOf(body), e.user)) ?? click(d, ctx, e, threadOf(body));
+  const pending = e.kind === 'message' ? pendingCommand(e.text) : null;
+  if (pending && e.kind === 'message') return pendingFirst(ctx, e.space, e.user, pending.mine);
   if (e.kind === 'message') return command(ctx, e);
   return json(textMessage(stringsOf(ctx).welcome(targetFor(e.space), TARGET_COMMAND)));
 }

@@ -24,6 +24,7 @@ import { openRequest } from './ask-modal.ts';
 import type { SlackConfig } from './config.ts';
 import { toPlatformError } from './errors.ts';
 import { messageRef, parseBlockActions, splitRef, targetAnswer } from './parse.ts';
+import { parsePendingSlash, pendingAnswer, pendingMore } from './pending.ts';
 import { SLACK_EVENTS_PATH, SlackHttpReceiver } from './receiver.ts';
 import { fitText, renderCard, renderNotice, SLACK_SECTION_TEXT_MAX_CHARS } from './render.ts';
 import { slackLogger } from './slack-logger.ts';
@@ -185,16 +186,31 @@ export class SlackAdapter implements PlatformAdapter {
   private listen(running: Running): void {
     const { app } = running;
     // Every button tap is acknowledged first (Slack waits 3 s), URL buttons included; then the work.
-    app.action(/.*/, async ({ ack, body }) => {
+    app.action(/.*/, async ({ ack, body, respond }) => {
       await ack();
+      // A `/pending` list's "More": the next page replaces the ephemeral list (response_url).
+      const more = await pendingMore(running.ctx, body);
+      if (more) {
+        const sent = respond(more).then(
+          () => {},
+          (err: unknown) => running.log.warn({ err }, 'slack /pending page not delivered'),
+        );
+        return this.track(sent);
+      }
       await this.track(this.handleAction(running, body));
     });
     // An ask modal's submission is acknowledged with its outcome: errors keep the modal open.
     app.view(/^hitl-ask:/, async ({ ack, body, view }) =>
       handleModalSubmit(running, ack as ModalAck, body, view),
     );
-    // `/hitl` (any text) answers, to that person only, with this channel's target string.
+    // `/pending [mine]` (or `/hitl pending`) lists, to that person only, what waits for them here;
+    // `/hitl` (any other text) answers, to that person only, with this channel's target string.
     app.command(/.*/, async ({ ack, command }) => {
+      const pending = parsePendingSlash(command.command, command.text);
+      if (pending)
+        return ack(
+          await pendingAnswer(running.ctx, command.channel_id, command.user_id, pending.mine),
+        );
       await ack({
         response_type: 'ephemeral',
         text: targetAnswer(command.channel_id, running.ctx.strings),

@@ -5,7 +5,7 @@
  * except a decision taken, which the outcome reply states (sent when the case ends).
  */
 import type { AdapterContext, MessageRef, Tap, TapReply } from '../../src/adapter.ts';
-import { firstDelivery, stringsOf, tapWithin } from '../../src/adapter-kit.ts';
+import { firstDelivery, pendingCommand, stringsOf, tapWithin } from '../../src/adapter-kit.ts';
 import {
   cardRef,
   type InboundBatch,
@@ -15,6 +15,7 @@ import {
   type StatusEvent,
   targetFor,
 } from './parse.ts';
+import { pendingFirst, pendingNext } from './pending.ts';
 import { type OutboundMessage, textMessage } from './render.ts';
 import { closeWindow, openWindow } from './window.ts';
 
@@ -97,6 +98,9 @@ async function route(d: InboundDeps, phoneId: string, m: InboundMessage): Promis
   const strings = stringsOf(d.ctx);
   const reply = (text: string) =>
     d.send(phoneId, m.from, textMessage(text, m.contextId ?? undefined));
+  const address = `${phoneId}:${m.from}`;
+  const next = m.reply !== null ? await pendingNext(d.ctx, m.reply, m.from) : null;
+  if (next) return void (await d.send(phoneId, m.from, next));
   if (m.reply !== null) {
     const tap = await tapOf(d, phoneId, m);
     if (!tap) return void (await reply(strings.unknownButton));
@@ -107,7 +111,10 @@ async function route(d: InboundDeps, phoneId: string, m: InboundMessage): Promis
   }
   const text = m.text?.trim().toLowerCase();
   if (!text) return;
-  if (TARGET_COMMANDS.has(text.split(/\s+/)[0] ?? '') || text === 'hitl id') {
+  const pending = pendingCommand(text);
+  if (pending)
+    await d.send(phoneId, m.from, await pendingFirst(d.ctx, address, m.from, pending.mine));
+  else if (TARGET_COMMANDS.has(text.split(/\s+/)[0] ?? '') || text === 'hitl id') {
     const target = targetFor(phoneId, m.from);
     await reply(`${strings.target(target)}\n${strings.yourUserId(m.from)}`);
   } else if (text.startsWith('/')) {

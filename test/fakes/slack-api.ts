@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { blocksProblem } from './slack-blocks.ts';
+import { FakeSlackResponseUrls } from './slack-response-url.ts';
 
 /** A message as the fake holds it. */
 export interface FakeSlackMessage {
@@ -65,6 +66,8 @@ export class FakeSlack {
   apiUrl = '';
   readonly requests: FakeSlackRequest[] = [];
   readonly ephemerals: FakeSlackEphemeral[] = [];
+  /** What the app posted to interactions' response_urls. */
+  readonly responseUrls = new FakeSlackResponseUrls();
   /** Every modal opened with views.open, oldest first. */
   readonly views: Array<Record<string, unknown>> = [];
   readonly teamId: string;
@@ -167,6 +170,7 @@ export class FakeSlack {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
+    if (this.responseUrls.handles(req.url)) return this.responseUrls.serve(req.url!, body, res);
     const method = (req.url ?? '').replace(/^\/api\//, '').split('?')[0] ?? '';
     const fields = parseFields(body, String(req.headers['content-type'] ?? ''));
     this.requests.push({ method, headers: req.headers, body, fields, at: Date.now() });

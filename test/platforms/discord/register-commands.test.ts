@@ -33,13 +33,20 @@ describe('register-commands', () => {
     expect(put?.path).toBe(`/api/v10/applications/${TEST_DISCORD_APPLICATION_ID}/commands`);
     expect(put?.authorization).toBe(`Bot ${TEST_DISCORD_TOKEN}`);
     expect(put?.body).not.toContain(TEST_DISCORD_TOKEN);
-    const [command] = fake.commands(TEST_DISCORD_APPLICATION_ID) as Array<Record<string, unknown>>;
+    const [command, pending] = fake.commands(TEST_DISCORD_APPLICATION_ID) as Array<
+      Record<string, unknown>
+    >;
     expect(command).toMatchObject({ name: 'hitl', type: 1, options: [{ type: 1, name: 'id' }] });
+    expect(pending).toMatchObject({
+      name: 'pending',
+      type: 1,
+      options: [{ type: 5, name: 'mine' }],
+    });
     expect(c.out.join('\n')).toContain(discordInviteUrl(TEST_DISCORD_APPLICATION_ID));
 
     const g = capture();
     expect(await main(['--guild', '1000000000000000001'], env, g.io)).toBe(0);
-    expect(fake.commands(`${TEST_DISCORD_APPLICATION_ID}/1000000000000000001`)).toHaveLength(1);
+    expect(fake.commands(`${TEST_DISCORD_APPLICATION_ID}/1000000000000000001`)).toHaveLength(2);
   });
 
   it('fails clearly without a token or with a wrong one, never printing the token', async () => {
