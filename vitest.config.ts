@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { CORPUS_FOUND, CORPUS_MISSING_LINE } from './test/helpers/corpus-location.ts';
-import { UNIT_TESTS } from './test/projects.ts';
+import { ALONE, UNIT_TESTS } from './test/projects.ts';
 import { SlowFirstSequencer } from './test/setup/sequencer.ts';
 
 // Tests that check against the upstream protocol corpus are tagged `corpus`. Without the corpus
@@ -20,7 +20,8 @@ const tags = [
   },
 ];
 
-// Two projects (test/projects.ts says which file is which); `vitest run` runs both, as npm test does.
+// Three projects (test/projects.ts says which file is which); `vitest run` runs them all, as npm
+// test does: unit and integration side by side, then the `alone` files one at a time.
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -49,7 +50,16 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: [...UNIT_TESTS],
+          exclude: [...UNIT_TESTS, ...ALONE],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'alone',
+          include: [...ALONE],
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

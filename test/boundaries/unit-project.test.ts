@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { SLOW_FIRST, UNIT_TESTS } from '../projects.ts';
+import { ALONE, SLOW_FIRST, UNIT_TESTS } from '../projects.ts';
 
 describe('the unit project', () => {
   it('runs here, with no socket to open: connect and listen throw, loopback included', () => {
@@ -23,5 +23,10 @@ describe('the unit project', () => {
   it('starts first only integration files that exist (a renamed one would silently start late)', () => {
     expect(SLOW_FIRST.filter((f) => !existsSync(f) || UNIT_TESTS.includes(f))).toEqual([]);
     expect(new Set(SLOW_FIRST).size).toBe(SLOW_FIRST.length);
+  });
+
+  it('runs alone only integration files that exist, and starts none of them early', () => {
+    expect(ALONE.filter((f) => !existsSync(f) || UNIT_TESTS.includes(f))).toEqual([]);
+    expect(ALONE.filter((f) => SLOW_FIRST.includes(f))).toEqual([]);
   });
 });
