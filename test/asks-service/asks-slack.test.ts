@@ -156,7 +156,7 @@ describe('asks in Slack', () => {
     },
   );
 
-  it('keeps the review page for approvals with their own choice keys', async () => {
+  it('draws one button per choice for approvals with their own choice keys, and Details', async () => {
     const before = cards().length;
     await ask({
       type: 'approval',
@@ -172,8 +172,9 @@ describe('asks in Slack', () => {
       .at(-1)!
       .blocks.filter((b) => b.type === 'actions')
       .flatMap((b) => b.elements as Array<Record<string, unknown>>);
-    expect(elements).toHaveLength(1);
-    expect(String(elements[0]!.url)).toMatch(/\/r\//);
+    const label = (e: Record<string, unknown>) => (e.text as { text?: string } | undefined)?.text;
+    expect(elements.map(label)).toEqual(['Ship', 'Hold', expect.any(String)]);
+    expect(String(elements.at(-1)!.url)).toMatch(/\/r\//);
   });
 
   it.each([

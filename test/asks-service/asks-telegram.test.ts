@@ -104,12 +104,17 @@ it('someone not on the allowlist is refused at the first tap of a flow: no promp
   if (!wired) t.skip('needs the relay to wire AdapterContext.mayAnswer (core helper, issue 19)');
   const { id, card } = await ask(KINDS['context.freetext'].content);
   const before = fake.messages(CHAT).length;
+  // In a group the refusal is an ephemeral message only Mallory sees (Bot API 10), not a toast.
+  const seen = fake.ephemeralMessages().length;
   const refused = await tap(card, ':f', MALLORY);
-  expect(refused.text).toBeTruthy();
-  expect(refused.text).not.toBe('Answer below.');
+  expect(refused.text ?? '').not.toBe('Answer below.');
+  const told = fake.ephemeralMessages().slice(seen);
+  expect(told).toHaveLength(1);
+  expect(told[0]).toMatchObject({ chat_id: CHAT, receiver_user_id: MALLORY.id });
+  expect(told[0]!.text).toBeTruthy();
   expect(fake.messages(CHAT)).toHaveLength(before);
   const toggled = await tap((await ask(KINDS['decision.multi'].content)).card, ':t:0', MALLORY);
-  expect(toggled.text).not.toMatch(/^Your choice/);
+  expect(toggled.text ?? '').not.toMatch(/^Your choice/);
   // Someone allowed gets the prompt.
   const n = fake.messages(CHAT).length;
   expect((await tap(card, ':f', ANN)).text).toBe('Answer below.');
