@@ -184,17 +184,12 @@ export function mountAskService(
     now: relay.now,
   });
   if (registry) registerMcpMetrics(registry, mcp);
+  // The asks' links when no downstream request said where the client reached the relay.
+  const origin = () => publicUrl ?? `http://${host}`;
   // The tool gate holds an upstream's risky calls as asks of this service (tool-gate.ts).
-  const gate = createToolGate(
-    { relay, asks: service, origin: () => publicUrl ?? `http://${host}` },
-    relay.config.mcpUpstreams,
-  );
+  const gate = createToolGate({ relay, asks: service, origin }, relay.config.mcpUpstreams);
   // Upstream elicitations become asks in the upstream's target (elicitation.ts).
-  const elicitation = createElicitation({
-    relay,
-    asks: service,
-    origin: () => publicUrl ?? `http://${host}`,
-  });
+  const elicitation = createElicitation({ relay, asks: service, origin });
   const gateway = createGateway({
     gate,
     prepare: elicitation.prepare,
