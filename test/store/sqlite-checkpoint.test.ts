@@ -18,7 +18,9 @@ const PAGE = 4096;
 const VALUE = 'x'.repeat(3500); // about one page per write
 const dirs: string[] = [];
 const stores: Store[] = [];
+const stoppers: Array<() => Promise<void>> = [];
 afterEach(async () => {
+  for (const stop of stoppers.splice(0)) await stop();
   for (const s of stores.splice(0)) await s.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
@@ -129,4 +131,31 @@ it('a WAL grown past the bound is truncated, and close stops the worker', async 
   // The store's worker connection was closed first: the request connection was the last one, so
   // SQLite checkpointed on close and removed the WAL.
   expect(existsSync(`${f}-wal`)).toBe(false);
+});
+
+it('CKPT-NOCREATE-1: a worker that opens after the file was deleted reports it and creates no empty database at the path', async () => {
+  const f = file();
+  const db = new Database(f);
+  db.pragma('journal_mode = WAL');
+  // As `rm "$DATA_DIR"/*.sqlite*` before the worker thread got to open its connection (a busy machine).
+  rmSync(f);
+  rmSync(`${f}-wal`, { force: true });
+  rmSync(`${f}-shm`, { force: true });
+  const errors: Error[] = [];
+  const stopped = new Promise<void>((resolve) => {
+    const ckpt = startCheckpointer(db, f, {
+      intervalMs: 3_600_000,
+      onError: (err) => {
+        errors.push(err);
+        resolve();
+      },
+    });
+    stoppers.push(() => ckpt.stop());
+  });
+  await stopped;
+  expect(errors[0]?.message).toMatch(/checkpoint worker stopped/);
+  expect(existsSync(f)).toBe(false);
+  // Without the worker, the request connection checkpoints on its own again.
+  expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+  db.close();
 });

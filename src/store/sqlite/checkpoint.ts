@@ -45,7 +45,10 @@ const WORKER = `
 const { parentPort, workerData: w } = require('node:worker_threads');
 const { statSync } = require('node:fs');
 const Database = require(w.driver);
-const db = new Database(w.file);
+// fileMustExist: a worker that starts late (a busy machine) after the file was deleted must not
+// create an empty database at the path: the relay's readiness check would then report the file
+// "replaced" instead of "deleted", and a restart would open the empty one.
+const db = new Database(w.file, { fileMustExist: true });
 // Short: a TRUNCATE waits for readers while it holds the write lock; if they are slow it gives
 // up (busy) and the next pass tries again, rather than keep the relay's writers waiting.
 db.pragma('busy_timeout = 1000');
