@@ -95,7 +95,7 @@ describe('approvalOf', () => {
     });
   });
 
-  it("an expiry with a default_action is a timeout policy, never a person's answer", () => {
+  it("EXPIRE-2 an expiry with a default_action is a timeout policy, never a person's answer", () => {
     const v = view({ status: 'expired', final: true, result: null, default_action: 'approve' });
     const o = outcomeOf(v);
     expect(o.approval.approved).toBe(false);
