@@ -62,6 +62,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/policy/expiry-warning.test.ts',
   'test/protocol/hitl.test.ts',
   'test/protocol/notify-signature.test.ts',
+  'test/protocol/poll-variants.test.ts',
   'test/receipts/receipt-trust.test.ts',
   'test/receipts/receipt.test.ts',
   'test/render/final-cards.test.ts',

@@ -50,7 +50,12 @@ function namePattern(names: readonly string[]): string {
   return `(${names.map(one).join('|')})`;
 }
 
-function vitest(dir: string, files: readonly string[], ids: readonly string[]): Run {
+function vitest(
+  dir: string,
+  files: readonly string[],
+  ids: readonly string[],
+  extra: readonly string[] = ['--bail=1'],
+): Run {
   const out = join(dir, '.mutate-result.json');
   rmSync(out, { force: true });
   const started = Date.now();
@@ -64,7 +69,7 @@ function vitest(dir: string, files: readonly string[], ids: readonly string[]): 
       namePattern(ids),
       '--reporter=json',
       `--outputFile=${out}`,
-      '--bail=1',
+      ...extra,
     ],
     {
       cwd: dir,
@@ -93,7 +98,12 @@ function vitest(dir: string, files: readonly string[], ids: readonly string[]): 
       loadError = `${file.name.slice(dir.length + 1)}: ${String(file.message).split('\n')[0]}`;
     for (const t of tests) {
       if (t.status === 'passed' || t.status === 'failed') ran++;
-      if (t.status === 'failed') failed.push(t.title);
+      if (t.status === 'failed')
+        failed.push(
+          `${t.title} (${String(t.failureMessages?.[0] ?? '')
+            .split('\n')[0]
+            ?.slice(0, 300)})`,
+        );
     }
   }
   return { ran, failed, loadError, seconds };
@@ -127,9 +137,11 @@ function main(): number {
   const dir = copyCheckout();
   try {
     // Without any break every named test must pass, else a failure would be counted as a catch.
+    // Retried there (a test failing once on a loaded machine is not a catch); a break's own run is
+    // not, since a test that fails because of the break fails every time.
     const files = [...new Set(breaks.flatMap((b) => b.tests))];
     const ids = [...new Set(breaks.flatMap((b) => b.names))];
-    const base = vitest(dir, files, ids);
+    const base = vitest(dir, files, ids, ['--retry=2']);
     if (base.loadError || base.failed.length || base.ran === 0) {
       console.error(
         `the named tests do not pass without a break (${base.loadError ?? base.failed.join('; ') ?? 'none ran'}): fix them first`,

@@ -61,6 +61,36 @@ const pollSchema = z
       });
   });
 
+/** The fields each v0.9 poll variant requires (poll-response.schema.json `oneOf`, v0.9 §8). */
+const V09_REQUIRED: Readonly<Record<CaseStatus, readonly string[]>> = {
+  pending: [],
+  opened: [],
+  in_progress: [],
+  completed: ['result', 'completed_at'],
+  expired: ['expired_at', 'default_action'],
+  cancelled: ['cancelled_at'],
+};
+/** The answer's fields: only a completed case carries them in v0.9. */
+const ANSWER_FIELDS = ['result', 'responded_by', 'submission_context'] as const;
+
+/**
+ * Why a poll body is not the v0.9 variant of its status ("completed without completed_at"), or
+ * null when it is. v0.8 and earlier did not make the variants disjoint, so only a v0.9 case's polls
+ * are held to it (service-client/poll.ts checkVariants); a body that is no poll body at all is
+ * parsePollResponse's to refuse.
+ */
+export function v09VariantIssue(body: unknown): string | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const o = body as Record<string, unknown>;
+  const status = o.status as CaseStatus;
+  if (!Object.hasOwn(V09_REQUIRED, status)) return null;
+  const missing = V09_REQUIRED[status].filter((f) => o[f] === undefined || o[f] === null);
+  if (missing.length) return `${status} without ${missing.join(' and ')}`;
+  const extra = status === 'completed' ? [] : ANSWER_FIELDS.filter((f) => o[f] !== undefined);
+  if (extra.length) return `${status} with ${extra.join(' and ')} (only a completed case has them)`;
+  return null;
+}
+
 /** A status change, however it arrived. */
 export interface StatusUpdate {
   status: CaseStatus;

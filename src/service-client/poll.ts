@@ -2,7 +2,7 @@
 import type { Dispatcher } from 'undici';
 import { ValidationError } from '../errors.ts';
 import { call, NetworkError, retryAfterMs } from '../net/http.ts';
-import { parsePollResponse, type StatusUpdate } from '../protocol/status.ts';
+import { parsePollResponse, type StatusUpdate, v09VariantIssue } from '../protocol/status.ts';
 import type { CaseSecrets, StoredCase } from '../store/types.ts';
 import { onCaseOrigin } from './case-origin.ts';
 
@@ -27,7 +27,14 @@ export type WatchFailure =
 
 /** What a poll came to. */
 export type PollResult =
-  | { kind: 'status'; update: StatusUpdate; etag: string | null; retryAfterMs: number | undefined }
+  | {
+      kind: 'status';
+      update: StatusUpdate;
+      etag: string | null;
+      retryAfterMs: number | undefined;
+      /** Why the body is not its status's v0.9 variant (checkVariants; only v0.9 cases care). */
+      variantIssue?: string;
+    }
   | { kind: 'not_modified'; retryAfterMs: number | undefined }
   | {
       kind: 'error';
@@ -121,10 +128,18 @@ function readPollBody(
       `the service answered with content-type ${(res.headers['content-type'] ?? 'none').slice(0, 64)}`,
     );
   try {
-    const update = parsePollResponse(JSON.parse(res.text));
+    const json: unknown = JSON.parse(res.text);
+    const update = parsePollResponse(json);
     if (update.case_id !== expectedCaseId)
       return invalid(`the service answered for another case (${update.case_id.slice(0, 64)})`);
-    return { kind: 'status', update, etag: res.headers.etag ?? null, retryAfterMs: retry };
+    const variantIssue = v09VariantIssue(json);
+    return {
+      kind: 'status',
+      update,
+      etag: res.headers.etag ?? null,
+      retryAfterMs: retry,
+      ...(variantIssue ? { variantIssue } : {}),
+    };
   } catch (err) {
     if (!(err instanceof ValidationError)) return invalid('the service answered with invalid JSON');
     const first = err.details[0];
@@ -159,8 +174,25 @@ export function pollDelay(o: {
   return wait;
 }
 
+/**
+ * A v0.9 case's poll held to the v0.9 variants (v0.9 §8: completed needs result and completed_at,
+ * expired expired_at and default_action, cancelled cancelled_at; open statuses carry no result,
+ * responded_by or submission_context): a body that breaks them is an invalid answer with the
+ * reason, never a status change. Cases of 0.5-0.8 are read as their versions allow.
+ */
+export function checkVariants(c: Pick<StoredCase, 'doc'>, r: PollResult): PollResult {
+  if (r.kind !== 'status' || !r.variantIssue) return r;
+  if (!/^0\.9(?:\.\d+)?$/.test(c.doc.hitl.spec_version)) return r;
+  return {
+    kind: 'error',
+    failure: 'invalid',
+    reason: `invalid v0.9 poll response: ${r.variantIssue}`.slice(0, 200),
+    retryAfterMs: r.retryAfterMs,
+  };
+}
+
 /** Polls a stored case with its credentials (the relay's usual way to read a case). */
-export function pollCase(
+export async function pollCase(
   deps: {
     dispatcher: Dispatcher;
     now: () => number;
@@ -169,10 +201,11 @@ export function pollCase(
   c: StoredCase,
   etag: string | null,
 ): Promise<PollResult> {
-  return pollOnce(c.doc.hitl.poll_url, etag, {
+  const r = await pollOnce(c.doc.hitl.poll_url, etag, {
     dispatcher: deps.dispatcher,
     now: deps.now(),
     expectedCaseId: c.case_id,
     headers: watchHeaders(c, deps.sealer.open(c.secrets), c.doc.hitl.poll_url),
   });
+  return checkVariants(c, r);
 }

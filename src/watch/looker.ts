@@ -7,6 +7,7 @@
 import { isTerminal } from '../protocol/types.ts';
 import { tapInFlightHere } from '../service-client/confirm-by-poll.ts';
 import {
+  checkVariants,
   type PollResult,
   pollCase,
   pollDelay,
@@ -62,7 +63,7 @@ export class Looker {
     }
     const c = await e.store.getCase(row.id);
     if (c && c.next_check_at !== null && !isTerminal(c.status))
-      await this.afterPoll(c, r, now, h.until);
+      await this.afterPoll(c, checkVariants(c, r), now, h.until);
   }
 
   /**

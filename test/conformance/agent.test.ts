@@ -80,6 +80,11 @@ describe('detect and read a 202', () => {
 describe('inline submit (7.5, 7.6, 7.7)', () => {
   it('INLINE-1 buttons only with submit_url and submit_token, only the inline_actions allowed', () => {
     expect(inlineActions(hitl, false)).toEqual({ actions: [], blocked: 'no_submit_url' });
+    // A submit_url whose token is gone (a finished case, a token dropped at intake): no buttons.
+    expect(inlineActions({ ...hitl, ...submit }, false)).toEqual({
+      actions: [],
+      blocked: 'no_submit_url',
+    });
     expect(inlineActions({ ...hitl, ...submit }, true).actions).toEqual(['approve', 'reject']);
     expect(
       inlineActions({ ...hitl, ...submit, inline_actions: ['approve', 'edit'] }, true).actions,

@@ -52,6 +52,12 @@ export interface DoubleCase {
   responded_by?: { name?: string; email?: string };
   submission_context?: Record<string, unknown>;
   next_case_id?: string;
+  cancelled_at?: string;
+  /**
+   * Speaks v0.9 (create's `version`): spec_version "0.9" and the disjoint poll variants (expired
+   * with default_action, cancelled with cancelled_at); else 0.8 as before.
+   */
+  v09?: { default_action: string };
   /** Extra fields merged into every poll answer (e.g. a result on an open case). */
   extra: Record<string, unknown>;
   /** Answers for the next polls, used first-in first-out before the honest answer. */
@@ -97,6 +103,8 @@ export interface SpecDouble {
     events?: boolean;
     inline?: boolean;
     expiresInMs?: number;
+    /** "0.9": a v0.9 case (its 202 and polls); default 0.8. */
+    version?: '0.8' | '0.9';
   }): Record<string, any>;
   get(caseId: string): DoubleCase;
   /** Poll and events must carry exactly this Authorization header (null: anything goes). */
@@ -162,6 +170,8 @@ export async function startSpecDouble(): Promise<SpecDouble> {
       if (c.next_case_id) b.next_case_id = c.next_case_id;
     }
     if (c.status === 'expired') b.expired_at = c.expires_at;
+    if (c.v09 && c.status === 'expired') b.default_action = c.v09.default_action;
+    if (c.v09 && c.status === 'cancelled') b.cancelled_at = c.cancelled_at;
     return { ...b, ...c.extra };
   };
 
@@ -357,6 +367,9 @@ export async function startSpecDouble(): Promise<SpecDouble> {
         onConnect: [],
         keepStreamsOpen: false,
         bareTerminalEvents: false,
+        ...(o.version === '0.9'
+          ? { v09: { default_action: String(o.hitl?.default_action ?? 'skip') } }
+          : {}),
       };
       cases.set(id, c);
       const type = o.type ?? 'approval';
@@ -364,7 +377,7 @@ export async function startSpecDouble(): Promise<SpecDouble> {
         status: 'human_input_required',
         message: 'The spec double wants a decision',
         hitl: {
-          spec_version: '0.8',
+          spec_version: o.version ?? '0.8',
           case_id: id,
           review_url: `${url}/review/${id}?token=${c.review_token}`,
           poll_url: `${url}/cases/${id}/status`,
@@ -413,6 +426,7 @@ export async function startSpecDouble(): Promise<SpecDouble> {
     cancel(id, reason) {
       const c = need(id);
       c.status = 'cancelled';
+      c.cancelled_at = new Date().toISOString();
       if (reason) c.extra.reason = reason;
       emit(id, statusEvent(c));
     },

@@ -57,7 +57,11 @@ async function caseOfA(options: Parameters<SpecDouble['create']>[0] = {}) {
 }
 
 /** Moves a stored case's URL as a row stored before intake refused URLs off poll_url's origin. */
-async function moveStoredUrl(id: string, field: 'submit_url' | 'events_url', to: string) {
+async function moveStoredUrl(
+  id: string,
+  field: 'submit_url' | 'events_url' | 'poll_url',
+  to: string,
+) {
   const moved = await relay.relay.services.cases.mutate(id, (x) => {
     x.doc.hitl[field] = to;
     return true;
@@ -153,5 +157,16 @@ describe('§13.3 credentials only to the case origin', () => {
     expect(done.result.action).toBe('reject');
     expect(b.requests).toEqual([]);
     expect(authorizationsAt(b)).toEqual([]);
+  });
+
+  it("ORIGIN-6 a stored poll_url moved to B is polled without A's credentials (checked per request)", async () => {
+    const c = await caseOfA();
+    await eventually(async () => a.seen('poll', c.caseId).length > 0, 10_000, 'a poll at A');
+    // A row changed behind the relay's back: the case's origin stays A, its poll_url is now on B.
+    await moveStoredUrl(c.id, 'poll_url', `${b.url}/cases/${c.caseId}/status`);
+    await eventually(async () => b.requests.length > 0, 10_000, 'a poll at B');
+    expect(b.requests.length).toBeGreaterThan(0);
+    expect(authorizationsAt(b)).toEqual([]);
+    expect(JSON.stringify(b.requests)).not.toContain('agent-key');
   });
 });

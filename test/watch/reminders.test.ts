@@ -122,4 +122,43 @@ describe('reminders', () => {
       await r.stop();
     }
   });
+
+  it('REMIND-3 no reminder while the case is in progress, though its reminder_at has passed', async () => {
+    const t0 = Date.now();
+    let ahead = 0;
+    const r = await startWatchRelay({ now: () => Date.now() + ahead });
+    try {
+      const response = await demo.create('input', true, {
+        reminder_at: [new Date(t0 + 600_000).toISOString()],
+        expires_in_seconds: 3600,
+      });
+      const { id } = await r.send('web:remind-busy', response);
+      const progressed = (step: number) =>
+        demo.act(response.hitl.case_id, {
+          step: 'progress',
+          progress: { current_step: step, total_steps: 5 },
+        });
+      const seen = (step: number) =>
+        eventually(
+          async () => (await r.get(id)).progress?.current_step === step,
+          10_000,
+          `progress step ${step}`,
+        );
+      await progressed(1);
+      await seen(1);
+      // Past the reminder time. Each look at a case ends before its next one begins, so once the
+      // look that reads step 3 is done, the look that read step 2 (past reminder_at, with its
+      // reminder check) has run to its end.
+      ahead = 601_000;
+      await progressed(2);
+      await seen(2);
+      await progressed(3);
+      await seen(3);
+      expect((await r.get(id)).status).toBe('in_progress');
+      expect(await notices(r, 'remind-busy')).toEqual([]);
+      expect((await historyOf(r, id)).filter((h) => h === 'reminder')).toEqual([]);
+    } finally {
+      await r.stop();
+    }
+  });
 });
