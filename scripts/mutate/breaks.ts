@@ -7,6 +7,16 @@
  * `row` is the start of the row's Requirement cell. Rows no code can break are in UNBREAKABLE.
  */
 
+/** One replacement in one file. */
+export interface Edit {
+  file: string;
+  from: string;
+  to: string;
+}
+
+/** The edits of a break, the first one included. */
+export const editsOf = (b: Break): readonly Edit[] => [b, ...(b.more ?? [])];
+
 /** One deliberate break. */
 export interface Break {
   /** M-<the row's first test id>[-n]. */
@@ -18,6 +28,11 @@ export interface Break {
   file: string;
   from: string;
   to: string;
+  /**
+   * More edits of the same break, for a rule kept by two independent guards (each alone keeps it,
+   * so only breaking both together shows whether a test watches the rule).
+   */
+  more?: readonly Edit[];
   /** The test files to run. */
   tests: readonly string[];
   /** Test names (ids such as "ORIGIN-2", or the start of a title): at least one must fail. */
@@ -392,7 +407,7 @@ export const BREAKS: readonly Break[] = [
     from: '    if (confirming.has(c.id)) return;\n',
     to: '',
     tests: [CALLBACK],
-    names: ['CALLBACK-5'],
+    names: ['CALLBACK-6'],
   },
   {
     id: 'M-REMIND-3',
@@ -498,12 +513,39 @@ export const BREAKS: readonly Break[] = [
   {
     id: 'M-SSE-SERVICE-1',
     row: 'Services offering SSE also support polling',
-    what: "the asks service's event stream stays open after the terminal event",
+    what: "the service's event stream stays open after the terminal event (both stops broken)",
     file: 'src/hitl-service/events.ts',
-    from: "      if (next === 'terminal') break;\n",
+    from: "    if (TERMINAL_EVENTS.has(event.event)) return 'terminal';\n",
     to: '',
+    more: [
+      {
+        file: 'src/hitl-service/events.ts',
+        from: '        if (!now || TERMINAL_STATUSES.has(now.kase.status)) {',
+        to: '        if (!now) {',
+      },
+    ],
     tests: ['test/hitl-service/events.test.ts'],
     names: ['closes after the terminal event'],
+  },
+  {
+    id: 'M-ACCESS-1',
+    row: 'Agent side: an Agent Access case',
+    what: 'an Agent Access case sent with a submit_url gets buttons',
+    file: 'src/cases/render-case.ts',
+    from: '    !agentAccess(c) &&\n',
+    to: '',
+    tests: [AGENT],
+    names: ['ACCESS-1'],
+  },
+  {
+    id: 'M-ACCESS-2',
+    row: 'Agent side: an Agent Access case',
+    what: "the card does not say that the decision is made on the service's page",
+    file: 'src/cases/card-notes.ts',
+    from: "  if (agentAccess(c) && !isTerminal(c.status)) notes.push(t(s, 'status.agent_access'));\n",
+    to: '',
+    tests: [AGENT],
+    names: ['ACCESS-1'],
   },
   // Service: the relay's own asks
   {
@@ -579,10 +621,17 @@ export const BREAKS: readonly Break[] = [
   {
     id: 'M-RESPOND-1',
     row: 'One response: 409 for the losers',
-    what: 'a completed case takes a second answer',
+    what: 'a completed case takes a second answer (the early 409 and the compare-and-set both broken)',
     file: 'src/hitl-service/answers.ts',
     from: "  if (kase.status === 'completed' || kase.status === 'cancelled') {",
     to: "  if (kase.status === 'cancelled') {",
+    more: [
+      {
+        file: 'src/hitl-service/lifecycle.ts',
+        from: '      if (!terminalToo && TERMINAL_STATUSES.has(stored.kase.status))\n',
+        to: "      if (!terminalToo && stored.kase.status !== 'completed' && TERMINAL_STATUSES.has(stored.kase.status))\n",
+      },
+    ],
     tests: ['test/hitl-service/respond.test.ts'],
     names: ['409 duplicate_submission for a second answer'],
   },

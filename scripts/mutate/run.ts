@@ -19,7 +19,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { BREAKS, type Break, countOf } from './breaks.ts';
+import { BREAKS, type Break, countOf, editsOf } from './breaks.ts';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);
 const SKIP = new Set(['node_modules', '.git', 'dist', 'data', 'coverage', '.bench-out']);
@@ -110,15 +110,21 @@ function vitest(
 }
 
 function apply(dir: string, b: Break): () => void {
-  const path = join(dir, b.file);
-  const original = readFileSync(path, 'utf8');
-  if (countOf(original, b.from) !== 1)
-    throw new Error(`${b.id}: the text to replace is not in ${b.file} exactly once`);
-  writeFileSync(
-    path,
-    original.replace(b.from, () => b.to),
-  );
-  return () => writeFileSync(path, original);
+  const originals = new Map<string, string>();
+  for (const e of editsOf(b)) {
+    const path = join(dir, e.file);
+    const text = readFileSync(path, 'utf8');
+    if (!originals.has(path)) originals.set(path, text);
+    if (countOf(text, e.from) !== 1)
+      throw new Error(`${b.id}: the text to replace is not in ${e.file} exactly once`);
+    writeFileSync(
+      path,
+      text.replace(e.from, () => e.to),
+    );
+  }
+  return () => {
+    for (const [path, text] of originals) writeFileSync(path, text);
+  };
 }
 
 const pad = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s.padEnd(n));

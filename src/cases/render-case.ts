@@ -9,7 +9,7 @@ import { formSummary } from '../render/form-summary.ts';
 import { type Strings, t } from '../render/templates.ts';
 import type { CaseDoc, CaseSecrets, StoredCase } from '../store/types.ts';
 import { answerLine, askAnswerLines } from './card-answer.ts';
-import { caseNotes, interpreted } from './card-notes.ts';
+import { agentAccess, caseNotes, interpreted } from './card-notes.ts';
 import { cardOutcome } from './card-outcome.ts';
 import { humanKey, objectSummary, SECRET_KEY, scalar, shorten } from './card-text.ts';
 
@@ -257,6 +257,7 @@ export function renderCase(
   const type = (REVIEW_TYPES as readonly string[]).includes(hitl.type) ? hitl.type : 'custom';
   const canTap =
     interpreted(c) &&
+    !agentAccess(c) &&
     !final &&
     !c.doc.inline_unavailable &&
     !c.doc.next_id &&

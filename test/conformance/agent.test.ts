@@ -144,6 +144,50 @@ describe('inline submit (7.5, 7.6, 7.7)', () => {
     );
   });
 
+  it('ACCESS-1 an Agent Access case is link-only with a note: decided on the service page', () => {
+    const agentAccess = {
+      profile: 'hitl-agent-access/0.1',
+      binding: 'delegated-api',
+      operation_id: 'operation_123',
+      operation_version: 1,
+      snapshot_digest: '0'.repeat(64),
+      execution_mode: 'explicit_commit',
+    };
+    const details = 'https://relay.example/r/k/sig';
+    const c = sampleCase({ status: 'pending' });
+    c.doc.hitl = {
+      ...c.doc.hitl,
+      spec_version: '0.9',
+      type: 'confirmation',
+      default_action: 'abort',
+      context: { 'x-hitl-agent-access': agentAccess },
+    };
+    delete c.doc.hitl.submit_url;
+    const card = renderCase(c, { submit_token: null, review_url: hitl.review_url }, strings, {
+      detailsUrl: details,
+    });
+    expect(card.actions).toEqual([]);
+    expect(card.link).toEqual({ label: 'Details', url: details });
+    expect(card.status).toContain("decided on the service's own page (HITL Agent Access)");
+    // A submit_url and token sent with it anyway change nothing: the commit is the service's.
+    c.doc.hitl.submit_url = submit.submit_url;
+    const stray = renderCase(
+      c,
+      { submit_token: submit.submit_token, review_url: hitl.review_url },
+      strings,
+    );
+    expect(stray.actions).toEqual([]);
+    // Without the profile the same case has its buttons.
+    c.doc.hitl.context = {};
+    const plain = renderCase(
+      c,
+      { submit_token: submit.submit_token, review_url: hitl.review_url },
+      strings,
+    );
+    expect(plain.actions.map((a) => a.action)).toEqual(['confirm', 'cancel']);
+    expect(plain.status).not.toContain('Agent Access');
+  });
+
   it('CUSTOM-1 an x- type is read as input (link only)', () => {
     expect(actionsOf('x-acme-compare')).toEqual(actionsOf('input'));
     expect(parseHitl({ ...hitl, type: 'x-acme-compare' }).warnings).toEqual([]);

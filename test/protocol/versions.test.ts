@@ -2,7 +2,8 @@
  * HITL Protocol versions (v0.9 §2: "unknown versions MUST NOT be silently interpreted as a
  * supported version"). 0.5 to 0.9 are read as their specs say, each from a body that validates
  * against that version's schema; "1.0", "0.10", "0.4" and garbage are not interpreted: the submit
- * credentials are dropped at intake, every platform renderer shows a link-only card (Details, no
+ * credentials are dropped at intake, every platform renderer (Slack, Discord, Telegram, Teams, web,
+ * WhatsApp, Google Chat) shows a link-only card (Details, no
  * button) with a visible note, and the case view and the log carry the warning. End to end against
  * the demo service, nothing is submitted.
  */
@@ -12,11 +13,13 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderMessage as renderDiscord } from '../../platforms/discord/render.ts';
+import { renderCard as renderGoogleChat } from '../../platforms/googlechat/render.ts';
 import { renderCard as renderSlack } from '../../platforms/slack/render.ts';
 import { renderTeamsCard } from '../../platforms/teams/render.ts';
 import { renderCard as renderTelegram } from '../../platforms/telegram/render.ts';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import { renderWebMessage } from '../../platforms/web/render.ts';
+import { renderCard as renderWhatsApp } from '../../platforms/whatsapp/render.ts';
 import { renderCase } from '../../src/cases/render-case.ts';
 import { parseHitl } from '../../src/protocol/hitl.ts';
 import { KNOWN_SPEC_VERSIONS } from '../../src/protocol/types.ts';
@@ -125,6 +128,8 @@ describe('a version the relay does not know', () => {
     ['telegram', (card) => renderTelegram(card)],
     ['teams', (card) => renderTeamsCard(card)],
     ['web', (card) => renderWebMessage('m1', card, null)],
+    ['whatsapp', (card) => renderWhatsApp(card, 'Choose')],
+    ['googlechat', (card) => renderGoogleChat(card)],
   ];
 
   it.each(renderers)(

@@ -192,6 +192,31 @@ describe('POST /v1/callbacks/hitl', () => {
     expect(statuses).toEqual(['status:completed:poll']);
   });
 
+  it('CALLBACK-6 duplicates that arrive while the confirming poll is under way bring no second poll', async () => {
+    const a = await answeredCase('cb-held');
+    const marker = await answeredCase('cb-held-marker');
+    const sign = (body: string) => ({
+      'content-type': 'application/json',
+      'x-hitl-signature': signCallback(body, SECRET),
+    });
+    const before = polls(a.response.hitl.case_id);
+    // New connections to the service wait at the proxy: the first confirming poll stays under way
+    // while the duplicates arrive.
+    proxy.cut();
+    proxy.hold();
+    try {
+      for (let i = 0; i < 5; i++) expect((await post(a.body, sign(a.body))).status).toBe(200);
+    } finally {
+      proxy.release();
+    }
+    await eventually(async () => (await r.get(a.id)).status === 'completed', 10_000, 'completed');
+    // A later callback's poll for another case: polls queued for the first case before it went out
+    // ahead of it, so once it is answered every poll the duplicates brought has been counted.
+    expect((await post(marker.body, sign(marker.body))).status).toBe(200);
+    await eventually(async () => (await r.get(marker.id)).status === 'completed', 10_000, 'marker');
+    expect(polls(a.response.hitl.case_id) - before).toBe(1);
+  });
+
   it('the demo service signs its own callback to hitl_callback_url and the card follows', async () => {
     const response = await create('escalation', { hitl_callback_url: callbackUrl });
     expect(response.hitl.callback_url).toBe(callbackUrl);
