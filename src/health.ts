@@ -59,6 +59,22 @@ export class Health {
   }
 
   private readonly notes = new Map<string, string>();
+  /** Parts looked at again on every readiness check: null is up, else why it is down. */
+  private readonly probes = new Map<string, () => string | null>();
+
+  /** A part whose state `check` gives, looked at now and on every runProbes(). */
+  probe(name: string, check: () => string | null): void {
+    this.probes.set(name, check);
+    this.runProbes();
+  }
+
+  /** Sets every probed part from its check (as /readyz does before it answers). */
+  runProbes(): void {
+    for (const [name, check] of this.probes) {
+      const why = check();
+      this.set(name, why === null ? 'up' : 'down', why);
+    }
+  }
 
   /** Records a limit of this deployment, shown on /readyz under `notes`. */
   note(name: string, text: string): void {

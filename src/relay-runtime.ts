@@ -284,8 +284,11 @@ export class RelayRuntime {
 
   /** What /readyz answers (the store is checked for real). */
   async readiness(): Promise<Readiness> {
-    if (!this.closing) await this.checkStore();
     const h = this.p.health;
+    if (!this.closing) {
+      await this.checkStore();
+      h.runProbes();
+    }
     const parts = h.snapshot();
     const notes = h.noteSnapshot();
     return {

@@ -45,8 +45,7 @@ export function createWatching(
   const reminders = new Reminders(deps);
   const warnings = new ExpiryWarnings(deps);
   const streams = new EventStreams(deps, reminders, options);
-  // One confirming poll per case at a time, however many callbacks arrive for it.
-  const confirming = new Set<string>();
+  const confirm = confirmer(deps);
   const route = callbackRoute(deps, (c, e) => {
     if (e.kind === 'reminder') {
       void reminders.fromEvent(c.id, e).catch(() => {});
@@ -54,18 +53,18 @@ export function createWatching(
     }
     // An event name the spec does not have: nothing to look at.
     if (e.kind === 'unknown') return;
-    if (confirming.has(c.id)) return;
-    confirming.add(c.id);
-    void confirmByPoll(deps, c.id)
-      .catch((err) => deps.log.warn({ case: c.id, err: String(err) }, 'confirming poll failed'))
-      .finally(() => confirming.delete(c.id));
+    confirm(c.id);
   });
-  const onIngested = (c: StoredCase) =>
+  const onIngested = (c: StoredCase) => {
     void reminders
       .scheduleFirst(c, earliest(nextEscalation(c), warnings.next(c)))
       .catch((err) =>
         deps.log.warn({ case: c.id, err: String(err) }, 'scheduling a reminder failed'),
       );
+    // A new round names its earlier one: only that case's service can say it was revised (its
+    // poll naming this case as next_case_id), so it is asked now, final or not.
+    if (c.doc.previous_id) confirm(c.doc.previous_id);
+  };
   return {
     streams,
     reminders,
@@ -90,6 +89,18 @@ export function createWatching(
       deps.cases.events.off('ingested', onIngested);
       await streams.stop();
     },
+  };
+}
+
+/** Starts a confirming poll of a case: one per case at a time, however many pushes ask for it. */
+function confirmer(deps: WatchingDeps): (id: string) => void {
+  const confirming = new Set<string>();
+  return (id) => {
+    if (confirming.has(id)) return;
+    confirming.add(id);
+    void confirmByPoll(deps, id)
+      .catch((err) => deps.log.warn({ case: id, err: String(err) }, 'confirming poll failed'))
+      .finally(() => confirming.delete(id));
   };
 }
 

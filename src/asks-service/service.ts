@@ -83,7 +83,7 @@ export function mountAsks(
   const log = o.log.child({ component: 'asks' });
   const store = o.databaseUrl
     ? postgresStore(o.databaseUrl, log, o.health)
-    : new SqliteServiceStore(sqliteFile(o.dataDir));
+    : sqliteStore(o.dataDir, o.health);
   const service = createHitlService({
     store: o.secretKey
       ? sealedAnswers(store, createTextSealer(o.secretKey, 'ask-answers v1'))
@@ -104,9 +104,13 @@ export function mountAsks(
   return service;
 }
 
-function sqliteFile(dataDir: string): string {
+/** The SQLite store in `dataDir`; /readyz says when its file is deleted or replaced under us. */
+function sqliteStore(dataDir: string, health?: Health): ServiceStore {
   mkdirSync(dataDir, { recursive: true });
-  return join(dataDir, 'asks.sqlite');
+  const store = new SqliteServiceStore(join(dataDir, 'asks.sqlite'));
+  // SQLite would go on writing the asks to the lost inode, and they would be gone at a restart.
+  health?.probe('asks', store.fileProblem);
+  return store;
 }
 
 /** The PostgreSQL store, opened in the background; a failure to open is logged and shown on /readyz. */

@@ -95,7 +95,8 @@ export class Intake {
     // The first history row went in with the case; the log and metrics hear of it as of any other.
     this.d.cases.events.emit('history', record.id, 'ingested', ingested);
     for (const w of record.doc.warnings) this.d.log.warn({ case: record.id }, w);
-    if (previous) await this.d.cases.patchDoc(previous.id, { next_id: record.id });
+    // The earlier round is not marked revised here: a 202 can copy another service's URLs. It is
+    // marked once its service names this case as its next_case_id (the watchers poll it now).
     // Posting changes the messages, not the case: the case in hand stays current (no re-read).
     const messages = await this.settleDelivery(stored, targets, reserved);
     // The watchers start on a new case at once (its event stream, its first reminder).

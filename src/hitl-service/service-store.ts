@@ -6,6 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import { migrateSqlite } from '../store/migrate-sqlite.ts';
+import { sqliteFileCheck } from '../store/sqlite/file-check.ts';
 import type { ReviewCase, ReviewEventName, StoredEvent, Submission } from './types.ts';
 import { TERMINAL_STATUSES } from './types.ts';
 
@@ -105,12 +106,16 @@ export class SqliteServiceStore implements ServiceStore {
   /** Prepared once each: preparing costs more than running these small statements (bench:asks). */
   private readonly statements = new Map<string, Database.Statement>();
 
+  /** Null while the file opened is still the one at its path, else why not (see file-check.ts). */
+  readonly fileProblem: () => string | null;
+
   constructor(path: string) {
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
     // The asks_* tables of the numbered migrations; a file from before them has its demo_* rows
     // moved there (migration 5).
     migrateSqlite(this.db, Date.now);
+    this.fileProblem = path === ':memory:' ? () => null : sqliteFileCheck(path);
   }
 
   private sql(text: string): Database.Statement {

@@ -2,7 +2,8 @@
  * A HITL service under the test's control, for what the demo service will not do: redirect a
  * submit elsewhere, answer with megabytes, trickle a body forever, or answer the poll with
  * whatever a fuzzer made. By default it is a minimal honest peer (poll: pending; respond: 200
- * completed). It counts TCP connections and records every request, so tests can show that
+ * completed; a case created with previous_case_id is named as that case's next_case_id, as an
+ * honest service names the follow-up round it created). It counts TCP connections and records every request, so tests can show that
  * something was never fetched.
  */
 import { randomBytes } from 'node:crypto';
@@ -45,6 +46,8 @@ export async function startHostileService(): Promise<HostileService> {
   let connections = 0;
   const requests: SeenRequest[] = [];
   const completed = new Set<string>();
+  // The follow-up rounds this service created: previous case id -> next case id.
+  const next = new Map<string, string>();
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -83,7 +86,8 @@ export async function startHostileService(): Promise<HostileService> {
           completed_at: new Date().toISOString(),
         }
       : { status: 'pending', case_id: id };
-    res.end(JSON.stringify(status));
+    const following = next.get(id);
+    res.end(JSON.stringify(following ? { ...status, next_case_id: following } : status));
   });
   server.on('connection', () => connections++);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -100,6 +104,8 @@ export async function startHostileService(): Promise<HostileService> {
     body202(overrides = {}) {
       const id = `hostile_${randomBytes(6).toString('hex')}`;
       const now = Date.now();
+      const previous = overrides.previous_case_id;
+      if (typeof previous === 'string') next.set(previous, id);
       return {
         status: 'human_input_required',
         message: 'A hostile service wants a decision',

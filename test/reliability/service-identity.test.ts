@@ -5,8 +5,9 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
-import { type RelayHandle, startRelay } from '../helpers/relay-env.ts';
+import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { type HostileService, startHostileService } from './hostile-service.ts';
+import { cardOf } from './web.ts';
 
 let relay: RelayHandle;
 let a: HostileService;
@@ -51,4 +52,43 @@ it('finding 7 (service identity): previous_case_id links only within the same se
   const round2 = a.body202({ previous_case_id: original.hitl.case_id });
   const third = await relay.send('web:identity', round2);
   expect(third.body.previous_id).toBe(first.body.id);
+});
+
+it('LOW-REVISED-1: a 202 that copies a service URLs marks its live card Revised only once the service says so', async () => {
+  const original = a.body202();
+  const first = await relay.send('web:revised-copy', original);
+  const card = await eventually(
+    () => cardOf(relay.url, 'revised-copy', first.body.id),
+    5000,
+    'card',
+  );
+  // Every URL on A's origin (a copy of A's), a case id A never created, naming A's open case.
+  const impostor = a.body202();
+  impostor.hitl.previous_case_id = original.hitl.case_id;
+  const polls = () =>
+    a.requests.filter((r) => r.method === 'GET' && r.path.includes(original.hitl.case_id)).length;
+  const before = polls();
+  expect((await relay.send('web:revised-copy', impostor)).status).toBe(201);
+  // The relay asked A about its case (A answers: open, no next round) and believed that.
+  await eventually(async () => polls() > before, 5000, 'the confirming poll of the named case');
+  expect((await relay.get(first.body.id)).next_id).toBeNull();
+  const live = await cardOf(relay.url, 'revised-copy', first.body.id);
+  expect(live.status).not.toMatch(/revised/i);
+  expect(live.actions.length).toBeGreaterThan(0);
+  // The genuine next round, which A names on its poll of the first case, does mark it.
+  const round2 = a.body202({ previous_case_id: original.hitl.case_id });
+  const second = await relay.send('web:revised-copy', round2);
+  // (Had the impostor been linked, the link would name it: a link is never replaced.)
+  await eventually(async () => (await relay.get(first.body.id)).next_id, 5000, 'the link');
+  expect((await relay.get(first.body.id)).next_id).toBe(second.body.id);
+  const marked = await eventually(
+    async () => {
+      const m = await cardOf(relay.url, 'revised-copy', first.body.id);
+      return /revised/i.test(m.status) ? m : undefined;
+    },
+    5000,
+    'the Revised mark',
+  );
+  expect(marked.actions).toEqual([]);
+  expect(card.id).toBe(marked.id);
 });

@@ -83,3 +83,29 @@ it('a copy of the store opens no secret and mints no Details link', async () => 
   expect(real.headers['cache-control']).toBe('no-store');
   expect(real.headers['referrer-policy']).toBe('no-referrer');
 });
+
+it('LOW-LINK-1: a Details link is compared whole: a signature segment that only ends with the real one is 404', async () => {
+  const sent = await relay.send('web:vault-suffix', await demo.create('approval', true));
+  const card = await eventually(
+    async () =>
+      (await roomMessages(relay.url, 'vault-suffix')).find((m) => m.case === sent.body.id),
+    5000,
+    'the card',
+  );
+  const real = new URL(card.link.url);
+  const [, , key, sig] = real.pathname.split('/') as [string, string, string, string];
+  // A segment whose decoded value ends with "/<key>/<signature>": a suffix compare took it.
+  for (const padded of [`${key}/${sig}`, `r/${key}/${sig}`, `x/${key}/${sig}`]) {
+    const res = await request(`${real.origin}/r/${key}/${encodeURIComponent(padded)}`);
+    await res.body.dump();
+    expect(res.statusCode, padded).toBe(404);
+  }
+  for (const wrong of [sig.slice(1), `${sig}x`, `${sig.slice(0, -1)}A`]) {
+    const res = await request(`${real.origin}/r/${key}/${wrong}`);
+    await res.body.dump();
+    expect(res.statusCode, wrong).toBe(404);
+  }
+  const ok = await request(card.link.url);
+  await ok.body.dump();
+  expect(ok.statusCode).toBe(303);
+});

@@ -173,6 +173,7 @@ describe('start-up checks', () => {
     // As `rm -rf "$DATA_DIR"/*.sqlite*` would: the relay's store and the asks service's.
     const files = readdirSync(relay.dataDir).filter((f) => f.includes('.sqlite'));
     expect(files).toContain('hitl-relay.sqlite');
+    expect(files).toContain('asks.sqlite');
     for (const f of files) rmSync(join(relay.dataDir, f));
     const r = await readyz(relay);
     expect(r.status).toBe(503);
@@ -180,5 +181,9 @@ describe('start-up checks', () => {
     const store = r.body.parts.store;
     expect(store).toMatchObject({ state: 'down' });
     expect(store.reason).toContain(`${join(relay.dataDir, 'hitl-relay.sqlite')} was deleted`);
+    // The asks service's file too: its asks would be written to the lost inode as well.
+    const asks = r.body.parts.asks;
+    expect(asks).toMatchObject({ state: 'down' });
+    expect(asks.reason).toContain(`${join(relay.dataDir, 'asks.sqlite')} was deleted`);
   });
 });
