@@ -11,10 +11,13 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/client';
 import { McpServer } from '@modelcontextprotocol/server';
+import type { InlineKeyboardButton, User } from 'grammy/types';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createTelegramAdapter } from '../../platforms/telegram/index.ts';
 import { createWebAdapter } from '../../platforms/web/index.ts';
+import { FakeTelegramApi } from '../fakes/telegram-api.ts';
 import { connectMcp } from '../helpers/mcp-client.ts';
 import { startSessionfulUpstream } from '../helpers/mcp-sessionful-upstream.ts';
 import { eventually, logLines, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
@@ -52,6 +55,10 @@ function upstreamServer() {
 let relay: RelayHandle;
 let stopUpstream: () => Promise<void>;
 let client: Client;
+let tgClient: Client;
+let tg: FakeTelegramApi;
+const CHAT = -1001234567890;
+const ANN: User = { id: 111222333, is_bot: false, first_name: 'Ann' };
 
 beforeAll(async () => {
   linkServer = createServer((_req, res) => {
@@ -62,19 +69,33 @@ beforeAll(async () => {
   linkUrl = `http://127.0.0.1:${(linkServer.address() as AddressInfo).port}/sign-in`;
   const up = await startSessionfulUpstream(upstreamServer);
   stopUpstream = up.close;
+  tg = await FakeTelegramApi.start();
+  const telegram = createTelegramAdapter({
+    botToken: tg.token,
+    apiRoot: tg.apiRoot,
+    botInfo: tg.botInfo,
+    pace: { perChatIntervalMs: 1, groupWindowMs: 5, globalWindowMs: 1 },
+    retry: { retryAfterUnitMs: 1 },
+    pollingTimeoutSeconds: 1,
+    tapAnswerWaitMs: 10_000,
+  });
   relay = await startRelay({
-    adapters: [createWebAdapter()],
+    adapters: [createWebAdapter(), telegram],
     configFile: {
       mcp_upstreams: {
         linking: { url: up.url, target: 'web:links', protocol: 'legacy', timeout_seconds: 10 },
+        linking_tg: { url: up.url, target: `telegram:${CHAT}`, protocol: 'legacy' },
       },
     },
   });
   client = await connectMcp(`${relay.url}/mcp/gateway/linking`, { era: 'legacy' });
+  tgClient = await connectMcp(`${relay.url}/mcp/gateway/linking_tg`, { era: 'modern' });
 });
 afterAll(async () => {
   await client?.close();
+  await tgClient?.close();
   await relay?.stop();
+  await tg?.close();
   await stopUpstream?.();
   await new Promise((r) => linkServer?.close(r));
 });
@@ -149,5 +170,43 @@ describe('URL-mode elicitation answered in the web chat', () => {
     expect(lines.join('\n')).toContain('not https or http');
     expect(lines.join('\n')).toContain('carries credentials');
     expect(lines.join('\n')).not.toContain('ann:pw');
+  });
+});
+
+describe('URL-mode elicitation answered in Telegram', () => {
+  type Button = InlineKeyboardButton.CallbackButton;
+  const text = (id: number) => {
+    const m = tg.message(CHAT, id)?.message as { text?: string } | undefined;
+    return m?.text ?? '';
+  };
+  it('ELICIT-URL-4 the Telegram card shows the URL and its host; Confirm there is accept; the edited card says completed', async () => {
+    const before = tg.messages(CHAT).length;
+    const call = tgClient.callTool({ name: 'connect_account', arguments: { id: 't4' } });
+    await eventually(async () => tg.messages(CHAT).length > before, 10_000, 'the card');
+    const id = tg.messages(CHAT).at(-1)!.message.message_id;
+    expect(text(id)).toContain(`${linkUrl}?state=t4`);
+    expect(text(id)).toContain(`Site: ${new URL(linkUrl).host}`);
+    const buttons = (tg.message(CHAT, id)?.message.reply_markup?.inline_keyboard ?? [])
+      .flat()
+      .filter((b): b is Button => 'callback_data' in b);
+    const confirm = buttons.find((b) => /confirm/i.test(b.text));
+    expect(confirm, JSON.stringify(buttons)).toBeDefined();
+    const u = tg.queueUpdate(
+      tg.callbackQuery({
+        chatId: CHAT,
+        messageId: id,
+        data: confirm!.callback_data,
+        from: ANN,
+      }) as never,
+    );
+    await tg.waitForAnswer(u.callback_query!.id);
+    const result = await call;
+    expect((result.content as any[])[0].text).toBe('{"action":"accept"}');
+    await eventually(
+      async () => text(id).includes('linking_tg says the interaction at the link is complete.'),
+      10_000,
+      'the completion on the card',
+    );
+    expect(linkHits).toBe(0);
   });
 });
