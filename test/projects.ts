@@ -30,6 +30,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/docs/readme.test.ts',
   'test/docs/security.test.ts',
   'test/hitl-service/retention-timer.test.ts',
+  'test/mcp-gateway/elicitation-url-ask.test.ts',
   'test/mcp-gateway/tool-gate-ask.test.ts',
   'test/mcp-gateway/tool-gate-config.test.ts',
   'test/pace.test.ts',

@@ -1,7 +1,9 @@
 /**
  * Notes every card of a case carries whatever its state: a protocol version the relay does not
- * interpret (v0.9 §2), an Agent Access case decided on the service's page (while open), and an escalation ladder that ended the relay's wait with a timeout policy
- * (nobody decided; never a person's decision). Plain text; each adapter escapes it.
+ * interpret (v0.9 §2), an Agent Access case decided on the service's page (while open), an
+ * escalation ladder that ended the relay's wait with a timeout policy (nobody decided; never a
+ * person's decision), and a note set from outside the case's service (doc.note: an MCP server said
+ * its URL elicitation completed). Plain text; each adapter escapes it.
  */
 import { isKnownVersion } from '../protocol/hitl.ts';
 import { isTerminal } from '../protocol/types.ts';
@@ -36,5 +38,6 @@ export function caseNotes(c: StoredCase, s: Strings): string[] {
   // Once a person's answer completed the case, that answer is what the card says.
   if (f?.outcome === 'policy' && c.status !== 'completed')
     notes.push(t(s, 'status.ladder_policy', { at: minute(f.at), action: f.action }));
+  if (c.doc.note) notes.push(c.doc.note);
   return notes;
 }

@@ -5,7 +5,9 @@
  * goes back as `accept` with content typed to the schema; a Decline as `decline`; anything else
  * (the ask expired after the upstream's `timeout_seconds`, was withdrawn, could not be shown, the
  * answer does not fit the schema, no target is configured) as `cancel`: the gateway never
- * accepts for a person.
+ * accepts for a person. A URL-mode request is a consent ask (elicitation-url.ts): Confirm goes back
+ * as `accept` without content, and the server's `notifications/elicitation/complete` is recorded
+ * on that ask's case.
  */
 import type { Client } from '@modelcontextprotocol/client';
 import { createAsk } from '../asks-service/asks.ts';
@@ -13,6 +15,13 @@ import type { HitlService } from '../hitl-service/index.ts';
 import type { McpToolDeps } from '../mcp/tools.ts';
 import { AskWaits, waitIsOver } from '../mcp/waits.ts';
 import { contentOf, elicitAsk, type FormRequest } from './elicitation-ask.ts';
+import {
+  answerUrl,
+  type CompletionDeps,
+  type ElicitChat,
+  recordCompletion,
+  UrlCompletions,
+} from './elicitation-url.ts';
 import type { Upstream } from './upstream.ts';
 
 /** What the elicitation handler uses of the relay. */
@@ -21,11 +30,13 @@ export interface ElicitationDeps {
   asks: HitlService;
   /** The relay's URL (the asks' links; PUBLIC_URL wins inside createAsk). */
   origin: () => string;
+  /** Where a URL elicitation's completion is recorded (its case's history and cards). */
+  cases: CompletionDeps['cases'];
 }
 
 /** The elicitation result the upstream receives. */
 export type ElicitAnswer =
-  | { action: 'accept'; content: Record<string, unknown> }
+  | { action: 'accept'; content?: Record<string, unknown> }
   | { action: 'decline' | 'cancel' };
 
 const CANCEL = { action: 'cancel' } as const;
@@ -40,8 +51,10 @@ export interface Elicitation {
 /** Creates the elicitation handler over the relay's asks. */
 export function createElicitation(deps: ElicitationDeps): Elicitation {
   const waits = new AskWaits(deps.relay.cases.events, deps.relay.store);
+  const completions = new UrlCompletions();
   const answer = (u: Upstream, params: Record<string, unknown>, signal: AbortSignal) =>
-    answerInChat(deps, waits, u, params, signal);
+    answerInChat(deps, waits, u, params, signal, completions);
+  const recorded = { cases: deps.cases, log: deps.relay.log };
   return {
     waits,
     close: () => waits.close(),
@@ -51,6 +64,9 @@ export function createElicitation(deps: ElicitationDeps): Elicitation {
         'elicitation/create',
         (req, ctx) =>
           answer(upstream, req.params as Record<string, unknown>, ctx.mcpReq.signal) as never,
+      );
+      client.setNotificationHandler('notifications/elicitation/complete', (n) =>
+        recordCompletion(recorded, completions, upstream.name, n.params.elicitationId),
       );
     },
   };
@@ -63,6 +79,7 @@ async function answerInChat(
   u: Upstream,
   params: Record<string, unknown>,
   signal: AbortSignal,
+  completions: UrlCompletions,
 ): Promise<ElicitAnswer> {
   const log = deps.relay.log;
   const at = { upstream: u.name };
@@ -73,10 +90,7 @@ async function answerInChat(
     );
     return CANCEL;
   }
-  if (params.mode === 'url') {
-    log.warn(at, 'mcp gateway: URL-mode elicitation is not asked in chat yet: cancelled');
-    return CANCEL;
-  }
+  if (params.mode === 'url') return answerUrl(chatOf(deps, waits, u, signal), params, completions);
   const made = elicitAsk(u.name, params as unknown as FormRequest);
   if (!made.ok) {
     log.warn(
@@ -85,18 +99,9 @@ async function answerInChat(
     );
     return CANCEL;
   }
-  const body = {
-    target: u.config.target,
-    content: made.content,
-    expires_in: Math.ceil(u.config.timeoutMs / 1000),
-    labels: { mcp_upstream: u.name, mcp_elicitation: 'form' },
-  };
-  const created = await createAsk(deps.relay, deps.asks, body, u.origin ?? deps.origin());
-  const id = created.relay.id;
-  log.info({ ...at, id }, 'mcp gateway: elicitation asked in chat');
-  const known = await deps.relay.store.getCase(id);
-  const c = known && (await waits.until(id, known, signal, () => {}));
-  if (!c || !waitIsOver(c) || c.status !== 'completed') return CANCEL;
+  const c = await chatOf(deps, waits, u, signal).ask(made.content, { mcp_elicitation: 'form' });
+  if (!c || c.status !== 'completed') return CANCEL;
+  const id = c.id;
   const data = (c.doc.result?.data ?? {}) as Record<string, unknown>;
   if (data.confirmed === false) return { action: 'decline' };
   const typed = contentOf(made.mapping, data);
@@ -108,4 +113,32 @@ async function answerInChat(
     return CANCEL;
   }
   return { action: 'accept', content: typed.content };
+}
+
+/** Asks in upstream `u`'s target and waits for the end: the chat of one elicitation. */
+function chatOf(
+  deps: ElicitationDeps,
+  waits: AskWaits,
+  u: Upstream,
+  signal: AbortSignal,
+): ElicitChat {
+  return {
+    upstream: u.name,
+    log: deps.relay.log,
+    async ask(content, labels, onCreated) {
+      const body = {
+        target: u.config.target,
+        content,
+        expires_in: Math.ceil(u.config.timeoutMs / 1000),
+        labels: { mcp_upstream: u.name, ...labels },
+      };
+      const created = await createAsk(deps.relay, deps.asks, body, u.origin ?? deps.origin());
+      const id = created.relay.id;
+      deps.relay.log.info({ upstream: u.name, id }, 'mcp gateway: elicitation asked in chat');
+      onCreated?.(id);
+      const known = await deps.relay.store.getCase(id);
+      const c = known && (await waits.until(id, known, signal, () => {}));
+      return c && waitIsOver(c) ? c : undefined;
+    },
+  };
 }

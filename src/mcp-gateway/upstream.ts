@@ -38,6 +38,9 @@ const backoffMs = (failures: number) => Math.min(30_000, 1000 * 2 ** Math.max(0,
 /** How long connecting may take (the handshake, or the probe of `auto`). */
 const CONNECT_TIMEOUT_MS = 15_000;
 
+/** How many `input_required` rounds one upstream call may take before it fails. */
+const INPUT_ROUNDS = 10;
+
 /** The client name and version the gateway gives upstream servers. */
 export const GATEWAY_CLIENT_INFO = { name: 'hitl-relay-gateway', version: '1.0.0' } as const;
 
@@ -158,6 +161,10 @@ export class Upstream {
     const client = new Client(GATEWAY_CLIENT_INFO, {
       versionNegotiation: { mode, probe: { timeoutMs: CONNECT_TIMEOUT_MS } },
       listMaxPages: 0,
+      // 2026-07-28 `input_required`: the SDK's driver hands each input request to the gateway's
+      // handlers (elicitation: asked in chat) and retries with the answers and the requestState
+      // echoed verbatim, kept in memory only for the call (input-required docs: mcp-gateway.md).
+      inputRequired: { autoFulfill: true, maxRounds: INPUT_ROUNDS },
     });
     client.fallbackNotificationHandler = async (n) => {
       if (n.method === 'notifications/tools/list_changed') this.tools = undefined;

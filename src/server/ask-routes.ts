@@ -138,7 +138,7 @@ async function replayOrRefuse(c: Context, relay: AskDeps, idem: IdempotencyKey) 
 
 /** What mountAskService uses of the relay: the asks' needs, the case events, the key rule. */
 export type AskServiceDeps = McpToolDeps & {
-  cases: McpToolDeps['cases'] & Pick<CaseRepository, 'history'>;
+  cases: McpToolDeps['cases'] & Pick<CaseRepository, 'history' | 'patchDoc'>;
   config: McpToolDeps['config'] &
     Pick<
       RelayConfig,
@@ -189,7 +189,7 @@ export function mountAskService(
   // The tool gate holds an upstream's risky calls as asks of this service (tool-gate.ts).
   const gate = createToolGate({ relay, asks: service, origin }, relay.config.mcpUpstreams);
   // Upstream elicitations become asks in the upstream's target (elicitation.ts).
-  const elicitation = createElicitation({ relay, asks: service, origin });
+  const elicitation = createElicitation({ relay, asks: service, origin, cases: relay.cases });
   const gateway = createGateway({
     gate,
     prepare: elicitation.prepare,

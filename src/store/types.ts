@@ -44,6 +44,8 @@ export interface CaseDoc {
   inline_unavailable?: boolean;
   /** A note the card shows (e.g. "Submit failed; try again or use Details"). */
   notice?: string;
+  /** A note every card shows, final ones too (an MCP server said its URL elicitation completed). */
+  note?: string;
   /** Actions the service refused from a chat button (403 action_not_inline): their buttons are gone. */
   inline_refused?: string[];
   /**
