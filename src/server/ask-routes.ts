@@ -32,7 +32,7 @@ import { createGuardedAgent } from '../net/http.ts';
 import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
 import type { StoredCase } from '../store/types.ts';
 import { ApiError } from './api-error.ts';
-import { registerGatewayRoutes } from './gateway-routes.ts';
+import { registerGatewayMetrics, registerGatewayRoutes } from './gateway-routes.ts';
 import { readJsonBody } from './inbound.ts';
 import { registerMcpMetrics, registerMcpRoutes } from './mcp-routes.ts';
 
@@ -200,6 +200,7 @@ export function mountAskService(
     health,
   });
   registerGatewayRoutes(app, gateway, { localOnly, publicUrl });
+  if (registry) registerGatewayMetrics(registry, [gate.waits, elicitation.waits]);
   return {
     service,
     async close() {
