@@ -204,9 +204,10 @@ export function mountAskService(
   return {
     service,
     async close() {
-      await gateway.close();
+      // First: the waits the gateway's close ends are the relay stopping, not clients cancelling.
       gate.close();
       elicitation.close();
+      await gateway.close();
       await mcp.close();
       await service.close();
     },
