@@ -97,7 +97,8 @@ function downstreamHandler(name: string, upstream: Upstream, deps: GatewayDeps):
   return createMcpHandler(
     async ({ authInfo, era }) => {
       const who = (authInfo?.extra as { who?: DownstreamClient } | undefined)?.who;
-      const server = await downstreamServer(upstream, who ?? { keyName: null }, cancels, deps.gate);
+      const caller = who ?? { keyName: null };
+      const server = await downstreamServer(upstream, caller, cancels, deps.gate, era);
       if (era === 'legacy')
         server.setNotificationHandler('notifications/cancelled', (n) => {
           const { requestId, reason } = n.params;

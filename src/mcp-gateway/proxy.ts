@@ -47,6 +47,7 @@ export async function downstreamServer(
   who: DownstreamClient,
   cancels: LegacyCancels,
   gate: GateToolCall,
+  era: 'legacy' | 'modern',
 ): Promise<Server> {
   const client = await upstream.connected().catch(() => undefined);
   const version = client?.getServerVersion();
@@ -74,7 +75,7 @@ export async function downstreamServer(
     server.setRequestHandler('tools/call', (async (
       req: { params: { name: string; arguments?: Record<string, unknown> } },
       ctx: ServerContext,
-    ) => callTool(upstream, who, req.params, ctx, cancels, gate)) as never);
+    ) => callTool(upstream, who, req.params, ctx, { cancels, gate, era })) as never);
   return server;
 }
 
@@ -89,13 +90,15 @@ function passedCapabilities(c: ServerCapabilities | undefined): ServerCapabiliti
   return out;
 }
 
+/** What a tools/call needs besides the call: the cancels, the gate, the client's era. */
+type CallDeps = { cancels: LegacyCancels; gate: GateToolCall; era: 'legacy' | 'modern' };
+
 async function callTool(
   upstream: Upstream,
   who: DownstreamClient,
   params: { name: string; arguments?: Record<string, unknown> },
   ctx: ServerContext,
-  cancels: LegacyCancels,
-  gate: GateToolCall,
+  d: CallDeps,
 ) {
   const tool = await guarded(upstream, () => upstream.tool(params.name));
   if (!tool)
@@ -103,17 +106,26 @@ async function callTool(
       ProtocolErrorCode.InvalidParams,
       `upstream MCP server "${upstream.name}" has no tool "${params.name}"`,
     );
-  const decision = await gate({
-    upstream: upstream.name,
-    tool,
-    args: params.arguments ?? {},
-    client: { keyName: who.keyName },
-    signal: ctx.mcpReq.signal,
-    origin: who.origin,
-  });
-  if (decision.kind === 'refuse')
-    return { isError: true, content: [{ type: 'text', text: decision.message }] };
-  return forward(upstream, 'tools/call', { ...params, arguments: decision.args }, ctx, cancels);
+  // One registration for the whole call: held, then sent (a second one would make the id ambiguous).
+  const legacy = d.cancels.track(ctx.mcpReq.id);
+  try {
+    const decision = await d.gate({
+      upstream: upstream.name,
+      tool,
+      args: params.arguments ?? {},
+      client: { keyName: who.keyName },
+      signal: AbortSignal.any([ctx.mcpReq.signal, legacy.signal]),
+      // 2026-07-28 cancels by closing the stream; on 2025 that is only a disconnect.
+      cancelled: d.era === 'legacy' ? legacy.signal : ctx.mcpReq.signal,
+      origin: who.origin,
+    });
+    if (decision.kind === 'refuse')
+      return { isError: true, content: [{ type: 'text', text: decision.message }] };
+    const sent = { ...params, arguments: decision.args };
+    return await forward(upstream, 'tools/call', sent, ctx, d.cancels, legacy);
+  } finally {
+    legacy.done();
+  }
 }
 
 /**
@@ -127,11 +139,12 @@ async function forward(
   params: Record<string, unknown> | undefined,
   ctx: ServerContext,
   cancels: LegacyCancels,
+  tracked?: ReturnType<LegacyCancels['track']>,
 ) {
   const { _meta: _dropped, ...rest } = params ?? {};
   const { progressToken, ...meta } = (ctx.mcpReq._meta ?? {}) as Record<string, unknown>;
   const sent = { ...rest, ...(Object.keys(meta).length > 0 && { _meta: meta }) };
-  const legacy = cancels.track(ctx.mcpReq.id);
+  const legacy = tracked ?? cancels.track(ctx.mcpReq.id);
   const options: RequestOptions = { signal: AbortSignal.any([ctx.mcpReq.signal, legacy.signal]) };
   // The last progress must reach the client before the result does: each is awaited before it.
   const relayed: Promise<void>[] = [];
@@ -147,7 +160,7 @@ async function forward(
     await Promise.all(relayed);
     return result;
   } finally {
-    legacy.done();
+    if (!tracked) legacy.done();
   }
 }
 

@@ -64,3 +64,10 @@ export const alreadySentMessage = (call: RefusedCall, id: string): string =>
 /** The caller stopped waiting (cancelled or disconnected) before anyone decided. */
 export const stoppedMessage = (call: RefusedCall, id: string): string =>
   `The client stopped waiting for the approval of ${what(call)} (ask ${id}); the ask stays open and an identical call joins it. ${NOT_SENT}`;
+
+/** What the cards of a held call say when its client cancelled it (the ask is withdrawn). */
+export const GATE_WITHDRAWN = 'the MCP client cancelled the tool call; it was not sent';
+
+/** The caller cancelled the call before anyone decided: its ask was withdrawn. */
+export const cancelledMessage = (call: RefusedCall, id: string): string =>
+  `The client cancelled the call of ${what(call)} before anyone decided; its approval (ask ${id}) was withdrawn. ${NOT_SENT}`;

@@ -8,6 +8,7 @@
  */
 import { argumentsSent, toolCallOf } from '../asks/tool-call.ts';
 import { createAsk } from '../asks-service/asks.ts';
+import { withdrawAsk } from '../asks-service/withdraw.ts';
 import type { CaseRepository } from '../cases/repository.ts';
 import { toolRulesSchema } from '../config/mcp-tool-rules.ts';
 import { ValidationError } from '../errors.ts';
@@ -26,7 +27,9 @@ import {
 import { argumentsDigest, callDigest, GateLedger } from './tool-gate-ledger.ts';
 import {
   alreadySentMessage,
+  cancelledMessage,
   deniedMessage,
+  GATE_WITHDRAWN,
   noTargetMessage,
   refusalOf,
   stoppedMessage,
@@ -49,6 +52,12 @@ export interface GateInput {
   client: { keyName: string | null };
   /** Aborted when the downstream request goes away (cancelled, disconnected, relay stopping). */
   signal: AbortSignal;
+  /**
+   * Aborted when the client cancelled the call (2026-07-28: closed its stream; 2025:
+   * notifications/cancelled): the ask is withdrawn unless another caller still waits on it. A
+   * 2025 client that only disconnected leaves it open, so its retry joins the same decision.
+   */
+  cancelled?: AbortSignal | undefined;
   /** The relay's URL as this client reached it (the asks' links; PUBLIC_URL wins). */
   origin?: string | undefined;
 }
@@ -72,7 +81,7 @@ export type GateToolCall = (input: GateInput) => Promise<GateDecision>;
 /** The gate: the decision function, and its waits (counted by tests and benchmarks). */
 export interface ToolGate extends GateToolCall {
   waits: AskWaits;
-  /** Stops listening for changes (the relay stops). */
+  /** The relay stops: open waits end without withdrawing their asks; stops listening for changes. */
   close(): void;
 }
 
@@ -100,7 +109,8 @@ export function createToolGate(
 ): ToolGate {
   const byName = new Map(parseGateUpstreams(upstreams).map((u) => [u.name, u]));
   const waits = new AskWaits(deps.relay.cases.events, deps.relay.store);
-  const held = new HeldCalls(deps, waits);
+  let closing = false;
+  const held = new HeldCalls(deps, waits, () => closing);
   const gate = async (input: GateInput): Promise<GateDecision> => {
     const u = byName.get(input.upstream) ?? {
       name: input.upstream,
@@ -117,9 +127,15 @@ export function createToolGate(
     if (rule.policy === 'deny') return refuse(deniedMessage(call));
     if (!u.target) return refuse(noTargetMessage(call));
     const origin = input.origin ?? deps.origin();
-    return held.decide(call, { u, rule, schema: input.tool.inputSchema, origin }, input.signal);
+    const hold = { u, rule, schema: input.tool.inputSchema, origin };
+    const cancelled = input.cancelled ?? new AbortController().signal;
+    return held.decide(call, hold, { stop: input.signal, cancelled });
   };
-  return Object.assign(gate, { waits, close: () => waits.close() });
+  const close = () => {
+    closing = true;
+    waits.close();
+  };
+  return Object.assign(gate, { waits, close });
 }
 
 /** How a call is held: its upstream, its rule, the tool's schema. */
@@ -130,33 +146,62 @@ type Hold = {
   origin: string;
 };
 
+/** When a caller stops waiting: any reason (`stop`), or because its client cancelled the call. */
+type Stops = { stop: AbortSignal; cancelled: AbortSignal };
+
 /** Held calls: the ask of each, joined by identical calls, sent once. */
 class HeldCalls {
   private readonly ledger: GateLedger;
   /** Asks being created in this process, by call digest (identical concurrent calls share one). */
   private readonly creating = new Map<string, Promise<string | Refuse>>();
+  /** How many callers of this process wait on each ask. */
+  private readonly waiting = new Map<string, number>();
 
   constructor(
     private readonly d: ToolGateDeps,
     private readonly waits: AskWaits,
+    private readonly closing: () => boolean,
   ) {
     this.ledger = new GateLedger(d.relay.store.kv);
   }
 
   /** Holds `call` for a person and decides it. */
-  async decide(call: Call, hold: Hold, signal: AbortSignal): Promise<GateDecision> {
+  async decide(call: Call, hold: Hold, stops: Stops): Promise<GateDecision> {
     const digest = callDigest(call);
-    const id = await this.askOf(digest, call, hold, signal);
+    const id = await this.askOf(digest, call, hold, stops.stop);
     if (typeof id !== 'string') return id;
     const known = await this.d.relay.store.getCase(id);
     if (!known) {
       // The ask is gone (retention): the mark is stale; this call is a new question.
       await this.ledger.release(digest, id);
-      return this.decide(call, hold, signal);
+      return this.decide(call, hold, stops);
     }
-    const c = await this.waits.until(id, known, signal, () => {});
-    if (!c || !waitIsOver(c)) return refuse(stoppedMessage(call, id));
-    return this.settle(c, digest, call, hold.rule);
+    this.waiting.set(id, (this.waiting.get(id) ?? 0) + 1);
+    let c: StoredCase | undefined;
+    let others = 0;
+    try {
+      c = await this.waits.until(id, known, stops.stop, () => {});
+    } finally {
+      others = (this.waiting.get(id) ?? 1) - 1;
+      if (others > 0) this.waiting.set(id, others);
+      else this.waiting.delete(id);
+    }
+    if (c && waitIsOver(c)) return this.settle(c, digest, call, hold.rule);
+    // Cancelled, and nobody else here waits for it: nobody answers a question nobody waits for.
+    if (c && stops.cancelled.aborted && !others && !this.closing()) {
+      const withdrawn = await withdrawAsk(this.d.relay, this.d.asks, c, GATE_WITHDRAWN).then(
+        () => true,
+        (err: Error) => {
+          this.d.relay.log.warn({ id, err: err.message }, 'mcp gateway: cannot withdraw an ask');
+          return false;
+        },
+      );
+      if (withdrawn) {
+        await this.ledger.release(digest, id);
+        return refuse(cancelledMessage(call, id));
+      }
+    }
+    return refuse(stoppedMessage(call, id));
   }
 
   /** The ask of an identical held call, else a new one; or the refusal when none can be made. */

@@ -32,7 +32,7 @@ import { createGuardedAgent } from '../net/http.ts';
 import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
 import type { StoredCase } from '../store/types.ts';
 import { ApiError } from './api-error.ts';
-import { registerGatewayRoutes } from './gateway-routes.ts';
+import { registerGatewayMetrics, registerGatewayRoutes } from './gateway-routes.ts';
 import { readJsonBody } from './inbound.ts';
 import { registerMcpMetrics, registerMcpRoutes } from './mcp-routes.ts';
 
@@ -200,12 +200,14 @@ export function mountAskService(
     health,
   });
   registerGatewayRoutes(app, gateway, { localOnly, publicUrl });
+  if (registry) registerGatewayMetrics(registry, [gate.waits, elicitation.waits]);
   return {
     service,
     async close() {
-      await gateway.close();
+      // First: the waits the gateway's close ends are the relay stopping, not clients cancelling.
       gate.close();
       elicitation.close();
+      await gateway.close();
       await mcp.close();
       await service.close();
     },

@@ -10,6 +10,8 @@ import {
   originValidationResponse,
 } from '@modelcontextprotocol/server';
 import type { Hono } from 'hono';
+import { Gauge, type Registry } from 'prom-client';
+import type { AskWaits } from '../mcp/waits.ts';
 import type { McpGateway } from '../mcp-gateway/gateway.ts';
 import { ApiError } from './api-error.ts';
 
@@ -43,5 +45,28 @@ export function registerGatewayRoutes(
         `no MCP upstream "${name.slice(0, 64)}" in mcp_upstreams (configured: ${gateway.names.join(', ') || 'none'})`,
       );
     return served;
+  });
+}
+
+/**
+ * The gateway's held tool calls and open elicitations waiting for a person, and the store reads
+ * their waits made (zero while nothing changes: the benchmark reads this gauge).
+ */
+export function registerGatewayMetrics(registry: Registry, waits: AskWaits[]): void {
+  new Gauge({
+    name: 'hitl_relay_gateway_waiting',
+    help: 'MCP gateway tool calls and elicitations of this process waiting for a person',
+    registers: [registry],
+    collect() {
+      this.set(waits.reduce((n, w) => n + w.open, 0));
+    },
+  });
+  new Gauge({
+    name: 'hitl_relay_gateway_wait_reads',
+    help: 'Store reads made by waiting MCP gateway calls since start (each follows a change of its ask)',
+    registers: [registry],
+    collect() {
+      this.set(waits.reduce((n, w) => n + w.reads, 0));
+    },
   });
 }

@@ -57,7 +57,7 @@ const rename: GateTool = {
 const decide = (
   tool: GateTool,
   args: Record<string, unknown>,
-  o: { upstream?: string; key?: string | null; signal?: AbortSignal } = {},
+  o: { upstream?: string; key?: string | null; signal?: AbortSignal; cancel?: boolean } = {},
 ) =>
   gate({
     upstream: o.upstream ?? 'files',
@@ -65,6 +65,7 @@ const decide = (
     args,
     client: { keyName: o.key === undefined ? 'ci-bot' : o.key },
     signal: o.signal ?? new AbortController().signal,
+    ...(o.cancel && o.signal ? { cancelled: o.signal } : {}),
   });
 
 async function json(method: 'GET' | 'POST', path: string, body?: unknown) {
@@ -279,5 +280,43 @@ describe('one decision per held call', () => {
     expect(status.body.status).not.toBe('completed');
     expect((await tap('quorum', card, 'confirm', 'bob')).body.outcome).toBe('submitted');
     expect(await pending).toEqual({ kind: 'send', args });
+  });
+
+  it('GATE-11 a client that cancels a held call: its ask is withdrawn (the card says so), a retry is a new question', async () => {
+    const args = { path: '/srv/cancelled' };
+    const cancel = new AbortController();
+    const first = decide(destructive, args, { signal: cancel.signal, cancel: true });
+    const card = await newCard('gate', seen);
+    seen.add(card.case);
+    cancel.abort();
+    const out = await first;
+    expect(out.kind).toBe('refuse');
+    expect((out as any).message).toContain('was withdrawn');
+    const ended = await relay.until(card.case, (c) => c.status === 'cancelled');
+    expect(ended.reason).toContain('MCP client cancelled the tool call');
+    await eventually(async () =>
+      (await messages('gate')).find((m) => m.case === card.case && m.final),
+    );
+    const retry = decide(destructive, args);
+    const next = await newCard('gate', seen);
+    seen.add(next.case);
+    expect(next.case).not.toBe(card.case);
+    await tap('gate', next, 'cancel');
+    expect((await retry).kind).toBe('refuse');
+  });
+
+  it('GATE-12 one of two identical callers cancels: the ask stays for the other, who gets the send', async () => {
+    const args = { path: '/srv/one-cancels' };
+    const open = gate.waits.open;
+    const cancel = new AbortController();
+    const quitter = decide(destructive, args, { signal: cancel.signal, cancel: true });
+    const stayer = decide(destructive, args);
+    const card = await newCard('gate', seen);
+    seen.add(card.case);
+    await eventually(async () => gate.waits.open === open + 2 || undefined);
+    cancel.abort();
+    expect(((await quitter) as any).message).toContain('stays open');
+    await tap('gate', card, 'confirm');
+    expect(await stayer).toEqual({ kind: 'send', args });
   });
 });

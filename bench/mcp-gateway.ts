@@ -1,0 +1,177 @@
+/**
+ * Benchmark of the MCP gateway (src/mcp-gateway): (a) a pass-through `tools/call` (a read-only
+ * tool: policy allow) through the gateway against the same call sent straight to the upstream
+ * server (the official SDK's McpServer on loopback), 64 concurrent clients, rounds alternating
+ * the sides (straight, gateway, straight, gateway, ...), medians of the rounds. The upstream and
+ * the clients run in a process of their own (bench/lib/gateway-side.ts), so this process is the
+ * relay alone and its CPU over a round is what the gateway spends (a straight round is the
+ * relay idling: the baseline). The issue's goals: at most +1 ms at p99 and at most 0.2 ms of
+ * gateway CPU per call. (b) 1,000 held calls (a destructive tool: policy approve), every card
+ * posted: the store reads their waits make while nothing changes, counted by the relay's own
+ * gauge (hitl_relay_gateway_wait_reads), over an idle window and a change elsewhere.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { createWebAdapter } from '../platforms/web/index.ts';
+import { benchArgs, wants } from './lib/args.ts';
+import { startGatewaySide } from './lib/gateway-side.ts';
+import { startPhaseProfile } from './lib/profile.ts';
+import { startBenchRelay } from './lib/relay.ts';
+import { type Figure, fmt, machine, percentile, report } from './lib/stats.ts';
+
+const args = benchArgs();
+const CALLS = args.full ? 10_000 : 3000;
+const ROUNDS = 4;
+const CLIENTS = 64;
+const HELD = Number(process.env.GATEWAY_HELD ?? 1000);
+const figures: Figure[] = [];
+
+const side = await startGatewaySide();
+const configDir = mkdtempSync(join(tmpdir(), 'hitl-bench-gateway-'));
+const configFile = join(configDir, 'relay-config.json');
+const upstream = { url: side.upstreamUrl, target: 'web:gateway-bench', protocol: '2026-07-28' };
+writeFileSync(configFile, JSON.stringify({ mcp_upstreams: { bench: upstream } }));
+const relay = await startBenchRelay({
+  adapters: [createWebAdapter()],
+  env: { RELAY_CONFIG: configFile },
+});
+const gatewayUrl = `${relay.url}/mcp/gateway/bench`;
+
+const median = (xs: number[]) => percentile(xs, 50);
+
+/** One round: `n` calls at `url`; its p99 (ms) and this process's CPU per call (ms). */
+async function round(url: string, n: number) {
+  const cpu = process.cpuUsage();
+  const times = await side.run<number[]>({ kind: 'calls', url, n, concurrency: CLIENTS });
+  const used = process.cpuUsage(cpu);
+  return {
+    p50: percentile(times, 50),
+    p99: percentile(times, 99),
+    cpu: (used.user + used.system) / 1000 / n,
+  };
+}
+
+async function passThrough(): Promise<void> {
+  // Warm-up: JIT, the SDK's schemas, the gateway's tool list, keep-alive sockets.
+  await round(side.upstreamUrl, 500);
+  await round(gatewayUrl, 500);
+  const per = Math.round(CALLS / ROUNDS);
+  const straight: Array<Awaited<ReturnType<typeof round>>> = [];
+  const gateway: typeof straight = [];
+  const profile = await startPhaseProfile(args.profile, 'mcp-gateway');
+  for (let r = 0; r < ROUNDS; r++) {
+    straight.push(await round(side.upstreamUrl, per));
+    gateway.push(await round(gatewayUrl, per));
+  }
+  const prof = await profile.stop();
+  if (prof.file) console.log(`profile: ${prof.file}`);
+  const m = (xs: typeof straight, k: 'p50' | 'p99' | 'cpu') => median(xs.map((x) => x[k]));
+  const [g99, s99, gCpu, sCpu] = [
+    m(gateway, 'p99'),
+    m(straight, 'p99'),
+    m(gateway, 'cpu'),
+    m(straight, 'cpu'),
+  ];
+  console.log(
+    `${per} calls per round, ${ROUNDS} rounds per side, ${CLIENTS} clients: straight p50 ${fmt(m(straight, 'p50'))} ms, p99 ${fmt(s99)} ms; gateway p50 ${fmt(m(gateway, 'p50'))} ms, p99 ${fmt(g99)} ms; relay CPU ${fmt(gCpu, 3)} ms/call through the gateway (${fmt(sCpu, 3)} idle); GC ${prof.gcCount} pauses, ${fmt(prof.gcMs)} ms`,
+  );
+  console.log(
+    `rounds p99 straight ${straight.map((x) => fmt(x.p99)).join(' ')}; gateway ${gateway.map((x) => fmt(x.p99)).join(' ')}`,
+  );
+  console.log(
+    `the gateway adds ${fmt(g99 - s99)} ms at p99 (goal ≤ 1 ms) and ${fmt(gCpu - sCpu, 3)} ms CPU per call (goal ≤ 0.2 ms)`,
+  );
+  figures.push(
+    {
+      bench: 'mcp-gateway',
+      figure: `pass-through tools/call p99 (${CLIENTS} clients)`,
+      value: g99,
+      unit: 'ms',
+      baseline: s99,
+      goal: '≤ baseline + 1 ms',
+      met: g99 - s99 <= 1,
+    },
+    {
+      bench: 'mcp-gateway',
+      figure: 'gateway CPU per pass-through call',
+      value: gCpu,
+      unit: 'ms',
+      baseline: sCpu,
+      goal: '≤ 0.2 ms over idle',
+      met: gCpu - sCpu <= 0.2,
+    },
+  );
+}
+
+/** A gauge of the relay's /metrics. */
+async function gauge(name: string): Promise<number> {
+  const text = await (await request(`${relay.url}/metrics`)).body.text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return Number(line?.split(' ')[1] ?? Number.NaN);
+}
+
+const until = async (what: string, check: () => Promise<boolean>, ms = 300_000) => {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+};
+
+/** How many cards the bench room shows. */
+async function cards(): Promise<number> {
+  const res = await request(`${relay.url}/web/api/rooms/gateway-bench/messages`);
+  return ((await res.body.json()) as unknown[]).length;
+}
+
+async function heldCalls(): Promise<void> {
+  const t0 = performance.now();
+  await side.run({ kind: 'hold', url: gatewayUrl, n: HELD });
+  await until(
+    'every held call waiting',
+    async () => (await gauge('hitl_relay_gateway_waiting')) === HELD,
+  );
+  await until('every card posted', async () => (await cards()) >= HELD);
+  const openMs = performance.now() - t0;
+  const before = await gauge('hitl_relay_gateway_wait_reads');
+  // Nothing changes for these asks: an idle window, then a change elsewhere (another ask).
+  await new Promise((r) => setTimeout(r, 5000));
+  const other = await request(`${relay.url}/v1/asks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      target: 'web:gateway-bench-other',
+      content: { type: 'context', sub_type: 'confirm', prompt: 'Something else?' },
+    }),
+  });
+  await other.body.text();
+  await new Promise((r) => setTimeout(r, 1000));
+  const reads = (await gauge('hitl_relay_gateway_wait_reads')) - before;
+  const { wiped } = await side.run<{ wiped: number }>({ kind: 'count' });
+  console.log(
+    `${HELD} held gateway calls in ${fmt(openMs / 1000, 1)} s, every card posted, ${wiped} reached the upstream; store reads by their waits over 6 s idle and a change elsewhere: ${reads} (before, while holding: ${before}); RSS ${fmt(process.memoryUsage().rss / 2 ** 20, 0)} MiB`,
+  );
+  figures.push({
+    bench: 'mcp-gateway',
+    figure: `store reads of ${HELD} idle held calls`,
+    value: reads,
+    unit: 'reads',
+    baseline: null,
+    goal: '0',
+    met: reads === 0 && wiped === 0,
+  });
+}
+
+console.log(`bench mcp-gateway on ${machine()}`);
+try {
+  if (wants(args, 'passthrough')) await passThrough();
+  if (wants(args, 'held')) await heldCalls();
+  report(figures);
+  console.log(`done on ${machine()}`);
+} finally {
+  await relay.stop();
+  await side.stop();
+  rmSync(configDir, { recursive: true, force: true });
+}
