@@ -19,6 +19,18 @@ export function isButtonUrlInvalid(err: unknown): boolean {
   return err instanceof GrammyError && err.description.includes('BUTTON_URL_INVALID');
 }
 
+/**
+ * True when Telegram could not read a keyboard button: what a Bot API server older than 10 says
+ * of a `disabled` button (to it, a button with no kind it knows).
+ */
+export function isButtonUnparsable(err: unknown): boolean {
+  return (
+    err instanceof GrammyError &&
+    err.error_code === 400 &&
+    /can't parse inline keyboard button|BUTTON_TYPE_INVALID/.test(err.description)
+  );
+}
+
 /** The new chat id when Telegram answers that a group became a supergroup (400 + migrate_to_chat_id). */
 export function migratedTo(err: unknown): number | undefined {
   if (!(err instanceof GrammyError)) return undefined;

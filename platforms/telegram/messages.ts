@@ -3,25 +3,47 @@ import type { Api } from 'grammy';
 import type { Message } from 'grammy/types';
 import type { Logger } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
-import { isButtonUrlInvalid, isNotModified, migratedTo, toPlatformError } from './errors.ts';
-import { linkButton, renderCard, renderNotice, withLinkAsText } from './render.ts';
+import {
+  isButtonUnparsable,
+  isButtonUrlInvalid,
+  isNotModified,
+  migratedTo,
+  toPlatformError,
+} from './errors.ts';
+import {
+  linkButton,
+  renderCard,
+  renderNotice,
+  type TelegramMessage,
+  withLinkAsText,
+} from './render.ts';
 
 /**
- * Runs `attempt` with the card, and once more with the Details link as a text line when Telegram
- * refuses the link button (BUTTON_URL_INVALID, e.g. a review_url on a private or loopback host):
- * the case still arrives, with its link readable.
+ * Runs `attempt` with the card's message, once more with the Details link as a text line when
+ * Telegram refuses the link button (BUTTON_URL_INVALID, e.g. a review_url on a private or
+ * loopback host), and without the decided card's disabled button when the Bot API server is
+ * older than 10 and cannot read it: the case still arrives, with its link readable.
  */
 async function withLinkFallback<T>(
   card: Card,
-  attempt: (card: Card) => Promise<T>,
+  attempt: (message: TelegramMessage) => Promise<T>,
   log: Logger | undefined,
 ): Promise<T> {
+  const withDisabled = async (c: Card) => {
+    try {
+      return await attempt(renderCard(c));
+    } catch (err) {
+      if (!isButtonUnparsable(err) || !c.final || !c.outcome) throw err;
+      log?.warn({ key: c.key }, 'telegram refused the disabled outcome button; sending without it');
+      return attempt(renderCard(c, { disabledButtons: false }));
+    }
+  };
   try {
-    return await attempt(card);
+    return await withDisabled(card);
   } catch (err) {
     if (!isButtonUrlInvalid(err) || !card.link) throw err;
     log?.warn({ key: card.key }, 'telegram refused the Details button URL; sending it as text');
-    return attempt(withLinkAsText(card));
+    return withDisabled(withLinkAsText(card));
   }
 }
 
@@ -36,8 +58,7 @@ export async function sendCard(
   const send = (to: string) =>
     withLinkFallback(
       card,
-      (c) => {
-        const message = renderCard(c);
+      (message) => {
         return api.sendMessage(to, message.text, {
           parse_mode: message.parse_mode,
           reply_markup: message.reply_markup,
@@ -83,8 +104,7 @@ export async function editCard(
   try {
     await withLinkFallback(
       card,
-      (c) => {
-        const message = renderCard(c);
+      (message) => {
         return api.editMessageText(chatId, messageId, message.text, {
           parse_mode: message.parse_mode,
           reply_markup: message.reply_markup,

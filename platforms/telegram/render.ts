@@ -2,7 +2,13 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
 import { truncateUtf16 } from '../../src/adapter-kit.ts';
 import { PlatformError } from '../../src/errors.ts';
-import type { ActionStyle, Card, CardLink } from '../../src/render/card.ts';
+import type {
+  ActionStyle,
+  Card,
+  CardLink,
+  CardOutcome,
+  CardOutcomeKind,
+} from '../../src/render/card.ts';
 import { askLines, askReplacesActions, askRows } from './ask.ts';
 
 /** sendMessage / editMessageText accept 1-4096 characters of text, counted after entity parsing. */
@@ -72,9 +78,42 @@ export function linkButton(link: CardLink | null): InlineKeyboardButton.UrlButto
   return { text: truncateText(link.label, TELEGRAM_BUTTON_LABEL_MAX_CHARS), url: link.url };
 }
 
-/** The inline keyboard: action buttons (none on a final card) in rows, then the Details link. */
-export function renderKeyboard(card: Card): InlineKeyboardMarkup {
+/** How a decided card's disabled button looks: approved green, rejected red, the rest plain. */
+const OUTCOME_STYLES: Partial<Record<CardOutcomeKind, 'success' | 'danger'>> = {
+  approved: 'success',
+  rejected: 'danger',
+};
+
+/**
+ * A decided card's outcome as one disabled button where its buttons were (Bot API 10
+ * `disabled`, a DisabledButton: it does nothing when tapped). The row of choices turns into the
+ * answer instead of vanishing, so the message keeps its shape and says at a glance how it ended.
+ */
+export function outcomeButton(outcome: CardOutcome): InlineKeyboardButton.DisabledButtonButton {
+  const style = OUTCOME_STYLES[outcome.kind];
+  return {
+    text: truncateText(outcome.label, TELEGRAM_BUTTON_LABEL_MAX_CHARS),
+    disabled: {},
+    ...(style ? { style } : {}),
+  };
+}
+
+/** Rendering choices: `disabledButtons: false` for a Bot API server older than 10 (it refuses them). */
+export interface TelegramRenderOptions {
+  disabledButtons?: boolean;
+}
+
+/**
+ * The inline keyboard: action buttons in rows (on a final card, its outcome as a disabled
+ * button), then the Details link.
+ */
+export function renderKeyboard(
+  card: Card,
+  options: TelegramRenderOptions = {},
+): InlineKeyboardMarkup {
   const rows: InlineKeyboardButton[][] = [];
+  if (card.final && card.outcome && options.disabledButtons !== false)
+    rows.push([outcomeButton(card.outcome)]);
   if (!card.final) {
     // An ask's own widgets first; an approval's choice buttons stand in for the plain actions.
     const ask = card.ask?.content;
@@ -128,7 +167,7 @@ function fitBody(
 }
 
 /** Renders a card as an HTML message whose visible text stays within Telegram's limit. */
-export function renderCard(card: Card): TelegramMessage {
+export function renderCard(card: Card, options: TelegramRenderOptions = {}): TelegramMessage {
   const title = truncateText(card.title.trim(), TITLE_MAX_CHARS);
   const hint = card.hint ? truncateText(card.hint.trim(), HINT_MAX_CHARS) : '';
   const status = truncateText(card.status.trim(), STATUS_MAX_CHARS);
@@ -156,7 +195,7 @@ export function renderCard(card: Card): TelegramMessage {
   return {
     text,
     parse_mode: 'HTML',
-    reply_markup: renderKeyboard(card),
+    reply_markup: renderKeyboard(card, options),
     link_preview_options: { is_disabled: true },
   };
 }

@@ -41,8 +41,20 @@ export interface QueryAnswer {
   ephemeral?: boolean;
 }
 
-/** Refusals worth more than a toast: the person learns why, and nobody else in the group does. */
-const EPHEMERAL_OUTCOMES = new Set<TapReply['outcome']>(['forbidden']);
+/**
+ * What is said to the tapper alone in a group, as a message that stays readable (a toast is gone
+ * in a second): refusals of this person (allowlist, approvers, own request, a second vote), their
+ * vote counted while more are needed, and the prompt to tap again to confirm. Nobody else in the
+ * group sees it, so a busy group does not fill with notices.
+ */
+const EPHEMERAL_OUTCOMES = new Set<TapReply['outcome']>([
+  'forbidden',
+  'not_an_approver',
+  'requester_may_not_approve',
+  'already_voted',
+  'vote_recorded',
+  'confirm_required',
+]);
 
 /** `ephemeral: true` for an outcome said only to the tapper in a group. */
 export const ephemeralIf = (outcome: TapReply['outcome']) =>

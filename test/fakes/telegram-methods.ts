@@ -40,7 +40,11 @@ function buttonStyleProblem(button: Record<string, unknown>): string | null {
 }
 
 /** The rules Telegram applies to inline keyboards, with its error wording. */
-function checkKeyboard(markup: unknown, refuseUrl: (url: string) => boolean): string | null {
+function checkKeyboard(
+  markup: unknown,
+  refuseUrl: (url: string) => boolean,
+  botApi10 = true,
+): string | null {
   if (markup === undefined) return null;
   // ForceReply (sendMessage only): the reply field opens for the person; no buttons.
   const force = markup as { force_reply?: unknown; input_field_placeholder?: unknown };
@@ -62,7 +66,8 @@ function checkKeyboard(markup: unknown, refuseUrl: (url: string) => boolean): st
         return 'Bad Request: BUTTON_TEXT_INVALID';
       const styled = buttonStyleProblem(button);
       if (styled) return styled;
-      const kinds = ['callback_data', 'url', 'copy_text', 'disabled'].filter((k) => k in button);
+      const known = ['callback_data', 'url', 'copy_text', ...(botApi10 ? ['disabled'] : [])];
+      const kinds = known.filter((k) => k in button);
       const copy = (button as { copy_text?: { text?: unknown } }).copy_text;
       if (
         copy !== undefined &&
@@ -238,6 +243,7 @@ export class FakeTelegramMethods extends FakeTelegramState {
     const keyboardError = checkKeyboard(
       p.reply_markup,
       (url) => this.refusedUrls?.test(url) ?? false,
+      this.botApi10,
     );
     if (keyboardError) return bad(keyboardError);
     if (p.ephemeral_message_parameters !== undefined) return this.sendEphemeral(chatId, p);
@@ -280,6 +286,7 @@ export class FakeTelegramMethods extends FakeTelegramState {
     const keyboardError = checkKeyboard(
       p.reply_markup,
       (url) => this.refusedUrls?.test(url) ?? false,
+      this.botApi10,
     );
     if (keyboardError) return bad(keyboardError);
     const markup = markupOrNone(p.reply_markup);

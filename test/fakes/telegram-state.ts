@@ -118,6 +118,17 @@ export class FakeTelegramState {
     this.refusedUrls = pattern;
   }
 
+  /**
+   * False: the fake answers as a Bot API server older than 10, to which a `disabled` button is a
+   * button of no kind it knows (refused as Telegram refuses a bare text button).
+   */
+  protected botApi10 = true;
+
+  /** Makes the fake answer as a Bot API server older than 10 (a self-hosted one not yet updated). */
+  useOlderBotApi(): void {
+    this.botApi10 = false;
+  }
+
   /** Chats the bot was kicked from: every call there answers 403. */
   protected readonly kicked = new Set<number>();
 

@@ -142,8 +142,11 @@ async function telegramTap(marker: string, action: string, from: User) {
   const update = telegram.queueUpdate(
     telegram.callbackQuery({ chatId: CHAT, messageId: card.message.message_id, data, from }),
   );
-  const answer = await telegram.waitForAnswer(update.callback_query!.id);
-  return answer.text ?? '';
+  const id = update.callback_query!.id;
+  const answer = await telegram.waitForAnswer(id);
+  // In a group, refusals and "vote counted" are Bot API 10 ephemeral messages tied to the query.
+  const ephemeral = telegram.ephemeralMessages().find((e) => e.callback_query_id === id);
+  return answer.text ?? ephemeral?.text ?? '';
 }
 
 async function newCase(marker: string, requestedBy?: string) {

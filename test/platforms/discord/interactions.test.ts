@@ -10,7 +10,7 @@ import {
   type Respond,
 } from '../../../platforms/discord/interactions.ts';
 import type { RawInteraction } from '../../../platforms/discord/parse.ts';
-import type { TapReply } from '../../../src/adapter.ts';
+import type { TapOutcome, TapReply } from '../../../src/adapter.ts';
 import { type FakeDiscord, startFakeDiscord } from '../../fakes/discord-api.ts';
 import {
   componentInteraction,
@@ -100,4 +100,36 @@ describe('InteractionFlow answering through the REST callback (gateway mode)', (
     expect(fake.answeredWith(raw.token)).toBe(6);
     expect(fake.followUps(raw.token)[0]).toMatch(/nothing was decided/);
   });
+
+  const NOTICES: Array<[TapOutcome, string]> = [
+    ['not_an_approver', 'Only the listed approvers decide this one.'],
+    ['requester_may_not_approve', 'You asked for this; someone else must approve it.'],
+    ['already_voted', 'You already voted on this case.'],
+    ['vote_recorded', 'Your vote is counted: 1 of 2 approvals.'],
+    ['confirm_required', 'This cannot be undone. Tap Approve again to confirm.'],
+  ];
+
+  it.each(NOTICES)(
+    '%s: an ephemeral follow-up (flags 64) only the tapper sees',
+    async (outcome, text) => {
+      const { fake, flow, raw, respond, message } = await setup();
+      const ctx = makeContext(async () => ({ outcome, text, card: makeCard() }));
+      await flow.handle(raw, respond, ctx);
+      expect(fake.answeredWith(raw.token)).toBe(7);
+      // The payload sent: POST /webhooks/:application/:token with the EPHEMERAL flag, no mentions.
+      const sent = fake
+        .requests()
+        .filter(
+          (r) =>
+            r.method === 'POST' &&
+            r.path.endsWith(`/webhooks/${TEST_DISCORD_APPLICATION_ID}/${raw.token}`),
+        )
+        .map((r) => JSON.parse(r.body) as Record<string, unknown>);
+      expect(sent).toEqual([
+        expect.objectContaining({ content: text, flags: 64, allowed_mentions: { parse: [] } }),
+      ]);
+      // The card in the channel is the card as it stands, not the notice.
+      expect(message.content).not.toContain(text);
+    },
+  );
 });

@@ -65,6 +65,39 @@ describe('telegram adapter: posting and editing', () => {
     expect(s.fake.calls('editMessageText')).toHaveLength(2);
   });
 
+  it('edits a decided card to its outcome as a disabled button (Bot API 10 DisabledButton)', async () => {
+    s = await setup();
+    const ref = await s.adapter.post(String(GROUP), makeCard());
+    const outcome = { kind: 'approved' as const, label: '✅ Approved' };
+    await s.adapter.update(ref, makeCard({ final: true, status: 'Approved by Ann', outcome }));
+    // The payload sent, as the fake checked it (a DisabledButton is an empty object, its own kind).
+    expect(s.fake.calls('editMessageText')[0]?.reply_markup).toEqual({
+      inline_keyboard: [
+        [{ text: '✅ Approved', disabled: {}, style: 'success' }],
+        [{ text: 'Details', url: 'https://service.example/review/case-123' }],
+      ],
+    });
+    expect(s.fake.message(GROUP, 1)?.message.reply_markup?.inline_keyboard[0]).toEqual([
+      { text: '✅ Approved', disabled: {}, style: 'success' },
+    ]);
+  });
+
+  it('edits a decided card without the disabled button when the Bot API server is older than 10', async () => {
+    s = await setup();
+    await s.adapter.start(s.ctx);
+    s.fake.useOlderBotApi();
+    const ref = await s.adapter.post(String(GROUP), makeCard());
+    const outcome = { kind: 'rejected' as const, label: '❌ Rejected' };
+    await s.adapter.update(ref, makeCard({ final: true, status: 'Rejected by Ann', outcome }));
+    const edits = s.fake.calls('editMessageText');
+    expect(edits).toHaveLength(2);
+    expect(s.fake.message(GROUP, 1)?.message.text).toContain('Rejected by Ann');
+    expect(s.fake.message(GROUP, 1)?.message.reply_markup?.inline_keyboard).toEqual([
+      [{ text: 'Details', url: 'https://service.example/review/case-123' }],
+    ]);
+    expect(s.lines.some((line) => line.includes('disabled outcome button'))).toBe(true);
+  });
+
   it('follows a group that became a supergroup, and says so in the log', async () => {
     s = await setup();
     await s.adapter.start(s.ctx);

@@ -71,6 +71,28 @@ describe('telegram render', () => {
     );
   });
 
+  it("turns a decided card's buttons into its outcome, one disabled button (Bot API 10)", () => {
+    const decided = (kind: 'approved' | 'rejected' | 'expired', label: string) =>
+      renderKeyboard(makeCard({ final: true, status: 'Decided', outcome: { kind, label } }))
+        .inline_keyboard;
+    const details = [{ text: 'Details', url: 'https://service.example/review/case-123' }];
+    expect(decided('approved', '✅ Approved')).toEqual([
+      [{ text: '✅ Approved', disabled: {}, style: 'success' }],
+      details,
+    ]);
+    expect(decided('rejected', '❌ Rejected')).toEqual([
+      [{ text: '❌ Rejected', disabled: {}, style: 'danger' }],
+      details,
+    ]);
+    expect(decided('expired', '⌛ Expired')).toEqual([
+      [{ text: '⌛ Expired', disabled: {} }],
+      details,
+    ]);
+    // For a Bot API server older than 10 (it cannot read `disabled`): Details only, as before.
+    const card = makeCard({ final: true, outcome: { kind: 'approved', label: '✅ Approved' } });
+    expect(renderKeyboard(card, { disabledButtons: false }).inline_keyboard).toEqual([details]);
+  });
+
   it('drops a link Telegram would refuse instead of failing the whole message', () => {
     const card = makeCard({ link: { label: 'Details', url: 'javascript:alert(1)' } });
     expect(
