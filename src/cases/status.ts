@@ -83,7 +83,7 @@ export class StatusApplier {
       // After its history row, so listeners (receipts) see the row that records the change.
       this.d.cases.events.emit('status', changed);
       if (u.next_case_id) await this.linkNext(changed, u.next_case_id);
-    } else if (!changed && u.next_case_id) {
+    } else if (u.next_case_id) {
       // A final case (or one already at this status) whose service names its next round now:
       // nothing else changes, but the round is linked (its card marked revised).
       const c = await this.d.store.getCase(id);

@@ -190,13 +190,17 @@ const PROMPT_MAX = 500;
 const SUBMIT_TOKEN_MIN = 32;
 const DEFAULT_ACTIONS = new Set(['skip', 'approve', 'reject', 'abort']);
 
+/** The known version `version` is (0.5 to 0.9, patch levels such as "0.7.0" included), or null. */
+export function knownVersion(version: string): (typeof KNOWN_SPEC_VERSIONS)[number] | null {
+  const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(version);
+  if (m === null) return null;
+  const minor = `${Number(m[1])}.${Number(m[2])}`;
+  return KNOWN_SPEC_VERSIONS.find((v) => v === minor) ?? null;
+}
+
 /** Whether `version` is one the relay knows: 0.5 to 0.9, patch levels ("0.7.0") included. */
 export function isKnownVersion(version: string): boolean {
-  const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(version);
-  return (
-    m !== null &&
-    (KNOWN_SPEC_VERSIONS as readonly string[]).includes(`${Number(m[1])}.${Number(m[2])}`)
-  );
+  return knownVersion(version) !== null;
 }
 
 /**

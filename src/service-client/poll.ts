@@ -2,6 +2,7 @@
 import type { Dispatcher } from 'undici';
 import { ValidationError } from '../errors.ts';
 import { call, NetworkError, retryAfterMs } from '../net/http.ts';
+import { knownVersion } from '../protocol/hitl.ts';
 import { parsePollResponse, type StatusUpdate, v09VariantIssue } from '../protocol/status.ts';
 import type { CaseSecrets, StoredCase } from '../store/types.ts';
 import { onCaseOrigin } from './case-origin.ts';
@@ -182,7 +183,7 @@ export function pollDelay(o: {
  */
 export function checkVariants(c: Pick<StoredCase, 'doc'>, r: PollResult): PollResult {
   if (r.kind !== 'status' || !r.variantIssue) return r;
-  if (!/^0\.9(?:\.\d+)?$/.test(c.doc.hitl.spec_version)) return r;
+  if (knownVersion(c.doc.hitl.spec_version) !== '0.9') return r;
   return {
     kind: 'error',
     failure: 'invalid',
