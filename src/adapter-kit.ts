@@ -53,6 +53,9 @@ function pendingStrings(strings: Strings): AdapterPendingStrings {
     card: text('card'),
     unavailable: text('unavailable'),
     privateFirst: (link) => text('private_first', { link }),
+    sentPrivately: text('sent_privately'),
+    privateUnreachable: (app) => text('private_unreachable', { app }),
+    details: text('details'),
   };
 }
 

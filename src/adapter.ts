@@ -195,6 +195,12 @@ export interface AdapterPendingStrings {
   unavailable: string;
   /** The list is sent privately and the person must open the private chat first (`link` to it). */
   privateFirst(link: string): string;
+  /** Said where `/pending` was asked when the list went to the person's private chat. */
+  sentPrivately: string;
+  /** The private chat cannot be opened (the person has not added the app `app` for themselves). */
+  privateUnreachable(app: string): string;
+  /** The label of a case's Details link (platforms without links to a card). */
+  details: string;
 }
 
 /** The ask flows' toasts, refusals and placeholders (templates `adapter.asks`). */

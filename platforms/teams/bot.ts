@@ -11,10 +11,16 @@ import type {
   Tap,
   TapReply,
 } from '../../src/adapter.ts';
-import { stringsOf, tapWithin, truncateCodePoints } from '../../src/adapter-kit.ts';
+import { pendingCommand, stringsOf, tapWithin, truncateCodePoints } from '../../src/adapter-kit.ts';
 import { scrub } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
-import { referenceOf, type TeamsActivity, textWithoutBotMention } from './activity.ts';
+import {
+  type OutgoingActivity,
+  referenceOf,
+  type TeamsActivity,
+  type TeamsReference,
+  textWithoutBotMention,
+} from './activity.ts';
 import { type AskRetry, askInputs } from './ask.ts';
 import type { InvokeBody, TurnResult } from './connector.ts';
 import {
@@ -24,7 +30,8 @@ import {
   parseSubmitMessage,
   TEAMS_CARD_ACTION_INVOKE,
 } from './parse.ts';
-import { renderTeamsCard } from './render.ts';
+import { isPendingPayload, pendingMessage, pendingNext } from './pending.ts';
+import { renderTeamsCard, TEAMS_PAYLOAD_FIELD } from './render.ts';
 import type { TeamsStore } from './store.ts';
 
 /** What a turn needs from the adapter around it. */
@@ -36,6 +43,8 @@ export interface TeamsBotDeps {
   authenticated: boolean;
   /** Re-sends the stored card of `ref` to everyone (after a late tap answer). */
   refresh(ref: MessageRef): Promise<void>;
+  /** Sends `message` to the personal chat of `userId` with the bot (opened when needed). */
+  sendPrivately(from: TeamsReference, userId: string, message: OutgoingActivity): Promise<void>;
 }
 
 const HITL_ID = /^\/?hitl\s+id$/i;
@@ -102,12 +111,40 @@ export class TeamsBot {
   private async onMessage(activity: TeamsActivity): Promise<TurnResult> {
     const submitted = parseSubmitMessage(activity);
     if (submitted) return this.onSubmit(activity, submitted);
-    if (!HITL_ID.test(textWithoutBotMention(activity))) return {};
+    const text = textWithoutBotMention(activity);
+    const pending = pendingCommand(text);
+    if (pending) return this.onPending(activity, pending.mine);
+    if (!HITL_ID.test(text)) return {};
     const key = await this.capture(activity);
     const words = stringsOf(this.deps.ctx);
     return plainReply(
       `${words.target(`teams:${key}`)}\n${words.yourUserId(activity.from?.id ?? '?')}`,
     );
+  }
+
+  /**
+   * `/pending [mine]`: in the person's personal chat the list is the answer; anywhere else it goes
+   * there (Teams shows every channel message to everyone) and the channel hears only that it went.
+   */
+  private async onPending(activity: TeamsActivity, mine: boolean): Promise<TurnResult> {
+    const { ctx } = this.deps;
+    const from = activity.from;
+    if (!from?.id) return {};
+    const key = conversationKey(activity.conversation.id);
+    const query = { platform: 'teams', address: key, user: { id: from.id }, mine };
+    const message = await pendingMessage(ctx, query);
+    if (activity.conversation.conversationType === 'personal') return { replies: [message] };
+    const words = stringsOf(ctx).pending;
+    try {
+      await this.deps.sendPrivately(referenceOf(activity), from.id, message);
+    } catch (err) {
+      ctx.log.warn(
+        { platform: 'teams', target: `teams:${key}`, err: scrub(String(err)) },
+        'teams /pending: the private chat could not be opened',
+      );
+      return plainReply(words.privateUnreachable(activity.recipient?.name || 'hitl-relay'));
+    }
+    return plainReply(words.sentPrivately);
   }
 
   private async capture(activity: TeamsActivity): Promise<string> {
@@ -171,6 +208,10 @@ export class TeamsBot {
   }
 
   private async onExecute(activity: TeamsActivity): Promise<InvokeBody> {
+    const value = activity.value as { action?: { data?: Record<string, unknown> } } | undefined;
+    const payload = value?.action?.data?.[TEAMS_PAYLOAD_FIELD];
+    if (isPendingPayload(payload) && activity.from?.id)
+      return pendingNext(this.deps.ctx, payload, activity.from.id);
     const tap = parseExecuteInvoke(activity);
     if (!tap) return messageAnswer(stringsOf(this.deps.ctx).notOurs);
     const { store } = this.deps;

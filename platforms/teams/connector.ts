@@ -53,7 +53,15 @@ export interface TeamsConnector {
   send(reference: TeamsReference, activity: OutgoingActivity): Promise<string>;
   /** Replaces activity `activityId` in the conversation of `reference`. */
   update(reference: TeamsReference, activityId: string, activity: OutgoingActivity): Promise<void>;
+  /**
+   * Opens (or finds: Teams answers the same id again) the personal chat of user `userId` with the
+   * bot, in the tenant and service of `reference`; resolves to its reference.
+   */
+  openPrivate(reference: TeamsReference, userId: string): Promise<TeamsReference>;
 }
+
+/** The audience of the bot's outbound token in the public cloud (ToChannelFromBotOAuthScope). */
+const CONNECTOR_AUDIENCE = 'https://api.botframework.com';
 
 /**
  * The public cloud's settings with the JWT signing keys read from `metadataUrl` (tests: a loopback
@@ -227,6 +235,48 @@ class BotbuilderConnector implements TeamsConnector {
       await context.adapter.updateActivity(context, activity);
     });
   }
+
+  openPrivate(reference: TeamsReference, userId: string): Promise<TeamsReference> {
+    return createPersonalConversation(this.cloud, this.config.appId, reference, userId);
+  }
+}
+
+/** BotbuilderConnector.openPrivate, on its own to keep the class short. */
+async function createPersonalConversation(
+  cloud: CloudAdapter,
+  appId: string,
+  reference: TeamsReference,
+  userId: string,
+): Promise<TeamsReference> {
+  const { tenantId } = reference.conversation;
+  let id: string | undefined;
+  try {
+    await cloud.createConversationAsync(
+      appId,
+      reference.channelId,
+      reference.serviceUrl,
+      CONNECTOR_AUDIENCE,
+      {
+        isGroup: false,
+        bot: { id: reference.botId ?? `28:${appId}`, name: '' },
+        members: [{ id: userId, name: '' }],
+        channelData: tenantId ? { tenant: { id: tenantId } } : {},
+        ...(tenantId ? { tenantId } : {}),
+      },
+      async (context) => {
+        id = context.activity.conversation?.id;
+      },
+    );
+  } catch (error) {
+    throw toPlatformError(error, 'createConversation');
+  }
+  if (!id) {
+    throw new PlatformError('teams', 'createConversation', 'remote', 'no conversation id returned');
+  }
+  return {
+    ...reference,
+    conversation: { id, type: 'personal', ...(tenantId ? { tenantId } : {}) },
+  };
 }
 
 /** The Bot Framework connector of `config`, sending through `transport`. */

@@ -183,6 +183,9 @@ class TeamsAdapter implements PlatformAdapter {
       invokeDeadlineMs: this.tuning.invokeDeadlineMs,
       authenticated: !!this.config.appId,
       refresh: (ref) => this.refresh(ref),
+      sendPrivately: async (from, userId, message) => {
+        await this.connector.send(await this.connector.openPrivate(from, userId), message);
+      },
     });
     if (!this.config.appId) {
       ctx.log.warn(

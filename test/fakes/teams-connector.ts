@@ -4,6 +4,9 @@
  *   POST /v3/conversations/:c/activities             new message (";messageid=<root>" in :c = thread reply)
  *   POST /v3/conversations/:c/activities/:replyToId  reply (an unknown id starts a new message, as Teams does)
  *   PUT  /v3/conversations/:c/activities/:id         edit (404 ActivityNotFoundInConversation when unknown)
+ *   POST /v3/conversations                            open a personal chat (ConversationParameters:
+ *        isGroup false, bot, one member, tenantId): the same user gets the same "a:..." id again; a
+ *        user who never added the app answers 403 BotNotInConversationRoster, as Teams does
  * each answering `{id}`. It keeps every activity and its versions, records raw bodies and headers,
  * and can fail the next requests with 429 (Retry-After), 412, 502 or 504.
  */
@@ -45,6 +48,10 @@ export class FakeTeamsConnector {
   private readonly failures: Failure[] = [];
   /** Conversations the bot was removed from. */
   private readonly removed = new Set<string>();
+  /** Users who have not added the app for themselves: no personal chat can be opened. */
+  private readonly withoutApp = new Set<string>();
+  /** Personal chats opened, by user id. */
+  private readonly personal = new Map<string, string>();
   /** Called with each request as it arrives (benchmarks time the edits with it). */
   onRequest: ((r: RecordedConnectorRequest) => void) | null = null;
 
@@ -81,6 +88,16 @@ export class FakeTeamsConnector {
   /** The bot is removed from a conversation: every call there answers 403, as Teams does. */
   removeBot(conversationId: string): void {
     this.removed.add(conversationId);
+  }
+
+  /** User `userId` has not added the app personally: opening a personal chat answers 403. */
+  withoutAppFor(userId: string): void {
+    this.withoutApp.add(userId);
+  }
+
+  /** The personal chat opened with `userId`, if any. */
+  personalChatOf(userId: string): string | undefined {
+    return this.personal.get(userId);
   }
 
   /** Raw bodies of every request received. */
@@ -123,6 +140,39 @@ export class FakeTeamsConnector {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
+  /** POST /v3/conversations for a personal chat, as Teams checks its ConversationParameters. */
+  private createConversation(res: ServerResponse, body: string): void {
+    const params = parseJson(body);
+    const members = params?.members as Array<{ id?: unknown }> | undefined;
+    const userId = members?.[0]?.id;
+    const bot = params?.bot as { id?: unknown } | undefined;
+    if (
+      !params ||
+      params.isGroup !== false ||
+      members?.length !== 1 ||
+      typeof userId !== 'string' ||
+      typeof bot?.id !== 'string' ||
+      typeof params.tenantId !== 'string'
+    ) {
+      send(res, 400, {
+        error: { code: 'BadArgument', message: 'Incorrect conversation creation parameters' },
+      });
+      return;
+    }
+    if (this.withoutApp.has(userId)) {
+      send(res, 403, {
+        error: {
+          code: 'BotNotInConversationRoster',
+          message: 'The bot is not part of the conversation roster.',
+        },
+      });
+      return;
+    }
+    const id = this.personal.get(userId) ?? `a:1${String(this.nextId++)}`;
+    this.personal.set(userId, id);
+    send(res, 201, { id });
+  }
+
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -142,6 +192,8 @@ export class FakeTeamsConnector {
         headers,
       );
     }
+    if (req.method === 'POST' && url.pathname === '/v3/conversations')
+      return this.createConversation(res, body);
     const match = /^\/v3\/conversations\/([^/]+)\/activities(?:\/([^/]+))?$/.exec(url.pathname);
     if (!match?.[1])
       return send(res, 404, { error: { code: 'NotFound', message: 'no such route' } });
@@ -180,6 +232,15 @@ export class FakeTeamsConnector {
       return send(res, 201, { id });
     }
     return send(res, 405, { error: { code: 'BadArgument', message: 'method not allowed' } });
+  }
+}
+
+function parseJson(body: string): Record<string, unknown> | null {
+  try {
+    const value = JSON.parse(body) as unknown;
+    return value && typeof value === 'object' ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
   }
 }
 
