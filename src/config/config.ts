@@ -9,6 +9,7 @@ import { type ExpiryThresholds, expiryWarningSchema } from '../policy/expiry-war
 import { type PolicyConfig, policySchema } from '../policy/policy.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { deriveNotifySecret } from '../protocol/notify-signature.ts';
+import { type NamedApiKey, namedApiKeysOf } from './api-keys.ts';
 import { parseEnv, pickEnv } from './env.ts';
 import { type McpUpstreamConfig, mcpUpstreamsSchema, upstreamsOf } from './mcp-upstreams.ts';
 import type { NotifySettings } from './notify-settings.ts';
@@ -22,6 +23,7 @@ export const CORE_ENV_VARS = [
   'DATA_DIR',
   'DATABASE_URL',
   'RELAY_API_KEY',
+  'RELAY_API_KEYS',
   'RELAY_SECRET_KEY',
   'RELAY_CONFIG',
   'LOG_LEVEL',
@@ -136,6 +138,7 @@ export const coreEnvSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional(),
   RELAY_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  RELAY_API_KEYS: z.string().optional(),
   RELAY_SECRET_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   RETENTION_DAYS: z.coerce.number().min(0).default(30),
   RECEIPT_RETENTION_DAYS: z.coerce.number().min(0).default(365),
@@ -192,6 +195,8 @@ export interface RelayConfig {
   dataDir: string;
   databaseUrl: string | undefined;
   apiKey: string | undefined;
+  /** Named client keys (RELAY_API_KEYS), accepted as RELAY_API_KEY is. */
+  namedApiKeys: NamedApiKey[];
   secretKey: string | undefined;
   /** Signs decision receipts (generated and stored sealed when absent). */
   receiptSigningKey: string | undefined;
@@ -308,6 +313,7 @@ function notifySettingsOf(e: Env): NotifySettings {
 function secretsOf(e: Env, callbackSecrets: Record<string, string>): (string | undefined)[] {
   return [
     e.RELAY_API_KEY,
+    ...namedApiKeysOf(e.RELAY_API_KEYS, e.RELAY_API_KEY).map((k) => k.key),
     e.RELAY_SECRET_KEY,
     e.RECEIPT_SIGNING_KEY,
     e.WEB_CHAT_TOKEN,
@@ -330,6 +336,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RelayConfig {
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
     apiKey: e.RELAY_API_KEY,
+    namedApiKeys: namedApiKeysOf(e.RELAY_API_KEYS, e.RELAY_API_KEY),
     secretKey: e.RELAY_SECRET_KEY,
     receiptSigningKey: e.RECEIPT_SIGNING_KEY,
     retentionMs: e.RETENTION_DAYS * 86_400_000,

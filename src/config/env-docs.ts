@@ -22,6 +22,10 @@ export const CORE_ENV_DOCS: Record<(typeof CORE_ENV_VARS)[number], EnvDoc> = {
   RELAY_API_KEY: {
     meaning: 'API key for `/v1/*` and `/metrics`; when set, the relay runs in server mode',
   },
+  RELAY_API_KEYS: {
+    meaning:
+      'named client keys, `name=key,name=key` (each 16+ characters), accepted as RELAY_API_KEY is; what a client does is recorded under its name (needs RELAY_API_KEY)',
+  },
   RELAY_SECRET_KEY: {
     meaning:
       'seals case secrets and answers at rest and signs Details links (the same on every replica)',

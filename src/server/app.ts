@@ -10,6 +10,7 @@ import { caseView } from '../cases/case-view.ts';
 import type { Intake } from '../cases/intake.ts';
 import type { CaseRepository } from '../cases/repository.ts';
 import type { Targets } from '../cases/targets.ts';
+import type { NamedApiKey } from '../config/api-keys.ts';
 import type { RelayConfig } from '../config/config.ts';
 import { ValidationError } from '../errors.ts';
 import type { Health, Readiness } from '../health.ts';
@@ -23,6 +24,7 @@ import type { Store } from '../store/store.ts';
 import { storageFailure } from '../store/store-errors.ts';
 import type { StoredCase } from '../store/types.ts';
 import { apiDocsRoutes } from './api-docs.ts';
+import './api-key-name.ts';
 import { ApiError, apiErrorHandler } from './api-error.ts';
 import { limitBody, readJsonBody, requireBodyType } from './inbound.ts';
 import {
@@ -126,7 +128,7 @@ function guard(app: Hono, o: AppOptions): void {
   const h = config.host;
   if (!config.apiKey && (isIP(h) ? isLoopback(h) : isLoopbackName(h)))
     app.use('*', loopbackHostOnly(config.publicUrl));
-  const auth = bearerAuth(config.apiKey);
+  const auth = bearerAuth(config.apiKey, config.namedApiKeys);
   // Metrics name platforms, targets' counts and error rates: with an API key they need it too.
   for (const path of [
     '/v1/cases/*',
@@ -145,19 +147,27 @@ function guard(app: Hono, o: AppOptions): void {
 }
 
 /**
- * Requires `Authorization: Bearer <apiKey>` (compared in constant time) when a key is set.
- * Not hono/bearer-auth: it accepts only token68 characters, so a RELAY_API_KEY with any other
- * (the config takes any 16+ characters) could never be sent, and it answers a malformed header
- * with 400 where this API documents 401 (test/server/api-error.test.ts shows both).
+ * Requires `Authorization: Bearer <key>` with RELAY_API_KEY or one of RELAY_API_KEYS (each compared
+ * in constant time, all of them every time) when a key is set, and records the named key's name
+ * for the handlers (`apiKeyName`: null for RELAY_API_KEY). Not hono/bearer-auth: it accepts only
+ * token68 characters, so a key with any other (the config takes any 16+ characters) could never
+ * be sent, and it answers a malformed header with 400 where this API documents 401
+ * (test/server/api-error.test.ts shows both).
  */
-function bearerAuth(apiKey: string | undefined) {
+function bearerAuth(apiKey: string | undefined, named: readonly NamedApiKey[]) {
+  const keys = [
+    { name: null, key: Buffer.from(apiKey ?? '') },
+    ...named.map((k) => ({ name: k.name, key: Buffer.from(k.key) })),
+  ];
   return async (c: Context, next: () => Promise<void>) => {
     if (!apiKey) return next();
-    const given = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
-    const a = Buffer.from(given);
-    const b = Buffer.from(apiKey);
-    if (a.length !== b.length || !timingSafeEqual(a, b))
+    const given = Buffer.from(/^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1] ?? '');
+    let match: { name: string | null } | undefined;
+    for (const k of keys)
+      if (k.key.length === given.length && timingSafeEqual(k.key, given)) match ??= k;
+    if (!match)
       throw new ApiError(401, 'unauthorized', 'send Authorization: Bearer <RELAY_API_KEY>');
+    c.set('apiKeyName', match.name);
     return next();
   };
 }

@@ -14,6 +14,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { AskWaits } from '../mcp/waits.ts';
 import type { McpGateway } from '../mcp-gateway/gateway.ts';
 import { ApiError } from './api-error.ts';
+import { apiKeyNameOf } from './api-key-name.ts';
 
 /** Where the gateway's upstreams are mounted (`${GATEWAY_PATH}/<name>`). */
 export const GATEWAY_PATH = '/mcp/gateway';
@@ -37,7 +38,7 @@ export function registerGatewayRoutes(
     const name = c.req.param('name');
     // The origin as the client reached the relay: a held call's ask links there (PUBLIC_URL wins).
     const origin = new URL(c.req.url).origin;
-    const served = gateway.fetch(name, req, { keyName: null, origin });
+    const served = gateway.fetch(name, req, { keyName: apiKeyNameOf(c), origin });
     if (!served)
       throw new ApiError(
         404,
