@@ -36,6 +36,8 @@ export interface WatcherOptions {
    * not yet known to answer, share three quarters of `concurrency`, so they never hold it all.
    */
   slowPollMs?: number;
+  /** Monotonic milliseconds that time slowPollMs (default performance.now; tests pass a clock). */
+  monotonicNow?: () => number;
   /** How long a poll may run before another replica may start one on the same case. */
   leaseMs?: number;
   /** How long a lease holds a case for looks of this process (default 10 minimum poll intervals). */
@@ -85,6 +87,7 @@ export class Watcher {
       concurrency: options.concurrency ?? 64,
       perOrigin: options.perOrigin ?? 16,
       slowPollMs: options.slowPollMs ?? 2000,
+      monotonicNow: options.monotonicNow ?? (() => performance.now()),
       leaseMs: options.leaseMs ?? deps.config.leaseMs,
       holdMs:
         options.holdMs ??
@@ -95,6 +98,7 @@ export class Watcher {
     // Durations on the monotonic clock, not the relay's (which tests move and NTP can step).
     this.pool = new OriginPool(this.o.concurrency, this.o.perOrigin, () => this.slotFree(), {
       slowMs: this.o.slowPollMs,
+      now: this.o.monotonicNow,
     });
     this.writes = new WatchWrites(deps.store);
     this.looker = new Looker(deps, hooks, this.holds, this.writes, this.o);

@@ -7,6 +7,12 @@
  * write each and stopped, having learned one origin: the answering case waited about one pass per
  * hanging origin. Now a pass goes on past the origins it has just learned to skip, and puts a
  * round back in one write. Driven pass by pass on the test's clock; the hanging services are real.
+ *
+ * Poll durations (what marks an origin slow) are timed on the test's clock too: on the real one,
+ * a loaded machine made the answering service's own first poll take over slowPollMs (2 s) now and
+ * then, marking it slow, and the last pass then rightly left it in the full lane (17 of 20 runs
+ * under load passed). The hanging origins are limited for what this test is about: none of their
+ * polls has ever ended.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
@@ -48,7 +54,7 @@ beforeAll(async () => {
     dataDir,
     minMs: POLL_MS,
     now: () => clock,
-    watcher: { onLook: (c) => void looks.push(c.id) },
+    watcher: { onLook: (c) => void looks.push(c.id), monotonicNow: () => clock },
   }));
 });
 afterAll(async () => {
@@ -65,7 +71,7 @@ const ingest = async (svc: HostileService, target: string) =>
 async function until(ok: () => boolean, what: string) {
   const t0 = Date.now();
   while (!ok()) {
-    if (Date.now() - t0 > 10_000) throw new Error(`not within 10 s: ${what}`);
+    if (Date.now() - t0 > 30_000) throw new Error(`not within 30 s: ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
@@ -85,6 +91,9 @@ it(`FAIR-WATCH-1: with ${ORIGINS} hanging origins × ${CASES_PER_ORIGIN} cases, 
   const open = () => held.filter((r) => !r.destroyed && !r.writableEnded).length;
   await until(() => open() >= 48, 'the hanging polls holding the lane');
   expect(open()).toBe(48); // the lane: three quarters of 64
+  // Its next look is at least one interval after the first, so this pass did not start one (no
+  // poll of it can still be running when the next pass is measured).
+  expect(looks.slice(1)).not.toContain(answering.id);
 
   // The answering case's hold ends (it is due from the store again), behind 1,600 overdue cases
   // of origins that cannot start: the very next pass looks at it.
