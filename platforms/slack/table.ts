@@ -56,11 +56,11 @@ export function tableBlock(table: CardTable): SlackTableBlock | null {
 /** A field's text fitted to a section field (cut by code point, with an ellipsis). */
 function fieldText(
   text: string,
-  fit: (raw: string, max: number) => string,
+  fitText: (raw: string, max: number) => string,
 ): types.PlainTextElement {
   return {
     type: 'plain_text',
-    text: fit(text.trim() === '' ? EMPTY : text, SLACK_SECTION_FIELD_MAX_CHARS),
+    text: fitText(text.trim() === '' ? EMPTY : text, SLACK_SECTION_FIELD_MAX_CHARS),
   };
 }
 
@@ -70,14 +70,14 @@ function fieldText(
  */
 export function fieldSections(
   rows: CardField[],
-  fit: (raw: string, max: number) => string,
+  fitText: (raw: string, max: number) => string,
 ): types.SectionBlock[] {
   const perSection = SLACK_SECTION_MAX_FIELDS / 2;
   const out: types.SectionBlock[] = [];
   for (let i = 0; i < rows.length && out.length < FALLBACK_SECTIONS_MAX; i += perSection) {
     const fields = rows
       .slice(i, i + perSection)
-      .flatMap((r) => [fieldText(r.label, fit), fieldText(r.value, fit)]);
+      .flatMap((r) => [fieldText(r.label, fitText), fieldText(r.value, fitText)]);
     out.push({ type: 'section', fields });
   }
   return out;
@@ -86,11 +86,11 @@ export function fieldSections(
 /** The card's table as Slack blocks: one table block, else section fields; none without a table. */
 export function tableBlocks(
   table: CardTable | undefined,
-  fit: (raw: string, max: number) => string,
+  fitText: (raw: string, max: number) => string,
 ): types.KnownBlock[] {
   if (!table || table.rows.length === 0) return [];
   const block = tableBlock(table);
-  return block ? [block] : fieldSections(table.rows, fit);
+  return block ? [block] : fieldSections(table.rows, fitText);
 }
 
 /** The text lines a table already shows, to be left out of the card's text. */
