@@ -23,6 +23,7 @@ import {
   makeGooglechatHarness,
   paramsOf,
   SPACE,
+  STRANGER,
   widgetsOf,
 } from './harness.ts';
 
@@ -158,7 +159,10 @@ describe('Google Chat dialog events against the relay', () => {
   let relay: RelayHandle;
   beforeAll(async () => {
     h = await makeGooglechatHarness();
-    relay = await startRelay({ adapters: [h.adapter] });
+    relay = await startRelay({
+      adapters: [h.adapter],
+      allow: { [`googlechat:${SPACE}`]: [ALLOWED.id] },
+    });
     await h.attach!(relay.url);
   });
   afterAll(async () => {
@@ -214,5 +218,18 @@ describe('Google Chat dialog events against the relay', () => {
     // The card itself never carried an input widget.
     expect(inputs(widgetsOf(card))).toEqual([]);
     expect(buttonsOf(card).some((b) => b.onClick.action?.interaction === 'OPEN_DIALOG')).toBe(true);
+  });
+
+  it('DIALOG-5 who may answer is checked before the dialog opens: a stranger gets the reason, no dialog', async () => {
+    const { id, ref } = await ask(KINDS['context.form'].content);
+    const refused = await h.openDialog({ ref, user: STRANGER });
+    expect(refused.dialog).toBeNull();
+    expect(
+      refused.delivery.answer?.actionResponse?.dialogAction?.actionStatus?.userFacingMessage,
+    ).toMatch(/not allowed|allow/i);
+    const allowed = await h.openDialog({ ref, user: ALLOWED });
+    expect(allowed.dialog).not.toBeNull();
+    const view = (await (await request(`${relay.url}/v1/asks/${id}`)).body.json()) as Json;
+    expect(view.status).toBe('pending');
   });
 });
