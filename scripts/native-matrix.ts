@@ -12,7 +12,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { renderMessage as renderDiscord } from '../platforms/discord/render.ts';
-import { renderCard as renderGoogleChat } from '../platforms/googlechat/render.ts';
+import { dialogCard, renderCard as renderGoogleChat } from '../platforms/googlechat/render.ts';
 import { renderCard as renderSlack } from '../platforms/slack/render.ts';
 import { renderTeamsCard } from '../platforms/teams/render.ts';
 import { renderCard as renderTelegram } from '../platforms/telegram/render.ts';
@@ -89,10 +89,17 @@ function teams(card: Card): Set<Control> {
   return out;
 }
 
-/** Google Chat: buttons with the relay's function decide, selection inputs pick, inputs type. */
+/**
+ * Google Chat: buttons with the relay's function decide, selection inputs pick, inputs type; a
+ * button with interaction OPEN_DIALOG opens the ask's dialog, whose widgets count as the card's.
+ */
 function googlechat(card: Card): Set<Control> {
   const out = new Set<Control>();
-  for (const e of objects(renderGoogleChat(card))) {
+  const m = renderGoogleChat(card);
+  const dialog = [...objects(m)].some((e) => e.interaction === 'OPEN_DIALOG')
+    ? dialogCard(card)
+    : null;
+  for (const e of objects([m, dialog])) {
     if (e.function === 'hitl') out.add('button');
     if (e.selectionInput) out.add('pick');
     if (e.textInput || e.selectionInput || e.dateTimePicker) out.add('typing');

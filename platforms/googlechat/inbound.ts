@@ -6,6 +6,7 @@
  * decision answers by updating the card in place (`UPDATE_MESSAGE`); anything else (a refusal,
  * "not an approver", "your vote is counted", a confirm prompt) is a private message only the
  * person who clicked sees (`privateMessageViewer`), so a space does not fill with notices.
+ * Dialog events (an ask typed in a dialog) are answered in dialog-flow.ts.
  */
 import { createHash } from 'node:crypto';
 import type {
@@ -19,6 +20,7 @@ import type {
 } from '../../src/adapter.ts';
 import { firstDelivery, pendingCommand, stringsOf, tapWithin } from '../../src/adapter-kit.ts';
 import type { Logger } from '../../src/log.ts';
+import { dialogEvent } from './dialog-flow.ts';
 import { type ChatEvent, parseEvent, targetFor } from './parse.ts';
 import { pendingFirst, pendingNext } from './pending.ts';
 import { type ChatMessage, renderCard, textMessage } from './render.ts';
@@ -143,6 +145,8 @@ async function handle(d: ChatEndpointDeps, req: InboundRequest): Promise<Inbound
     ctx.log.warn({ age_ms: d.now() - e.at }, 'google chat event too old; skipped');
     return json({});
   }
+  if (e.kind === 'click' && e.dialog)
+    return dialogEvent({ ...d, notice: noticeFor }, ctx, e, threadOf(body));
   if (e.kind === 'click')
     return (await pendingNext(ctx, moreOf(body), e.user)) ?? click(d, ctx, e, threadOf(body));
   const pending = e.kind === 'message' ? pendingCommand(e.text) : null;

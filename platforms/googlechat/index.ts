@@ -19,6 +19,7 @@ import type { Card } from '../../src/render/card.ts';
 import { ChatClient } from './api.ts';
 import { ServiceAccountToken } from './auth.ts';
 import type { GooglechatConfig } from './config.ts';
+import { rememberDialog } from './dialog-flow.ts';
 import { toPlatformError } from './errors.ts';
 import { eventRoutes, GOOGLECHAT_DEFAULT_PATH } from './inbound.ts';
 import { GooglechatPace, type GooglechatPaceOptions } from './pace.ts';
@@ -130,6 +131,7 @@ export class GooglechatAdapter implements PlatformAdapter {
       options.replyTo?.address === address
         ? await ctx.kv.get(`googlechat:thread:${options.replyTo.id}`)
         : undefined;
+    await rememberDialog(ctx, card);
     const answer = await this.api.create(space, renderCard(card, ctx.strings), {
       requestId: randomUUID(),
       ...(thread ? { thread } : {}),
@@ -143,6 +145,7 @@ export class GooglechatAdapter implements PlatformAdapter {
   async update(ref: MessageRef, card: Card): Promise<void> {
     const ctx = this.context('spaces.messages.patch');
     const priority: PacePriority = card.final ? 'high' : 'low';
+    await rememberDialog(ctx, card);
     await this.api.patch(ref.id, renderCard(card, ctx.strings), priority);
   }
 

@@ -16,9 +16,23 @@ const isObject = (v: unknown): v is Json =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
+/** Chat's dialog events: asked to open one, its submit, its cancel. */
+export type DialogEventType = 'REQUEST_DIALOG' | 'SUBMIT_DIALOG' | 'CANCEL_DIALOG';
+const DIALOG_EVENTS = new Set<string>(['REQUEST_DIALOG', 'SUBMIT_DIALOG', 'CANCEL_DIALOG']);
+
 /** What one event is, for the adapter. */
 export type ChatEvent =
-  | { kind: 'click'; tap: Tap | null; user: TapUser; space: string; at: number }
+  | {
+      kind: 'click';
+      tap: Tap | null;
+      user: TapUser;
+      space: string;
+      at: number;
+      /** A dialog event (REQUEST_DIALOG, SUBMIT_DIALOG, CANCEL_DIALOG), else null. */
+      dialog: DialogEventType | null;
+      /** The card key an "Answer…" button asks a dialog for (its `o` parameter). */
+      open: string | null;
+    }
   | {
       kind: 'message';
       text: string;
@@ -99,8 +113,13 @@ export function parseEvent(body: unknown): ChatEvent {
   const space = isObject(body.space) ? str(body.space.name) : null;
   if (!user || !space || !SPACE.test(space)) return { kind: 'other', type };
   const at = Date.parse(str(body.eventTime) ?? '') || 0;
-  if (type === 'CARD_CLICKED')
-    return { kind: 'click', tap: tapOf(body, user, space), user, space, at };
+  if (type === 'CARD_CLICKED') {
+    const d = str(body.dialogEventType);
+    const dialog =
+      body.isDialogEvent === true && d && DIALOG_EVENTS.has(d) ? (d as DialogEventType) : null;
+    const open = paramsOf(body).o ?? null;
+    return { kind: 'click', tap: tapOf(body, user, space), user, space, at, dialog, open };
+  }
   if (type === 'ADDED_TO_SPACE') return { kind: 'added', user, space, at };
   if (type === 'MESSAGE') {
     const m = isObject(body.message) ? body.message : {};

@@ -10,7 +10,8 @@
 import type { AdapterStrings } from '../../src/adapter.ts';
 import { stringsOf, truncateUtf16 } from '../../src/adapter-kit.ts';
 import type { Card, CardAction } from '../../src/render/card.ts';
-import { type AskButton, googlechatAsk, plainAskActions } from './ask.ts';
+import { type AskButton, type AskParts, googlechatAsk, plainAskActions } from './ask.ts';
+import { needsDialog, openDialogButton } from './dialog.ts';
 
 /** A whole message (text and cards), in bytes of its JSON. */
 export const GOOGLECHAT_MESSAGE_MAX_BYTES = 32_000;
@@ -111,6 +112,37 @@ function message(card: Card, widgets: Json[], buttons: Json[]): ChatMessage {
 
 const bytes = (m: ChatMessage) => Buffer.byteLength(JSON.stringify(m), 'utf8');
 
+/** The ask's parts for `card`, or null when the card has no ask Chat can draw. */
+function askParts(card: Card, strings?: AdapterStrings): AskParts | null {
+  return card.ask && !card.final
+    ? googlechatAsk(card, stringsOf(strings ? { strings } : null).asks, escapeChat)
+    : null;
+}
+
+const fits = (m: ChatMessage, widgets: number) =>
+  widgets <= GOOGLECHAT_CARD_WIDGETS_MAX && bytes(m) <= GOOGLECHAT_MESSAGE_MAX_BYTES - SIZE_MARGIN;
+
+/**
+ * The body of the dialog an ask's "Answer…" button opens: the ask's widgets and its submit buttons
+ * (each with the payload and kind parameters, as on a card); null when the ask needs no dialog or
+ * its widgets would not fit one.
+ */
+export function dialogCard(card: Card, strings?: AdapterStrings): Json | null {
+  const ask = askParts(card, strings);
+  if (!ask || !needsDialog(ask)) return null;
+  const body = {
+    header: { title: escapeChat(truncateUtf16(card.title, 200)) },
+    sections: [
+      { widgets: ask.widgets },
+      {
+        widgets: [{ buttonList: { buttons: ask.buttons.map((b) => button(b.action, b.params)) } }],
+      },
+    ],
+  };
+  const asMessage: ChatMessage = { cardsV2: [{ cardId: 'dialog', card: body }] };
+  return fits(asMessage, ask.widgets.length + 1) ? body : null;
+}
+
 /** The message for `card`, within Chat's limits. */
 export function renderCard(card: Card, strings?: AdapterStrings): ChatMessage {
   const text = textWidgets(card);
@@ -118,22 +150,22 @@ export function renderCard(card: Card, strings?: AdapterStrings): ChatMessage {
     ? [{ text: truncateUtf16(card.link.label, 40), onClick: { openLink: { url: card.link.url } } }]
     : [];
   if (card.final) return message(card, text, link);
-  const ask = card.ask
-    ? googlechatAsk(card, stringsOf(strings ? { strings } : null).asks, escapeChat)
-    : null;
+  const ask = askParts(card, strings);
   const plain = (card.ask ? plainAskActions(card) : card.actions).map((a) => button(a));
+  if (ask && needsDialog(ask) && dialogCard(card, strings)) {
+    // Typing happens in a dialog; the card keeps what it says and the buttons that need no input.
+    const said = ask.widgets.filter((w) => 'textParagraph' in w);
+    const approval = card.ask?.content.type === 'approval';
+    const open = openDialogButton(card.key, approval, HITL_FUNCTION);
+    return message(card, [...text, ...said], [...plain, open, ...link]);
+  }
   if (ask) {
     const asked = message(
       card,
       [...text, ...ask.widgets],
       [...ask.buttons.map((b: AskButton) => button(b.action, b.params)), ...link],
     );
-    const widgets = text.length + ask.widgets.length + 1;
-    if (
-      widgets <= GOOGLECHAT_CARD_WIDGETS_MAX &&
-      bytes(asked) <= GOOGLECHAT_MESSAGE_MAX_BYTES - SIZE_MARGIN
-    )
-      return asked;
+    if (fits(asked, text.length + ask.widgets.length + 1)) return asked;
   }
   return message(card, text, [...plain, ...link]);
 }

@@ -4,6 +4,7 @@ import type { AdapterStrings } from '../../src/adapter.ts';
 import { askFacts } from '../../src/render/ask-facts.ts';
 import type { Card, CardAction, CardOutcomeKind } from '../../src/render/card.ts';
 import { askBlock, choiceBlock } from './ask.ts';
+import { shownInTable, tableBlocks } from './table.ts';
 
 /** Section text object: Slack refuses a longer one with invalid_blocks. */
 export const SLACK_SECTION_TEXT_MAX_CHARS = 3000;
@@ -164,7 +165,10 @@ const FACT_PIECE = 2400;
  */
 function factBlocks(card: Card): types.SectionBlock[] {
   if (!card.ask || card.final) return [];
-  const text = askFacts(card.ask.content, { optionNotes: true }).join('\n');
+  const inTable = shownInTable(card.table);
+  const text = askFacts(card.ask.content, { optionNotes: true })
+    .filter((l) => !inTable.has(l))
+    .join('\n');
   const pieces: string[] = [];
   const chars = Array.from(text);
   for (let i = 0; i < chars.length && pieces.length < FACT_SECTIONS_MAX; i += FACT_PIECE)
@@ -182,14 +186,16 @@ export function renderCard(card: Card, strings?: AdapterStrings): SlackMessage {
   });
 
   // plain_text, not mrkdwn: a service's `*bold*`, links and mentions show exactly as written.
-  const body = [card.prompt, card.lines.join('\n')]
-    .filter((part) => part.trim() !== '')
-    .join('\n\n');
+  // The lines the table shows as rows are left out of the text.
+  const inTable = shownInTable(card.table);
+  const lines = card.lines.filter((l) => !inTable.has(l));
+  const body = [card.prompt, lines.join('\n')].filter((part) => part.trim() !== '').join('\n\n');
   if (body) {
     blocks.push({ type: 'section', text: plain(body, SLACK_SECTION_TEXT_MAX_CHARS) });
   }
 
   blocks.push(...factBlocks(card));
+  blocks.push(...tableBlocks(card.table, fitText));
 
   const context: types.PlainTextElement[] = [];
   if (card.status) context.push(plain(card.status, SLACK_CONTEXT_TEXT_MAX_CHARS));

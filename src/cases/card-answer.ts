@@ -5,6 +5,7 @@
  */
 import type { AskContent, FieldValue } from '../asks/content.ts';
 import { withoutSensitive } from '../asks/sensitive.ts';
+import type { CardField } from '../render/card.ts';
 import { formFields } from '../render/form-summary.ts';
 import { type Strings, t } from '../render/templates.ts';
 import type { StoredCase } from '../store/types.ts';
@@ -122,26 +123,31 @@ function valueText(v: FieldValue | undefined, s: Strings): string {
   return shorten(scalar(v, s) ?? String(v), MAX_ANSWER_VALUE);
 }
 
-/** Fields as "Label: value" lines, with what it was before when it changed. */
-function fieldLines(
+/**
+ * Fields as label / value rows with their "Label: value" line (what it was before when it changed):
+ * the lines for every platform, the rows for one that draws a table (Slack).
+ */
+function fieldRows(
   fields: Array<{ key: string; label: string; value?: unknown }>,
   values: Record<string, FieldValue>,
   s: Strings,
-): string[] {
+): CardField[] {
   return fields
     .filter((f) => f.key in values)
     .map((f) => {
       const now = valueText(values[f.key], s);
       const was = Array.isArray(f.value) ? undefined : (f.value as FieldValue | undefined);
       const changed = was !== undefined && was !== values[f.key] && valueText(was, s) !== '';
-      return shorten(
-        changed
-          ? t(s, 'answer.changed', { label: f.label, value: now, was: valueText(was, s) })
-          : t(s, 'context.line', { label: f.label, value: now }),
-        MAX_LINE,
-      );
+      const view = { label: f.label, value: now, was: changed ? valueText(was, s) : '' };
+      return {
+        label: f.label,
+        value: changed ? t(s, 'answer.was', view) : now,
+        line: shorten(t(s, changed ? 'answer.changed' : 'context.line', view), MAX_LINE),
+      };
     });
 }
+
+const lines = (rows: CardField[]) => rows.map((r) => r.line);
 
 const labelOf = (list: Array<{ key: string; label: string }>, key: string) =>
   list.find((o) => o.key === key)?.label ?? key;
@@ -154,7 +160,7 @@ function askLines(c: AskContent, d: Json, s: Strings): string[] {
       const choice = line('answer.choice', { label: labelOf(c.choices, String(d.decision)) });
       if (c.sub_type === 'binary') return choice;
       const values = isObject(d.values) ? (d.values as Record<string, FieldValue>) : {};
-      return [...choice, ...fieldLines(c.modifiable, values, s)];
+      return [...choice, ...lines(fieldRows(c.modifiable, values, s))];
     }
     case 'decision': {
       if (c.sub_type === 'rank') {
@@ -176,7 +182,7 @@ function askLines(c: AskContent, d: Json, s: Strings): string[] {
         });
       // A sensitive value (a password) stands hidden: a chat keeps its cards, and so may others.
       const shown = withoutSensitive(c, d).values;
-      return fieldLines(c.fields, isObject(shown) ? (shown as never) : {}, s);
+      return lines(fieldRows(c.fields, isObject(shown) ? (shown as never) : {}, s));
     }
     case 'edit': {
       if (c.sub_type === 'content') {
@@ -187,7 +193,7 @@ function askLines(c: AskContent, d: Json, s: Strings): string[] {
       }
       const args = isObject(d.args) ? (d.args as Record<string, FieldValue>) : {};
       const tool = c.tool_name ? line('answer.tool', { tool: c.tool_name }) : [];
-      return [...tool, ...fieldLines(c.args, args, s)];
+      return [...tool, ...lines(fieldRows(c.args, args, s))];
     }
   }
 }
@@ -198,4 +204,21 @@ export function askAnswerLines(c: StoredCase, content: AskContent, s: Strings): 
   if (c.status !== 'completed' || !isObject(data)) return [];
   const reason = reasonLine(data, s);
   return [...askLines(content, data, s), ...(reason ? [reason] : [])];
+}
+
+/**
+ * The typed fields of a completed ask's answer (approval.modify's values, a form's fields, a tool's
+ * arguments) as rows, each also one of askAnswerLines' lines; none for the other kinds.
+ */
+export function askAnswerFields(c: StoredCase, content: AskContent, s: Strings): CardField[] {
+  const d = c.doc.result?.data;
+  if (c.status !== 'completed' || !isObject(d)) return [];
+  const values = (v: unknown) => (isObject(v) ? (v as Record<string, FieldValue>) : {});
+  if (content.type === 'approval' && content.sub_type === 'modify')
+    return fieldRows(content.modifiable, values(d.values), s);
+  if (content.type === 'context' && content.sub_type === 'form')
+    return fieldRows(content.fields, values(withoutSensitive(content, d).values), s);
+  if (content.type === 'edit' && content.sub_type === 'tool_args')
+    return fieldRows(content.args, values(d.args), s);
+  return [];
 }

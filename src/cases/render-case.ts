@@ -4,11 +4,12 @@ import { type AskContent, askContentOf, kindOf } from '../asks/content.ts';
 import { inlineActions, isIrreversible } from '../protocol/actions.ts';
 import type { HitlObject } from '../protocol/hitl.ts';
 import { isTerminal, REVIEW_TYPES } from '../protocol/types.ts';
-import type { ActionStyle, Card, CardAction } from '../render/card.ts';
+import { askFactRows } from '../render/ask-facts.ts';
+import type { ActionStyle, Card, CardAction, CardField, CardTable } from '../render/card.ts';
 import { formSummary } from '../render/form-summary.ts';
 import { type Strings, t } from '../render/templates.ts';
 import type { CaseDoc, CaseSecrets, StoredCase } from '../store/types.ts';
-import { answerLine, askAnswerLines } from './card-answer.ts';
+import { answerLine, askAnswerFields, askAnswerLines } from './card-answer.ts';
 import { agentAccess, caseNotes, interpreted } from './card-notes.ts';
 import { cardOutcome } from './card-outcome.ts';
 import { humanKey, objectSummary, SECRET_KEY, scalar, shorten } from './card-text.ts';
@@ -274,6 +275,7 @@ export function renderCase(
   const hint = hintOf(hitl, actions, s);
   const outcome = cardOutcome(c, content, s);
   const title = cardTitle(type, options.round, s);
+  const table = tableOf(ask ? askFactRows(ask) : content ? askAnswerFields(c, content, s) : [], s);
   return {
     ...(ask ? { ask: { kind: kindOf(ask), content: ask } } : {}),
     caseId: c.id,
@@ -293,6 +295,7 @@ export function renderCase(
     final,
     state: c.status,
     ...(outcome ? { outcome: { kind: outcome.kind, label: neutral(outcome.label) } } : {}),
+    ...(table ? { table } : {}),
     type,
   };
 }
@@ -305,4 +308,17 @@ export function renderCase(
 const BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
 export function neutral(text: string): string {
   return text.replace(BIDI, '');
+}
+
+/** The rows as a card's table under the language's header, bidi controls removed; none when empty. */
+function tableOf(rows: CardField[], s: Strings): CardTable | null {
+  if (!rows.length) return null;
+  return {
+    header: [neutral(t(s, 'table.field')), neutral(t(s, 'table.value'))],
+    rows: rows.map((f) => ({
+      label: neutral(f.label),
+      value: neutral(f.value),
+      line: neutral(f.line),
+    })),
+  };
 }

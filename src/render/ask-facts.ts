@@ -5,6 +5,7 @@
  * choices and options. Platforms escape and fit the lines; none of it is cut here. Pure.
  */
 import type { AskContent } from '../asks/content.ts';
+import type { CardField } from './card.ts';
 
 /** A value as people read it: a DROPDOWN's list as "a / b", booleans as yes / no. */
 function shown(v: unknown): string {
@@ -30,6 +31,25 @@ export function describedLine(o: Described): string | null {
   return notes.length ? `${o.label}: ${notes.join(' · ')}` : null;
 }
 
+/**
+ * The values an open ask puts to the person as rows (approval.modify's current values, a tool's
+ * arguments with read-only ones marked), each `line` exactly as askFacts says it.
+ */
+export function askFactRows(content: AskContent): CardField[] {
+  const row = (label: string, value: string): CardField => ({
+    label,
+    value,
+    line: `${label}: ${value}`,
+  });
+  if (content.type === 'approval' && content.sub_type === 'modify')
+    return content.modifiable.map((f) => row(f.label, shown(f.value)));
+  if (content.type === 'edit' && content.sub_type === 'tool_args')
+    return content.args.map((a) =>
+      row(a.label, `${shown(a.value)}${a.editable ? '' : ' (read-only)'}`),
+    );
+  return [];
+}
+
 /** Which facts the platform's widgets already show, so they are not said twice. */
 export interface AskFactsOptions {
   /** The widgets show each option's description and impact hint (Slack select options do). */
@@ -44,7 +64,7 @@ export function askFacts(content: AskContent, options: AskFactsOptions = {}): st
     case 'approval': {
       const hints = notes(content.choices);
       if (content.sub_type === 'binary') return hints;
-      return [...content.modifiable.map((f) => `${f.label}: ${shown(f.value)}`), ...hints];
+      return [...askFactRows(content).map((r) => r.line), ...hints];
     }
     case 'decision':
       return options.optionNotes ? [] : notes(content.options);
@@ -54,9 +74,7 @@ export function askFacts(content: AskContent, options: AskFactsOptions = {}): st
       if (content.sub_type === 'content') return content.draft ? [content.draft] : [];
       return [
         ...(content.tool_name ? [`Tool: ${content.tool_name}`] : []),
-        ...content.args.map(
-          (a) => `${a.label}: ${shown(a.value)}${a.editable ? '' : ' (read-only)'}`,
-        ),
+        ...askFactRows(content).map((r) => r.line),
       ];
   }
 }

@@ -52,6 +52,24 @@ export interface CardOutcome {
   label: string;
 }
 
+/**
+ * One typed field of an answer (a form's field, an argument, a modified value) as label and value.
+ * `line` is the same field as it stands in the card's text ("Label: value": in `lines` on a final
+ * card, in the ask's facts on an open one), so a platform that draws the fields as a table (Slack's
+ * table block) leaves that line out of its text.
+ */
+export interface CardField {
+  label: string;
+  value: string;
+  line: string;
+}
+
+/** Label / value rows under a header ("Field", "Value" in the card's language). */
+export interface CardTable {
+  header: [string, string];
+  rows: CardField[];
+}
+
 /** A case as a chat message. */
 export interface Card {
   /** The relay's case id (not a secret; shown by the web chat API). */
@@ -81,6 +99,11 @@ export interface Card {
    * that pick a message per type (WhatsApp's approved templates outside its 24-hour window).
    */
   type?: string;
+  /**
+   * An ask's typed fields as a table, for a platform that has one: on a final card the answer's
+   * fields, on an open one the values being decided (current values, a tool's arguments).
+   */
+  table?: CardTable;
   /** Present for an open ask (the relay's own, or another relay's): draw its widgets natively. */
   ask?: CardAsk;
 }

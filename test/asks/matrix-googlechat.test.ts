@@ -147,39 +147,88 @@ const CELLS: Partial<Record<AskKind, Cell>> = {
   },
 };
 
-async function click(name: string, action: string, formInputs: Json) {
+/** Typing, a date or a long list: the kind is answered in a dialog the card's button opens. */
+const inDialog = (cell: Cell) =>
+  cell.widgets.some((w) => /^(textInput|dateTimePicker)|DROPDOWN|MULTI_SELECT/.test(w));
+
+/** The input widgets of a dialog body, as widgetKinds says them. */
+const dialogKinds = (body: Json) =>
+  (body.sections ?? [])
+    .flatMap((x: Json) => x.widgets ?? [])
+    .flatMap((w: Json) => {
+      const kind = Object.keys(w)[0]!;
+      if (!['textInput', 'selectionInput', 'dateTimePicker'].includes(kind)) return [];
+      return [`${kind}:${w[kind].type}`];
+    });
+
+/**
+ * One answer as the person gives it: a click on the card's button with its inputs, or a submit in
+ * the dialog. Returns the notice (private message, or the dialog's message) and whether the dialog
+ * stayed open.
+ */
+async function answer(
+  name: string,
+  cell: Cell,
+  formInputs: Json,
+  dialog: Json | null,
+): Promise<{ notice: string | null; open: boolean; status?: string }> {
   const ref = { platform: 'googlechat', address: SPACE, id: name };
-  const res = await h.click({ ref, action, user: ALLOWED, formInputs });
+  if (dialog) {
+    const done = await h.submitDialog({
+      ref,
+      dialog,
+      action: cell.action,
+      user: ALLOWED,
+      formInputs,
+    });
+    if (!done || 'shown' in done) throw new Error('the dialog submit got no status');
+    return { notice: done.message, open: done.open, status: done.status };
+  }
+  const res = await h.click({ ref, action: cell.action, user: ALLOWED, formInputs });
   expect(res.status).toBe(200);
-  return res;
+  if (!res.made?.body.privateMessageViewer) return { notice: null, open: false };
+  expect(res.made.body.privateMessageViewer).toEqual({ name: ALLOWED.id });
+  return { notice: String(res.made.body.text), open: false };
 }
 
 describe.each(Object.keys(CELLS) as AskKind[])('%s on Google Chat', (kind) => {
   const cell = CELLS[kind]!;
   const fx = KINDS[kind];
 
-  it('native widgets, a bad answer refused privately with nothing recorded, the typed answer', async () => {
+  it('native widgets (in a dialog where it takes typing), a bad answer refused with nothing recorded, the typed answer', async () => {
     const { id, name, token } = await ask(fx.content);
-    expect(widgetKinds(name)).toEqual(cell.widgets);
     expect(JSON.stringify(h.fake.message(name)!.body)).not.toContain(token);
+    let dialog: Json | null = null;
+    if (inDialog(cell)) {
+      // The card has no inputs, only the button that opens the dialog; the dialog has them all.
+      expect(widgetKinds(name)).toEqual([]);
+      const ref = { platform: 'googlechat', address: SPACE, id: name };
+      const opened = await h.openDialog({ ref, user: ALLOWED });
+      expect(opened.delivery.answer?.actionResponse?.type).toBe('DIALOG');
+      dialog = opened.dialog;
+      expect(dialog).not.toBeNull();
+      expect(dialogKinds(dialog!)).toEqual(cell.widgets);
+      expect(JSON.stringify(dialog)).not.toContain(token);
+    } else expect(widgetKinds(name)).toEqual(cell.widgets);
     if (kind === 'edit.content') {
-      const input = widgetsOf(h.fake.message(name)!).find((w) => w.textInput)!;
+      const input = (dialog!.sections[0].widgets as Json[]).find((w) => w.textInput)!;
       expect(input.textInput.value).toBe((fx.content as { draft: string }).draft);
     }
     if (cell.bad) {
-      const res = await click(name, cell.action, cell.bad);
-      expect(res.made?.body.privateMessageViewer).toEqual({ name: ALLOWED.id });
-      expect(String(res.made?.body.text)).toMatch(cell.badSays!);
+      const refused = await answer(name, cell, cell.bad, dialog);
+      expect(refused.notice).toMatch(cell.badSays!);
+      // A refused answer keeps the dialog open with the reason (INVALID_ARGUMENT).
+      if (dialog) expect(refused).toMatchObject({ open: true, status: 'INVALID_ARGUMENT' });
       const after = await view(id);
       expect(after.status).toBe('pending');
       expect(after.case.history.some((e: Json) => e.kind === 'submit')).toBe(false);
     }
-    const first = await click(name, cell.action, cell.good);
-    if (first.made?.body.privateMessageViewer) {
-      // An irreversible answer: the same person clicks again once the warning has been up.
-      expect(String(first.made.body.text)).toMatch(/undone|again/i);
+    const first = await answer(name, cell, cell.good, dialog);
+    if (first.notice && /undone|again/i.test(first.notice)) {
+      // An irreversible answer: the same person submits again once the warning has been up.
+      if (dialog) expect(first.open).toBe(true);
       await new Promise((resolve) => setTimeout(resolve, CONFIRM_MIN_MS));
-      await click(name, cell.action, cell.good);
+      await answer(name, cell, cell.good, dialog);
     }
     const done = await view(id, true);
     expect(done).toMatchObject({ kind, status: 'completed', answer: fx.result });

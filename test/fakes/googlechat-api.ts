@@ -26,6 +26,7 @@ import {
   SignJWT,
 } from 'jose';
 import { request } from 'undici';
+import { applyDialogAnswer, type DialogOutcome } from './googlechat-dialog.ts';
 import { type ChatFault, checkMessage } from './googlechat-rules.ts';
 
 export const CHAT_ISSUER = 'chat@system.gserviceaccount.com';
@@ -61,6 +62,8 @@ export interface ChatUser {
 type Json = Record<string, any>;
 
 export class FakeGoogleChat {
+  /** What each DIALOG answer did (a dialog shown, or its status), oldest first. */
+  readonly dialogs: Array<DialogOutcome & { user: string }> = [];
   readonly projectNumber: string;
   readonly messages: StoredMessage[] = [];
   /** 429 answers given. */
@@ -363,6 +366,8 @@ export class FakeGoogleChat {
       text?: string;
       parameters?: Record<string, string>;
       formInputs?: Json;
+      /** A dialog event: REQUEST_DIALOG (a button with interaction OPEN_DIALOG), SUBMIT_DIALOG, CANCEL_DIALOG. */
+      dialog?: 'REQUEST_DIALOG' | 'SUBMIT_DIALOG' | 'CANCEL_DIALOG';
     },
   ): Json {
     // Chat's event times carry microseconds: two clicks are never the same event.
@@ -412,6 +417,7 @@ export class FakeGoogleChat {
         parameters,
         ...(o.formInputs ? { formInputs: o.formInputs } : {}),
       };
+      if (o.dialog) Object.assign(body, { isDialogEvent: true, dialogEventType: o.dialog });
     }
     return body;
   }
@@ -454,6 +460,10 @@ export class FakeGoogleChat {
     const type =
       answer.actionResponse?.type ?? (answer.text || answer.cardsV2 ? 'NEW_MESSAGE' : null);
     if (!type) return null;
+    if (type === 'DIALOG') {
+      this.dialogs.push({ user: event.user?.name, ...applyDialogAnswer(event, answer) });
+      return null;
+    }
     const { actionResponse: _, ...content } = answer;
     const broken = checkMessage(content);
     if (broken) throw new Error(`Chat would refuse the app's answer: ${broken.message}`);

@@ -63,6 +63,9 @@ function checkButton(b: unknown, where: string): ChatFault | null {
   if (on.action) {
     if (typeof on.action.function !== 'string' || !on.action.function)
       return bad(`${where}.onClick.action.function is required`);
+    const i = on.action.interaction;
+    if (i !== undefined && i !== 'OPEN_DIALOG' && i !== 'INTERACTION_UNSPECIFIED')
+      return bad(`${where}.onClick.action.interaction must be OPEN_DIALOG`);
     for (const p of on.action.parameters ?? [])
       if (!isObject(p) || typeof p.key !== 'string' || typeof p.value !== 'string')
         return bad(`${where}.onClick.action.parameters: each needs a string key and value`);

@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { blocksProblem } from './slack-blocks.ts';
+import { invalidBlocks, messageProblem } from './slack-blocks.ts';
 import { FakeSlackResponseUrls } from './slack-response-url.ts';
 
 /** A message as the fake holds it. */
@@ -294,8 +294,8 @@ export class FakeSlack {
       return { json: { ok: false, error: 'no_text' } };
     }
     if (text.length > 40_000) return { json: { ok: false, error: 'msg_too_long' } };
-    const problem = blocksProblem(blocks) ?? attachmentsProblem(f.attachments);
-    if (problem) return { json: { ok: false, error: 'invalid_blocks', errors: [problem] } };
+    const problem = messageProblem(blocks, f.attachments);
+    if (problem) return { json: invalidBlocks(problem) };
     const message: FakeSlackMessage = {
       channel,
       ts: this.nextTs(),
@@ -318,8 +318,8 @@ export class FakeSlack {
     const message = this.message(f.channel, f.ts);
     if (!message) return { json: { ok: false, error: 'message_not_found' } };
     const blocks = f.blocks === undefined ? message.blocks : f.blocks;
-    const problem = blocksProblem(blocks) ?? attachmentsProblem(f.attachments);
-    if (problem) return { json: { ok: false, error: 'invalid_blocks', errors: [problem] } };
+    const problem = messageProblem(blocks, f.attachments);
+    if (problem) return { json: invalidBlocks(problem) };
     if (typeof f.text === 'string') message.text = f.text;
     // chat.update keeps the attachments it is not given new ones for.
     if (f.attachments !== undefined)
@@ -371,19 +371,6 @@ function parseFields(body: string, contentType: string): Record<string, unknown>
     }
   }
   return fields;
-}
-
-/** Why Slack would refuse these attachments (each: a hex colour and valid blocks), or null. */
-function attachmentsProblem(attachments: unknown): string | null {
-  if (attachments === undefined) return null;
-  if (!Array.isArray(attachments)) return 'attachments must be an array';
-  for (const a of attachments as Array<Record<string, unknown>>) {
-    if (a.color !== undefined && !/^#[0-9A-Fa-f]{6}$/.test(String(a.color)))
-      return `attachment color ${String(a.color)} is not a hex colour`;
-    const problem = blocksProblem(a.blocks ?? []);
-    if (problem) return `attachment: ${problem}`;
-  }
-  return null;
 }
 
 /** Slack gives every block a block_id when the app sent none. */

@@ -79,6 +79,88 @@ function select(el: Json, where: string, ids: Set<string>): string | null {
   return null;
 }
 
+/** A table cell: raw_text (text at least 1 character) or a rich_text block with elements. */
+function tableCell(c: unknown, where: string): string | null {
+  if (!isObj(c)) return `${where}: not an object`;
+  if (c.type === 'raw_text')
+    return typeof c.text === 'string' && c.text.length > 0 ? null : `${where}: empty text`;
+  if (c.type === 'rich_text')
+    return Array.isArray(c.elements) && c.elements.length > 0 ? null : `${where}: no elements`;
+  return `${where}: cell type ${String(c.type)} not allowed`;
+}
+
+/**
+ * Slack's table block: 1-100 rows of 1-20 cells, 10,000 characters over all cells, at most 20
+ * column_settings of align left / center / right and a boolean is_wrapped.
+ */
+function tableProblem(block: Json, where: string): string | null {
+  const rows = block.rows;
+  if (!Array.isArray(rows) || rows.length === 0 || rows.length > 100) return `${where}: 1-100 rows`;
+  let chars = 0;
+  for (const [r, row] of rows.entries()) {
+    if (!Array.isArray(row) || row.length === 0 || row.length > 20)
+      return `${where}.rows[${r}]: 1-20 cells`;
+    for (const [k, c] of row.entries()) {
+      const bad = tableCell(c, `${where}.rows[${r}][${k}]`);
+      if (bad) return bad;
+      chars += JSON.stringify((c as Json).text ?? (c as Json).elements).length;
+    }
+  }
+  if (chars > 10_000) return `${where}: more than 10000 characters in cells`;
+  const settings = block.column_settings;
+  if (settings === undefined) return null;
+  if (!Array.isArray(settings) || settings.length > 20) return `${where}: 0-20 column_settings`;
+  for (const [k, c] of settings.entries()) {
+    if (c === null) continue;
+    if (!isObj(c)) return `${where}.column_settings[${k}]: not an object`;
+    if (c.align !== undefined && !['left', 'center', 'right'].includes(String(c.align)))
+      return `${where}.column_settings[${k}]: bad align`;
+    if (c.is_wrapped !== undefined && typeof c.is_wrapped !== 'boolean')
+      return `${where}.column_settings[${k}]: bad is_wrapped`;
+  }
+  return null;
+}
+
+/** A section's text and/or fields (1-10 text objects of at most 2,000 characters each). */
+function sectionProblem(block: Json, where: string): string | null {
+  if (block.fields === undefined) return textObject(block.text, 3000, `${where}.text`);
+  if (block.text !== undefined) {
+    const bad = textObject(block.text, 3000, `${where}.text`);
+    if (bad) return bad;
+  }
+  const fields = block.fields;
+  if (!Array.isArray(fields) || fields.length === 0 || fields.length > 10)
+    return `${where}: 1-10 fields`;
+  for (const [k, f] of fields.entries()) {
+    const bad = textObject(f, 2000, `${where}.fields[${k}]`);
+    if (bad) return bad;
+  }
+  return null;
+}
+
+/** How many table blocks a message carries, its attachments' blocks included: Slack allows one. */
+function tableCount(blocks: unknown, attachments: unknown): number {
+  const count = (list: unknown) =>
+    Array.isArray(list) ? list.filter((b) => isObj(b) && b.type === 'table').length : 0;
+  const inAttachments = Array.isArray(attachments)
+    ? attachments.reduce((n: number, a) => n + (isObj(a) ? count(a.blocks) : 0), 0)
+    : 0;
+  return count(blocks) + inAttachments;
+}
+
+/**
+ * Slack's answer to blocks it refuses: `invalid_blocks` with the reason in `errors` and in
+ * `response_metadata.messages` ("[ERROR] …"), as chat.postMessage and chat.update give it.
+ */
+export function invalidBlocks(problem: string): Record<string, unknown> {
+  return {
+    ok: false,
+    error: 'invalid_blocks',
+    errors: [problem],
+    response_metadata: { messages: [`[ERROR] ${problem}`] },
+  };
+}
+
 /** Returns why Slack would refuse these blocks, or null when it would accept them. */
 export function blocksProblem(blocks: unknown): string | null {
   if (!Array.isArray(blocks)) return 'blocks is not an array';
@@ -94,7 +176,12 @@ export function blocksProblem(blocks: unknown): string | null {
         break;
       }
       case 'section': {
-        const bad = textObject(block.text, 3000, `${where}.text`);
+        const bad = sectionProblem(block, where);
+        if (bad) return bad;
+        break;
+      }
+      case 'table': {
+        const bad = tableProblem(block, where);
         if (bad) return bad;
         break;
       }
@@ -131,6 +218,26 @@ export function blocksProblem(blocks: unknown): string | null {
       default:
         return `${where}: unknown block type ${String(block.type)}`;
     }
+  }
+  return null;
+}
+
+/** Why Slack would refuse this message's blocks and attachments (one table at most), or null. */
+export function messageProblem(blocks: unknown, attachments: unknown): string | null {
+  const problem = blocksProblem(blocks) ?? attachmentsProblem(attachments);
+  if (problem) return problem;
+  return tableCount(blocks, attachments) > 1 ? 'only one table block is allowed per message' : null;
+}
+
+/** Why Slack would refuse these attachments (each: a hex colour and valid blocks), or null. */
+function attachmentsProblem(attachments: unknown): string | null {
+  if (attachments === undefined) return null;
+  if (!Array.isArray(attachments)) return 'attachments must be an array';
+  for (const a of attachments as Array<Record<string, unknown>>) {
+    if (a.color !== undefined && !/^#[0-9A-Fa-f]{6}$/.test(String(a.color)))
+      return `attachment color ${String(a.color)} is not a hex colour`;
+    const problem = blocksProblem(a.blocks ?? []);
+    if (problem) return `attachment: ${problem}`;
   }
   return null;
 }

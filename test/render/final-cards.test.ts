@@ -46,9 +46,15 @@ const PLATFORMS: Record<string, (card: Card) => string> = {
     const m = renderTelegram(card);
     return unescapeEntities(`${m.text}\n${strings(m.reply_markup)}`);
   },
+  // A table block is read row by row, its two cells as "Label: value" (what the row says).
   slack: (card) => {
     const m = renderSlack(card);
-    return unescapeEntities(strings([m.blocks, m.attachments ?? []]));
+    const read = m.blocks.map((b) =>
+      b.type === 'table'
+        ? (b.rows as Array<Array<{ text: string }>>).map((r) => r.map((c) => c.text).join(': '))
+        : b,
+    );
+    return unescapeEntities(strings([read, m.attachments ?? []]));
   },
   discord: (card) => {
     const m = renderMessage(card);

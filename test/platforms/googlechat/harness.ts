@@ -72,6 +72,23 @@ export interface GooglechatHarness extends AdapterHarness {
     button?: (b: Json) => boolean;
   }): ReturnType<FakeGoogleChat['deliver']>;
   relayUrl(): string;
+  /**
+   * Clicks the card's "Answer…" button as Chat does (only a button whose interaction is
+   * OPEN_DIALOG opens a dialog): a REQUEST_DIALOG event; returns the delivery and the dialog shown.
+   */
+  openDialog(args: { ref: MessageRef; user: { id: string; name?: string } }): Promise<{
+    delivery: Awaited<ReturnType<FakeGoogleChat['deliver']>>;
+    dialog: Json | null;
+  }>;
+  /** Clicks `action` in an open dialog with form inputs: a SUBMIT_DIALOG event; returns what Chat did. */
+  submitDialog(args: {
+    ref: MessageRef;
+    dialog: Json;
+    action: string;
+    user: { id: string; name?: string };
+    formInputs: Json;
+    button?: (b: Json) => boolean;
+  }): Promise<FakeGoogleChat['dialogs'][number] | undefined>;
 }
 
 /** The harness, with options for the adapter and the fake for other tests. */
@@ -113,9 +130,53 @@ export async function makeGooglechatHarness(
     });
     return fake.deliver(`${relay}${EVENTS_PATH}`, event);
   };
+  const person = (user: { id: string; name?: string }) => ({
+    id: user.id,
+    name: user.name ?? 'Someone',
+  });
+  const openDialog: GooglechatHarness['openDialog'] = async ({ ref, user }) => {
+    const card = stored(ref);
+    const b = buttonsOf(card).find((x) => x.onClick?.action?.interaction === 'OPEN_DIALOG');
+    if (!b) throw new Error(`message ${ref.id} has no button that opens a dialog`);
+    const before = fake.dialogs.length;
+    const event = fake.event('CARD_CLICKED', {
+      space: card.space,
+      user: person(user),
+      message: card,
+      parameters: paramsOf(b),
+      dialog: 'REQUEST_DIALOG',
+    });
+    const delivery = await fake.deliver(`${relay}${EVENTS_PATH}`, event);
+    const outcome = fake.dialogs[before];
+    return { delivery, dialog: outcome && 'shown' in outcome ? outcome.shown : null };
+  };
+  const submitDialog: GooglechatHarness['submitDialog'] = async (a) => {
+    const card = stored(a.ref);
+    const buttons = (a.dialog.sections ?? []).flatMap((x: Json) =>
+      (x.widgets ?? []).flatMap((w: Json) => w.buttonList?.buttons ?? []),
+    );
+    const b = buttons.find(
+      (x: Json) => parsePayload(paramsOf(x).p)?.action === a.action && (!a.button || a.button(x)),
+    );
+    if (!b) throw new Error(`the dialog has no "${a.action}" button`);
+    const before = fake.dialogs.length;
+    const event = fake.event('CARD_CLICKED', {
+      space: card.space,
+      user: person(a.user),
+      message: card,
+      parameters: paramsOf(b),
+      formInputs: a.formInputs,
+      dialog: 'SUBMIT_DIALOG',
+    });
+    const res = await fake.deliver(`${relay}${EVENTS_PATH}`, event);
+    if (res.status !== 200) throw new Error(`the relay answered the submit with ${res.status}`);
+    return fake.dialogs[before];
+  };
   return {
     fake,
     adapter,
+    openDialog,
+    submitDialog,
     target: `googlechat:${SPACE}`,
     users: { allowed: ALLOWED, stranger: STRANGER },
     nativeConfirm: false,
