@@ -304,6 +304,27 @@ export interface PendingPage {
   next: string | null;
 }
 
+/** The inbox: one person's open cases across a platform's chats (all, or one `address`). */
+export interface InboxQuery extends Omit<PendingQuery, 'address'> {
+  address?: string | undefined;
+}
+
+/** One case of the inbox: a `/pending` item, with what the inbox filters by. */
+export interface InboxItem extends PendingItem {
+  /** The HITL service's host. */
+  service: string;
+  /** The case's type (approval, selection, ...). */
+  type: string;
+  /** The chats it has a card in that this person may decide it in (its `card` is in the first). */
+  chats: string[];
+}
+
+/** A page of the inbox. */
+export interface InboxPage {
+  items: InboxItem[];
+  next: string | null;
+}
+
 /** What the relay hands an adapter when it starts. */
 export interface AdapterContext {
   onTap(tap: Tap): Promise<TapReply>;
@@ -318,6 +339,8 @@ export interface AdapterContext {
    * a time. Cases they may not decide (allowlist, approval policy) are left out entirely.
    */
   pending?(query: PendingQuery): Promise<PendingPage>;
+  /** The inbox: this person's open cases across the platform's chats, by the same rules. */
+  inbox?(query: InboxQuery): Promise<InboxPage>;
   kv: KeyValue;
   log: Logger;
   /** The adapter's texts in the relay's LOCALE (absent: English, adapterStrings()). */

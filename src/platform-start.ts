@@ -21,6 +21,8 @@ export interface PlatformStartDeps {
   mayAnswer(tap: Tap): Promise<TapReply | null>;
   /** `/pending`: the open cases of a chat a person may decide. */
   pending?: AdapterContext['pending'];
+  /** The inbox: a person's open cases across a platform's chats. */
+  inbox?: AdapterContext['inbox'];
   /** Records a platform's delivery receipt on the card's case. */
   recordDelivery?: AdapterContext['recordDelivery'];
   /** The adapters' texts in the relay's LOCALE. */
@@ -68,6 +70,7 @@ async function attempt(
       signals: d.signals,
       ...(d.recordDelivery ? { recordDelivery: d.recordDelivery } : {}),
       ...(d.pending ? { pending: d.pending } : {}),
+      ...(d.inbox ? { inbox: d.inbox } : {}),
       reportDown: (reason) =>
         reason === null ? d.health.set(part, 'up') : d.health.set(part, 'failed', reason),
     });

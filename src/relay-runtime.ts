@@ -29,8 +29,7 @@ import type { Watcher } from './watch/watcher.ts';
 import type { Watching } from './watching.ts';
 
 const STORE_CHECK_TIMEOUT_MS = 2000;
-/** How long a stop waits for receipts still being issued. */
-const RECEIPT_DRAIN_MS = 1000;
+const RECEIPT_DRAIN_MS = 1000; // how long a stop waits for receipts still being issued
 
 /** The parts a runtime starts and stops. */
 export interface RuntimeParts {
@@ -208,6 +207,7 @@ export class RelayRuntime {
       onTap: this.onTap,
       mayAnswer: (tap: Tap) => this.s.taps.mayAnswer(tap),
       pending: this.s.pending.page.bind(this.s.pending),
+      inbox: this.s.inbox.page.bind(this.s.inbox),
       recordDelivery: (card: MessageRef, status: DeliveryStatus) =>
         recordDeliveryStatus(this.s, card, status),
       closing: () => this.closing,

@@ -6,6 +6,7 @@ import type { Dispatcher } from 'undici';
 import type { PlatformAdapter } from './adapter.ts';
 import { CardDelivery } from './cases/card-delivery.ts';
 import { CardRenderer } from './cases/card-render.ts';
+import { Inbox } from './cases/inbox.ts';
 import { Intake } from './cases/intake.ts';
 import { PendingList } from './cases/pending.ts';
 import { CaseRepository } from './cases/repository.ts';
@@ -61,6 +62,8 @@ export interface Services {
   readonly taps: TapPipeline;
   /** `/pending` in a chat: the open cases a person may decide there. */
   readonly pending: PendingList;
+  /** The web inbox: a person's open cases across a platform's chats. */
+  readonly inbox: Inbox;
 }
 
 /** Builds the services and wires the one event between them (a case change edits its cards). */
@@ -92,5 +95,6 @@ export function createServices(o: ServicesOptions): Services {
   const intake = new Intake({ ...base, targets, cases, cards });
   const taps = new TapPipeline({ ...base, targets, cases, status, render });
   const pending = new PendingList({ ...base, targets, render });
-  return { ...base, targets, cases, render, cards, intake, status, taps, pending };
+  const inbox = new Inbox({ ...base, targets, render }, pending);
+  return { ...base, targets, cases, render, cards, intake, status, taps, pending, inbox };
 }

@@ -19,7 +19,7 @@ import { WEB_ROOM } from './parse.ts';
 import { renderWebMessage, renderWebNotice } from './render.ts';
 import { WebRooms } from './rooms.ts';
 import { webRoutes } from './routes.ts';
-import { localSignals, RoomWaits, roomTopic } from './waits.ts';
+import { INBOX_TOPIC, localSignals, RoomWaits, roomTopic } from './waits.ts';
 
 export { readWebConfig, WEB_ENV_VARS, type WebConfig } from './config.ts';
 export { WEB_ROOM } from './parse.ts';
@@ -62,7 +62,13 @@ class WebAdapter implements PlatformAdapter {
   /** A new room version, and every page waiting on the room (on any replica) is woken. */
   private async changed(room: string): Promise<void> {
     await this.rooms.bump(room);
+    this.wake(room);
+  }
+
+  /** Wakes the room's waiting pages and every waiting inbox (on any replica). */
+  private wake(room: string): void {
     this.signals().publish(roomTopic(room));
+    this.signals().publish(INBOX_TOPIC);
   }
 
   async start(ctx: AdapterContext): Promise<void> {
@@ -86,7 +92,7 @@ class WebAdapter implements PlatformAdapter {
       ...renderWebMessage(id, card, options?.replyTo?.id ?? null),
       room,
     });
-    this.signals().publish(roomTopic(room)); // append made the new room version
+    this.wake(room); // append made the new room version
     return { platform: 'web', address: room, id };
   }
 
@@ -109,7 +115,7 @@ class WebAdapter implements PlatformAdapter {
       ...renderWebNotice(id, text, link, ref.id),
       room: ref.address,
     });
-    this.signals().publish(roomTopic(ref.address)); // append made the new room version
+    this.wake(ref.address); // append made the new room version
   }
 }
 

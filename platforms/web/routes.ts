@@ -5,6 +5,8 @@ import type {
   InboundRequest,
   InboundResponse,
 } from '../../src/adapter.ts';
+import { listInbox } from './inbox.ts';
+import { inboxPage } from './inbox-page.ts';
 import { chatPage, FAVICON_SVG } from './page.ts';
 import { json, readTapBody, WEB_ACTION, WEB_ROOM, webTap } from './parse.ts';
 import { listPending } from './pending.ts';
@@ -164,6 +166,20 @@ export function webRoutes(deps: WebRouteDeps): HttpRoute[] {
       }),
     },
     { method: 'GET', path: '/web/api/rooms/:room/messages', handle: (req) => listRoom(req, deps) },
+    {
+      method: 'GET',
+      path: '/inbox',
+      handle: async (req) =>
+        signedIn(req, deps.token)
+          ? html(200, inboxPage())
+          : html(401, signInPage(roomOf(req.query.get('room')))),
+    },
+    {
+      method: 'GET',
+      path: '/web/api/inbox',
+      handle: async (req) =>
+        signedIn(req, deps.token) ? listInbox(req, deps, clientOf(req)) : unauthorized(),
+    },
     {
       method: 'GET',
       path: '/web/api/rooms/:room/pending',

@@ -15,6 +15,8 @@ export const WEB_WAITS_MAX = 2000;
 
 /** The signal topic of a room. */
 export const roomTopic = (room: string) => `web:room:${room}`;
+/** The signal topic of every room at once: the inbox waits on it (published with each room's). */
+export const INBOX_TOPIC = 'web:rooms';
 
 /** Signals within this process only (an adapter started without AdapterContext.signals). */
 export function localSignals(): AdapterSignals {
@@ -55,7 +57,12 @@ export class RoomWaits {
   }
 
   /** A wait on `room` for `client`, or null when a bound is reached. */
-  open(room: string, client: string, signal?: AbortSignal): RoomWait | null {
+  open(
+    room: string,
+    client: string,
+    signal?: AbortSignal,
+    topic = roomTopic(room),
+  ): RoomWait | null {
     const held = this.perClient.get(client) ?? 0;
     if (held >= this.limits.perClient || this.total >= this.limits.max) return null;
     this.perClient.set(client, held + 1);
@@ -67,7 +74,7 @@ export class RoomWaits {
       wake?.('changed');
     };
     const onAbort = () => wake?.('aborted');
-    const unsubscribe = this.signals().subscribe(roomTopic(room), onChange);
+    const unsubscribe = this.signals().subscribe(topic, onChange);
     signal?.addEventListener('abort', onAbort);
     let closed = false;
     return {

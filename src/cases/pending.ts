@@ -22,7 +22,7 @@ const MAX_BATCHES = 4;
 
 /** What the list reads. */
 export interface PendingDeps {
-  store: Pick<Store, 'listOpenInChat' | 'listMessages'>;
+  store: Pick<Store, 'listOpenInChat' | 'listOpenOnPlatform' | 'listMessages'>;
   targets: Pick<Targets, 'mayAct' | 'identityOfAccount'>;
   render: Pick<CardRenderer, 'detailsUrl'>;
   strings: Strings;
@@ -30,11 +30,11 @@ export interface PendingDeps {
 }
 
 /** A position in a chat's list, as the opaque cursor of a page. */
-function encode(c: { created_at: number; id: string }): string {
+export function encode(c: { created_at: number; id: string }): string {
   return Buffer.from(`${c.created_at}:${c.id}`).toString('base64url');
 }
 
-function decode(cursor: string | undefined): { created_at: number; id: string } | undefined {
+export function decode(cursor: string | undefined): { created_at: number; id: string } | undefined {
   if (!cursor) return undefined;
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const at = text.indexOf(':');
@@ -99,7 +99,8 @@ export class PendingList {
     return { items: await Promise.all(shown.map((c) => this.item(c, q))), next };
   }
 
-  private async item(c: StoredCase, q: PendingQuery): Promise<PendingItem> {
+  /** `c` as a list item, with its card in chat (`platform`, `address`). */
+  async item(c: StoredCase, q: Pick<PendingQuery, 'platform' | 'address'>): Promise<PendingItem> {
     const now = this.d.now();
     const m = (await this.d.store.listMessages(c.id)).find(
       (x) =>

@@ -29,6 +29,7 @@ const READS: ReadonlySet<string> = new Set([
   'findCase',
   'listCases',
   'listOpenInChat',
+  'listOpenOnPlatform',
   'orphanCases',
   'countByStatus',
   'openStats',

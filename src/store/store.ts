@@ -37,6 +37,11 @@ export interface CaseRows {
    */
   listOpenInChat(query: ChatCasesQuery): Promise<StoredCase[]>;
   /**
+   * Open cases with a card in any chat of `platform`, each once, newest first, keyset paged like
+   * listOpenInChat: the web inbox lists a person's cases across rooms without knowing the rooms.
+   */
+  listOpenOnPlatform(query: Omit<ChatCasesQuery, 'address'>): Promise<StoredCase[]>;
+  /**
    * Writes `c` when the stored version is `expectedVersion` (compare-and-set); false when it moved.
    * `outbox` deliveries are queued in the same write (one per case and event; a repeat is ignored),
    * so a status change and its notify delivery are stored together or not at all; `step` writes

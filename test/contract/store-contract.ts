@@ -138,6 +138,16 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       expect(await store.listOpenInChat({ platform: 'web', address: 'nobody', limit: 5 })).toEqual(
         [],
       );
+      // Across the platform's chats (the web inbox): each case once, the other room's too.
+      const both = inRoom(60);
+      await store.createCase(both, {
+        messages: [message(both.id), { ...message(both.id, 'web:other'), address: 'other' }],
+      });
+      const web = await store.listOpenOnPlatform({ platform: 'web', limit: 3 });
+      expect(web.map((c) => c.id)).toEqual([both.id, elsewhere.id, c40.id]);
+      const more = await store.listOpenOnPlatform({ platform: 'web', limit: 10, before: c40 });
+      expect(more.map((c) => c.id)).toEqual([...twenties, c10.id]);
+      expect(await store.listOpenOnPlatform({ platform: 'slack', limit: 5 })).toEqual([]);
     });
 
     it('reports open cases, the oldest, and how many no target shows yet', async () => {

@@ -3,12 +3,38 @@ import type pg from 'pg';
 import type { CaseRows } from '../store.ts';
 import { CASE_COLS, type Row, TERMINAL, toCase } from './rows.ts';
 
-export function pgCaseReads(
-  pool: pg.Pool,
-): Pick<
+/** Open cases with a card in any chat of a platform (the web inbox), newest first, each once. */
+function openOnPlatform(pool: pg.Pool): CaseRows['listOpenOnPlatform'] {
+  return async ({ platform, limit, before }) => {
+    const r = await pool.query<Row>(
+      `SELECT ${CASE_COLS} FROM cases c WHERE c.status NOT IN ${TERMINAL}
+         AND EXISTS (SELECT 1 FROM messages m WHERE m.case_id = c.id AND m.platform = $1)
+         AND (c.created_at < $2 OR (c.created_at = $2 AND c.id COLLATE "C" < $3 COLLATE "C"))
+       ORDER BY c.created_at DESC, c.id COLLATE "C" DESC LIMIT $4`,
+      [
+        platform,
+        before?.created_at ?? Number.MAX_SAFE_INTEGER,
+        before?.id ?? '\uffff',
+        Math.min(100, Math.max(1, limit)),
+      ],
+    );
+    return r.rows.map(toCase);
+  };
+}
+
+/** The case reads of this file. */
+type CaseReads = Pick<
   CaseRows,
-  'getCase' | 'getCaseByKey' | 'findCase' | 'listCases' | 'listOpenInChat' | 'orphanCases'
-> {
+  | 'getCase'
+  | 'getCaseByKey'
+  | 'findCase'
+  | 'listCases'
+  | 'listOpenInChat'
+  | 'listOpenOnPlatform'
+  | 'orphanCases'
+>;
+
+export function pgCaseReads(pool: pg.Pool): CaseReads {
   const one = async (where: string, params: unknown[]) => {
     const r = (await pool.query<Row>(`SELECT ${CASE_COLS} FROM cases WHERE ${where}`, params))
       .rows[0];
@@ -47,6 +73,7 @@ export function pgCaseReads(
       );
       return r.rows.map(toCase);
     },
+    listOpenOnPlatform: openOnPlatform(pool),
     async orphanCases(before, limit) {
       const r = await pool.query<Row>(
         `SELECT ${CASE_COLS} FROM cases c WHERE c.status NOT IN ${TERMINAL} AND c.created_at < $1

@@ -38,6 +38,12 @@ function caseStatements(db: Database.Database) {
         AND (c.created_at < ? OR (c.created_at = ? AND c.id < ?))
       ORDER BY c.created_at DESC, c.id DESC LIMIT ?`,
     ),
+    onPlatform: db.prepare<[string, number, number, string, number], CaseRow>(
+      `SELECT c.* FROM cases c WHERE c.status NOT IN ${TERMINAL}
+        AND EXISTS (SELECT 1 FROM messages m WHERE m.case_id = c.id AND m.platform = ?)
+        AND (c.created_at < ? OR (c.created_at = ? AND c.id < ?))
+      ORDER BY c.created_at DESC, c.id DESC LIMIT ?`,
+    ),
     listAll: db.prepare<[number, number], CaseRow>(
       'SELECT * FROM cases ORDER BY created_at DESC LIMIT ? OFFSET ?',
     ),
@@ -113,6 +119,11 @@ export function sqliteCases(
       const id = before?.id ?? '\uffff';
       const n = Math.min(100, Math.max(1, limit));
       return q.inChat.all(platform, address, at, at, id, n).map(toCase);
+    },
+    async listOpenOnPlatform({ platform, limit, before }) {
+      const at = before?.created_at ?? Number.MAX_SAFE_INTEGER;
+      const n = Math.min(100, Math.max(1, limit));
+      return q.onPlatform.all(platform, at, at, before?.id ?? '\uffff', n).map(toCase);
     },
     async updateCase(c, expected, outbox, step) {
       return updateTx(c, expected, outbox, step);

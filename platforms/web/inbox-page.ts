@@ -1,0 +1,102 @@
+/**
+ * The web inbox page (/inbox): the signed-in person's open cases across every room in one list,
+ * filtered by room, service and type, kept current by a long poll woken by the rooms' change
+ * signals. Each row's buttons press its card's buttons (the card's tap route, the same pipeline);
+ * all text is drawn with textContent, never as markup.
+ */
+const STYLE = `
+body{font:15px/1.45 system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1d1f23}
+header{background:#1f2937;color:#fff;padding:10px 16px;display:flex;gap:10px;align-items:center;flex-wrap:wrap}
+header h1{font-size:17px;margin:0 12px 0 0}header a{color:#93c5fd}
+input,select{padding:4px 6px;border-radius:4px;border:1px solid #d1d5db;max-width:140px}
+main{max-width:860px;margin:0 auto;padding:12px}
+.filters{display:flex;gap:8px;flex-wrap:wrap;margin-bottom:8px}
+.row{background:#fff;border-radius:8px;padding:10px 12px;margin:8px 0;box-shadow:0 1px 2px #0002;border-left:4px solid #2563eb}
+.prompt{font-weight:600}.meta{color:#4b5563;font-size:13px}
+.buttons{display:flex;gap:8px;margin-top:8px;flex-wrap:wrap}
+button,.link{border:1px solid #d1d5db;background:#fff;border-radius:6px;padding:5px 12px;cursor:pointer;font:inherit;text-decoration:none;color:#111}
+button.primary{background:#2563eb;color:#fff;border-color:#2563eb}
+button.danger{background:#dc2626;color:#fff;border-color:#dc2626}
+button.confirming{background:#7f1d1d;color:#fff}
+#empty{color:#6b7280;padding:20px 0}
+#toast{position:fixed;bottom:16px;left:50%;transform:translateX(-50%);background:#111827;color:#fff;padding:8px 14px;border-radius:6px;display:none}
+@media (max-width:600px){main{padding:6px}.row{padding:8px}}
+`;
+
+const SCRIPT = `
+const uid = document.getElementById('uid');
+if (!localStorage.getItem('hitl.uid')) localStorage.setItem('hitl.uid', 'u' + Math.random().toString(36).slice(2, 10));
+uid.value = localStorage.getItem('hitl.uid');
+const f = { room: document.getElementById('f-room'), service: document.getElementById('f-service'), type: document.getElementById('f-type') };
+const list = document.getElementById('list');
+const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text != null) e.textContent = text; return e; };
+function toast(text) { const t = document.getElementById('toast'); t.textContent = text; t.style.display = 'block'; clearTimeout(toast.timer); toast.timer = setTimeout(() => t.style.display = 'none', 3500); }
+let etag = null, items = [];
+const armed = new Map();
+function query(wait) {
+  const p = new URLSearchParams({ user: uid.value.trim() });
+  for (const [k, e] of Object.entries(f)) if (e.value.trim()) p.set(k, e.value.trim());
+  if (wait) p.set('wait', String(wait));
+  return '/web/api/inbox?' + p;
+}
+async function tap(item, action) {
+  const res = await fetch('/web/api/rooms/' + item.room + '/messages/' + item.message + '/actions/' + action, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: { id: uid.value.trim(), name: uid.value.trim() } }) });
+  const body = await res.json().catch(() => ({}));
+  if (body.outcome === 'confirm_required') armed.set(item.key, action); else armed.delete(item.key);
+  toast(body.text || body.message || body.error || ('HTTP ' + res.status));
+  draw(items);
+  load();
+}
+function row(i) {
+  const box = el('div', 'row'); box.dataset.key = i.key; box.dataset.room = i.room;
+  box.append(el('div', 'prompt', i.prompt));
+  box.append(el('div', 'meta', 'web:' + i.room + ' · ' + i.from + ' · ' + i.type + ' · waiting ' + i.age + ' · expires in ' + i.expires_in + (i.tally ? ' · ' + i.tally : '')));
+  const b = el('div', 'buttons');
+  for (const a of i.actions) {
+    const confirming = armed.get(i.key) === a.action;
+    const btn = el('button', a.style + (confirming ? ' confirming' : ''), confirming ? 'Tap again: ' + a.label : a.label);
+    btn.dataset.action = a.action; btn.onclick = () => tap(i, a.action); b.append(btn);
+  }
+  const card = el('a', 'link', 'Card ↗'); card.href = '/chat?room=' + encodeURIComponent(i.room); b.append(card);
+  if (i.link) { const d = el('a', 'link', 'Details ↗'); d.href = i.link; d.target = '_blank'; d.rel = 'noopener noreferrer'; b.append(d); }
+  box.append(b);
+  return box;
+}
+function draw(next) {
+  items = next;
+  list.replaceChildren(...items.map(row));
+  document.getElementById('empty').style.display = items.length ? 'none' : 'block';
+}
+async function take(res) {
+  if (res.status === 200) { etag = res.headers.get('etag'); draw((await res.json()).items); }
+  else if (res.status === 401) location.reload();
+  return res.status;
+}
+const ask = (wait) => fetch(query(wait), { headers: etag ? { 'if-none-match': etag } : {}, cache: 'no-store' });
+async function load() { try { await take(await ask(0)); } catch {} }
+for (const e of [uid, ...Object.values(f)]) e.onchange = () => { if (uid.value.trim()) localStorage.setItem('hitl.uid', uid.value.trim()); etag = null; load(); };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function watch() {
+  let pause = 0;
+  await load();
+  for (;;) {
+    if (document.hidden) { await new Promise((r) => document.addEventListener('visibilitychange', r, { once: true })); continue; }
+    try {
+      const s = await take(await ask(25));
+      if (s !== 200 && s !== 304) throw new Error('HTTP ' + s);
+      pause = 0;
+    } catch { pause = Math.min(30000, pause ? pause * 2 : 1000); await sleep(pause / 2 + Math.random() * pause / 2); }
+  }
+}
+watch();
+`;
+
+/** The whole inbox page. */
+export function inboxPage(): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>hitl-relay inbox</title><link rel="icon" href="/favicon.ico" type="image/svg+xml"><style>${STYLE}</style></head><body>
+<header><h1>Inbox</h1><label>your id <input id="uid"></label><a href="/chat">web chat</a></header>
+<main><div class="filters"><input id="f-room" placeholder="room"><input id="f-service" placeholder="service"><input id="f-type" placeholder="type"></div>
+<div id="list"></div><div id="empty">Nothing is waiting for you.</div></main><div id="toast" role="status"></div>
+<script>${SCRIPT}</script></body></html>`;
+}
