@@ -7,22 +7,25 @@
  * most +1 ms at p99 and at most +10 % CPU per ask. (b) 1,000 open MCP calls in progress mode
  * (no Tasks: each call holds its stream open with progress notifications), every card posted:
  * the store reads their waits make while nothing changes, counted by the relay's own gauge
- * (hitl_relay_mcp_wait_reads), over an idle window and a change elsewhere. The load runs in this
- * process, so CPU per ask includes the client's share on both sides.
+ * (hitl_relay_mcp_wait_reads), over an idle window and a change elsewhere. The load of (a) runs
+ * in a child process (bench/lib/mcp-load.ts, the same generator for both sides), so CPU per ask is
+ * the relay's own: this process's CPU over the burst, which holds the relay and nothing else busy.
+ * `MCP_ROUNDS` sets the rounds (3 by default); `--profile=DIR` profiles the measured rounds.
  */
 import { Agent, request } from 'undici';
 import { createWebAdapter } from '../platforms/web/index.ts';
 import { benchArgs, wants } from './lib/args.ts';
+import { type McpSide, REVISION, startMcpLoad } from './lib/mcp-load.ts';
+import { startPhaseProfile } from './lib/profile.ts';
 import { startBenchRelay } from './lib/relay.ts';
 import { type Figure, fmt, machine, percentile, report } from './lib/stats.ts';
 
 const args = benchArgs();
 const ASKS = args.full ? 3000 : 600;
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.MCP_ROUNDS ?? 3);
 const CONCURRENCY = 8;
 const WAITS = args.full ? 1000 : Number(process.env.MCP_WAITS ?? 1000);
 const ROOMS = 100;
-const REVISION = '2026-07-28';
 const dispatcher = new Agent({ connections: WAITS + 64, pipelining: 0 });
 const figures: Figure[] = [];
 
@@ -64,19 +67,6 @@ function toolCall(i: number, tasks: boolean, progress: boolean) {
   };
 }
 
-/** One MCP ask (Tasks mode): answered once the ask is created and its card posted. */
-async function mcpAsk(i: number): Promise<void> {
-  const call = toolCall(i, true, false);
-  const res = await request(`${base}/mcp`, {
-    method: 'POST',
-    headers: call.headers,
-    body: call.body,
-    dispatcher,
-  });
-  const text = await res.body.text();
-  if (!text.includes('"resultType":"task"')) throw new Error(`no task: ${text.slice(0, 300)}`);
-}
-
 /** The same ask through POST /v1/asks (its 202 comes once the card is posted). */
 async function httpAsk(i: number): Promise<void> {
   const res = await request(`${base}/v1/asks`, {
@@ -93,40 +83,36 @@ async function httpAsk(i: number): Promise<void> {
     throw new Error(`POST /v1/asks ${res.statusCode}: ${text.slice(0, 300)}`);
 }
 
-/** `n` asks at CONCURRENCY: latencies (ms) and this process's CPU (ms). */
-async function run(n: number, ask: (i: number) => Promise<void>) {
-  const times: number[] = [];
-  let next = 0;
+/** `n` asks through `side` from the load generator: latencies (ms) and the relay's CPU (ms). */
+async function run(load: Load, side: McpSide, n: number) {
   const cpu = process.cpuUsage();
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < n) {
-        const i = next++;
-        const t0 = performance.now();
-        await ask(i);
-        times.push(performance.now() - t0);
-      }
-    }),
-  );
+  const times = await load.run({ side, url: base, n, concurrency: CONCURRENCY, rooms: ROOMS });
   const used = process.cpuUsage(cpu);
-  return { times, cpuMs: (used.user + used.system) / 1000, wallMs: performance.now() - start };
+  return { times, cpuMs: (used.user + used.system) / 1000 };
 }
 
+type Load = Awaited<ReturnType<typeof startMcpLoad>>;
+
 async function roundTrip(): Promise<void> {
+  const load = await startMcpLoad();
   // Warm-up: JIT, the SDK's schemas, the store's statements.
-  await run(50, mcpAsk);
-  await run(50, httpAsk);
+  await run(load, 'mcp', 100);
+  await run(load, 'http', 100);
   const sides = { mcp: { times: [] as number[], cpu: 0 }, http: { times: [] as number[], cpu: 0 } };
   const per = Math.round(ASKS / ROUNDS);
+  const profile = await startPhaseProfile(args.profile, 'mcp-roundtrip');
   for (let r = 0; r < ROUNDS; r++) {
-    const h = await run(per, httpAsk);
-    sides.http.times.push(...h.times);
-    sides.http.cpu += h.cpuMs;
-    const m = await run(per, mcpAsk);
-    sides.mcp.times.push(...m.times);
-    sides.mcp.cpu += m.cpuMs;
+    // Each round alternates which side goes first, so neither always follows the other.
+    const order: McpSide[] = r % 2 === 0 ? ['http', 'mcp'] : ['mcp', 'http'];
+    for (const side of order) {
+      const m = await run(load, side, per);
+      sides[side].times.push(...m.times);
+      sides[side].cpu += m.cpuMs;
+    }
   }
+  const prof = await profile.stop();
+  if (prof.file) console.log(`profile: ${prof.file}`);
+  await load.stop();
   const total = per * ROUNDS;
   const p = (xs: number[], q: number) => percentile(xs, q);
   const [m99, h99] = [p(sides.mcp.times, 99), p(sides.http.times, 99)];
@@ -232,6 +218,9 @@ try {
   if (wants(args, 'roundtrip')) await roundTrip();
   if (wants(args, 'waits')) await openWaits();
   report(figures);
+} catch (err) {
+  for (const w of relay.warnings.slice(0, 5)) console.error(w);
+  throw err;
 } finally {
   // Stopping the relay ends the open calls without withdrawing their asks.
   await relay.stop();

@@ -22,6 +22,7 @@ import {
   type ToolArguments,
 } from './arguments.ts';
 import type { LegacyCancels } from './cancels.ts';
+import { jsonSchemaOnce } from './json-schema-once.ts';
 import { KIND_TOOLS, type KindTool } from './kinds.ts';
 import { anyOutcomeSchema, outcomeOf, outcomeSchema, outcomeText } from './outcome.ts';
 import type { AskWaits } from './waits.ts';
@@ -198,13 +199,19 @@ const ANNOTATIONS = {
 const SCHEMAS = new Map(
   KIND_TOOLS.map((t) => [
     t.name,
-    { input: z.strictObject({ ...t.content, ...commonArguments }), output: outcomeSchema(t) },
+    {
+      input: jsonSchemaOnce(z.strictObject({ ...t.content, ...commonArguments })),
+      output: jsonSchemaOnce(outcomeSchema(t)),
+    },
   ]),
 );
-const GET_ANSWER_INPUT = z.strictObject({
-  ask_id: z.string().min(1).max(100),
-  wait_seconds: z.number().int().min(0).max(3600).optional().describe('Default 0'),
-});
+const GET_ANSWER_INPUT = jsonSchemaOnce(
+  z.strictObject({
+    ask_id: z.string().min(1).max(100),
+    wait_seconds: z.number().int().min(0).max(3600).optional().describe('Default 0'),
+  }),
+);
+const ANY_OUTCOME = jsonSchemaOnce(anyOutcomeSchema);
 
 /** Registers the ten ask tools and get_answer on `server`. */
 export function registerTools(server: McpServer, call: McpCall): void {
@@ -237,7 +244,7 @@ function registerGetAnswer(server: McpServer, call: McpCall): void {
       description:
         'Read an ask you made earlier by its ask_id: its status and, once a person answered, the typed answer. With wait_seconds, waits up to that long for the answer.',
       inputSchema: GET_ANSWER_INPUT,
-      outputSchema: anyOutcomeSchema,
+      outputSchema: ANY_OUTCOME,
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     async ({ ask_id, wait_seconds }, ctx: ServerContext) => {

@@ -1,0 +1,166 @@
+/**
+ * The MCP benchmark's load generator in a process of its own, so the relay's CPU figure counts the
+ * relay alone (in one process, the client's JSON, HTTP parsing and timers were part of both sides'
+ * figures and hid what the MCP front adds). The same generator drives both sides: an ask through
+ * MCP `tools/call` (Tasks mode, answered once the card is posted) and the same ask through
+ * `POST /v1/asks` (202 once the card is posted). Only latencies cross the IPC.
+ */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+
+/** Which front a burst goes through. */
+export type McpSide = 'mcp' | 'http';
+
+/** A burst of `n` asks at `concurrency` clients; targets are `web:bench-${i % rooms}`. */
+export interface McpBurst {
+  side: McpSide;
+  url: string;
+  n: number;
+  concurrency: number;
+  rooms: number;
+}
+
+/** The parent's handle on the child. */
+export interface McpLoad {
+  /** Runs a burst; each ask's latency in ms (request sent to answer read). */
+  run(burst: McpBurst): Promise<number[]>;
+  stop(): Promise<void>;
+}
+
+/** The MCP revision the calls speak. */
+export const REVISION = '2026-07-28';
+
+/** Forks the load generator and waits until it is ready. */
+export async function startMcpLoad(): Promise<McpLoad> {
+  const child = fork(fileURLToPath(import.meta.url), ['--child'], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  let seq = 0;
+  const waiting = new Map<number, { resolve(v: number[]): void; reject(e: Error): void }>();
+  await new Promise<void>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`mcp load generator exited with ${code}`)));
+    child.on('message', (m: { ready?: true; id?: number; times?: number[]; error?: string }) => {
+      if (m.ready) return resolve();
+      const w = m.id === undefined ? undefined : waiting.get(m.id);
+      if (!w) return;
+      waiting.delete(m.id!);
+      if (m.error) w.reject(new Error(m.error));
+      else w.resolve(m.times ?? []);
+    });
+  });
+  child.removeAllListeners('exit');
+  return {
+    run: (burst) =>
+      new Promise<number[]>((resolve, reject) => {
+        const id = seq++;
+        waiting.set(id, { resolve, reject });
+        child.send({ id, burst });
+      }),
+    async stop() {
+      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      child.send({ stop: true });
+      await exited;
+    },
+  };
+}
+
+/** A 2026-07-28 `tools/call` of ask_confirm (Tasks declared) as the wire has it. */
+function toolCall(id: number, i: number, rooms: number) {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: {
+      name: 'ask_confirm',
+      arguments: { prompt: `Is #${i} fine?`, target: `web:bench-${i % rooms}` },
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': REVISION,
+        'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': {
+          extensions: { 'io.modelcontextprotocol/tasks': {} },
+        },
+      },
+    },
+  });
+}
+
+const MCP_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': REVISION,
+  'mcp-method': 'tools/call',
+  'mcp-name': 'ask_confirm',
+};
+
+/** The child's side: one keep-alive agent for both fronts. */
+function loadGenerator() {
+  const dispatcher = new Agent({ connections: 64, keepAliveTimeout: 60_000, pipelining: 0 });
+  let serial = 0;
+
+  async function mcpAsk(url: string, i: number, rooms: number): Promise<void> {
+    const res = await request(`${url}/mcp`, {
+      method: 'POST',
+      headers: MCP_HEADERS,
+      body: toolCall(++serial, i, rooms),
+      dispatcher,
+    });
+    const text = await res.body.text();
+    if (!text.includes('"resultType":"task"')) throw new Error(`no task: ${text.slice(0, 300)}`);
+  }
+
+  async function httpAsk(url: string, i: number, rooms: number): Promise<void> {
+    const res = await request(`${url}/v1/asks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        target: `web:bench-${i % rooms}`,
+        content: { type: 'context', sub_type: 'confirm', prompt: `Is #${i} fine?` },
+      }),
+      dispatcher,
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 202)
+      throw new Error(`POST /v1/asks ${res.statusCode}: ${text.slice(0, 300)}`);
+  }
+
+  async function run(b: McpBurst): Promise<number[]> {
+    const ask = b.side === 'mcp' ? mcpAsk : httpAsk;
+    const times: number[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: b.concurrency }, async () => {
+        while (next < b.n) {
+          const i = next++;
+          const t0 = performance.now();
+          await ask(b.url, i, b.rooms);
+          times.push(performance.now() - t0);
+        }
+      }),
+    );
+    return times;
+  }
+
+  return { run, close: () => dispatcher.close() };
+}
+
+async function main() {
+  const gen = loadGenerator();
+  process.on('message', async (m: { id: number; burst?: McpBurst; stop?: boolean }) => {
+    if (m.stop) {
+      await gen.close();
+      process.disconnect();
+      return;
+    }
+    try {
+      process.send?.({ id: m.id, times: await gen.run(m.burst!) });
+    } catch (err) {
+      process.send?.({ id: m.id, error: (err as Error).message });
+    }
+  });
+  process.send?.({ ready: true });
+}
+
+if (process.argv[2] === '--child') await main();
