@@ -311,14 +311,9 @@ function notifySettingsOf(e: Env): NotifySettings {
 
 /** The configuration's own secrets (the upstreams' are registered where they are read). */
 function secretsOf(e: Env, callbackSecrets: Record<string, string>): (string | undefined)[] {
-  return [
-    e.RELAY_API_KEY,
-    ...namedApiKeysOf(e.RELAY_API_KEYS, e.RELAY_API_KEY).map((k) => k.key),
-    e.RELAY_SECRET_KEY,
-    e.RECEIPT_SIGNING_KEY,
-    e.WEB_CHAT_TOKEN,
-    ...Object.values(callbackSecrets),
-  ];
+  const named = namedApiKeysOf(e.RELAY_API_KEYS, e.RELAY_API_KEY).map((k) => k.key);
+  const own = [e.RELAY_API_KEY, e.RELAY_SECRET_KEY, e.RECEIPT_SIGNING_KEY, e.WEB_CHAT_TOKEN];
+  return [...own, ...named, ...Object.values(callbackSecrets)];
 }
 
 /** Reads and validates the configuration; throws ValidationError naming the variable or file path. */
