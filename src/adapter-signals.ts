@@ -12,7 +12,7 @@ export interface SignalsDeps {
   /** The event emitted when changes from other processes may have been missed. */
   missedEvent: string;
   /** Tells the other processes (absent: one process owns the store). */
-  publishRemote?: ((topic: string) => Promise<void>) | undefined;
+  publishRemote?: ((topics: string[]) => Promise<void>) | undefined;
   log: Logger;
 }
 
@@ -20,12 +20,13 @@ export interface SignalsDeps {
 export function createAdapterSignals(deps: SignalsDeps): AdapterSignals {
   const { events, missedEvent, publishRemote, log } = deps;
   return {
-    publish(topic) {
-      events.emit(`change:${topic}`);
-      publishRemote?.(topic).catch((err: unknown) =>
+    publish(...topics) {
+      if (topics.length === 0) return;
+      for (const topic of topics) events.emit(`change:${topic}`);
+      publishRemote?.(topics).catch((err: unknown) =>
         // The other replicas' waiting clients then wake at their own timeout instead.
         log.warn(
-          { topic, err: err instanceof Error ? err.message : String(err) },
+          { topics, err: err instanceof Error ? err.message : String(err) },
           'change signal not published',
         ),
       );

@@ -242,8 +242,12 @@ export interface AdapterAskStrings {
  * adapter that serves waiting clients (the web chat) wakes them on a change made anywhere.
  */
 export interface AdapterSignals {
-  /** Tells every replica (this one included) that `topic` changed. Best effort, never throws. */
-  publish(topic: string): void;
+  /**
+   * Tells every replica (this one included) that these topics changed, in one message to the
+   * other replicas (a room and the inbox that lists it: one NOTIFY, not two). Best effort, never
+   * throws. A topic has no spaces.
+   */
+  publish(...topics: string[]): void;
   /**
    * Calls `onChange` when `topic` changes on any replica, and also when changes may have been
    * missed (the listening connection was lost and is back). Returns the unsubscribe function.

@@ -195,7 +195,7 @@ export class RelayRuntime {
     const signals = createAdapterSignals({
       events: this.s.cases.events,
       missedEvent: CHANGES_MISSED,
-      publishRemote: store.publishChange ? (topic) => store.publishChange!(topic) : undefined,
+      publishRemote: store.publishChange ? (topics) => store.publishChange!(topics) : undefined,
       log: this.s.log,
     });
     return {

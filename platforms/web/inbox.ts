@@ -96,7 +96,11 @@ export async function listInbox(
     return json(503, { error: 'not_started', message: 'the web chat is not running; try again' });
   const wait = a.wait > 0 ? deps.waits.open(INBOX_TOPIC, client, req.signal, INBOX_TOPIC) : null;
   if (a.wait > 0 && !wait)
-    return json(429, { error: 'too_many_waits', message: 'too many open waits; try again soon' });
+    return {
+      status: 429,
+      headers: { 'retry-after': '5' },
+      body: { error: 'too_many_waits', message: 'too many open waits from this client; try again' },
+    };
   try {
     const until = Date.now() + a.wait * 1000;
     for (;;) {

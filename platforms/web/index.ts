@@ -67,8 +67,7 @@ class WebAdapter implements PlatformAdapter {
 
   /** Wakes the room's waiting pages and every waiting inbox (on any replica). */
   private wake(room: string): void {
-    this.signals().publish(roomTopic(room));
-    this.signals().publish(INBOX_TOPIC);
+    this.signals().publish(roomTopic(room), INBOX_TOPIC);
   }
 
   async start(ctx: AdapterContext): Promise<void> {

@@ -59,6 +59,34 @@ export const platform: PlatformDefinition<WebConfig> = {
         '503': { error: 'The web chat is not started (the relay is stopping).' },
       },
     },
+    'GET /inbox': {
+      summary: "The web inbox page: this person's open cases across every room",
+      responses: {
+        '200': { text: 'HTML.', type: 'text/html' },
+        '401': {
+          text: 'The sign-in form (WEB_CHAT_TOKEN is set and there is no session).',
+          type: 'text/html',
+        },
+      },
+    },
+    'GET /web/api/inbox': {
+      summary: "The inbox: this person's open cases across every room, newest first",
+      description:
+        'Query: `user` (who asks), `room`, `service`, `type` (filters), `cursor` (the `next` of the page before), `wait=N` (0-30 seconds: with a matching If-None-Match the answer waits until any room changes, or is a 304 after N seconds).',
+      responses: {
+        '200': {
+          description:
+            "A page: `items` (key, prompt, from, service, type, room, rooms, message, actions: the card's live buttons) and `next` (null on the last page).",
+        },
+        '304': { description: "Not modified: If-None-Match is the inbox's current ETag." },
+        '400': { error: 'Invalid user, room, cursor, filter or wait.' },
+        '401': notSignedIn,
+        '429': {
+          error: 'Too many waiting requests from this client; try again after Retry-After.',
+        },
+        '503': { error: 'The web chat is not started (the relay is stopping).' },
+      },
+    },
     'POST /web/api/rooms/:room/messages/:id/actions/:action': {
       summary: 'Tap a button of a web chat message',
       body: { json: 'TapRequest', description: 'Who taps.' },

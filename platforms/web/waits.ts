@@ -23,7 +23,9 @@ export function localSignals(): AdapterSignals {
   const events = new EventEmitter();
   events.setMaxListeners(0);
   return {
-    publish: (topic) => void events.emit(topic),
+    publish: (...topics) => {
+      for (const topic of topics) events.emit(topic);
+    },
     subscribe(topic, onChange) {
       events.on(topic, onChange);
       return () => events.off(topic, onChange);

@@ -229,10 +229,10 @@ export interface ChangeFeed {
    */
   listenChanges?(onChange: (id: string | null) => void): Promise<() => Promise<void>>;
   /**
-   * Tells the other processes' listenChanges that `topic` changed (a change that is not a case's:
-   * a web chat room). Absent where one process owns the store.
+   * Tells the other processes' listenChanges that these topics changed (changes that are not a
+   * case's: a web chat room and the inbox), in one message. Absent where one process owns the store.
    */
-  publishChange?(topic: string): Promise<void>;
+  publishChange?(topics: string[]): Promise<void>;
 }
 
 /**

@@ -51,10 +51,14 @@ class ChangeListener {
     if (again) this.onChange(null);
   }
 
-  /** `<source>:<case id>`; this store's own notices were heard in-process already. */
+  /**
+   * `<source>:<case id>`, or `<source>:<topic> <topic> ...` from publishChange; this store's own
+   * notices were heard in-process already.
+   */
   private heard(payload: string): void {
     const i = payload.indexOf(':');
-    if (i > 0 && payload.slice(0, i) !== this.changeSource) this.onChange(payload.slice(i + 1));
+    if (i <= 0 || payload.slice(0, i) === this.changeSource) return;
+    for (const id of payload.slice(i + 1).split(' ')) if (id) this.onChange(id);
   }
 
   async stop(): Promise<void> {
@@ -72,8 +76,10 @@ export function pgChangeFeed(
   onError?: (err: Error) => void,
 ): Required<ChangeFeed> {
   return {
-    async publishChange(topic) {
-      await pool.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, `${changeSource}:${topic}`]);
+    async publishChange(topics) {
+      // One notice for all of them: `<source>:<topic> <topic> ...` (topics and case ids have no spaces).
+      const payload = `${changeSource}:${topics.join(' ')}`;
+      await pool.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, payload]);
     },
     async listenChanges(onChange) {
       const listener = new ChangeListener(url, changeSource, onChange, onError);
