@@ -137,6 +137,19 @@ function askStrings(strings: Strings): AdapterAskStrings {
     yourChoice: (count, limits, picks) => text('your_choice', { count, limits, picks }),
     yourOrder: (count, total, picks) => text('your_order', { count, total, picks }),
     noneYet: text('none_yet'),
+    buttons: {
+      answer: text('buttons.answer'),
+      fillIn: text('buttons.fill_in'),
+      edit: text('buttons.edit'),
+      editValues: text('buttons.edit_values'),
+      editDraft: text('buttons.edit_draft'),
+      sendDraft: text('buttons.send_draft'),
+      editArguments: text('buttons.edit_arguments'),
+      runArguments: text('buttons.run_arguments'),
+      rank: text('buttons.rank'),
+      copyDraft: text('buttons.copy_draft'),
+      undo: text('buttons.undo'),
+    },
   };
 }
 

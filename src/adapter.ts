@@ -2,6 +2,10 @@
  * The contract between the relay's core and one chat platform. A platform lives wholly
  * in platforms/<name>/ and reaches the core only through these types.
  */
+import type { AdapterAskStrings } from './adapter-words.ts';
+
+export type { AdapterAskButtons, AdapterAskStrings } from './adapter-words.ts';
+
 import type { Logger } from './log.ts';
 import type { Card } from './render/card.ts';
 
@@ -201,40 +205,6 @@ export interface AdapterPendingStrings {
   privateUnreachable(app: string): string;
   /** The label of a case's Details link (platforms without links to a card). */
   details: string;
-}
-
-/** The ask flows' toasts, refusals and placeholders (templates `adapter.asks`). */
-export interface AdapterAskStrings {
-  /** The question's draft or form is gone: start again from the card. */
-  closed: string;
-  /** Skip on a required step. */
-  required: string;
-  /** A ranking option that is already placed. */
-  alreadyPlaced: string;
-  /** A typed answer cannot be taken in a channel (no replies to the bot there). */
-  channelUseDetails: string;
-  /** A typed step: the person answers in a reply. */
-  answerBelow: string;
-  /** The service refused the answer (its text). */
-  notRecorded(text: string): string;
-  /** The platform did not open the form. */
-  formFailed: string;
-  /** A form submitted after its ask closed. */
-  closedUseDetails: string;
-  /** Submitting a form failed inside the relay. */
-  failedTryAgain: string;
-  /** A single-choice menu's placeholder. */
-  chooseOne: string;
-  /** A multi-choice menu's placeholder with both bounds. */
-  chooseRange(min: number, max: number): string;
-  /** A multi-choice menu's placeholder with only a lower bound. */
-  chooseAtLeast(min: number): string;
-  /** One person's multi-select picks so far (`limits` like "1-2", `picks` the joined labels). */
-  yourChoice(count: number, limits: string, picks: string): string;
-  /** One person's ranking so far. */
-  yourOrder(count: number, total: number, picks: string): string;
-  /** Nothing picked yet. */
-  noneYet: string;
 }
 
 /**

@@ -7,7 +7,8 @@
  * indexes, never a token). Beyond the limits (> 5 fields, a draft > 4000 characters, > 25 options)
  * there is no button: the card keeps the signed review page (Details).
  */
-import type { Tap } from '../../src/adapter.ts';
+import type { AdapterAskButtons, Tap } from '../../src/adapter.ts';
+import { stringsOf } from '../../src/adapter-kit.ts';
 import type { AskContent, FieldType } from '../../src/asks/content.ts';
 import { answerAction, askInputs, inputsAnswer } from '../../src/asks/inputs.ts';
 import type { Card } from '../../src/render/card.ts';
@@ -74,15 +75,17 @@ function approveChoice(c: Extract<AskContent, { type: 'approval' }>): string {
 /** The card's button that opens the ask's modal or its ranking, or null. */
 export function askOpenButton(
   card: Card,
+  words: AdapterAskButtons = stringsOf(null).asks.buttons,
 ): { type: 2; style: 1; label: string; custom_id: string } | null {
   const c = card.ask?.content;
   if (!c || card.final) return null;
   if (c.type === 'decision' && c.sub_type === 'rank')
     return c.options.length <= DISCORD_SELECT_MAX_OPTIONS && c.options.length >= 2
-      ? { type: 2, style: 1, label: 'Rank…', custom_id: `hitl-ask:${card.key}:rank` }
+      ? { type: 2, style: 1, label: words.rank, custom_id: `hitl-ask:${card.key}:rank` }
       : null;
   if (!askModal(card.key, c)) return null;
-  const label = c.type === 'approval' ? 'Edit values…' : c.type === 'edit' ? 'Edit…' : 'Answer…';
+  const label =
+    c.type === 'approval' ? words.editValues : c.type === 'edit' ? words.edit : words.answer;
   return { type: 2, style: 1, label, custom_id: `hitl-ask:${card.key}:open` };
 }
 

@@ -1,6 +1,7 @@
 /** Card -> Discord message payload (content + message components). Pure. */
 
 import type { AdapterStrings } from '../../src/adapter.ts';
+import { stringsOf } from '../../src/adapter-kit.ts';
 import { PlatformError } from '../../src/errors.ts';
 import { askFacts } from '../../src/render/ask-facts.ts';
 import type { ActionStyle, Card, CardLink, CardOutcomeKind } from '../../src/render/card.ts';
@@ -215,7 +216,7 @@ export function renderMessage(card: Card, strings?: AdapterStrings): DiscordMess
   // An ask Discord can draw gets its select in a row of its own above the buttons (5 rows at most).
   const select = askSelect(card, strings);
   // Kinds answered in a modal or by successive selects get one button that opens them.
-  const open = select ? null : askOpenButton(card);
+  const open = select ? null : askOpenButton(card, (strings ?? stringsOf(null)).asks.buttons);
   const choices = askChoiceButtons(card);
   const components: DiscordMessagePayload['components'] =
     select && buttons.length < DISCORD_ROWS_MAX

@@ -8,6 +8,8 @@
  * error code keeps it open with the message). Dialogs need the synchronous answer, which an HTTP
  * Chat app gives (developers.google.com/workspace/chat/dialogs). Pure: no I/O.
  */
+import type { AdapterAskButtons } from '../../src/adapter.ts';
+import { stringsOf } from '../../src/adapter-kit.ts';
 import type { AskParts } from './ask.ts';
 
 type Json = Record<string, unknown>;
@@ -28,9 +30,14 @@ export function needsDialog(parts: AskParts): boolean {
 }
 
 /** The card's "Answer…" ("Edit…" for an approval) button that asks Chat to open the dialog. */
-export function openDialogButton(key: string, approval: boolean, fn: string): Json {
+export function openDialogButton(
+  key: string,
+  approval: boolean,
+  fn: string,
+  words: AdapterAskButtons = stringsOf(null).asks.buttons,
+): Json {
   return {
-    text: approval ? 'Edit…' : 'Answer…',
+    text: approval ? words.edit : words.answer,
     type: 'FILLED',
     onClick: {
       action: {

@@ -156,7 +156,12 @@ export function renderCard(card: Card, strings?: AdapterStrings): ChatMessage {
     // Typing happens in a dialog; the card keeps what it says and the buttons that need no input.
     const said = ask.widgets.filter((w) => 'textParagraph' in w);
     const approval = card.ask?.content.type === 'approval';
-    const open = openDialogButton(card.key, approval, HITL_FUNCTION);
+    const open = openDialogButton(
+      card.key,
+      approval,
+      HITL_FUNCTION,
+      (strings ?? stringsOf(null)).asks.buttons,
+    );
     return message(card, [...text, ...said], [...plain, open, ...link]);
   }
   if (ask) {

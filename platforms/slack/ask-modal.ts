@@ -5,6 +5,8 @@
  * `response_action: "errors"` beside the field. Pure: no I/O.
  */
 import type { types } from '@slack/bolt';
+import type { AdapterAskButtons } from '../../src/adapter.ts';
+import { stringsOf } from '../../src/adapter-kit.ts';
 import type { AskContent } from '../../src/asks/content.ts';
 import { protocolOf } from '../../src/asks/protocol.ts';
 import type { Card } from '../../src/render/card.ts';
@@ -40,11 +42,14 @@ export function isModalKind(c: AskContent): boolean {
 }
 
 /** The "Answer…" button ("Edit…" for an approval) for a card whose ask is answered in a modal. */
-export function openButton(card: Pick<Card, 'key' | 'ask'>): types.Button {
+export function openButton(
+  card: Pick<Card, 'key' | 'ask'>,
+  words: AdapterAskButtons = stringsOf(null).asks.buttons,
+): types.Button {
   const edit = card.ask?.content.type === 'approval';
   return {
     type: 'button',
-    text: { type: 'plain_text', text: edit ? 'Edit…' : 'Answer…', emoji: true },
+    text: { type: 'plain_text', text: edit ? words.edit : words.answer, emoji: true },
     action_id: `${SLACK_OPEN_PREFIX}${card.key}`,
     value: `${SLACK_OPEN_PREFIX}${card.key}`,
     style: 'primary',

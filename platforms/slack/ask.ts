@@ -111,6 +111,11 @@ function ordinal(n: number): string {
   return `${n}${teen ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
 }
 
+function submitButton(payload: string): types.Button {
+  const text = { type: 'plain_text' as const, text: 'Submit', emoji: true };
+  return { type: 'button', text, action_id: payload, value: payload, style: 'primary' };
+}
+
 /** The actions block for the card's ask, or null when Slack cannot draw it natively. */
 export function askBlock(
   card: Card,
@@ -119,15 +124,19 @@ export function askBlock(
 ): types.ActionsBlock | null {
   const ask = card.ask;
   if (!ask || card.final) return null;
+  const words = stringsOf(strings ? { strings } : null).asks;
   if (isModalKind(ask.content))
     return modalView(card, fitText)
-      ? { type: 'actions', block_id: `hitl-ask-${card.key}`, elements: [openButton(card)] }
+      ? {
+          type: 'actions',
+          block_id: `hitl-ask-${card.key}`,
+          elements: [openButton(card, words.buttons)],
+        }
       : null;
   if (ask.content.type !== 'decision') return null;
   const c = ask.content;
   if (!fits(c.options)) return null;
   const id = (tail: string) => `${SLACK_ASK_ACTION_PREFIX}${card.key}:${tail}`;
-  const words = stringsOf(strings ? { strings } : null).asks;
   const placeholder = (text: string) => ({ type: 'plain_text' as const, text, emoji: true });
   const elements: Array<types.StaticSelect | types.MultiStaticSelect | types.Button> = [];
   let action = 'select';
@@ -161,14 +170,7 @@ export function askBlock(
         options: options(c.options, fitText),
       });
   }
-  const payload = `hitl:${card.key}:${action}`;
-  elements.push({
-    type: 'button',
-    text: { type: 'plain_text', text: 'Submit', emoji: true },
-    action_id: payload,
-    value: payload,
-    style: 'primary',
-  });
+  elements.push(submitButton(`hitl:${card.key}:${action}`));
   return { type: 'actions', block_id: `hitl-ask-${card.key}`, elements };
 }
 

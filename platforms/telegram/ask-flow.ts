@@ -170,7 +170,7 @@ async function pickButton(
         reply_markup: withAskRows(
           'reply_markup' in at.message ? at.message.reply_markup : undefined,
           b.key,
-          askRows(b.key, content, next),
+          askRows(b.key, content, next, words(deps).asks),
         ),
       });
     } catch (err) {

@@ -107,15 +107,17 @@ export function askRows(
   key: string,
   content: AskContent,
   state: PickState | null = null,
+  words: AdapterAskStrings = stringsOf(null).asks,
 ): InlineKeyboardButton[][] {
   if (!telegramDrawsAsk(content)) return [];
+  const b = words.buttons;
   switch (content.type) {
     case 'approval': {
       const rows = [
         content.choices.map((c, i) => button(describe(c), askData(key, 'c', i), choiceStyle(c))),
       ] as InlineKeyboardButton[][];
       if (content.sub_type === 'modify' && content.modifiable.length)
-        rows.push([button('✏️ Edit values…', askData(key, 'f'))]);
+        rows.push([button(`✏️ ${b.editValues}`, askData(key, 'f'))]);
       return rows;
     }
     case 'decision':
@@ -125,24 +127,29 @@ export function askRows(
         ]);
       return content.sub_type === 'multi'
         ? multiRows(key, content, state)
-        : rankRows(key, content, state);
+        : rankRows(key, content, state, b.undo);
     case 'context':
       if (content.sub_type === 'confirm') return [];
       return [
-        [button(content.sub_type === 'form' ? '📝 Fill in…' : '✍️ Answer…', askData(key, 'f'))],
+        [
+          button(
+            content.sub_type === 'form' ? `📝 ${b.fillIn}` : `✍️ ${b.answer}`,
+            askData(key, 'f'),
+          ),
+        ],
       ];
     case 'edit':
       return content.sub_type === 'content'
         ? [
-            [button('✏️ Edit the draft…', askData(key, 'f'))],
+            [button(`✏️ ${b.editDraft}`, askData(key, 'f'))],
             // Telegram cannot prefill a reply: a short draft is one tap from the clipboard (a long
             // one is a tap-to-copy block in the edit prompt).
-            ...copyRow(content.draft),
-            [button('✅ Send the draft as it is', askData(key, 'a'))],
+            ...copyRow(content.draft, b.copyDraft),
+            [button(`✅ ${b.sendDraft}`, askData(key, 'a'))],
           ]
         : [
-            [button('✏️ Edit arguments…', askData(key, 'f'))],
-            [button('✅ Run with these arguments', askData(key, 'a'))],
+            [button(`✏️ ${b.editArguments}`, askData(key, 'f'))],
+            [button(`✅ ${b.runArguments}`, askData(key, 'a'))],
           ];
   }
 }
@@ -151,10 +158,10 @@ export function askRows(
 export const TELEGRAM_COPY_TEXT_MAX_CHARS = 256;
 
 /** A "Copy the draft" button for a draft that fits copy_text, else nothing. */
-function copyRow(draft: string): InlineKeyboardButton[][] {
+function copyRow(draft: string, label: string): InlineKeyboardButton[][] {
   const length = Array.from(draft).length;
   if (length < 1 || length > TELEGRAM_COPY_TEXT_MAX_CHARS) return [];
-  return [[{ text: '📋 Copy the draft', copy_text: { text: draft } }]];
+  return [[{ text: `📋 ${label}`, copy_text: { text: draft } }]];
 }
 
 type Multi = Extract<AskContent, { sub_type: 'multi' }>;
@@ -177,7 +184,12 @@ function multiRows(key: string, c: Multi, state: PickState | null): InlineKeyboa
 }
 
 /** This person's places so far in order, then what is left; Undo takes the last place back. */
-function rankRows(key: string, c: Rank, state: PickState | null): InlineKeyboardButton[][] {
+function rankRows(
+  key: string,
+  c: Rank,
+  state: PickState | null,
+  undo: string,
+): InlineKeyboardButton[][] {
   const picked = state?.picked ?? [];
   const rows = picked.map((i, place) => [
     button(`${place + 1}. ${cut(c.options[i]?.label ?? '?')}`, askData(key, 'x', i)),
@@ -188,7 +200,7 @@ function rankRows(key: string, c: Rank, state: PickState | null): InlineKeyboard
   const done = state
     ? `Done (${picked.length}/${c.options.length})`
     : `Done (rank all ${c.options.length})`;
-  rows.push([button('↩️ Undo', askData(key, 'u')), button(done, askData(key, 'd'))]);
+  rows.push([button(`↩️ ${undo}`, askData(key, 'u')), button(done, askData(key, 'd'))]);
   return rows;
 }
 

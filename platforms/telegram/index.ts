@@ -8,7 +8,7 @@ import type {
   PlatformAdapter,
   PostOptions,
 } from '../../src/adapter.ts';
-import { firstDelivery } from '../../src/adapter-kit.ts';
+import { firstDelivery, stringsOf } from '../../src/adapter-kit.ts';
 import { PlatformError, ValidationError } from '../../src/errors.ts';
 import { registerSecret } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
@@ -253,6 +253,7 @@ export class TelegramAdapter implements PlatformAdapter {
         card,
         replyTo && replyTo.chatId === address ? replyTo.messageId : null,
         this.ctx?.log,
+        stringsOf(this.ctx).asks,
       ),
     );
     return {
@@ -274,7 +275,9 @@ export class TelegramAdapter implements PlatformAdapter {
     await rememberAsk(this.ctx, card);
     // A final edit goes first; any edit still waiting for its slot is replaced by this later one.
     const kind = { priority: card.final ? 'high' : 'low', key: `${chatId}:${messageId}` } as const;
-    await sendKind.run(kind, () => editCard(this.bot.api, chatId, messageId, card, this.ctx?.log));
+    await sendKind.run(kind, () =>
+      editCard(this.bot.api, chatId, messageId, card, this.ctx?.log, stringsOf(this.ctx).asks),
+    );
   }
 
   async notify(

@@ -1,6 +1,7 @@
 /** Sending and editing card messages, with the fallbacks real chats need. */
 import type { Api } from 'grammy';
 import type { Message } from 'grammy/types';
+import type { AdapterAskStrings } from '../../src/adapter.ts';
 import type { Logger } from '../../src/log.ts';
 import type { Card } from '../../src/render/card.ts';
 import {
@@ -28,14 +29,15 @@ async function withLinkFallback<T>(
   card: Card,
   attempt: (message: TelegramMessage) => Promise<T>,
   log: Logger | undefined,
+  words: AdapterAskStrings | undefined,
 ): Promise<T> {
   const withDisabled = async (c: Card) => {
     try {
-      return await attempt(renderCard(c));
+      return await attempt(renderCard(c, { words }));
     } catch (err) {
       if (!isButtonUnparsable(err) || !c.final || !c.outcome) throw err;
       log?.warn({ key: c.key }, 'telegram refused the disabled outcome button; sending without it');
-      return attempt(renderCard(c, { disabledButtons: false }));
+      return attempt(renderCard(c, { disabledButtons: false, words }));
     }
   };
   try {
@@ -54,6 +56,7 @@ export async function sendCard(
   card: Card,
   replyToMessageId: number | null,
   log: Logger | undefined,
+  words?: AdapterAskStrings,
 ): Promise<Message.TextMessage> {
   const send = (to: string) =>
     withLinkFallback(
@@ -74,6 +77,7 @@ export async function sendCard(
         });
       },
       log,
+      words,
     );
   try {
     return await send(chatId);
@@ -100,6 +104,7 @@ export async function editCard(
   messageId: number,
   card: Card,
   log: Logger | undefined,
+  words?: AdapterAskStrings,
 ): Promise<void> {
   try {
     await withLinkFallback(
@@ -112,6 +117,7 @@ export async function editCard(
         });
       },
       log,
+      words,
     );
   } catch (err) {
     if (isNotModified(err)) return;

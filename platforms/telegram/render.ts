@@ -1,5 +1,6 @@
 /** Card -> Telegram message (HTML parse mode + inline keyboard). Pure: no I/O. */
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
+import type { AdapterAskStrings } from '../../src/adapter.ts';
 import { truncateUtf16 } from '../../src/adapter-kit.ts';
 import { PlatformError } from '../../src/errors.ts';
 import type {
@@ -101,6 +102,8 @@ export function outcomeButton(outcome: CardOutcome): InlineKeyboardButton.Disabl
 /** Rendering choices: `disabledButtons: false` for a Bot API server older than 10 (it refuses them). */
 export interface TelegramRenderOptions {
   disabledButtons?: boolean;
+  /** The LOCALE's words for an ask's own buttons (English without). */
+  words?: AdapterAskStrings;
 }
 
 /**
@@ -117,7 +120,7 @@ export function renderKeyboard(
   if (!card.final) {
     // An ask's own widgets first; an approval's choice buttons stand in for the plain actions.
     const ask = card.ask?.content;
-    if (ask) rows.push(...askRows(card.key, ask));
+    if (ask) rows.push(...askRows(card.key, ask, null, options.words));
     let row: InlineKeyboardButton[] = [];
     for (const action of ask && askReplacesActions(ask) ? [] : card.actions) {
       checkCallbackData(action.payload, action.action);

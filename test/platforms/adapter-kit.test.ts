@@ -8,9 +8,11 @@ import { DiscordApi, type DiscordInteractionResponse } from '../../platforms/dis
 import { InteractionFlow } from '../../platforms/discord/interactions.ts';
 import type { RawInteraction } from '../../platforms/discord/parse.ts';
 import { renderMessage as renderDiscordMessage } from '../../platforms/discord/render.ts';
+import { renderCard as renderGoogleChatCard } from '../../platforms/googlechat/render.ts';
 import { renderCard as renderSlackCard } from '../../platforms/slack/render.ts';
 import { renderTeamsCard } from '../../platforms/teams/render.ts';
 import { createTelegramAdapter } from '../../platforms/telegram/index.ts';
+import { renderCard as renderTelegramCard } from '../../platforms/telegram/render.ts';
 import type { AdapterContext, Tap, TapReply } from '../../src/adapter.ts';
 import {
   adapterStrings,
@@ -189,6 +191,7 @@ describe('a LOCALE template change reaches welcome and ask-flow texts on each pl
             choose_one: 'Wähle eins',
             choose_range: 'Wähle {{min}} bis {{max}}',
             your_choice: 'Gewählt ({{count}}): {{picks}}',
+            buttons: { answer: 'Antworten…', fill_in: 'Ausfüllen…', edit_draft: 'Entwurf ändern…' },
           },
         },
       }),
@@ -287,6 +290,31 @@ describe('a LOCALE template change reaches welcome and ask-flow texts on each pl
     expect(json(renderTeamsCard(multi, { strings }))).toContain('"label":"Wähle 1 bis 2"');
     // Without the context's strings: English.
     expect(json(renderDiscordMessage(single))).toContain('"placeholder":"Choose one"');
+  });
+  it("the buttons that open an ask's form on Telegram, Slack, Discord and Google Chat", () => {
+    const strings = localized();
+    const card = (kind: keyof typeof KINDS) => {
+      const parsed = parseAskContent(KINDS[kind].content);
+      if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
+      return makeTelegramCard({
+        key: 'open1',
+        actions: [],
+        ask: { kind: kindOf(parsed.content), content: parsed.content },
+      });
+    };
+    const text = card('context.freetext');
+    const json = (x: unknown) => JSON.stringify(x);
+    const telegram = (c: ReturnType<typeof card>) =>
+      json(renderTelegramCard(c, { words: strings.asks }).reply_markup);
+    expect(telegram(text)).toContain('✍️ Antworten…');
+    expect(telegram(card('context.form'))).toContain('📝 Ausfüllen…');
+    expect(telegram(card('edit.content'))).toContain('✏️ Entwurf ändern…');
+    expect(json(renderSlackCard(text, strings))).toContain('"text":"Antworten…"');
+    expect(json(renderDiscordMessage(text, strings))).toContain('"label":"Antworten…"');
+    expect(json(renderGoogleChatCard(text, strings))).toContain('"text":"Antworten…"');
+    // A key the locale leaves out stays English; without the context's strings all are English.
+    expect(telegram(card('edit.content'))).toContain('Send the draft as it is');
+    expect(json(renderSlackCard(text))).toContain('"text":"Answer…"');
   });
 });
 
