@@ -7,6 +7,7 @@
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { HitlService } from '../hitl-service/index.ts';
 import { LegacyCancels } from './cancels.ts';
+import { readMcpBody } from './request-body.ts';
 import { registerAskResources } from './resources.ts';
 import { TASKS_EXTENSION, TaskCalls } from './tasks.ts';
 import { type IntakeGate, type McpCall, type McpToolDeps, registerTools } from './tools.ts';
@@ -87,15 +88,18 @@ export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront 
   );
   return {
     waits,
-    fetch(request, o) {
+    async fetch(request, o) {
+      const read = await readMcpBody(request);
+      if (read instanceof Response) return read;
       const extra = {
         origin: relay.config.publicUrl ?? o.origin,
         defaultTarget: o.defaultTarget,
         admit: o.admit,
       };
       // The relay checked the API key in front (server/app.ts); this only names the connection.
-      return handler.fetch(request, {
+      return handler.fetch(read.request, {
         authInfo: { token: '', clientId: 'relay-key', scopes: [], extra },
+        ...(read.parsedBody !== undefined ? { parsedBody: read.parsedBody } : {}),
       });
     },
     async close() {

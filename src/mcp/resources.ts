@@ -31,11 +31,19 @@ function askDocument(call: McpCall, c: StoredCase) {
   };
 }
 
-/** Registers the ask resources on `server`. */
-export function registerAskResources(server: McpServer, call: McpCall): void {
-  const template = new ResourceTemplate('hitl://asks/{id}', {
+/**
+ * The template of the ask resources, one per relay: it holds only the relay (its list reads the
+ * store), and parsing its URI template for every HTTP request (a fresh server each, mcp/front.ts)
+ * was part of the MCP front's cost per call. The SDK only reads a registered template.
+ */
+const templates = new WeakMap<McpCall['relay'], ResourceTemplate>();
+
+function templateOf(relay: McpCall['relay']): ResourceTemplate {
+  let template = templates.get(relay);
+  if (template) return template;
+  template = new ResourceTemplate('hitl://asks/{id}', {
     list: async () => {
-      const open = await call.relay.store.listCases({ open: true, limit: LIST_LIMIT });
+      const open = await relay.store.listCases({ open: true, limit: LIST_LIMIT });
       return {
         resources: open
           .filter((c) => askContentOf(c.doc.hitl.context))
@@ -49,6 +57,13 @@ export function registerAskResources(server: McpServer, call: McpCall): void {
       };
     },
   });
+  templates.set(relay, template);
+  return template;
+}
+
+/** Registers the ask resources on `server`. */
+export function registerAskResources(server: McpServer, call: McpCall): void {
+  const template = templateOf(call.relay);
   server.registerResource(
     'ask',
     template,

@@ -228,8 +228,9 @@ export function registerTools(server: McpServer, call: McpCall): void {
       async (args: ToolArguments, ctx: ServerContext) => {
         const made = await createToolAsk(call, tool, args);
         if ('refusal' in made) return made.refusal;
-        // A task-declaring client gets a task (mcp/tasks.ts answers with it instead of this).
-        if (call.tasks?.take(ctx, made.case)) return toolResult(call, made.case);
+        // A task-declaring client gets a task: mcp/tasks.ts answers with it instead of this
+        // result, which is never sent, so it is one the SDK neither checks nor projects.
+        if (call.tasks?.take(ctx, made.case)) return { content: [], isError: true };
         return waitForPerson(call, made.case, ctx);
       },
     );
