@@ -14,6 +14,7 @@ type Detail = Record<string, unknown>;
 const WARNED_ELSEWHERE = new Set([
   'post_failed',
   'notify_failed',
+  'hitl_callback_failed',
   'reminder_failed',
   'expiry_warning_failed',
   'delivery_failed',

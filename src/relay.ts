@@ -11,6 +11,7 @@ import { Health, NO_PLATFORM_NOTE, type Readiness } from './health.ts';
 import type { HitlService } from './hitl-service/index.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createGuardedAgent } from './net/http.ts';
+import type { Resolve } from './net/url-policy.ts';
 import { NotifyWorker, type NotifyWorkerOptions } from './notify/worker.ts';
 import { observe } from './observe.ts';
 import { RelayRuntime } from './relay-runtime.ts';
@@ -44,6 +45,8 @@ export interface RelayOptions {
   store?: Store;
   log?: Logger;
   now?: () => number;
+  /** Host-name resolution for the intake checks of agents' URLs (tests give their own). */
+  resolve?: Resolve;
   watcher?: WatcherOptions;
   /** Tuning of the notify_url outbox worker (the retry schedule is config.notify). */
   notify?: NotifyWorkerOptions;
@@ -122,6 +125,7 @@ function servicesOf(o: RelayOptions, log: Logger) {
     submitDispatcher: createGuardedAgent(o.config, { connections: SUBMIT_GATE_DEFAULTS.perOrigin }),
     instanceId: `${process.pid}-${randomBytes(3).toString('hex')}`,
     ...(o.now ? { now: o.now } : {}),
+    ...(o.resolve ? { resolve: o.resolve } : {}),
   });
   return { services, sealOld };
 }

@@ -14,6 +14,7 @@ import { StatusApplier } from './cases/status.ts';
 import { Targets } from './cases/targets.ts';
 import type { RelayConfig } from './config/config.ts';
 import type { Logger } from './log.ts';
+import type { Resolve } from './net/url-policy.ts';
 import { deliveriesFor } from './notify/deliveries.ts';
 import { loadStrings, type Strings } from './render/templates.ts';
 import type { Sealer } from './store/sealer.ts';
@@ -35,6 +36,8 @@ export interface ServicesOptions {
   /** Names this process in claims and leases. */
   instanceId: string;
   now?: () => number;
+  /** Resolves host names for the intake checks of agents' URLs (node:dns unless a test gives one). */
+  resolve?: Resolve;
 }
 
 /** Every service of a relay. */
@@ -49,6 +52,7 @@ export interface Services {
   readonly adapters: ReadonlyMap<string, PlatformAdapter>;
   readonly dispatcher: Dispatcher;
   readonly submitDispatcher: Dispatcher;
+  readonly resolve?: Resolve | undefined;
   /** Targets, routes, allowlists and policies (configuration only). */
   readonly targets: Targets;
   /** Cases, their history and change events. */
@@ -80,6 +84,7 @@ export function createServices(o: ServicesOptions): Services {
     adapters: o.adapters,
     dispatcher: o.dispatcher,
     submitDispatcher: o.submitDispatcher ?? o.dispatcher,
+    resolve: o.resolve,
   };
   const targets = new Targets(o.config, new Set(o.adapters.keys()));
   // A change's notify_url deliveries are built here and written in the change's own commit.

@@ -52,6 +52,7 @@ const CALLBACK = 'test/watch/callback-receiver.test.ts';
 const SSE_TERMINAL = 'test/watch/sse-terminal.test.ts';
 const FINAL = 'test/tap/final-answer.test.ts';
 const ASKS = 'test/asks-service/asks-v09.test.ts';
+const ASK_CALLBACKS = 'test/asks-service/asks-callbacks.test.ts';
 
 export const BREAKS: readonly Break[] = [
   // Versions (§2)
@@ -664,6 +665,47 @@ export const BREAKS: readonly Break[] = [
     to: '        supports_agent_binding: true,',
     tests: [ASKS],
     names: ['DISCOVERY-1'],
+  },
+  // The asks' spec 9 callbacks (hitl_callback_url)
+  {
+    id: 'M-ASK-CALLBACK-1',
+    row: 'Honour `hitl_callback_url`',
+    what: 'callbacks go out unsigned',
+    file: 'src/hitl-service/callback-sender.ts',
+    from: "    if (this.options.secret) headers['x-hitl-signature'] = signCallback(body, this.options.secret);\n",
+    to: '',
+    tests: [ASK_CALLBACKS],
+    names: ['ASK-CALLBACK-1'],
+  },
+  {
+    id: 'M-ASK-CALLBACK-2',
+    row: 'Honour `hitl_callback_url`',
+    what: 'a failed callback is never retried',
+    file: 'src/hitl-service/callback-sender.ts',
+    from: 'export const CALLBACK_MAX_ATTEMPTS = 3;',
+    to: 'export const CALLBACK_MAX_ATTEMPTS = 1;',
+    tests: [ASK_CALLBACKS],
+    names: ['ASK-CALLBACK-2', 'ASK-CALLBACK-3'],
+  },
+  {
+    id: 'M-ASK-CALLBACK-5',
+    row: 'Callback destinations validated',
+    what: 'any hitl_callback_url is taken (no intake check)',
+    file: 'src/asks-service/callbacks.ts',
+    from: '  const why = await intakeUrlRefusal(url, relay.config, relay.resolve);',
+    to: '  const why = null as string | null;',
+    tests: [ASK_CALLBACKS],
+    names: ['ASK-CALLBACK-5'],
+  },
+  {
+    id: 'M-ASK-CALLBACK-6',
+    row: 'Callback destinations validated',
+    what: 'callbacks connect without the URL policy (DNS rebinding open)',
+    file: 'src/hitl-service/callback-sender.ts',
+    from: '    this.dispatcher = options.dispatcher ?? new Agent({ connections: 16 });',
+    to: '    this.dispatcher = new Agent({ connections: 16 });',
+    tests: [ASK_CALLBACKS],
+    names: ['ASK-CALLBACK-6'],
   },
 ];
 

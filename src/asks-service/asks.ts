@@ -21,12 +21,14 @@ import { type HitlService, ReviewerStepError } from '../hitl-service/index.ts';
 import { agentTokenOf, newToken } from '../hitl-service/tokens.ts';
 import type { DefaultAction } from '../hitl-service/types.ts';
 import type { Logger } from '../log.ts';
+import type { Resolve } from '../net/url-policy.ts';
 import { parse202Body } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
 import { isTerminal } from '../protocol/types.ts';
 import type { Sealer } from '../store/sealer.ts';
 import type { Store } from '../store/store.ts';
 import type { CaseSecrets, StoredCase } from '../store/types.ts';
+import { checkCallbackUrl, rememberCallbackCase } from './callbacks.ts';
 import { ASKS_MOUNT_PATH } from './service.ts';
 
 /** The 202 `message` per family: what a person is asked for. */
@@ -49,6 +51,8 @@ const askSchema = z.strictObject({
   expires_at: z.iso.datetime({ offset: true }).optional(),
   default: z.enum(['skip', 'approve', 'reject', 'abort']).optional(),
   notify_url: z.string().max(2048).optional(),
+  // Spec 9: signed callbacks on every terminal event, besides polling (asks-service/callbacks.ts).
+  hitl_callback_url: z.string().max(2048).optional(),
   notify_on: z.enum(['final', 'all']).optional(),
   labels: z.record(z.string().max(64), z.string().max(256)).optional(),
 });
@@ -57,9 +61,20 @@ const askSchema = z.strictObject({
 export interface AskDeps {
   store: Store;
   sealer: Pick<Sealer, 'open'>;
-  config: Pick<RelayConfig, 'publicUrl' | 'dataDir' | 'databaseUrl' | 'retentionMs' | 'secretKey'>;
+  config: Pick<
+    RelayConfig,
+    | 'publicUrl'
+    | 'dataDir'
+    | 'databaseUrl'
+    | 'retentionMs'
+    | 'secretKey'
+    | 'allowHttpLoopback'
+    | 'allowHosts'
+  >;
   log: Logger;
   now: () => number;
+  /** Host-name resolution for the hitl_callback_url check (node:dns unless a test gives one). */
+  resolve?: Resolve | undefined;
   targets: Pick<Targets, 'resolveTargets' | 'policyFor'>;
   intake: Pick<Intake, 'ingest'>;
   cases: Pick<CaseRepository, 'waitFor'>;
@@ -157,13 +172,13 @@ export async function createAsk(
   more?: { context?: Record<string, unknown> },
 ) {
   const { body, content, mapping, seconds } = checkAsk(relay, raw);
-  // Refuse an unknown target before a case exists anywhere.
+  // Refuse an unknown target and a refused callback destination before a case exists anywhere.
   relay.targets.resolveTargets(body.target);
+  await checkCallbackUrl(relay, body.hitl_callback_url);
   // The relay's own token decides (after its vote counting) and reads; the agent's 202 carries one
   // derived from it, which under an approval policy only reads (asks-service/binding in docs).
   const relayToken = newToken();
   const policy = relay.targets.policyFor(body.target);
-
   const base = `${relay.config.publicUrl ?? origin}${ASKS_MOUNT_PATH}`;
   const created = await asks.create(
     {
@@ -171,7 +186,7 @@ export async function createAsk(
       inline: true,
       prompt: content.prompt,
       expiresInSeconds: seconds,
-      callback_url: null,
+      callback_url: body.hitl_callback_url ?? null,
       context: { ...more?.context, ask: content },
       inline_actions: mapping.inline_actions,
       message: MESSAGES[content.type],
@@ -194,6 +209,7 @@ export async function createAsk(
       notify_on: body.notify_on,
       labels: body.labels,
     });
+    await rememberCallbackCase(relay, body.hitl_callback_url, caseId, result.case.id, seconds);
     relay.log.info(
       { id: result.case.id, case_id: caseId, kind: kindOf(content), type: mapping.type },
       'ask created',

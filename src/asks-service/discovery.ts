@@ -1,8 +1,8 @@
 /**
  * The asks service's discovery document (spec v0.9 Appendix D, `GET /.well-known/hitl.json`, valid
  * against schemas/v0.9/discovery-response.schema.json). It says only what the service does: the
- * review types asks are published as, polling and SSE (no callbacks: `POST /v1/asks` has no
- * `hitl_callback_url`), inline submit, bearer authentication and no authentication profile (the
+ * review types asks are published as, polling, SSE and signed callbacks (`hitl_callback_url` on
+ * `POST /v1/asks`, asks-service/callbacks.ts), inline submit, bearer authentication and no authentication profile (the
  * Agent Access profile is not implemented, so it is not advertised; `supports_agent_binding` false).
  * Absolute endpoint URLs only with PUBLIC_URL: a relay without it does not know its public origin,
  * and the Host header is not trusted to say it.
@@ -46,7 +46,7 @@ export function discoveryDocument(o: DiscoveryInput): Record<string, unknown> {
       },
       capabilities: {
         review_types: [...ASK_REVIEW_TYPES],
-        transports: ['polling', 'sse'],
+        transports: ['polling', 'sse', 'callback'],
         default_timeout: iso(o.defaultAskSeconds),
         max_timeout: iso(o.maxAskSeconds),
         supports_reminders: false,

@@ -6,12 +6,14 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
+import type { Dispatcher } from 'undici';
 import { checkAnswer } from '../asks/answer.ts';
 import { askContentOf } from '../asks/content.ts';
 import { withoutSensitive } from '../asks/sensitive.ts';
 import { toolCallAnswerIssues, toolCallOf } from '../asks/tool-call.ts';
 import type { Health } from '../health.ts';
 import {
+  type CallbackOutcome,
   createHitlService,
   type HitlService,
   type ServiceProfile,
@@ -78,6 +80,12 @@ export function mountAsks(
     retentionMs?: number;
     /** RELAY_SECRET_KEY: answers are sealed at rest under it (plain without one). */
     secretKey?: string;
+    /** hitl_callback_url deliveries: signing secret, connections, and how each ended. */
+    callbacks?: {
+      secret?: string | undefined;
+      dispatcher: Dispatcher;
+      onOutcome: (outcome: CallbackOutcome) => void;
+    };
   },
 ): HitlService {
   const log = o.log.child({ component: 'asks' });
@@ -93,6 +101,11 @@ export function mountAsks(
     profile: askProfile,
     // Final asks and respond requests go after RETENTION_DAYS, like the relay's own cases.
     ...(o.retentionMs && { retentionMs: o.retentionMs }),
+    ...(o.callbacks && {
+      ...(o.callbacks.secret && { callbackSecret: o.callbacks.secret }),
+      callbackDispatcher: o.callbacks.dispatcher,
+      onCallback: o.callbacks.onOutcome,
+    }),
   });
   app.route(ASKS_MOUNT_PATH, service.app);
   if (o.databaseUrl && o.health) {

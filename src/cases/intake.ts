@@ -2,7 +2,7 @@
 import type { RelayConfig } from '../config/config.ts';
 import { ValidationError, type ValidationIssue } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { resolvedUrlRefusal, type UrlPolicy, urlRefusal } from '../net/url-policy.ts';
+import { intakeUrlRefusal, type UrlPolicy } from '../net/url-policy.ts';
 import type { CasePolicyInput } from '../policy/case-policy.ts';
 import { caseEscalation } from '../policy/escalation.ts';
 import { caseExpiryWarnings, type ExpiryThresholds } from '../policy/expiry-warning.ts';
@@ -117,10 +117,8 @@ export class Intake {
   private async checkUrls(input: IngestInput): Promise<void> {
     const issues: ValidationIssue[] = [];
     const cfg = this.d.config;
-    // In production (no plain-HTTP loopback) names are resolved now as they will be at connect,
-    // so a name for 127.0.0.1 or 10.0.0.1 is refused at intake rather than on first use.
-    const check = (v: string) =>
-      cfg.allowHttpLoopback ? Promise.resolve(urlRefusal(v, cfg)) : resolvedUrlRefusal(v, cfg);
+    // In production names are resolved now as they will be at connect (intakeUrlRefusal).
+    const check = (v: string) => intakeUrlRefusal(v, cfg);
     for (const f of URL_FIELDS) {
       const v = input.hitl[f];
       const why = v ? await check(v) : null;

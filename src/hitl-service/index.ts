@@ -5,9 +5,10 @@
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { Dispatcher } from 'undici';
 import { createLogger, type Logger } from '../log.ts';
 import { actOnCase } from './act.ts';
-import { CallbackSender } from './callback-sender.ts';
+import { type CallbackOutcome, CallbackSender } from './callback-sender.ts';
 import type { FaultInjector, ServiceDeps } from './context.ts';
 import { errorBody } from './context.ts';
 import { type CaseSpec, createCase } from './create.ts';
@@ -24,7 +25,11 @@ import { type ServiceStore, SqliteServiceStore } from './service-store.ts';
 import type { ReviewCreated, ReviewerStep, ReviewerStepResult, Submission } from './types.ts';
 
 export { ReviewerStepError } from './act.ts';
-export { signCallback } from './callback-sender.ts';
+export {
+  CALLBACK_EVENT_ID_HEADER,
+  type CallbackOutcome,
+  signCallback,
+} from './callback-sender.ts';
 export type { FaultInjector, FaultOutcome, ServiceDeps } from './context.ts';
 export type { CaseSpec } from './create.ts';
 export type { ProfileCheck, ServiceProfile } from './profile.ts';
@@ -58,6 +63,10 @@ export interface HitlServiceOptions {
   mountPath: string;
   /** Shared secret for `X-HITL-Signature` on callbacks; unsigned when absent. */
   callbackSecret?: string;
+  /** Connections for callbacks (the relay's guarded agent, URL policy at connect). */
+  callbackDispatcher?: Dispatcher;
+  /** Told how each callback delivery ended. */
+  onCallback?: (outcome: CallbackOutcome) => void;
   /** The clock (ms since epoch); tests inject one to move time. */
   now?: () => number;
   /** `Retry-After` on 202 and on non-terminal poll answers (seconds, default 30). */
@@ -115,6 +124,8 @@ function buildParts(options: HitlServiceOptions): Parts {
   const callbacks = new CallbackSender({
     log,
     ...(options.callbackSecret && { secret: options.callbackSecret }),
+    ...(options.callbackDispatcher && { dispatcher: options.callbackDispatcher }),
+    ...(options.onCallback && { onOutcome: options.onCallback }),
   });
   // A hand-moved clock can jump at any moment, so the scheduler looks more often under one.
   const maxTimerMs = options.now ? 50 : undefined;

@@ -144,6 +144,22 @@ export async function resolvedUrlRefusal(
   return null;
 }
 
+/**
+ * The intake check of a URL the relay calls later (a service's URLs, notify_url, an ask's
+ * hitl_callback_url): in production (no plain-HTTP loopback) names are resolved now as they will be
+ * at connect, so a name for 127.0.0.1 or 10.0.0.1 is refused at once rather than on first use; in
+ * the local default only the literal rule (the connect-time check applies either way).
+ */
+export function intakeUrlRefusal(
+  raw: string,
+  policy: UrlPolicy,
+  resolve?: Resolve,
+): Promise<string | null> {
+  return policy.allowHttpLoopback
+    ? Promise.resolve(urlRefusal(raw, policy))
+    : resolvedUrlRefusal(raw, policy, resolve);
+}
+
 /** Why a service URL is refused at intake, or null when it is acceptable. */
 export function urlRefusal(raw: string, policy: UrlPolicy): string | null {
   let url: URL;

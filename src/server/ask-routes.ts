@@ -15,13 +15,18 @@ import {
   DEFAULT_ASK_SECONDS,
   MAX_ASK_SECONDS,
 } from '../asks-service/asks.ts';
+import { recordCallbackOutcome } from '../asks-service/callbacks.ts';
 import { discoveryDocument } from '../asks-service/discovery.ts';
 import { IdempotencyKey, idempotencyKeyProblem } from '../asks-service/idempotency.ts';
 import { mountAsks } from '../asks-service/service.ts';
 import type { CaseRepository } from '../cases/repository.ts';
 import type { RelayConfig } from '../config/config.ts';
 import type { Health } from '../health.ts';
-import { type HitlService, POLL_RETRY_AFTER_SECONDS } from '../hitl-service/index.ts';
+import {
+  type CallbackOutcome,
+  type HitlService,
+  POLL_RETRY_AFTER_SECONDS,
+} from '../hitl-service/index.ts';
 import type { Logger } from '../log.ts';
 import { createMcpFront } from '../mcp/front.ts';
 import type { McpToolDeps } from '../mcp/tools.ts';
@@ -148,8 +153,18 @@ export type AskServiceDeps = McpToolDeps & {
       | 'mcpUpstreams'
       | 'allowHosts'
       | 'allowHttpLoopback'
+      | 'notify'
     >;
 };
+
+/** Spec 9 callbacks of asks: signed with the notify secret the agent verifies notify_url with. */
+function callbacksOf(relay: AskServiceDeps, log: Logger) {
+  return {
+    secret: relay.config.notify?.secret,
+    dispatcher: createGuardedAgent(relay.config, { connections: 16 }),
+    onOutcome: (o: CallbackOutcome) => void recordCallbackOutcome({ ...relay, log }, o),
+  };
+}
 
 /**
  * Mounts the service, its API and the MCP server (/mcp) on `app`; close() ends open MCP calls and
@@ -171,6 +186,7 @@ export function mountAskService(
     ...(secretKey && { secretKey }),
     ...(databaseUrl && { databaseUrl }),
     ...(health && { health }),
+    callbacks: callbacksOf(relay, log),
   });
   registerAskRoutes(app, relay, service);
   const mcp = createMcpFront(relay, service);

@@ -38,6 +38,12 @@ const ASK_REQUEST = {
     expires_at: { type: 'string', format: 'date-time' },
     default: { enum: ['skip', 'approve', 'reject', 'abort'] },
     notify_url: { type: 'string', maxLength: 2048 },
+    hitl_callback_url: {
+      type: 'string',
+      maxLength: 2048,
+      description:
+        'Spec 9 callbacks: each terminal event (review.completed, review.expired, review.cancelled) is POSTed here with X-HITL-Signature (HMAC-SHA256 of the body under the notify secret) and an event_id to de-duplicate on; echoed as hitl.callback_url. Checked like any outbound URL (400 naming the field); redirects are not followed.',
+    },
     notify_on: { enum: ['final', 'all'] },
     labels: { type: 'object', additionalProperties: { type: 'string', maxLength: 256 } },
   },

@@ -138,7 +138,7 @@ describe('discovery', () => {
         const doc = (await res.body.json()) as any;
         expect(validDiscovery(doc), JSON.stringify(validDiscovery.errors)).toBe(true);
         expect(doc.hitl_protocol.capabilities).toMatchObject({
-          transports: ['polling', 'sse'],
+          transports: ['polling', 'sse', 'callback'],
           supports_inline_submit: true,
           supports_agent_binding: false,
         });

@@ -12,6 +12,8 @@ import { eventually, logLines, type RelayHandle, startRelay } from '../helpers/r
 import { cardOf, tapWeb } from '../reliability/web.ts';
 
 const AGENT_KEY = 'Bearer agent-key-for-the-double-0123456789';
+/** The relay's Details link of a case, as a card carries it. */
+const DETAILS = /^http:\/\/127\.0\.0\.1:\d+\/r\//;
 
 let double: SpecDouble;
 let relay: RelayHandle;
@@ -313,7 +315,10 @@ describe('submit answers', () => {
       expect(r.outcome).toBe('use_review_url');
       expect(view.status).toBe('pending');
       expect(await buttons(c)).toEqual([]);
-      expect((await card(c)).status).toContain('proof that a person decides');
+      const shown = await card(c);
+      expect(shown.status).toContain('proof that a person decides');
+      // The person is sent to the review page: the card keeps its Details link.
+      expect(shown.link).toMatchObject({ label: 'Details', url: expect.stringMatching(DETAILS) });
       expect(view.history.find((h: any) => h.kind === 'submit')).toMatchObject({
         outcome: 'forbidden',
         error,
@@ -329,7 +334,26 @@ describe('submit answers', () => {
     );
     expect(r.outcome).toBe('use_review_url');
     expect(await buttons(c)).toEqual(['approve']);
-    expect((await card(c)).status).toContain('does not take Reject from a chat button');
+    const shown = await card(c);
+    expect(shown.status).toContain('does not take Reject from a chat button');
+    expect(shown.link).toMatchObject({ label: 'Details', url: expect.stringMatching(DETAILS) });
+  });
+
+  it('SUBMIT-13 403 for any other reason (this person may not decide here): Details, nothing decided', async () => {
+    const { c, r, view } = await tapAnswered({
+      status: 403,
+      body: { error: 'forbidden', message: 'this reviewer may not decide this case' },
+    });
+    expect(r.outcome).toBe('use_review_url');
+    expect(r.text).toMatch(/Details/);
+    expect(view.status).toBe('pending');
+    expect(await buttons(c)).toEqual([]);
+    const shown = await card(c);
+    expect(shown.link).toMatchObject({ label: 'Details', url: expect.stringMatching(DETAILS) });
+    expect(shown.status).toMatch(/Details/);
+    expect(view.history.find((h: any) => h.kind === 'submit')).toMatchObject({
+      outcome: 'forbidden',
+    });
   });
 
   it('SUBMIT-5 409 with a readable case: the final state from the poll', async () => {

@@ -105,6 +105,8 @@ export async function startRelay(options: {
   configFile?: Record<string, unknown>;
   /** The relay's clock (a fake one for timed behaviour). */
   now?: () => number;
+  /** Host-name resolution for the intake checks of agents' URLs (never the network in tests). */
+  resolve?: (host: string) => Promise<string[]>;
   env?: Record<string, string>;
   dataDir?: string;
   watcher?: WatcherOptions;
@@ -147,6 +149,7 @@ export async function startRelay(options: {
     log,
     repostAfterMs: 2000,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.resolve ? { resolve: options.resolve } : {}),
     ...(options.watcher ? { watcher: options.watcher } : {}),
     ...(options.startRetry ? { startRetry: options.startRetry } : {}),
     ...(options.reconcileEveryMs ? { reconcileEveryMs: options.reconcileEveryMs } : {}),
