@@ -152,7 +152,7 @@ function chatOf(deps: ChatDeps, u: Upstream, signal: AbortSignal): ElicitChat {
   return {
     upstream: u.name,
     log: deps.relay.log,
-    async ask(content, labels, onCreated) {
+    async ask(content, labels, more) {
       const holder = deps.instanceId ? { [HOLDER_LABEL]: deps.instanceId } : {};
       const body = {
         target: u.config.target,
@@ -160,10 +160,12 @@ function chatOf(deps: ChatDeps, u: Upstream, signal: AbortSignal): ElicitChat {
         expires_in: Math.ceil(u.config.timeoutMs / 1000),
         labels: { mcp_upstream: u.name, ...holder, ...labels },
       };
-      const created = await createAsk(deps.relay, deps.asks, body, u.origin ?? deps.origin());
+      const origin = u.origin ?? deps.origin();
+      const context = more?.context && { context: more.context };
+      const created = await createAsk(deps.relay, deps.asks, body, origin, context);
       const id = created.relay.id;
       deps.relay.log.info({ upstream: u.name, id }, 'mcp gateway: elicitation asked in chat');
-      onCreated?.(id);
+      more?.onCreated?.(id);
       const known = await deps.relay.store.getCase(id);
       if (known) deps.open.hold(known);
       const c = known && (await deps.waits.until(id, known, signal, () => {}));
