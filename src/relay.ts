@@ -5,6 +5,7 @@ import type { Hono } from 'hono';
 import type { PlatformAdapter } from './adapter.ts';
 import type { RouteDocs } from './adapter-definition.ts';
 import { closeAskByPolicy } from './asks-service/asks.ts';
+import { bounded } from './bounded.ts';
 import type { RelayConfig } from './config/config.ts';
 import { SUBMIT_GATE_DEFAULTS } from './config/config.ts';
 import { Health, NO_PLATFORM_NOTE, type Readiness } from './health.ts';
@@ -16,7 +17,7 @@ import { NotifyWorker, type NotifyWorkerOptions } from './notify/worker.ts';
 import { observe } from './observe.ts';
 import { RelayRuntime } from './relay-runtime.ts';
 import { createApp } from './server/app.ts';
-import { mountAskService } from './server/ask-routes.ts';
+import { type MountedAsks, mountAskService } from './server/ask-routes.ts';
 import { createMetrics } from './server/metrics.ts';
 import { mountRoute } from './server/mount-route.ts';
 import { registerReceiptRoutes } from './server/receipt-routes.ts';
@@ -140,6 +141,9 @@ function startingHealth(adapters: PlatformAdapter[]): Health {
   return health;
 }
 
+/** The relay's own asks service once mounted, with its start and stop hooks. */
+type OwnAsks = { service?: HitlService; mounted?: Pick<MountedAsks, 'started' | 'stopping'> };
+
 /** The final rung's hook for the relay's own asks (the service is mounted with the app). */
 function ownAskCloser(asks: { service?: HitlService }) {
   return (c: StoredCase, action: string) =>
@@ -153,7 +157,7 @@ export function createRelay(o: RelayOptions): Relay {
   const health = startingHealth(o.adapters);
   // The relay's own asks service, once mounted: the ladder's final rung closes an ask there (SSE
   // streams, the callback receiver and reminders are watching's; the poll loop consults them).
-  const asks: { service?: HitlService } = {};
+  const asks: OwnAsks = {};
   const watching = createWatching(services, o.streams, ownAskCloser(asks));
   const metrics = createMetrics(services.store, () => watching.streams.count);
   observe(services, metrics);
@@ -187,6 +191,7 @@ export function createRelay(o: RelayOptions): Relay {
       registerReceiptRoutes(a, services.store, () => runtime.receipts);
       const mounted = mountAskService(a, services, log, health, metrics.registry);
       asks.service = mounted.service;
+      asks.mounted = mounted;
       runtime.mounted.push(mounted);
       const m = o.mount?.(a);
       if (m) runtime.mounted.push(m);
@@ -200,7 +205,7 @@ function relayHandle(
   services: Services,
   runtime: RelayRuntime,
   health: Health,
-  asks: { service?: HitlService },
+  asks: OwnAsks,
 ): Relay {
   return {
     services,
@@ -215,8 +220,15 @@ function relayHandle(
     get asks() {
       return asks.service;
     },
-    start: () => runtime.start(),
+    async start() {
+      await runtime.start();
+      asks.mounted?.started();
+    },
     readiness: () => runtime.readiness(),
-    stop: () => runtime.stop(),
+    async stop() {
+      // Before anything closes: the gateway's open elicitations are withdrawn while cards can be edited.
+      if (!runtime.closing) await bounded(asks.mounted?.stopping() ?? Promise.resolve(), 3000);
+      await runtime.stop();
+    },
   };
 }

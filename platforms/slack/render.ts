@@ -154,6 +154,21 @@ function linkButton(card: Card): types.Button | null {
   };
 }
 
+/**
+ * The button of a link the person opens themselves (URL elicitation), labelled with its host; none
+ * on a final card or when the URL is longer than Slack accepts (the card's text has it whole).
+ */
+function openLinkButton(card: Card): types.Button | null {
+  const open = card.openLink;
+  if (!open || card.final || open.url.length > SLACK_BUTTON_URL_MAX_CHARS) return null;
+  return {
+    type: 'button',
+    text: plain(open.label, SLACK_BUTTON_TEXT_MAX_CHARS, true),
+    action_id: `${SLACK_LINK_ACTION_PREFIX}open:${card.key}`.slice(0, SLACK_ACTION_ID_MAX_CHARS),
+    url: open.url,
+  };
+}
+
 /** Sections of an open ask's facts at most (a 20,000-character draft is cut; Details has it all). */
 const FACT_SECTIONS_MAX = 5;
 /** Raw characters per fact section, leaving room for escaping within SLACK_SECTION_TEXT_MAX_CHARS. */
@@ -208,6 +223,8 @@ export function renderCard(card: Card, strings?: AdapterStrings): SlackMessage {
   const choices = choiceBlock(card, actionButton);
   if (choices) blocks.push(choices);
   const buttons: types.Button[] = card.final || choices ? [] : card.actions.map(actionButton);
+  const open = openLinkButton(card);
+  if (open) buttons.push(open);
   const link = linkButton(card);
   if (link) buttons.push(link);
   for (let i = 0; i < buttons.length; i += SLACK_ACTIONS_MAX_ELEMENTS) {

@@ -137,6 +137,9 @@ export function renderKeyboard(
     }
     if (row.length > 0) rows.push(row);
   }
+  // A link the person opens themselves (URL elicitation), labelled with its host; then Details.
+  const open = card.final ? null : linkButton(card.openLink ?? null);
+  if (open) rows.push([open]);
   const link = linkButton(card.link);
   if (link) rows.push([link]);
   return { inline_keyboard: rows };
@@ -206,7 +209,9 @@ export function renderCard(card: Card, options: TelegramRenderOptions = {}): Tel
 /** The card with its Details link moved into a text line (for when Telegram refuses the button). */
 export function withLinkAsText(card: Card): Card {
   if (!card.link) return card;
-  return { ...card, link: null, lines: [...card.lines, `${card.link.label}: ${card.link.url}`] };
+  // The open link's URL is in the card's text already (the ask's statement): its button goes too.
+  const { openLink: _open, ...rest } = card;
+  return { ...rest, link: null, lines: [...card.lines, `${card.link.label}: ${card.link.url}`] };
 }
 
 /** Shortens a tap answer to what answerCallbackQuery accepts. */

@@ -98,6 +98,7 @@ function build(m, arm) {
     b.onclick = () => tap(m.id, a.action);
     row.append(b);
   }
+  if (m.open_link) { const o = el('a', 'link', 'Opens '); const h = el('b', '', m.open_link.host); o.append(h, ' ↗'); o.href = m.open_link.url; o.title = m.open_link.url; o.target = '_blank'; o.rel = 'noopener noreferrer nofollow'; o.referrerPolicy = 'no-referrer'; row.append(o); }
   if (m.link) { const a = el('a', 'link', m.link.label + ' ↗'); a.href = m.link.url; a.target = '_blank'; a.rel = 'noopener noreferrer'; row.append(a); }
   if (row.childNodes.length) box.append(row);
   return box;

@@ -15,6 +15,8 @@ export interface WebMessage {
   hint: string | null;
   actions: { action: string; label: string; style: string; confirm: boolean }[];
   link: { label: string; url: string } | null;
+  /** A link the person opens themselves (URL elicitation): the page shows its host in bold. */
+  open_link?: { label: string; url: string; host: string };
   status: string;
   final: boolean;
   /** The case's state for the card's badge (pending ... cancelled), or null for a notice. */
@@ -51,6 +53,7 @@ export function renderWebMessage(id: string, card: Card, replyTo: string | null)
       confirm: !!a.confirm,
     })),
     link: card.link,
+    ...(card.openLink ? { open_link: card.openLink } : {}),
     status: card.status,
     final: card.final,
     state: card.state ?? (card.final ? 'completed' : 'pending'),

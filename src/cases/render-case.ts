@@ -13,6 +13,7 @@ import { answerLine, askAnswerFields, askAnswerLines } from './card-answer.ts';
 import { agentAccess, caseNotes, interpreted } from './card-notes.ts';
 import { cardOutcome } from './card-outcome.ts';
 import { humanKey, objectSummary, SECRET_KEY, scalar, shorten } from './card-text.ts';
+import { openLinkOf } from './open-link.ts';
 
 const MAX_LINES = 8;
 const MAX_LINE = 200;
@@ -20,7 +21,7 @@ const MAX_LINE = 200;
  * Context keys shown elsewhere on the card (the form as a summary, an ask by its platform's own
  * widgets and, once final, by its answer) or not for people.
  */
-const HIDDEN_KEYS = new Set(['form', 'irreversible', 'warning', 'ask']);
+const HIDDEN_KEYS = new Set(['form', 'irreversible', 'warning', 'ask', 'open_link']);
 
 const STYLE: Readonly<Record<string, ActionStyle>> = {
   approve: 'primary',
@@ -275,6 +276,7 @@ export function renderCase(
   const hint = hintOf(hitl, actions, s);
   const outcome = cardOutcome(c, content, s);
   const title = cardTitle(type, options.round, s);
+  const openLink = final ? undefined : openLinkOf(hitl.context);
   const table = tableOf(ask ? askFactRows(ask) : content ? askAnswerFields(c, content, s) : [], s);
   return {
     ...(ask ? { ask: { kind: kindOf(ask), content: ask } } : {}),
@@ -291,6 +293,7 @@ export function renderCase(
     hint: final || hint === null ? null : neutral(hint),
     actions,
     link: { label: t(s, 'link'), url: options.detailsUrl ?? secrets.review_url },
+    ...(openLink ? { openLink } : {}),
     status: neutral(statusText(c, s, options.round, final, content !== undefined)),
     final,
     state: c.status,

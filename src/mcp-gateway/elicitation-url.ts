@@ -3,7 +3,8 @@
  * themselves (a sign-in, a payment, a consent page). The gateway never opens or fetches it: the
  * ask is a confirm whose statement shows the full URL and, on a line of its own, its host (the
  * part a person must check; an internationalised host is shown in its ASCII `xn--` form, so a
- * look-alike cannot pass for it). Confirm is consent only: the upstream receives `accept` without
+ * look-alike cannot pass for it), and whose card has a link button to the URL labelled with that
+ * host ("Opens example.com", cases/open-link.ts). Confirm is consent only: the upstream receives `accept` without
  * content, and learns the outcome of the interaction itself (out of band). The server's
  * `notifications/elicitation/complete` is recorded on the ask's case: a history row and a note
  * every card shows ("completed, the server says"). Pure apart from `UrlCompletions`.
@@ -23,7 +24,7 @@ export interface UrlRequest {
 
 /** The ask of a URL-mode elicitation, or why it cannot be asked. */
 export type UrlAsk =
-  | { ok: true; content: AskContentInput; host: string }
+  | { ok: true; content: AskContentInput; host: string; url: string }
   | { ok: false; problem: string };
 
 /** The schemes a person may be sent to (never javascript:, data:, file:, …). */
@@ -52,6 +53,7 @@ export function urlAsk(upstream: string, r: UrlRequest): UrlAsk {
   return {
     ok: true,
     host,
+    url: url.href,
     content: {
       type: 'context',
       sub_type: 'confirm',
@@ -101,11 +103,14 @@ export class UrlCompletions {
 export interface ElicitChat {
   upstream: string;
   log: Logger;
-  /** Asks `content` and waits: the case once it ended, or undefined (it did not end here). */
+  /**
+   * Asks `content` and waits: the case once it ended, or undefined (it did not end here).
+   * `context` is more of the case's context (a URL elicitation's `open_link`).
+   */
   ask(
     content: AskContentInput,
     labels: Record<string, string>,
-    onCreated?: (caseId: string) => void,
+    more?: { onCreated?: (caseId: string) => void; context?: Record<string, unknown> },
   ): Promise<StoredCase | undefined>;
 }
 
@@ -136,7 +141,9 @@ export async function answerUrl(
   const remember = (id: string) => {
     if (elicitationId) completions.remember(chat.upstream, elicitationId, id);
   };
-  const c = await chat.ask(made.content, labels, remember);
+  // The card's link button (cases/open-link.ts): the person opens it; the relay never does.
+  const context = { open_link: { url: made.url } };
+  const c = await chat.ask(made.content, labels, { onCreated: remember, context });
   if (!c || c.status !== 'completed') return { action: 'cancel' };
   const data = (c.doc.result?.data ?? {}) as Record<string, unknown>;
   return data.confirmed === true ? { action: 'accept' } : { action: 'decline' };

@@ -7,14 +7,24 @@
  * answer does not fit the schema, no target is configured) as `cancel`: the gateway never
  * accepts for a person. A URL-mode request is a consent ask (elicitation-url.ts): Confirm goes back
  * as `accept` without content, and the server's `notifications/elicitation/complete` is recorded
- * on that ask's case.
+ * on that ask's case. An ask lives no longer than the request that asked it
+ * (elicitation-lifetime.ts): withdrawn on abort, at the relay's stop, and at start-up when a
+ * previous process left it open.
  */
 import type { Client } from '@modelcontextprotocol/client';
 import { createAsk } from '../asks-service/asks.ts';
+import type { CardDelivery } from '../cases/card-delivery.ts';
 import type { HitlService } from '../hitl-service/index.ts';
 import type { McpToolDeps } from '../mcp/tools.ts';
 import { AskWaits, waitIsOver } from '../mcp/waits.ts';
 import { contentOf, elicitAsk, type FormRequest } from './elicitation-ask.ts';
+import {
+  ELICIT_WITHDRAWN,
+  ELICITATION_LABEL,
+  HOLDER_LABEL,
+  OpenElicitations,
+  withdrawOrphans,
+} from './elicitation-lifetime.ts';
 import {
   answerUrl,
   type CompletionDeps,
@@ -32,6 +42,10 @@ export interface ElicitationDeps {
   origin: () => string;
   /** Where a URL elicitation's completion is recorded (its case's history and cards). */
   cases: CompletionDeps['cases'];
+  /** The relay's card delivery: a withdrawn ask counts once its cards were edited. */
+  cards?: Pick<CardDelivery, 'settled'> | undefined;
+  /** Names this process on its asks (orphans of a gone process are withdrawn at start-up). */
+  instanceId?: string | undefined;
 }
 
 /** The elicitation result the upstream receives. */
@@ -45,6 +59,12 @@ const CANCEL = { action: 'cancel' } as const;
 export interface Elicitation {
   prepare(client: Client, upstream: Upstream): void;
   waits: AskWaits;
+  /** The open asks (withdrawn on abort and at stop). */
+  open: OpenElicitations;
+  /** The relay started: withdraws the asks a previous process left open. */
+  started(): Promise<number>;
+  /** The relay is stopping: withdraws every open ask (before the upstreams close). */
+  stopping(): Promise<void>;
   close(): void;
 }
 
@@ -52,11 +72,17 @@ export interface Elicitation {
 export function createElicitation(deps: ElicitationDeps): Elicitation {
   const waits = new AskWaits(deps.relay.cases.events, deps.relay.store);
   const completions = new UrlCompletions();
+  const lifetime = { relay: deps.relay, asks: deps.asks, waits, cards: deps.cards };
+  const open = new OpenElicitations(lifetime);
+  const chat = { ...deps, waits, open };
   const answer = (u: Upstream, params: Record<string, unknown>, signal: AbortSignal) =>
-    answerInChat(deps, waits, u, params, signal, completions);
+    answerInChat(chat, u, params, signal, completions);
   const recorded = { cases: deps.cases, log: deps.relay.log };
   return {
     waits,
+    open,
+    started: () => withdrawOrphans(lifetime, deps.instanceId ?? ''),
+    stopping: () => open.stop(),
     close: () => waits.close(),
     prepare(client, upstream) {
       client.registerCapabilities({ elicitation: { form: {}, url: {} } });
@@ -74,8 +100,7 @@ export function createElicitation(deps: ElicitationDeps): Elicitation {
 
 /** Asks the person and turns what they did into the elicitation result. */
 async function answerInChat(
-  deps: ElicitationDeps,
-  waits: AskWaits,
+  deps: ChatDeps,
   u: Upstream,
   params: Record<string, unknown>,
   signal: AbortSignal,
@@ -90,7 +115,8 @@ async function answerInChat(
     );
     return CANCEL;
   }
-  if (params.mode === 'url') return answerUrl(chatOf(deps, waits, u, signal), params, completions);
+  if (deps.open.stopping) return CANCEL;
+  if (params.mode === 'url') return answerUrl(chatOf(deps, u, signal), params, completions);
   const made = elicitAsk(u.name, params as unknown as FormRequest);
   if (!made.ok) {
     log.warn(
@@ -99,7 +125,7 @@ async function answerInChat(
     );
     return CANCEL;
   }
-  const c = await chatOf(deps, waits, u, signal).ask(made.content, { mcp_elicitation: 'form' });
+  const c = await chatOf(deps, u, signal).ask(made.content, { [ELICITATION_LABEL]: 'form' });
   if (!c || c.status !== 'completed') return CANCEL;
   const id = c.id;
   const data = (c.doc.result?.data ?? {}) as Record<string, unknown>;
@@ -115,30 +141,40 @@ async function answerInChat(
   return { action: 'accept', content: typed.content };
 }
 
-/** Asks in upstream `u`'s target and waits for the end: the chat of one elicitation. */
-function chatOf(
-  deps: ElicitationDeps,
-  waits: AskWaits,
-  u: Upstream,
-  signal: AbortSignal,
-): ElicitChat {
+/** What one elicitation's chat uses: the relay, the waits, the open asks. */
+type ChatDeps = ElicitationDeps & { waits: AskWaits; open: OpenElicitations };
+
+/**
+ * Asks in upstream `u`'s target and waits for the end: the chat of one elicitation. When `signal`
+ * aborts first (the upstream's request is over), the ask is withdrawn.
+ */
+function chatOf(deps: ChatDeps, u: Upstream, signal: AbortSignal): ElicitChat {
   return {
     upstream: u.name,
     log: deps.relay.log,
-    async ask(content, labels, onCreated) {
+    async ask(content, labels, more) {
+      const holder = deps.instanceId ? { [HOLDER_LABEL]: deps.instanceId } : {};
       const body = {
         target: u.config.target,
         content,
         expires_in: Math.ceil(u.config.timeoutMs / 1000),
-        labels: { mcp_upstream: u.name, ...labels },
+        labels: { mcp_upstream: u.name, ...holder, ...labels },
       };
-      const created = await createAsk(deps.relay, deps.asks, body, u.origin ?? deps.origin());
+      const origin = u.origin ?? deps.origin();
+      const context = more?.context && { context: more.context };
+      const created = await createAsk(deps.relay, deps.asks, body, origin, context);
       const id = created.relay.id;
       deps.relay.log.info({ upstream: u.name, id }, 'mcp gateway: elicitation asked in chat');
-      onCreated?.(id);
+      more?.onCreated?.(id);
       const known = await deps.relay.store.getCase(id);
-      const c = known && (await waits.until(id, known, signal, () => {}));
-      return c && waitIsOver(c) ? c : undefined;
+      if (known) deps.open.hold(known);
+      const c = known && (await deps.waits.until(id, known, signal, () => {}));
+      if (c && waitIsOver(c)) {
+        deps.open.release(id);
+        return c;
+      }
+      if (c) await deps.open.withdraw(c, ELICIT_WITHDRAWN);
+      return undefined;
     },
   };
 }

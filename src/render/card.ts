@@ -23,6 +23,16 @@ export interface CardLink {
 }
 
 /**
+ * A link the person opens themselves (an MCP URL elicitation's sign-in or consent page), drawn as
+ * a link button labelled with its host ("Opens example.com"), the full URL on the card too. The
+ * relay never opens or fetches it; a platform must not preview it either.
+ */
+export interface CardOpenLink extends CardLink {
+  /** The URL's host, as the label states it (bold where the platform has bold). */
+  host: string;
+}
+
+/**
  * An ask's content for native widgets (selects, inputs, modals), present while the case can be
  * answered in the chat. An adapter that cannot draw a kind keeps the Details link (the review page).
  * Answers go back as a Tap with `data`; docs/asks/README.md lists which platform draws which kind.
@@ -86,6 +96,8 @@ export interface Card {
   hint: string | null;
   actions: CardAction[];
   link: CardLink | null;
+  /** On an open card: a link the person opens themselves (URL elicitation), beside Details. */
+  openLink?: CardOpenLink;
   /** The status line ("Waiting for a decision", "Approved by Ann at 10:15 UTC", ...). */
   status: string;
   /** True when the case reached completed, expired or cancelled: no actions remain. */

@@ -19,6 +19,7 @@ import { recordCallbackOutcome } from '../asks-service/callbacks.ts';
 import { discoveryDocument } from '../asks-service/discovery.ts';
 import { IdempotencyKey, idempotencyKeyProblem } from '../asks-service/idempotency.ts';
 import { mountAsks } from '../asks-service/service.ts';
+import type { CardDelivery } from '../cases/card-delivery.ts';
 import type { CaseRepository } from '../cases/repository.ts';
 import type { RelayConfig } from '../config/config.ts';
 import type { Health } from '../health.ts';
@@ -144,6 +145,8 @@ async function replayOrRefuse(c: Context, relay: AskDeps, idem: IdempotencyKey) 
 /** What mountAskService uses of the relay: the asks' needs, the case events, the key rule. */
 export type AskServiceDeps = McpToolDeps & {
   cases: McpToolDeps['cases'] & Pick<CaseRepository, 'history' | 'patchDoc'>;
+  cards?: Pick<CardDelivery, 'settled'>;
+  instanceId?: string;
   config: McpToolDeps['config'] &
     Pick<
       RelayConfig,
@@ -166,6 +169,16 @@ function callbacksOf(relay: AskServiceDeps, log: Logger) {
   };
 }
 
+/** The mounted asks service, and the hooks of the relay's start and stop. */
+export interface MountedAsks {
+  service: HitlService;
+  /** The relay started: the gateway withdraws elicitation asks a previous process left open. */
+  started(): void;
+  /** The relay is stopping (before anything closes): open elicitation asks are withdrawn. */
+  stopping(): Promise<void>;
+  close(): Promise<void>;
+}
+
 /**
  * Mounts the service, its API and the MCP server (/mcp) on `app`; close() ends open MCP calls and
  * stops the service's timers and event streams. With DATABASE_URL the service keeps its cases in
@@ -177,7 +190,7 @@ export function mountAskService(
   log: Logger,
   health?: Health,
   registry?: Registry,
-): { service: HitlService; close(): Promise<void> } {
+): MountedAsks {
   const { dataDir, databaseUrl, retentionMs, secretKey } = relay.config;
   const service = mountAsks(app, {
     dataDir,
@@ -200,12 +213,49 @@ export function mountAskService(
     now: relay.now,
   });
   if (registry) registerMcpMetrics(registry, mcp);
+  const mounted = mountGateway(app, relay, service, {
+    localOnly,
+    publicUrl,
+    log,
+    health,
+    registry,
+  });
+  const { gate, elicitation, gateway } = mounted;
+  return {
+    service,
+    started: () => void elicitation.started().catch(() => 0),
+    stopping: () => elicitation.stopping(),
+    async close() {
+      // First: the waits the gateway's close ends are the relay stopping, not clients cancelling.
+      gate.close();
+      elicitation.close();
+      await gateway.close();
+      await mcp.close();
+      await service.close();
+    },
+  };
+}
+
+/** The MCP gateway (/mcp/gateway/<name>): its tool gate and its elicitations, as asks of `service`. */
+function mountGateway(
+  app: Hono,
+  relay: AskServiceDeps,
+  service: HitlService,
+  o: { localOnly: boolean; publicUrl: string | undefined; log: Logger } & {
+    health?: Health | undefined;
+    registry?: Registry | undefined;
+  },
+) {
+  const { log, health, registry, localOnly, publicUrl } = o;
   // The asks' links when no downstream request said where the client reached the relay.
-  const origin = () => publicUrl ?? `http://${host}`;
+  const origin = () => publicUrl ?? `http://${relay.config.host}`;
   // The tool gate holds an upstream's risky calls as asks of this service (tool-gate.ts).
   const gate = createToolGate({ relay, asks: service, origin }, relay.config.mcpUpstreams);
   // Upstream elicitations become asks in the upstream's target (elicitation.ts).
-  const elicitation = createElicitation({ relay, asks: service, origin, cases: relay.cases });
+  const { cards, instanceId } = relay;
+  const elicitation = createElicitation({
+    ...{ relay, asks: service, origin, cases: relay.cases, cards, instanceId },
+  });
   const gateway = createGateway({
     gate,
     prepare: elicitation.prepare,
@@ -217,15 +267,5 @@ export function mountAskService(
   });
   registerGatewayRoutes(app, gateway, { localOnly, publicUrl });
   if (registry) registerGatewayMetrics(registry, [gate.waits, elicitation.waits]);
-  return {
-    service,
-    async close() {
-      // First: the waits the gateway's close ends are the relay stopping, not clients cancelling.
-      gate.close();
-      elicitation.close();
-      await gateway.close();
-      await mcp.close();
-      await service.close();
-    },
-  };
+  return { gate, elicitation, gateway };
 }

@@ -1,0 +1,166 @@
+/**
+ * An elicitation's ask lives no longer than the upstream request that asked it. When that request
+ * ends without an answer (the upstream cancels it with notifications/cancelled, its connection
+ * closes, the downstream call that caused it is cancelled and the upstream gives up), the ask is
+ * withdrawn through the asks layer (its case cancelled at the relay's asks service, so every card
+ * is edited to say nobody needs the answer any more) and the withdrawal is confirmed: the relay's
+ * case ended and its card edits are done. On the relay's graceful stop every open elicitation ask
+ * is withdrawn the same way, and at start-up the open ones a previous process left (their
+ * requester is gone with it) are withdrawn too. Each ask is labelled with the process that holds
+ * its request, so another live replica's asks are never taken for orphans.
+ */
+import { withdrawAsk } from '../asks-service/withdraw.ts';
+import type { CardDelivery } from '../cases/card-delivery.ts';
+import { ALIVE_TTL_MS, aliveKey } from '../cases/posting-lease.ts';
+import type { HitlService } from '../hitl-service/index.ts';
+import type { McpToolDeps } from '../mcp/tools.ts';
+import { type AskWaits, waitIsOver } from '../mcp/waits.ts';
+import type { StoredCase } from '../store/types.ts';
+
+/** What the cards say when the upstream stopped waiting for the answer. */
+export const ELICIT_WITHDRAWN =
+  'no longer needed: the MCP server stopped waiting for this answer (its request was cancelled or its connection closed)';
+/** What the cards say when the relay stopped while the ask was open. */
+export const ELICIT_STOPPED =
+  'no longer needed: the relay stopped, and the MCP server request that asked ended with it';
+/** What the cards say of an ask a previous process left open. */
+export const ELICIT_ORPHANED =
+  'no longer needed: the MCP server request that asked ended with the relay process that held it';
+
+/** The label naming the relay process that holds an elicitation's upstream request. */
+export const HOLDER_LABEL = 'mcp_gateway_process';
+/** The label every elicitation ask carries (its value: form or url). */
+export const ELICITATION_LABEL = 'mcp_elicitation';
+
+/** How long a withdrawal waits for the relay to see the case end and edit its cards. */
+const CONFIRM_MS = 5000;
+/** Open cases read per page when looking for orphans. */
+const PAGE = 200;
+
+/** What withdrawing uses of the relay. */
+export interface LifetimeDeps {
+  relay: Pick<McpToolDeps, 'log' | 'store'>;
+  asks: Pick<HitlService, 'act'>;
+  waits: AskWaits;
+  /** The relay's card delivery: a withdrawal is confirmed once the edits are done. */
+  cards?: Pick<CardDelivery, 'settled'> | undefined;
+}
+
+/**
+ * Withdraws `c` and waits (bounded) until the relay's case ended and its cards were edited: true
+ * then; false (with a log line) when the service refused or the relay did not see the end in time.
+ */
+export async function withdrawConfirmed(
+  d: LifetimeDeps,
+  c: StoredCase,
+  reason: string,
+): Promise<boolean> {
+  const log = d.relay.log;
+  const at = { id: c.id, upstream: c.doc.labels?.mcp_upstream };
+  try {
+    await withdrawAsk(d.relay, d.asks, c, reason);
+  } catch (err) {
+    log.warn({ ...at, err: (err as Error).message }, 'mcp gateway: cannot withdraw an elicitation');
+    return false;
+  }
+  const ended = await d.waits.until(c.id, undefined, AbortSignal.timeout(CONFIRM_MS), () => {});
+  if (ended && !waitIsOver(ended)) {
+    log.warn(at, 'mcp gateway: elicitation withdrawn, but its case has not ended here yet');
+    return false;
+  }
+  await d.cards?.settled(c.id);
+  log.info(at, 'mcp gateway: elicitation withdrawn; its cards say so');
+  return true;
+}
+
+/** The open elicitation asks of this process: withdrawn once, on abort or at stop. */
+export class OpenElicitations {
+  private readonly open = new Map<string, StoredCase>();
+  private stopped = false;
+
+  constructor(private readonly d: LifetimeDeps) {}
+
+  /** True once the relay stops: new elicitations are answered `cancel` without asking. */
+  get stopping(): boolean {
+    return this.stopped;
+  }
+
+  /** How many asks are open (tests count them). */
+  get size(): number {
+    return this.open.size;
+  }
+
+  hold(c: StoredCase): void {
+    this.open.set(c.id, c);
+  }
+
+  /** The ask ended (answered, expired): nothing to withdraw. */
+  release(id: string): void {
+    this.open.delete(id);
+  }
+
+  /** Withdraws the ask of `c` unless that was done already (at stop, say). */
+  async withdraw(c: StoredCase, reason: string): Promise<boolean> {
+    if (!this.open.delete(c.id)) return false;
+    return withdrawConfirmed(this.d, c, reason);
+  }
+
+  /** The relay stops: every open ask is withdrawn, and no new one is made. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const open = [...this.open.values()];
+    if (!open.length) return;
+    this.d.relay.log.info({ open: open.length }, 'mcp gateway: stopping: withdrawing elicitations');
+    await Promise.all(open.map((c) => this.withdraw(c, ELICIT_STOPPED)));
+  }
+}
+
+/** The open elicitation asks not held by process `self`. */
+async function othersAsks(d: LifetimeDeps, self: string): Promise<StoredCase[]> {
+  const found: StoredCase[] = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await d.relay.store.listCases({ open: true, limit: PAGE, offset });
+    for (const c of page) {
+      const labels = c.doc.labels;
+      if (labels?.[ELICITATION_LABEL] && labels[HOLDER_LABEL] !== self && !waitIsOver(c))
+        found.push(c);
+    }
+    if (page.length < PAGE) return found;
+  }
+}
+
+/**
+ * Withdraws the open elicitation asks whose holding process is gone (no alive key; an ask made
+ * before asks named their holder counts as gone). An ask whose holder still looks alive (another
+ * replica, or a process that died less than ALIVE_TTL_MS ago) is looked at once more after that.
+ */
+export async function withdrawOrphans(
+  d: LifetimeDeps,
+  self: string,
+  again = true,
+): Promise<number> {
+  const kv = d.relay.store.kv;
+  let withdrawn = 0;
+  let held = 0;
+  for (const c of await othersAsks(d, self)) {
+    const holder = c.doc.labels?.[HOLDER_LABEL];
+    if (holder && (await kv.get(aliveKey(holder))) !== undefined) {
+      held += 1;
+      continue;
+    }
+    if (await withdrawConfirmed(d, c, ELICIT_ORPHANED)) withdrawn += 1;
+  }
+  if (withdrawn)
+    d.relay.log.info(
+      { withdrawn },
+      'mcp gateway: withdrew elicitations a previous relay process left open (their requester is gone)',
+    );
+  if (held && again) {
+    const later = setTimeout(
+      () => void withdrawOrphans(d, self, false).catch(() => 0),
+      ALIVE_TTL_MS,
+    );
+    later.unref();
+  }
+  return withdrawn;
+}
