@@ -311,6 +311,10 @@ export interface PendingPage {
 /** The inbox: one person's open cases across a platform's chats (all, or one `address`). */
 export interface InboxQuery extends Omit<PendingQuery, 'address'> {
   address?: string | undefined;
+  /** Only cases of the HITL service at this host (applied before paging). */
+  service?: string | undefined;
+  /** Only cases of this type (applied before paging). */
+  type?: string | undefined;
 }
 
 /** One case of the inbox: a `/pending` item, with what the inbox filters by. */

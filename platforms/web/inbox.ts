@@ -13,7 +13,7 @@ import { INBOX_TOPIC, type RoomWaits, WEB_WAIT_MAX_SECONDS } from './waits.ts';
 
 const USER = /^.{1,128}$/s;
 const CURSOR = /^[A-Za-z0-9_-]{1,200}$/;
-const FILTER = /^[A-Za-z0-9_.:-]{1,128}$/;
+const FILTER = /^[A-Za-z0-9_.:[\]-]{1,128}$/;
 
 /** What the inbox route reads. */
 export interface InboxRouteDeps {
@@ -60,12 +60,11 @@ async function read(ctx: AdapterContext, a: InboxArgs, rooms: WebRooms) {
     user: { id: a.user },
     mine: false,
     cursor: a.cursor,
+    service: a.service,
+    type: a.type,
   });
-  const items = page.items.filter(
-    (i) => (!a.service || i.service === a.service) && (!a.type || i.type === a.type),
-  );
   const rows = await Promise.all(
-    items.map(async ({ card, chats, ...i }) => {
+    page.items.map(async ({ card, chats, ...i }) => {
       const m = card ? await rooms.load(card.id) : undefined;
       return {
         ...i,

@@ -2,7 +2,8 @@
  * The inbox: one person's open cases across every chat of a platform (the web chat's rooms), newest
  * first, each with the chats it is in that this person may decide it in. The same privacy rule as
  * `/pending` (mayDecide per chat): a case they may decide nowhere is left out entirely.
- * One indexed store read per batch (store.listOpenOnPlatform), bounded per page.
+ * One indexed store read per batch (store.listOpenOnPlatform), bounded per page; the service and
+ * type filters are part of that read, so pages and cursors count matching cases only.
  */
 import type { InboxPage, InboxQuery } from '../adapter.ts';
 import type { StoredCase } from '../store/types.ts';
@@ -39,6 +40,8 @@ export class Inbox {
         platform: q.platform,
         limit: BATCH,
         before,
+        service: q.service,
+        type: q.type,
       });
       more = rows.length === BATCH;
       for (const c of rows) {
