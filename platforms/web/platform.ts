@@ -22,8 +22,12 @@ export const platform: PlatformDefinition<WebConfig> = {
     },
     'POST /chat/signin': {
       summary: 'Sign in to the web chat with WEB_CHAT_TOKEN (form field `token`)',
+      description:
+        'Form fields: `token`, `room`, and `next` (where to go on to: `/chat` or `/inbox` with a query, a relative path; anything else, such as an absolute URL or `//host`, is ignored).',
       responses: {
-        '303': { description: 'Signed in: a session cookie, and on to /chat.' },
+        '303': {
+          description: 'Signed in: a session cookie, and on to `next` or else /chat?room=ROOM.',
+        },
         '401': { text: 'The sign-in form again: the token is not right.', type: 'text/html' },
       },
     },
