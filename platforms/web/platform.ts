@@ -91,6 +91,21 @@ export const platform: PlatformDefinition<WebConfig> = {
         '503': { error: 'The web chat is not started (the relay is stopping).' },
       },
     },
+    'POST /web/api/inbox/bulk': {
+      summary: 'A bulk decision from the inbox: preview, then confirm',
+      description:
+        'Preview: `{"user":{"id":...},"action":"approve","keys":[...]}` (at most 50 case keys) answers `items` (exactly the cases that would get the action: key, prompt, room, message, label), `skipped` (key, prompt, reason: four-eyes, needs typed input, cannot be undone, not yours, decided), `count`, `text` and `confirm` (a single-use token for this person, valid five minutes; null when nothing may be decided). Nothing is sent. Confirm: `{"user":{"id":...},"confirm":TOKEN}` submits each case through its card\'s tap route, one after another, and answers `results` (each: key, room, message, result confirmed/refused/unconfirmed, outcome, text).',
+      body: { json: 'InboxBulkRequest', description: 'The preview or its confirmation.' },
+      responses: {
+        '200': { description: "The preview, or each case's outcome." },
+        '400': { error: 'Invalid JSON, user, action, keys or confirm token.' },
+        '401': notSignedIn,
+        '409': { error: "The confirm token is used, expired or not this person's: preview again." },
+        '413': { error: 'More than 50 cases in one bulk decision.' },
+        '415': { error: 'A body that is not application/json.' },
+        '503': { error: 'The web chat is not started (the relay is stopping).' },
+      },
+    },
     'POST /web/api/rooms/:room/messages/:id/actions/:action': {
       summary: 'Tap a button of a web chat message',
       body: { json: 'TapRequest', description: 'Who taps.' },

@@ -5,6 +5,7 @@ import type {
   InboundRequest,
   InboundResponse,
 } from '../../src/adapter.ts';
+import { bulkDecide } from './bulk.ts';
 import { listInbox } from './inbox.ts';
 import { inboxPage } from './inbox-page.ts';
 import { chatPage, FAVICON_SVG } from './page.ts';
@@ -186,6 +187,11 @@ export function webRoutes(deps: WebRouteDeps): HttpRoute[] {
       path: '/web/api/inbox',
       handle: async (req) =>
         signedIn(req, deps.token) ? listInbox(req, deps, clientOf(req)) : unauthorized(),
+    },
+    {
+      method: 'POST',
+      path: '/web/api/inbox/bulk',
+      handle: async (req) => (signedIn(req, deps.token) ? bulkDecide(req, deps) : unauthorized()),
     },
     {
       method: 'GET',
