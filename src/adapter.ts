@@ -278,9 +278,13 @@ export interface PendingPage {
   next: string | null;
 }
 
-/** The inbox: one person's open cases across a platform's chats (all, or one `address`). */
+/** The inbox: one person's open cases across a platform's chats (all, or one `address`); `service`
+ * (a HITL service's host) and `type` filter before paging; `keys`: just those cases (at most 50). */
 export interface InboxQuery extends Omit<PendingQuery, 'address'> {
   address?: string | undefined;
+  service?: string | undefined;
+  type?: string | undefined;
+  keys?: string[] | undefined;
 }
 
 /** One case of the inbox: a `/pending` item, with what the inbox filters by. */
@@ -291,6 +295,8 @@ export interface InboxItem extends PendingItem {
   type: string;
   /** The chats it has a card in that this person may decide it in (its `card` is in the first). */
   chats: string[];
+  /** Why its policy keeps it out of bulk decisions (four-eyes), or null when it may be in one. */
+  bulk_refusal: string | null;
 }
 
 /** A page of the inbox. */

@@ -7,13 +7,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { AdapterContext, InboundRequest, InboundResponse } from '../../src/adapter.ts';
+import { bulkActions, bulkReason } from './bulk.ts';
 import { json, WEB_ROOM } from './parse.ts';
 import type { WebRooms } from './rooms.ts';
 import { INBOX_TOPIC, type RoomWaits, WEB_WAIT_MAX_SECONDS } from './waits.ts';
 
 const USER = /^.{1,128}$/s;
 const CURSOR = /^[A-Za-z0-9_-]{1,200}$/;
-const FILTER = /^[A-Za-z0-9_.:-]{1,128}$/;
+const FILTER = /^[A-Za-z0-9_.:[\]-]{1,128}$/;
 
 /** What the inbox route reads. */
 export interface InboxRouteDeps {
@@ -60,15 +61,17 @@ async function read(ctx: AdapterContext, a: InboxArgs, rooms: WebRooms) {
     user: { id: a.user },
     mine: false,
     cursor: a.cursor,
+    service: a.service,
+    type: a.type,
   });
-  const items = page.items.filter(
-    (i) => (!a.service || i.service === a.service) && (!a.type || i.type === a.type),
-  );
   const rows = await Promise.all(
-    items.map(async ({ card, chats, ...i }) => {
+    page.items.map(async (item) => {
+      const { card, chats, bulk_refusal: _, ...i } = item;
       const m = card ? await rooms.load(card.id) : undefined;
+      const bulk = bulkActions(item, m);
       return {
         ...i,
+        bulk: { actions: bulk, reason: bulk.length ? null : bulkReason(item, m) },
         room: card?.address ?? chats[0]!,
         rooms: chats,
         message: card?.id ?? null,

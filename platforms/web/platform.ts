@@ -22,8 +22,12 @@ export const platform: PlatformDefinition<WebConfig> = {
     },
     'POST /chat/signin': {
       summary: 'Sign in to the web chat with WEB_CHAT_TOKEN (form field `token`)',
+      description:
+        'Form fields: `token`, `room`, and `next` (where to go on to: `/chat` or `/inbox` with a query, a relative path; anything else, such as an absolute URL or `//host`, is ignored).',
       responses: {
-        '303': { description: 'Signed in: a session cookie, and on to /chat.' },
+        '303': {
+          description: 'Signed in: a session cookie, and on to `next` or else /chat?room=ROOM.',
+        },
         '401': { text: 'The sign-in form again: the token is not right.', type: 'text/html' },
       },
     },
@@ -84,6 +88,21 @@ export const platform: PlatformDefinition<WebConfig> = {
         '429': {
           error: 'Too many waiting requests from this client; try again after Retry-After.',
         },
+        '503': { error: 'The web chat is not started (the relay is stopping).' },
+      },
+    },
+    'POST /web/api/inbox/bulk': {
+      summary: 'A bulk decision from the inbox: preview, then confirm',
+      description:
+        'Preview: `{"user":{"id":...},"action":"approve","keys":[...]}` (at most 50 case keys) answers `items` (exactly the cases that would get the action: key, prompt, room, message, label), `skipped` (key, prompt, reason: four-eyes, needs typed input, cannot be undone, not yours, decided), `count`, `text` and `confirm` (a single-use token for this person, valid five minutes; null when nothing may be decided). Nothing is sent. Confirm: `{"user":{"id":...},"confirm":TOKEN}` submits each case through its card\'s tap route, one after another, and answers `results` (each: key, room, message, result confirmed/refused/unconfirmed, outcome, text).',
+      body: { json: 'InboxBulkRequest', description: 'The preview or its confirmation.' },
+      responses: {
+        '200': { description: "The preview, or each case's outcome." },
+        '400': { error: 'Invalid JSON, user, action, keys or confirm token.' },
+        '401': notSignedIn,
+        '409': { error: "The confirm token is used, expired or not this person's: preview again." },
+        '413': { error: 'More than 50 cases in one bulk decision.' },
+        '415': { error: 'A body that is not application/json.' },
         '503': { error: 'The web chat is not started (the relay is stopping).' },
       },
     },

@@ -5,6 +5,7 @@ import type {
   InboundRequest,
   InboundResponse,
 } from '../../src/adapter.ts';
+import { bulkDecide } from './bulk.ts';
 import { listInbox } from './inbox.ts';
 import { inboxPage } from './inbox-page.ts';
 import { chatPage, FAVICON_SVG } from './page.ts';
@@ -12,7 +13,7 @@ import { json, readTapBody, WEB_ACTION, WEB_ROOM, webTap } from './parse.ts';
 import { listPending } from './pending.ts';
 import { publicMessage, renderWebMessage } from './render.ts';
 import type { WebRooms } from './rooms.ts';
-import { sessionCookie, signedIn, signInPage, tokenFrom } from './signin.ts';
+import { returnPath, sessionCookie, signedIn, signInPage, tokenFrom } from './signin.ts';
 import { type RoomWaits, WEB_WAIT_MAX_SECONDS } from './waits.ts';
 
 /** What the routes share with the adapter. */
@@ -41,17 +42,24 @@ const unauthorized = () =>
       'sign in at /chat with the WEB_CHAT_TOKEN, or send Authorization: Bearer <WEB_CHAT_TOKEN>',
   });
 
+/** The form's sign-in: on to its `next` page (a safe relative path only) or the room's chat. */
 async function signIn(req: InboundRequest, token: string | undefined): Promise<InboundResponse> {
-  const room = roomOf(new URLSearchParams(req.rawBody.toString('utf8')).get('room'));
-  if (!token) return { status: 303, headers: { location: `/chat?room=${room}` } };
+  const form = new URLSearchParams(req.rawBody.toString('utf8'));
+  const room = roomOf(form.get('room'));
+  const next = returnPath(form.get('next'));
+  const location = next ?? `/chat?room=${room}`;
+  if (!token) return { status: 303, headers: { location } };
   const given = tokenFrom(req);
   if (!signedIn({ ...req, headers: { authorization: `Bearer ${given}` } }, token))
-    return html(401, signInPage(room, 'That token is not right. Ask whoever runs the relay.'));
-  return {
-    status: 303,
-    headers: { location: `/chat?room=${room}`, 'set-cookie': sessionCookie(req, token) },
-  };
+    return html(
+      401,
+      signInPage(room, 'That token is not right. Ask whoever runs the relay.', next),
+    );
+  return { status: 303, headers: { location, 'set-cookie': sessionCookie(req, token) } };
 }
+
+/** The inbox page as a path with its query (the filters), where its sign-in goes back to. */
+const inboxPath = (req: InboundRequest) => `/inbox${req.query.size ? `?${req.query}` : ''}`;
 
 /** `?wait=<seconds>`: how long an unchanged room may be waited for (0: answer at once). */
 function waitSeconds(req: InboundRequest): number | null {
@@ -172,13 +180,18 @@ export function webRoutes(deps: WebRouteDeps): HttpRoute[] {
       handle: async (req) =>
         signedIn(req, deps.token)
           ? html(200, inboxPage())
-          : html(401, signInPage(roomOf(req.query.get('room')))),
+          : html(401, signInPage(roomOf(req.query.get('room')), undefined, inboxPath(req))),
     },
     {
       method: 'GET',
       path: '/web/api/inbox',
       handle: async (req) =>
         signedIn(req, deps.token) ? listInbox(req, deps, clientOf(req)) : unauthorized(),
+    },
+    {
+      method: 'POST',
+      path: '/web/api/inbox/bulk',
+      handle: async (req) => (signedIn(req, deps.token) ? bulkDecide(req, deps) : unauthorized()),
     },
     {
       method: 'GET',

@@ -60,17 +60,30 @@ export function sessionCookie(req: InboundRequest, token: string): string {
   return `${SESSION_COOKIE}=${sessionValue(token)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_SECONDS}${https ? '; Secure' : ''}`;
 }
 
+/**
+ * Where a sign-in goes on to: `next` when it is one of the web chat's own pages as a same-origin
+ * relative path (`/chat` or `/inbox`, with a query), else undefined. Absolute URLs, `//host`,
+ * backslashes, whitespace and control characters are refused, so the form is no open redirect.
+ */
+export function returnPath(next: string | null | undefined): string | undefined {
+  if (!next || next.length > 512 || !/^\/(chat|inbox)(\?[^\s\\#]*)?$/.test(next)) return undefined;
+  const base = 'http://relay.invalid';
+  const url = new URL(next, base);
+  return url.origin === base && url.pathname === next.split('?')[0] ? next : undefined;
+}
+
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The sign-in page. */
-export function signInPage(room: string, error?: string): string {
+export function signInPage(room: string, error?: string, next?: string): string {
+  const back = returnPath(next);
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Sign in: hitl-relay web chat</title><link rel="icon" href="/favicon.ico" type="image/svg+xml">
 <style>body{font:15px/1.45 system-ui,sans-serif;background:#f4f5f7;margin:0}main{max-width:420px;margin:12vh auto;background:#fff;padding:24px;border-radius:8px;box-shadow:0 1px 2px #0002}input{width:100%;padding:6px;margin:8px 0;box-sizing:border-box}button{padding:6px 14px}.error{color:#b91c1c}</style></head>
 <body><main><h1>hitl-relay web chat</h1>
 <p>This relay's web chat needs its access token (<code>WEB_CHAT_TOKEN</code>, from whoever runs the relay).</p>
 ${error ? `<p class="error">${escapeHtml(error)}</p>` : ''}
-<form method="post" action="/chat/signin"><input type="hidden" name="room" value="${escapeHtml(room)}">
+<form method="post" action="/chat/signin"><input type="hidden" name="room" value="${escapeHtml(room)}">${back ? `<input type="hidden" name="next" value="${escapeHtml(back)}">` : ''}
 <label>Access token <input name="token" type="password" autocomplete="current-password" required autofocus></label>
 <button type="submit">Sign in</button></form></main></body></html>`;
 }

@@ -2,9 +2,10 @@
  * The inbox: one person's open cases across every chat of a platform (the web chat's rooms), newest
  * first, each with the chats it is in that this person may decide it in. The same privacy rule as
  * `/pending` (mayDecide per chat): a case they may decide nowhere is left out entirely.
- * One indexed store read per batch (store.listOpenOnPlatform), bounded per page.
+ * One indexed store read per batch (store.listOpenOnPlatform), bounded per page; the service and
+ * type filters are part of that read, so pages and cursors count matching cases only.
  */
-import type { InboxPage, InboxQuery } from '../adapter.ts';
+import type { InboxItem, InboxPage, InboxQuery } from '../adapter.ts';
 import type { StoredCase } from '../store/types.ts';
 import { decode, encode, mayDecide, type PendingDeps, type PendingList } from './pending.ts';
 
@@ -12,6 +13,20 @@ const PAGE = 20;
 const MAX_PAGE = 50;
 const BATCH = 50;
 const MAX_BATCHES = 4;
+/** Cases one `keys` read looks up at most (a bulk decision's size limit). */
+export const INBOX_MAX_KEYS = 50;
+const TERMINAL = new Set(['completed', 'expired', 'cancelled']);
+
+/**
+ * Why a case may not be decided in bulk, by its policy: one that needs several distinct people
+ * (four-eyes) is decided on its card, where each vote and the tally are seen. Null: it may be.
+ */
+function bulkRefusal(c: StoredCase): string | null {
+  const p = c.doc.policy;
+  return p && p.required > 1
+    ? `four-eyes: ${p.required} people must approve; decide it on its card`
+    : null;
+}
 
 /** The chats (addresses) of `platform` where `c` has a posted card this person may decide. */
 async function chatsOf(d: PendingDeps, c: StoredCase, q: InboxQuery): Promise<string[]> {
@@ -30,6 +45,7 @@ export class Inbox {
   ) {}
 
   async page(q: InboxQuery): Promise<InboxPage> {
+    if (q.keys) return { items: await this.named(q, q.keys), next: null };
     const limit = Math.min(MAX_PAGE, Math.max(1, q.limit ?? PAGE));
     const chosen: { c: StoredCase; chats: string[] }[] = [];
     let before = decode(q.cursor);
@@ -39,6 +55,8 @@ export class Inbox {
         platform: q.platform,
         limit: BATCH,
         before,
+        service: q.service,
+        type: q.type,
       });
       more = rows.length === BATCH;
       for (const c of rows) {
@@ -52,14 +70,29 @@ export class Inbox {
     const last = shown[shown.length - 1];
     const next =
       chosen.length > limit && last ? encode(last.c) : more && before ? encode(before) : null;
-    const items = await Promise.all(
-      shown.map(async ({ c, chats }) => ({
-        ...(await this.list.item(c, { platform: q.platform, address: chats[0]! })),
-        service: new URL(c.origin).host,
-        type: c.doc.hitl.type,
-        chats,
-      })),
-    );
-    return { items, next };
+    return { items: await Promise.all(shown.map((s) => this.item(s, q))), next };
+  }
+
+  /** The named cases that are open and in this person's inbox, in the order named. */
+  private async named(q: InboxQuery, keys: string[]): Promise<InboxItem[]> {
+    const chosen: { c: StoredCase; chats: string[] }[] = [];
+    for (const key of [...new Set(keys)].slice(0, INBOX_MAX_KEYS)) {
+      const c = await this.d.store.getCaseByKey(key);
+      if (!c || TERMINAL.has(c.status)) continue;
+      const chats = await chatsOf(this.d, c, q);
+      if (chats.length) chosen.push({ c, chats });
+    }
+    return Promise.all(chosen.map((s) => this.item(s, q)));
+  }
+
+  private async item(s: { c: StoredCase; chats: string[] }, q: InboxQuery): Promise<InboxItem> {
+    const { c, chats } = s;
+    return {
+      ...(await this.list.item(c, { platform: q.platform, address: chats[0]! })),
+      service: new URL(c.origin).host,
+      type: c.doc.hitl.type,
+      chats,
+      bulk_refusal: bulkRefusal(c),
+    };
   }
 }

@@ -22,7 +22,7 @@ const MAX_BATCHES = 4;
 
 /** What the list reads. */
 export interface PendingDeps {
-  store: Pick<Store, 'listOpenInChat' | 'listOpenOnPlatform' | 'listMessages'>;
+  store: Pick<Store, 'listOpenInChat' | 'listOpenOnPlatform' | 'listMessages' | 'getCaseByKey'>;
   targets: Pick<Targets, 'mayAct' | 'identityOfAccount'>;
   render: Pick<CardRenderer, 'detailsUrl'>;
   strings: Strings;

@@ -95,6 +95,7 @@ export const EXAMPLES = {
     details: [{ path: 'response.hitl.poll_url', message: 'must be an absolute http(s) URL' }],
   },
   TapRequest: { user: { id: 'ann', name: 'Ann' } },
+  InboxBulkRequest: { user: { id: 'ann', name: 'Ann' }, action: 'approve', keys: ['k7Qm2x'] },
   TapReply: { outcome: 'submitted', text: 'Approved.', message: WEB_MESSAGE_EXAMPLE },
   WebMessage: WEB_MESSAGE_EXAMPLE,
 } as const;

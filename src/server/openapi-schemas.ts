@@ -332,6 +332,17 @@ export const SCHEMAS = {
       confirmed: { const: true, description: 'The person already confirmed an irreversible pick.' },
     },
   },
+  InboxBulkRequest: {
+    type: 'object',
+    required: ['user'],
+    description: 'A preview (`action` and `keys`) or its confirmation (`confirm`).',
+    properties: {
+      user: { $ref: '#/components/schemas/TapRequest/properties/user' },
+      action: { type: 'string', pattern: '^[a-z_]{1,32}$' },
+      keys: { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string' } },
+      confirm: { type: 'string', description: 'The token of a preview (single use).' },
+    },
+  },
   TapReply: {
     type: 'object',
     required: ['outcome', 'text', 'message'],

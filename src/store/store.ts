@@ -40,7 +40,7 @@ export interface CaseRows {
    * Open cases with a card in any chat of `platform`, each once, newest first, keyset paged like
    * listOpenInChat: the web inbox lists a person's cases across rooms without knowing the rooms.
    */
-  listOpenOnPlatform(query: Omit<ChatCasesQuery, 'address'>): Promise<StoredCase[]>;
+  listOpenOnPlatform(query: PlatformCasesQuery): Promise<StoredCase[]>;
   /**
    * Writes `c` when the stored version is `expectedVersion` (compare-and-set); false when it moved.
    * `outbox` deliveries are queued in the same write (one per case and event; a repeat is ignored),
@@ -73,6 +73,17 @@ export interface ChatCasesQuery {
   limit: number;
   /** The last case of the previous page: the page starts after it. */
   before?: { created_at: number; id: string } | undefined;
+}
+
+/**
+ * listOpenOnPlatform's query: the inbox's filters are part of the read, so the page limit and the
+ * cursor count only matching cases (a filtered page is never short while matches come later).
+ */
+export interface PlatformCasesQuery extends Omit<ChatCasesQuery, 'address'> {
+  /** Only cases of the HITL service at this host (the host of the case's origin, with its port). */
+  service?: string | undefined;
+  /** Only cases of this type (hitl.type: approval, selection, ...). */
+  type?: string | undefined;
 }
 
 /** The submit claim of a case: one tap submits at a time, across replicas. */

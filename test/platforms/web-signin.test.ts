@@ -22,12 +22,12 @@ afterAll(async () => {
   await demo?.stop();
 });
 
-const signIn = (token: string, room = 'ops') =>
+const signIn = (token: string, room = 'ops', next?: string) =>
   fetch(`${relay.url}/chat/signin`, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ token, room }).toString(),
+    body: new URLSearchParams({ token, room, ...(next !== undefined ? { next } : {}) }).toString(),
   });
 
 it('answers nothing but the sign-in form without a session, and lets a signed-in person tap', async () => {
@@ -114,4 +114,41 @@ it('answers an unchanged room with 304 after one read, and a changed one with it
     const after = await list(etag2);
     return after.status === 200 && ((await after.json()) as any[])[0].final === true;
   });
+});
+
+it('WEB-SIGNIN-NEXT signing in from /inbox lands back on /inbox; other return paths are refused', async () => {
+  const page = await fetch(`${relay.url}/inbox?type=approval&room=ops`);
+  expect(page.status).toBe(401);
+  const form = await page.text();
+  const next = /name="next" value="([^"]*)"/.exec(form)?.[1]?.replaceAll('&#38;', '&');
+  expect(next).toBe('/inbox?type=approval&room=ops');
+  const back = await signIn(TOKEN, 'ops', next);
+  expect(back.status).toBe(303);
+  expect(back.headers.get('location')).toBe('/inbox?type=approval&room=ops');
+  expect(back.headers.get('set-cookie')).toMatch(/^hitl_web_session=/);
+  // A wrong token keeps the return path in the form shown again.
+  expect(await (await signIn('not-the-token-000000', 'ops', '/inbox')).text()).toContain(
+    'name="next" value="/inbox"',
+  );
+  // Never an open redirect: anything but the web chat's own pages goes to the room's chat.
+  for (const evil of [
+    'https://evil.example/inbox',
+    '//evil.example/inbox',
+    '/\\evil.example/inbox',
+    '\\evil.example',
+    '/inbox\\@evil.example',
+    'javascript:alert(1)',
+    ' /inbox',
+    '/inbox\n',
+    '/inbox#x',
+    '/v1/cases',
+    '/inbox/../v1/cases',
+    'inbox',
+  ]) {
+    const res = await signIn(TOKEN, 'ops', evil);
+    expect(res.status, evil).toBe(303);
+    expect(res.headers.get('location'), evil).toBe('/chat?room=ops');
+  }
+  // A page's own sign-in form carries no return path it was not given.
+  expect(await (await fetch(`${relay.url}/chat?room=ops`)).text()).not.toContain('name="next"');
 });

@@ -5,10 +5,13 @@ import { CASE_COLS, type Row, TERMINAL, toCase } from './rows.ts';
 
 /** Open cases with a card in any chat of a platform (the web inbox), newest first, each once. */
 function openOnPlatform(pool: pg.Pool): CaseRows['listOpenOnPlatform'] {
-  return async ({ platform, limit, before }) => {
+  // The inbox's filters are in the read, so LIMIT counts matching cases only (see PlatformCasesQuery).
+  return async ({ platform, limit, before, service, type }) => {
     const r = await pool.query<Row>(
       `SELECT ${CASE_COLS} FROM cases c WHERE c.status NOT IN ${TERMINAL}
          AND EXISTS (SELECT 1 FROM messages m WHERE m.case_id = c.id AND m.platform = $1)
+         AND ($5::text IS NULL OR c.origin IN ('http://' || $5::text, 'https://' || $5::text))
+         AND ($6::text IS NULL OR c.doc->'hitl'->>'type' = $6::text)
          AND (c.created_at < $2 OR (c.created_at = $2 AND c.id COLLATE "C" < $3 COLLATE "C"))
        ORDER BY c.created_at DESC, c.id COLLATE "C" DESC LIMIT $4`,
       [
@@ -16,6 +19,8 @@ function openOnPlatform(pool: pg.Pool): CaseRows['listOpenOnPlatform'] {
         before?.created_at ?? Number.MAX_SAFE_INTEGER,
         before?.id ?? '\uffff',
         Math.min(100, Math.max(1, limit)),
+        service ?? null,
+        type ?? null,
       ],
     );
     return r.rows.map(toCase);

@@ -15,6 +15,18 @@ export interface CaseWriteDeps {
   kv: KvWrites;
 }
 
+/** listOpenOnPlatform's named parameters. */
+interface OnPlatformParams {
+  platform: string;
+  service: string | null;
+  http: string;
+  https: string;
+  type: string | null;
+  at: number;
+  id: string;
+  n: number;
+}
+
 function caseStatements(db: Database.Database) {
   return {
     insert:
@@ -38,11 +50,15 @@ function caseStatements(db: Database.Database) {
         AND (c.created_at < ? OR (c.created_at = ? AND c.id < ?))
       ORDER BY c.created_at DESC, c.id DESC LIMIT ?`,
     ),
-    onPlatform: db.prepare<[string, number, number, string, number], CaseRow>(
+    // The inbox's filters are in the read (the LIMIT counts matching cases only): a service is the
+    // host of its origin (origins are URL origins: scheme://host), a type is the doc's hitl.type.
+    onPlatform: db.prepare<[OnPlatformParams], CaseRow>(
       `SELECT c.* FROM cases c WHERE c.status NOT IN ${TERMINAL}
-        AND EXISTS (SELECT 1 FROM messages m WHERE m.case_id = c.id AND m.platform = ?)
-        AND (c.created_at < ? OR (c.created_at = ? AND c.id < ?))
-      ORDER BY c.created_at DESC, c.id DESC LIMIT ?`,
+        AND EXISTS (SELECT 1 FROM messages m WHERE m.case_id = c.id AND m.platform = @platform)
+        AND (@service IS NULL OR c.origin IN (@http, @https))
+        AND (@type IS NULL OR json_extract(c.doc, '$.hitl.type') = @type)
+        AND (c.created_at < @at OR (c.created_at = @at AND c.id < @id))
+      ORDER BY c.created_at DESC, c.id DESC LIMIT @n`,
     ),
     listAll: db.prepare<[number, number], CaseRow>(
       'SELECT * FROM cases ORDER BY created_at DESC LIMIT ? OFFSET ?',
@@ -120,10 +136,19 @@ export function sqliteCases(
       const n = Math.min(100, Math.max(1, limit));
       return q.inChat.all(platform, address, at, at, id, n).map(toCase);
     },
-    async listOpenOnPlatform({ platform, limit, before }) {
-      const at = before?.created_at ?? Number.MAX_SAFE_INTEGER;
-      const n = Math.min(100, Math.max(1, limit));
-      return q.onPlatform.all(platform, at, at, before?.id ?? '\uffff', n).map(toCase);
+    async listOpenOnPlatform({ platform, limit, before, service, type }) {
+      return q.onPlatform
+        .all({
+          platform,
+          service: service ?? null,
+          http: `http://${service}`,
+          https: `https://${service}`,
+          type: type ?? null,
+          at: before?.created_at ?? Number.MAX_SAFE_INTEGER,
+          id: before?.id ?? '\uffff',
+          n: Math.min(100, Math.max(1, limit)),
+        })
+        .map(toCase);
     },
     async updateCase(c, expected, outbox, step) {
       return updateTx(c, expected, outbox, step);
