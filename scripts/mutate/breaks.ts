@@ -53,6 +53,7 @@ const SSE_TERMINAL = 'test/watch/sse-terminal.test.ts';
 const FINAL = 'test/tap/final-answer.test.ts';
 const ASKS = 'test/asks-service/asks-v09.test.ts';
 const ASK_CALLBACKS = 'test/asks-service/asks-callbacks.test.ts';
+const RETRY_AFTER = 'test/watch/retry-after.test.ts';
 
 export const BREAKS: readonly Break[] = [
   // Versions (§2)
@@ -277,8 +278,18 @@ export const BREAKS: readonly Break[] = [
     file: 'src/cases/status.ts',
     from: '    if (!canTransition(c.status, u.status)) return false;\n',
     to: '',
-    tests: [DOUBLE],
-    names: ['WATCH-8'],
+    tests: [DOUBLE, RETRY_AFTER],
+    names: ['WATCH-8', 'STATE-3'],
+  },
+  {
+    id: 'M-RETRY-1',
+    row: 'Poll 30 s to 5 min; never before Retry-After',
+    what: "a 429's or 503's Retry-After is dropped (the watcher backs off on its own schedule)",
+    file: 'src/service-client/poll.ts',
+    from: '      reason: `the service answered ${res.status}`,\n      retryAfterMs: retry,',
+    to: '      reason: `the service answered ${res.status}`,\n      retryAfterMs: undefined,',
+    tests: [RETRY_AFTER],
+    names: ['RETRY-1'],
   },
   {
     id: 'M-STATE-2',
@@ -665,6 +676,27 @@ export const BREAKS: readonly Break[] = [
     to: '        supports_agent_binding: true,',
     tests: [ASKS],
     names: ['DISCOVERY-1'],
+  },
+  // The asks' poll ETag (§8): only the current tag of this case is a 304
+  {
+    id: 'M-SERVE-4',
+    row: 'ETag / If-None-Match',
+    what: 'any If-None-Match is taken as a match (a 304 for a wrong tag)',
+    file: 'src/hitl-service/poll-answer.ts',
+    from: "    return tag === '*' || tag === etag;",
+    to: '    return tag.length > 0;',
+    tests: [ASKS],
+    names: ['SERVE-4'],
+  },
+  {
+    id: 'M-SERVE-4-2',
+    row: 'ETag / If-None-Match',
+    what: 'the ETag ignores the case version (a stale tag is a 304 after a change)',
+    file: 'src/hitl-service/poll-answer.ts',
+    from: '  return `"${caseId}.${POLL_FORMAT}.${version}"`;',
+    to: '  return `"${caseId}.${POLL_FORMAT}"`;',
+    tests: [ASKS],
+    names: ['SERVE-4'],
   },
   // The asks' spec 9 callbacks (hitl_callback_url)
   {

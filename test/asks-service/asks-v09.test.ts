@@ -113,6 +113,37 @@ describe('the asks service speaks v0.9', () => {
     for (const k of OPEN_ONLY) expect(expired).not.toHaveProperty(k);
   });
 
+  it('SERVE-4 a wrong, missing, malformed, foreign or stale If-None-Match never yields a 304', async () => {
+    const a = (await ask('context.confirm')).hitl;
+    const b = (await ask('context.confirm')).hitl;
+    const get = async (hitl: any, inm?: string) => {
+      const res = await request(hitl.poll_url, {
+        headers: {
+          authorization: `Bearer ${hitl.submit_token}`,
+          ...(inm !== undefined && { 'if-none-match': inm }),
+        },
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, etag: res.headers.etag as string, text };
+    };
+    const first = await get(a);
+    expect(first.etag).toMatch(/^"/);
+    // The right tag is a 304 (so the cases below are not 200 merely because 304s never happen).
+    expect((await get(a, first.etag)).status).toBe(304);
+    const other = await get(b);
+    for (const inm of [undefined, '', '"other"', 'garbage', 'W/"x"', other.etag]) {
+      const r = await get(a, inm);
+      expect(r.status, `If-None-Match: ${inm}`).toBe(200);
+      expect(JSON.parse(r.text).case_id).toBe(a.case_id);
+    }
+    // The case changes: the tag it had before is stale and brings the new state, not a 304.
+    await (await request(a.review_url)).body.dump();
+    const stale = await get(a, first.etag);
+    expect(stale.status).toBe(200);
+    expect(JSON.parse(stale.text).status).toBe('opened');
+    expect(stale.etag).not.toBe(first.etag);
+  });
+
   it('SERVE-3 its event stream is no-store (events carry results)', async () => {
     const { hitl } = await ask('context.confirm');
     const ac = new AbortController();
