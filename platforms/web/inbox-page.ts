@@ -19,6 +19,9 @@ button.primary{background:#2563eb;color:#fff;border-color:#2563eb}
 button.danger{background:#dc2626;color:#fff;border-color:#dc2626}
 button.confirming{background:#7f1d1d;color:#fff}
 #empty{color:#6b7280;padding:20px 0}
+.pick{margin-right:8px}.nobulk{color:#6b7280;font-size:12px;margin-top:4px}
+#bulk,#confirm{background:#fff;border-radius:8px;padding:10px 12px;margin:8px 0;box-shadow:0 1px 2px #0002;border-left:4px solid #7c3aed;display:none}
+#confirm ul{margin:6px 0;padding-left:20px}#confirm .skip{color:#6b7280}
 #toast{position:fixed;bottom:16px;left:50%;transform:translateX(-50%);background:#111827;color:#fff;padding:8px 14px;border-radius:6px;display:none}
 @media (max-width:600px){main{padding:6px}.row{padding:8px}}
 `;
@@ -33,6 +36,7 @@ const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls)
 function toast(text) { const t = document.getElementById('toast'); t.textContent = text; t.style.display = 'block'; clearTimeout(toast.timer); toast.timer = setTimeout(() => t.style.display = 'none', 3500); }
 let etag = null, items = [];
 const armed = new Map();
+const selected = new Set();
 function query(wait) {
   const p = new URLSearchParams({ user: uid.value.trim() });
   for (const [k, e] of Object.entries(f)) if (e.value.trim()) p.set(k, e.value.trim());
@@ -49,7 +53,16 @@ async function tap(item, action) {
 }
 function row(i) {
   const box = el('div', 'row'); box.dataset.key = i.key; box.dataset.room = i.room;
-  box.append(el('div', 'prompt', i.prompt));
+  const head = el('div', 'prompt');
+  if (i.bulk.actions.length) {
+    const pick = el('input', 'pick'); pick.type = 'checkbox'; pick.checked = selected.has(i.key);
+    pick.setAttribute('aria-label', 'select for a bulk decision');
+    pick.onchange = () => { if (pick.checked) selected.add(i.key); else selected.delete(i.key); bar(); };
+    head.append(pick);
+  }
+  head.append(document.createTextNode(i.prompt));
+  box.append(head);
+  if (i.bulk.reason) box.append(el('div', 'nobulk', 'Not in bulk decisions: ' + i.bulk.reason));
   box.append(el('div', 'meta', 'web:' + i.room + ' · ' + i.from + ' · ' + i.type + ' · waiting ' + i.age + ' · expires in ' + i.expires_in + (i.tally ? ' · ' + i.tally : '')));
   const b = el('div', 'buttons');
   for (const a of i.actions) {
@@ -62,9 +75,42 @@ function row(i) {
   box.append(b);
   return box;
 }
+const post = async (body) => { const res = await fetch('/web/api/inbox/bulk', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: { id: uid.value.trim(), name: uid.value.trim() }, ...body }) }); return { status: res.status, body: await res.json().catch(() => ({})) }; };
+// The bulk bar: the actions every selected case may take together; pressing one previews it.
+function bar() {
+  const rows = items.filter((i) => selected.has(i.key));
+  const box = document.getElementById('bulk');
+  box.style.display = rows.length ? 'block' : 'none';
+  const common = rows.length ? rows[0].actions.filter((a) => rows.every((r) => r.bulk.actions.includes(a.action))) : [];
+  box.replaceChildren(el('span', null, rows.length + ' selected '), ...common.map((a) => { const b = el('button', a.style, a.label + ' all'); b.dataset.bulk = a.action; b.onclick = () => preview(a.action, rows.map((r) => r.key)); return b; }));
+}
+// The confirm step says exactly which cases get which action; only its Confirm sends anything.
+async function preview(action, keys) {
+  const p = await post({ action, keys });
+  const box = document.getElementById('confirm'); box.style.display = 'block';
+  if (p.status !== 200) { box.replaceChildren(el('div', null, p.body.message || ('HTTP ' + p.status))); return; }
+  const ul = el('ul');
+  for (const i of p.body.items) ul.append(el('li', null, i.label + ': ' + i.prompt + ' (web:' + i.room + ')'));
+  for (const s of p.body.skipped) ul.append(el('li', 'skip', 'Left out: ' + (s.prompt || s.key) + ' (' + s.reason + ')'));
+  const buttons = el('div', 'buttons');
+  const cancel = el('button', null, 'Cancel'); cancel.onclick = () => { box.style.display = 'none'; };
+  if (p.body.confirm) { const ok = el('button', 'primary', 'Confirm: ' + p.body.text.split(':')[0] + ' ' + p.body.count); ok.id = 'bulk-confirm'; ok.onclick = () => decide(p.body.confirm); buttons.append(ok); }
+  buttons.append(cancel);
+  box.replaceChildren(el('div', 'prompt', p.body.text), ul, buttons);
+}
+async function decide(confirm) {
+  const box = document.getElementById('confirm');
+  const r = await post({ confirm });
+  const ul = el('ul');
+  for (const x of r.body.results || []) { const it = items.find((i) => i.key === x.key); ul.append(el('li', 'result-' + x.result, x.result + ': ' + (it ? it.prompt : x.key) + ' (' + x.text + ')')); }
+  box.replaceChildren(el('div', 'prompt', r.status === 200 ? 'Each case’s outcome:' : (r.body.message || ('HTTP ' + r.status))), ul);
+  selected.clear(); load();
+}
 function draw(next) {
   items = next;
+  for (const k of [...selected]) if (!items.some((i) => i.key === k && i.bulk.actions.length)) selected.delete(k);
   list.replaceChildren(...items.map(row));
+  bar();
   document.getElementById('empty').style.display = items.length ? 'none' : 'block';
 }
 async function take(res) {
@@ -97,6 +143,6 @@ export function inboxPage(): string {
 <title>hitl-relay inbox</title><link rel="icon" href="/favicon.ico" type="image/svg+xml"><style>${STYLE}</style></head><body>
 <header><h1>Inbox</h1><label>your id <input id="uid"></label><a href="/chat">web chat</a></header>
 <main><div class="filters"><input id="f-room" placeholder="room"><input id="f-service" placeholder="service"><input id="f-type" placeholder="type"></div>
-<div id="list"></div><div id="empty">Nothing is waiting for you.</div></main><div id="toast" role="status"></div>
+<div id="bulk"></div><div id="confirm" role="dialog" aria-label="confirm the bulk decision"></div><div id="list"></div><div id="empty">Nothing is waiting for you.</div></main><div id="toast" role="status"></div>
 <script>${SCRIPT}</script></body></html>`;
 }

@@ -64,3 +64,28 @@ for (const [name, viewport] of [
     await page.close();
   });
 }
+
+it('INBOX-BROWSER-2 bulk: select two rows, the confirm step names both, only Confirm submits them', async () => {
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  await page.addInitScript(() => localStorage.setItem('hitl.uid', 'ann'));
+  await page.goto(`${relay.url}/inbox`);
+  const rows = page.locator('.row');
+  await rows.nth(1).waitFor();
+  expect(await rows.count()).toBe(2);
+  for (const room of ['ib-dev', 'ib-ops'])
+    await page.locator(`.row[data-room="${room}"] input.pick`).check();
+  await page.locator('#bulk button[data-bulk="approve"]').click();
+  const confirm = page.locator('#confirm');
+  await confirm.locator('#bulk-confirm').waitFor();
+  const before = service.submits;
+  expect(await confirm.textContent()).toContain('2 cases');
+  for (const name of ['ib-ops', 'ib-dev'])
+    expect(await confirm.textContent()).toContain(`Deploy build ib-${name.slice(3)}`);
+  await page.screenshot({ path: `${ARTEFACTS}/bulk-confirm.png`, fullPage: true });
+  expect(service.submits).toBe(before); // the preview sent nothing
+  await confirm.locator('#bulk-confirm').click();
+  await confirm.locator('li.result-confirmed').nth(1).waitFor();
+  expect(service.submits).toBe(before + 2);
+  await page.locator('#empty').waitFor({ state: 'visible' });
+  await page.close();
+});
