@@ -67,7 +67,8 @@ describe('service credentials', () => {
       submission_context: { mode: 'browser_submit' },
       watch: { state: 'ok' },
     });
-    expect((await card(c)).final).toBe(true);
+    // The card is edited after the case is stored as completed: wait for the edit, not a race.
+    await eventually(async () => (await card(c)).final, 10_000, 'the final card');
     const polls = double.seen('poll', c.caseId);
     expect(polls.length).toBeGreaterThan(0);
     for (const r of [...polls, ...double.seen('events', c.caseId)])
@@ -364,7 +365,7 @@ describe('submit answers', () => {
     expect(r.outcome).toBe('closed');
     const v = await relay.get(c.id);
     expect(v).toMatchObject({ status: 'completed', result: { action: 'reject' } });
-    expect((await card(c)).final).toBe(true);
+    await eventually(async () => (await card(c)).final, 10_000, 'the final card');
   });
 
   it('SUBMIT-6 409 with a failing poll: buttons removed, "already decided elsewhere"', async () => {
