@@ -161,7 +161,9 @@ function chatOf(deps: ChatDeps, u: Upstream, signal: AbortSignal): ElicitChat {
         labels: { mcp_upstream: u.name, ...holder, ...labels },
       };
       const origin = u.origin ?? deps.origin();
-      const context = more?.context && { context: more.context };
+      // Whose call it came for and from which upstream: lines on every card (contextLines).
+      const from = { upstream: u.name, called_by: u.callers.now() };
+      const context = { context: { ...from, ...more?.context } };
       const created = await createAsk(deps.relay, deps.asks, body, origin, context);
       const id = created.relay.id;
       deps.relay.log.info({ upstream: u.name, id }, 'mcp gateway: elicitation asked in chat');

@@ -69,7 +69,7 @@ export async function downstreamServer(
     server.setRequestHandler(
       method as 'tools/list',
       ((req: { params?: Record<string, unknown> }, ctx: ServerContext) =>
-        forward(upstream, method, req.params, ctx, cancels)) as never,
+        forward(upstream, method, req.params, ctx, { cancels, who })) as never,
     );
   if (capabilities.tools)
     server.setRequestHandler('tools/call', (async (
@@ -122,14 +122,14 @@ async function callTool(
     if (decision.kind === 'refuse')
       return { isError: true, content: [{ type: 'text', text: decision.message }] };
     const sent = { ...params, arguments: decision.args };
-    return await forward(upstream, 'tools/call', sent, ctx, d.cancels, legacy);
+    return await forward(upstream, 'tools/call', sent, ctx, { cancels: d.cancels, who }, legacy);
   } finally {
     legacy.done();
   }
 }
 
 /**
- * Sends one request upstream with the caller's progress token, cancel and `_meta`. The cancel is
+ * Sends one request upstream, as `who`'s call, with the caller's progress token, cancel and `_meta`. The cancel is
  * the request's own signal (2026-07-28: the client closed the stream) or a 2025-era
  * `notifications/cancelled` naming its id (mcp/cancels.ts).
  */
@@ -138,9 +138,10 @@ async function forward(
   method: string,
   params: Record<string, unknown> | undefined,
   ctx: ServerContext,
-  cancels: LegacyCancels,
+  by: { cancels: LegacyCancels; who: DownstreamClient },
   tracked?: ReturnType<LegacyCancels['track']>,
 ) {
+  const { cancels, who } = by;
   const { _meta: _dropped, ...rest } = params ?? {};
   const { progressToken, ...meta } = (ctx.mcpReq._meta ?? {}) as Record<string, unknown>;
   const sent = { ...rest, ...(Object.keys(meta).length > 0 && { _meta: meta }) };
@@ -154,8 +155,11 @@ async function forward(
       relayed.push(ctx.mcpReq.notify(n as Notification).catch(() => undefined));
     };
   try {
+    // Sent as this client's call: an elicitation it causes names the client (callers.ts).
     const result = await guarded(upstream, () =>
-      upstream.request(method, params === undefined ? undefined : sent, options),
+      upstream.callers.run(who.keyName, () =>
+        upstream.request(method, params === undefined ? undefined : sent, options),
+      ),
     );
     await Promise.all(relayed);
     return result;

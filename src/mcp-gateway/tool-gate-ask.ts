@@ -9,6 +9,7 @@
  */
 import { ASK_LIMITS, type AskContentInput, type FieldType } from '../asks/content.ts';
 import type { ToolCallContext, ToolCallField } from '../asks/tool-call.ts';
+import { clientName } from './callers.ts';
 
 /** What the gate asks about. */
 export interface HeldCall {
@@ -27,10 +28,6 @@ export type HeldAsk =
   | { ok: false; problem: string };
 
 const FIELD_KEY = /^[A-Za-z0-9_.:-]{1,64}$/;
-
-/** Who called, as a person reads it. */
-export const clientName = (client: string | null): string =>
-  client ? `client "${client}"` : 'a client with the relay API key';
 
 /** An argument's value as one line of text. */
 const shown = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? 'null'));

@@ -4,7 +4,7 @@
  * with "It was not sent." so a model reading only the text cannot take it for a result. Pure.
  */
 import type { StoredCase } from '../store/types.ts';
-import { clientName } from './tool-gate-ask.ts';
+import { clientName } from './callers.ts';
 
 /** The call as a refusal names it. */
 export interface RefusedCall {

@@ -11,6 +11,7 @@ import type { Dispatcher } from 'undici';
 import type { McpUpstreamConfig } from '../config/mcp-upstreams.ts';
 import type { Health } from '../health.ts';
 import { type Logger, scrub } from '../log.ts';
+import { Callers } from './callers.ts';
 import { linkTo, type UpstreamLink } from './upstream-transport.ts';
 
 /** What an upstream needs of the relay. */
@@ -55,6 +56,8 @@ export class Upstream {
   private reason = 'not connected yet';
   /** The relay's URL as the last downstream client reached it (PUBLIC_URL wins in createAsk). */
   origin: string | undefined;
+  /** The downstream calls in flight, by caller: who an elicitation came for (callers.ts). */
+  readonly callers = new Callers();
 
   constructor(
     readonly name: string,
