@@ -66,8 +66,9 @@ export async function confirmByPoll(d: ConfirmDeps, id: string): Promise<StoredC
     return before;
   }
   if (!before) return undefined;
-  // The case just read is where the poll starts and, when nothing changed, what stands.
-  const c = (await settleByPoll(d, id, { known: before })) ?? before;
+  // The case just read is where the poll starts. When this poll changed nothing, another look may
+  // have ended the case meanwhile: what stands is read again, not the copy from before.
+  const c = (await settleByPoll(d, id, { known: before })) ?? (await d.store.getCase(id)) ?? before;
   if (!isTerminal(c.status)) await pollSoon(d, c);
   return c;
 }

@@ -187,6 +187,24 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       expect(await store.claimCase(a.id, 'h', now + 1000)).toBe(false);
     });
 
+    it('a late watch write never schedules a look at an ended case (its credentials are gone)', async () => {
+      const [one, many] = [sampleCase(), sampleCase()];
+      for (const c of [one, many]) {
+        await store.createCase(c);
+        // It ended (a poll or a confirming poll) after a look read it open.
+        const ended = { ...c, version: 2, status: 'completed' as const, next_check_at: null };
+        expect(await store.updateCase(ended, 1)).toBe(true);
+      }
+      await store.updateWatch(one.id, { next_check_at: now, etag: '"x"', poll_failures: 1 });
+      expect(
+        await store.updateWatchMany([
+          { id: many.id, next_check_at: now, etag: '"y"', poll_failures: 0 },
+        ]),
+      ).toEqual([true]);
+      for (const c of [one, many]) expect((await store.getCase(c.id))!.next_check_at).toBeNull();
+      expect(await store.leaseDue(now + 60_000, 10, 'r1', 60_000)).toEqual([]);
+    });
+
     it('leases due work once until the lease lapses', async () => {
       const due = sampleCase({ next_check_at: 5_000 });
       const later = sampleCase({ next_check_at: 50_000 });

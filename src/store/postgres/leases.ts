@@ -69,11 +69,18 @@ function heldCases(pool: pg.Pool): WatchRows['heldCases'] {
 }
 
 /** The watch rows a look writes (each gives the lease back). */
+/**
+ * The next look a watch write sets: none for an ended case, whatever a look read before it ended
+ * (a late write would have it polled without its credentials, wiped when it ended, and refused).
+ */
+const NEXT_CHECK = (v: string) =>
+  `next_check_at = CASE WHEN status IN ${TERMINAL} THEN NULL ELSE ${v}::bigint END`;
+
 function watchWrites(pool: pg.Pool): Pick<WatchRows, 'updateWatch' | 'updateWatchMany'> {
   return {
     async updateWatch(id, w) {
       await pool.query(
-        'UPDATE cases SET next_check_at = $2, etag = $3, poll_failures = $4, lease_owner = NULL, lease_until = NULL WHERE id = $1',
+        `UPDATE cases SET ${NEXT_CHECK('$2')}, etag = $3, poll_failures = $4, lease_owner = NULL, lease_until = NULL WHERE id = $1`,
         [id, w.next_check_at, w.etag, w.poll_failures],
       );
     },
@@ -81,7 +88,7 @@ function watchWrites(pool: pg.Pool): Pick<WatchRows, 'updateWatch' | 'updateWatc
       if (!writes.length) return [];
       // One statement for the lot; a write with a version lands only at that version.
       const r = await pool.query<{ id: string }>(
-        `UPDATE cases c SET next_check_at = w.next_check_at, etag = w.etag,
+        `UPDATE cases c SET ${NEXT_CHECK('w.next_check_at')}, etag = w.etag,
            poll_failures = w.poll_failures, lease_owner = NULL, lease_until = NULL
          FROM jsonb_to_recordset($1::jsonb)
            AS w(id text, next_check_at bigint, etag text, poll_failures int, version int)

@@ -59,8 +59,10 @@ const DUE = `SELECT * FROM cases WHERE next_check_at IS NOT NULL AND next_check_
   AND (lease_until IS NULL OR lease_until < @at)
   AND origin NOT IN (SELECT value FROM json_each(@skip)) ORDER BY next_check_at LIMIT @limit`;
 
-const WATCH_SET = `next_check_at = @next_check_at, etag = @etag, poll_failures = @poll_failures,
-  lease_owner = NULL, lease_until = NULL`;
+// An ended case is never scheduled again, whatever a look read before it ended: a late watch
+// write would have it polled without its credentials (wiped when it ended) and answered 401.
+const WATCH_SET = `next_check_at = CASE WHEN status IN ${TERMINAL} THEN NULL ELSE @next_check_at END,
+  etag = @etag, poll_failures = @poll_failures, lease_owner = NULL, lease_until = NULL`;
 
 function watchStatements(db: Database.Database) {
   return {
