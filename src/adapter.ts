@@ -284,6 +284,8 @@ export interface InboxQuery extends Omit<PendingQuery, 'address'> {
   address?: string | undefined;
   service?: string | undefined;
   type?: string | undefined;
+  /** Only cases under the approval policy of this name; null: only cases without one. */
+  policy?: string | null | undefined;
   keys?: string[] | undefined;
 }
 
@@ -293,6 +295,8 @@ export interface InboxItem extends PendingItem {
   service: string;
   /** The case's type (approval, selection, ...). */
   type: string;
+  /** The name of its approval policy, or null without one. */
+  policy: string | null;
   /** The chats it has a card in that this person may decide it in (its `card` is in the first). */
   chats: string[];
   /** Why its policy keeps it out of bulk decisions (four-eyes), or null when it may be in one. */

@@ -195,6 +195,19 @@ export class SlackApi {
     );
   }
 
+  /**
+   * chat.getPermalink: a link to a message, or null when Slack gives none (no retry: a `/pending`
+   * answer waits on it inside Slack's 3 s acknowledgement window).
+   */
+  async permalink(channel: string, ts: string): Promise<string | null> {
+    try {
+      const res = await this.client.chat.getPermalink({ channel, message_ts: ts });
+      return res.ok && typeof res.permalink === 'string' ? res.permalink : null;
+    } catch {
+      return null;
+    }
+  }
+
   /** users.info: the name a person shows in Slack (display name, else real name, else handle). */
   async displayName(user: string): Promise<string | undefined> {
     const res = await this.call('users.info', () => this.client.users.info({ user }));

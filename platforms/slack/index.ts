@@ -24,7 +24,7 @@ import { openRequest } from './ask-modal.ts';
 import type { SlackConfig } from './config.ts';
 import { toPlatformError } from './errors.ts';
 import { messageRef, parseBlockActions, splitRef, targetAnswer } from './parse.ts';
-import { parsePendingSlash, pendingAnswer, pendingMore } from './pending.ts';
+import { parsePendingSlash, pendingAnswer, pendingMore, type SlackPermalink } from './pending.ts';
 import { SLACK_EVENTS_PATH, SlackHttpReceiver } from './receiver.ts';
 import { fitText, renderCard, renderNotice, SLACK_SECTION_TEXT_MAX_CHARS } from './render.ts';
 import { slackLogger } from './slack-logger.ts';
@@ -56,6 +56,14 @@ export interface SlackAdapterOptions {
  * retries, or a Socket Mode envelope after a reconnect) within minutes; each is handled once.
  */
 export const SLACK_INTERACTION_TTL_MS = 30 * 60_000;
+
+/** `/pending`'s card links: chat.getPermalink of each card's message. */
+const permalinkOf =
+  (running: { api: SlackApi }): SlackPermalink =>
+  async (card) => {
+    const at = splitRef(card);
+    return at ? running.api.permalink(at.channel, at.ts) : null;
+  };
 
 interface Running {
   api: SlackApi;
@@ -189,7 +197,7 @@ export class SlackAdapter implements PlatformAdapter {
     app.action(/.*/, async ({ ack, body, respond }) => {
       await ack();
       // A `/pending` list's "More": the next page replaces the ephemeral list (response_url).
-      const more = await pendingMore(running.ctx, body);
+      const more = await pendingMore(running.ctx, body, permalinkOf(running));
       if (more) {
         const sent = respond(more).then(
           () => {},
@@ -209,7 +217,13 @@ export class SlackAdapter implements PlatformAdapter {
       const pending = parsePendingSlash(command.command, command.text);
       if (pending)
         return ack(
-          await pendingAnswer(running.ctx, command.channel_id, command.user_id, pending.mine),
+          await pendingAnswer(
+            running.ctx,
+            command.channel_id,
+            command.user_id,
+            pending.mine,
+            permalinkOf(running),
+          ),
         );
       await ack({
         response_type: 'ephemeral',

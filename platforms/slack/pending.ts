@@ -3,9 +3,10 @@
  * answered ephemerally (response_type "ephemeral": only the person who asked sees the list), and
  * its "More" button replaces that ephemeral message with the next page through the interaction's
  * response_url (chat.update cannot edit an ephemeral message). Only the list's owner can page it.
+ * Each item links to its card (chat.getPermalink, asked for the page's cards at once).
  */
 import type { types } from '@slack/bolt';
-import type { AdapterContext, PendingPage } from '../../src/adapter.ts';
+import type { AdapterContext, MessageRef, PendingPage } from '../../src/adapter.ts';
 import {
   type PendingPageState,
   pendingCommand,
@@ -18,6 +19,30 @@ import { fitText, SLACK_BUTTON_TEXT_MAX_CHARS, SLACK_SECTION_TEXT_MAX_CHARS } fr
 /** The action_id of a list's "More" button (its value is the page state's key). */
 export const SLACK_PENDING_MORE_ACTION = 'hitlp:more';
 const ITEM_MAX_CHARS = 500;
+/** How long a page waits for its permalinks (the slash command is acknowledged within 3 s). */
+const PERMALINK_WAIT_MS = 1500;
+
+/** A link to a card's message (chat.getPermalink), or null. */
+export type SlackPermalink = (card: MessageRef) => Promise<string | null>;
+
+/** Each item's card link, null where Slack gave none in time. */
+async function linksOf(page: PendingPage, link: SlackPermalink): Promise<(string | null)[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), PERMALINK_WAIT_MS);
+  });
+  try {
+    return await Promise.all(
+      page.items.map((i) => (i.card ? Promise.race([link(i.card), late]) : null)),
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A Slack link in mrkdwn; a permalink with `|`, `<` or `>` in it is not used. */
+const linked = (url: string | null, label: string) =>
+  url && /^https:\/\/[^\s|<>]+$/.test(url) ? ` · <${url}|${fitText(label, 50)}>` : '';
 
 /** An ephemeral slash command answer or response_url message. */
 export interface SlackPendingMessage {
@@ -39,12 +64,17 @@ async function render(
   ctx: AdapterContext,
   page: PendingPage,
   state: Omit<PendingPageState, 'cursor'>,
+  link: SlackPermalink,
 ): Promise<SlackPendingMessage> {
   const words = stringsOf(ctx).pending;
+  const links = await linksOf(page, link);
   const header = page.items.length
     ? words.header(page.items.length, !!page.next, state.mine)
     : words.empty(state.mine);
-  const lines = page.items.map((i, n) => `${n + 1}. ${fitText(words.item(i), ITEM_MAX_CHARS)}`);
+  const lines = page.items.map(
+    (i, n) =>
+      `${n + 1}. ${fitText(words.item(i), ITEM_MAX_CHARS)}${linked(links[n] ?? null, words.card)}`,
+  );
   const body = [fitText(header, 300), ...lines].join('\n');
   const blocks: types.KnownBlock[] = [
     {
@@ -73,6 +103,7 @@ export async function pendingAnswer(
   channelId: string,
   userId: string,
   mine: boolean,
+  link: SlackPermalink,
 ): Promise<SlackPendingMessage> {
   if (!ctx.pending) {
     const text = fitText(stringsOf(ctx).pending.unavailable, 300);
@@ -84,13 +115,14 @@ export async function pendingAnswer(
     user: { id: userId },
     mine,
   });
-  return render(ctx, page, { address: channelId, user: userId, mine });
+  return render(ctx, page, { address: channelId, user: userId, mine }, link);
 }
 
 /** The message a "More" press puts in place of its list; null when the press is not one. */
 export async function pendingMore(
   ctx: AdapterContext,
   body: unknown,
+  link: SlackPermalink,
 ): Promise<SlackPendingMessage | null> {
   const b = body as {
     user?: { id?: unknown };
@@ -113,5 +145,5 @@ export async function pendingMore(
     mine: state.mine,
     cursor: state.cursor,
   });
-  return { ...(await render(ctx, page, state)), replace_original: true };
+  return { ...(await render(ctx, page, state, link)), replace_original: true };
 }

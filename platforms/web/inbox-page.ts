@@ -1,6 +1,6 @@
 /**
  * The web inbox page (/inbox): the signed-in person's open cases across every room in one list,
- * filtered by room, service and type, kept current by a long poll woken by the rooms' change
+ * filtered by room, service, type and policy, kept current by a long poll woken by the rooms' change
  * signals. Each row's buttons press its card's buttons (the card's tap route, the same pipeline);
  * all text is drawn with textContent, never as markup.
  */
@@ -30,7 +30,7 @@ const SCRIPT = `
 const uid = document.getElementById('uid');
 if (!localStorage.getItem('hitl.uid')) localStorage.setItem('hitl.uid', 'u' + Math.random().toString(36).slice(2, 10));
 uid.value = localStorage.getItem('hitl.uid');
-const f = { room: document.getElementById('f-room'), service: document.getElementById('f-service'), type: document.getElementById('f-type') };
+const f = { room: document.getElementById('f-room'), service: document.getElementById('f-service'), type: document.getElementById('f-type'), policy: document.getElementById('f-policy') };
 const list = document.getElementById('list');
 const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text != null) e.textContent = text; return e; };
 function toast(text) { const t = document.getElementById('toast'); t.textContent = text; t.style.display = 'block'; clearTimeout(toast.timer); toast.timer = setTimeout(() => t.style.display = 'none', 3500); }
@@ -63,7 +63,7 @@ function row(i) {
   head.append(document.createTextNode(i.prompt));
   box.append(head);
   if (i.bulk.reason) box.append(el('div', 'nobulk', 'Not in bulk decisions: ' + i.bulk.reason));
-  box.append(el('div', 'meta', 'web:' + i.room + ' · ' + i.from + ' · ' + i.type + ' · waiting ' + i.age + ' · expires in ' + i.expires_in + (i.tally ? ' · ' + i.tally : '')));
+  box.append(el('div', 'meta', 'web:' + i.room + ' · ' + i.from + ' · ' + i.type + (i.policy ? ' · ' + i.policy : '') + ' · waiting ' + i.age + ' · expires in ' + i.expires_in + (i.tally ? ' · ' + i.tally : '')));
   const b = el('div', 'buttons');
   for (const a of i.actions) {
     const confirming = armed.get(i.key) === a.action;
@@ -142,7 +142,7 @@ export function inboxPage(): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>hitl-relay inbox</title><link rel="icon" href="/favicon.ico" type="image/svg+xml"><style>${STYLE}</style></head><body>
 <header><h1>Inbox</h1><label>your id <input id="uid"></label><a href="/chat">web chat</a></header>
-<main><div class="filters"><input id="f-room" placeholder="room"><input id="f-service" placeholder="service"><input id="f-type" placeholder="type"></div>
+<main><div class="filters"><input id="f-room" placeholder="room"><input id="f-service" placeholder="service"><input id="f-type" placeholder="type"><input id="f-policy" placeholder="policy (or none)" title="an approval policy's name, or none"></div>
 <div id="bulk"></div><div id="confirm" role="dialog" aria-label="confirm the bulk decision"></div><div id="list"></div><div id="empty">Nothing is waiting for you.</div></main><div id="toast" role="status"></div>
 <script>${SCRIPT}</script></body></html>`;
 }

@@ -1,5 +1,5 @@
 /**
- * The web inbox's API: `GET /web/api/inbox?user=<id>[&room=][&service=][&type=][&cursor=][&wait=N]`
+ * The web inbox's API: `GET /web/api/inbox?user=<id>[&room=][&service=][&type=][&policy=][&cursor=][&wait=N]`
  * lists this person's open cases across every room, newest first, each with the buttons of its card
  * in its room (a press goes to that card's tap route, the same pipeline as a press on the card).
  * With `?wait=N` and `If-None-Match` an unchanged inbox is answered when any room changes (the
@@ -15,6 +15,8 @@ import { INBOX_TOPIC, type RoomWaits, WEB_WAIT_MAX_SECONDS } from './waits.ts';
 const USER = /^.{1,128}$/s;
 const CURSOR = /^[A-Za-z0-9_-]{1,200}$/;
 const FILTER = /^[A-Za-z0-9_.:[\]-]{1,128}$/;
+/** A policy's name as configured (any key of `policies`), or "X+case" for one laid over at intake. */
+const POLICY = /^[^\p{Cc}]{1,100}$/u;
 
 /** What the inbox route reads. */
 export interface InboxRouteDeps {
@@ -28,6 +30,8 @@ interface InboxArgs {
   room: string | undefined;
   service: string | undefined;
   type: string | undefined;
+  /** A policy name; null: `policy=none`, cases without a policy. */
+  policy: string | null | undefined;
   cursor: string | undefined;
   wait: number;
 }
@@ -44,13 +48,25 @@ function argsOf(req: InboundRequest): InboxArgs | InboundResponse {
   const cursor = q('cursor');
   if (cursor !== undefined && !CURSOR.test(cursor))
     return json(400, { error: 'invalid_cursor', message: 'cursor must be the `next` of a page' });
-  const [service, type] = [q('service'), q('type')];
-  if ([service, type].some((f) => f !== undefined && !FILTER.test(f)))
-    return json(400, { error: 'invalid_filter', message: 'service and type are names' });
+  const [service, type, policy] = [q('service'), q('type'), q('policy')];
+  if (
+    [service, type].some((f) => f !== undefined && !FILTER.test(f)) ||
+    (policy !== undefined && !POLICY.test(policy))
+  )
+    return json(400, { error: 'invalid_filter', message: 'service, type and policy are names' });
   const wait = Number(q('wait') ?? 0);
   if (!Number.isFinite(wait) || wait < 0)
     return json(400, { error: 'invalid_wait', message: `wait must be 0-${WEB_WAIT_MAX_SECONDS}` });
-  return { user, room, service, type, cursor, wait: Math.min(wait, WEB_WAIT_MAX_SECONDS) };
+  const p = policy === 'none' ? null : policy;
+  return {
+    user,
+    room,
+    service,
+    type,
+    policy: p,
+    cursor,
+    wait: Math.min(wait, WEB_WAIT_MAX_SECONDS),
+  };
 }
 
 /** One page of the inbox, each case with its card's room, message id and buttons. */
@@ -63,6 +79,7 @@ async function read(ctx: AdapterContext, a: InboxArgs, rooms: WebRooms) {
     cursor: a.cursor,
     service: a.service,
     type: a.type,
+    policy: a.policy,
   });
   const rows = await Promise.all(
     page.items.map(async (item) => {

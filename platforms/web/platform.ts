@@ -76,11 +76,11 @@ export const platform: PlatformDefinition<WebConfig> = {
     'GET /web/api/inbox': {
       summary: "The inbox: this person's open cases across every room, newest first",
       description:
-        'Query: `user` (who asks), `room`, `service`, `type` (filters), `cursor` (the `next` of the page before), `wait=N` (0-30 seconds: with a matching If-None-Match the answer waits until any room changes, or is a 304 after N seconds).',
+        "Query: `user` (who asks), `room`, `service`, `type`, `policy` (filters; `policy` is an approval policy's name, or `none` for cases without one), `cursor` (the `next` of the page before), `wait=N` (0-30 seconds: with a matching If-None-Match the answer waits until any room changes, or is a 304 after N seconds).",
       responses: {
         '200': {
           description:
-            "A page: `items` (key, prompt, from, service, type, room, rooms, message, actions: the card's live buttons) and `next` (null on the last page).",
+            "A page: `items` (key, prompt, from, service, type, policy, room, rooms, message, actions: the card's live buttons) and `next` (null on the last page).",
         },
         '304': { description: "Not modified: If-None-Match is the inbox's current ETag." },
         '400': { error: 'Invalid user, room, cursor, filter or wait.' },

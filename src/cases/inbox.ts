@@ -2,8 +2,8 @@
  * The inbox: one person's open cases across every chat of a platform (the web chat's rooms), newest
  * first, each with the chats it is in that this person may decide it in. The same privacy rule as
  * `/pending` (mayDecide per chat): a case they may decide nowhere is left out entirely.
- * One indexed store read per batch (store.listOpenOnPlatform), bounded per page; the service and
- * type filters are part of that read, so pages and cursors count matching cases only.
+ * One indexed store read per batch (store.listOpenOnPlatform), bounded per page; the service, type
+ * and policy filters are part of that read, so pages and cursors count matching cases only.
  */
 import type { InboxItem, InboxPage, InboxQuery } from '../adapter.ts';
 import type { StoredCase } from '../store/types.ts';
@@ -57,6 +57,7 @@ export class Inbox {
         before,
         service: q.service,
         type: q.type,
+        policy: q.policy,
       });
       more = rows.length === BATCH;
       for (const c of rows) {
@@ -91,6 +92,7 @@ export class Inbox {
       ...(await this.list.item(c, { platform: q.platform, address: chats[0]! })),
       service: new URL(c.origin).host,
       type: c.doc.hitl.type,
+      policy: c.doc.policy?.name ?? null,
       chats,
       bulk_refusal: bulkRefusal(c),
     };

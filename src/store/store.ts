@@ -84,6 +84,8 @@ export interface PlatformCasesQuery extends Omit<ChatCasesQuery, 'address'> {
   service?: string | undefined;
   /** Only cases of this type (hitl.type: approval, selection, ...). */
   type?: string | undefined;
+  /** Only cases whose approval policy carries this name; null: only cases without a policy. */
+  policy?: string | null | undefined;
 }
 
 /** The submit claim of a case: one tap submits at a time, across replicas. */

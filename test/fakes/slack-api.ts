@@ -262,6 +262,14 @@ export class FakeSlack {
         this.views.push(view as Record<string, unknown>);
         return { json: { ok: true, view: { id: `V0${this.views.length}`, ...(view as object) } } };
       }
+      case 'chat.getPermalink': {
+        // Slack's answer: { ok, channel, permalink }; a message it does not have is message_not_found.
+        const ts = typeof f.message_ts === 'string' ? f.message_ts : '';
+        if (!this.messages(channel).some((m) => m.ts === ts))
+          return { json: { ok: false, error: 'message_not_found' } };
+        const permalink = `https://fake.slack.test/archives/${channel}/p${ts.replace('.', '')}`;
+        return { json: { ok: true, channel, permalink } };
+      }
       case 'users.info': {
         const user = typeof f.user === 'string' ? this.users.get(f.user) : undefined;
         if (!user) return { json: { ok: false, error: 'user_not_found' } };

@@ -6,12 +6,14 @@ import { CASE_COLS, type Row, TERMINAL, toCase } from './rows.ts';
 /** Open cases with a card in any chat of a platform (the web inbox), newest first, each once. */
 function openOnPlatform(pool: pg.Pool): CaseRows['listOpenOnPlatform'] {
   // The inbox's filters are in the read, so LIMIT counts matching cases only (see PlatformCasesQuery).
-  return async ({ platform, limit, before, service, type }) => {
+  return async ({ platform, limit, before, service, type, policy }) => {
     const r = await pool.query<Row>(
       `SELECT ${CASE_COLS} FROM cases c WHERE c.status NOT IN ${TERMINAL}
          AND EXISTS (SELECT 1 FROM messages m WHERE m.case_id = c.id AND m.platform = $1)
          AND ($5::text IS NULL OR c.origin IN ('http://' || $5::text, 'https://' || $5::text))
          AND ($6::text IS NULL OR c.doc->'hitl'->>'type' = $6::text)
+         AND ($7::int = 0 OR ($7::int = 1 AND c.doc->'policy'->>'name' IS NULL)
+           OR ($7::int = 2 AND c.doc->'policy'->>'name' = $8::text))
          AND (c.created_at < $2 OR (c.created_at = $2 AND c.id COLLATE "C" < $3 COLLATE "C"))
        ORDER BY c.created_at DESC, c.id COLLATE "C" DESC LIMIT $4`,
       [
@@ -21,6 +23,8 @@ function openOnPlatform(pool: pg.Pool): CaseRows['listOpenOnPlatform'] {
         Math.min(100, Math.max(1, limit)),
         service ?? null,
         type ?? null,
+        policy === undefined ? 0 : policy === null ? 1 : 2,
+        policy ?? null,
       ],
     );
     return r.rows.map(toCase);

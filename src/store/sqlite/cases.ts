@@ -22,6 +22,9 @@ interface OnPlatformParams {
   http: string;
   https: string;
   type: string | null;
+  /** 0: any policy, 1: none, 2: the one named `policy`. */
+  pmode: 0 | 1 | 2;
+  policy: string | null;
   at: number;
   id: string;
   n: number;
@@ -57,6 +60,8 @@ function caseStatements(db: Database.Database) {
         AND EXISTS (SELECT 1 FROM messages m WHERE m.case_id = c.id AND m.platform = @platform)
         AND (@service IS NULL OR c.origin IN (@http, @https))
         AND (@type IS NULL OR json_extract(c.doc, '$.hitl.type') = @type)
+        AND (@pmode = 0 OR (@pmode = 1 AND json_extract(c.doc, '$.policy.name') IS NULL)
+          OR (@pmode = 2 AND json_extract(c.doc, '$.policy.name') = @policy))
         AND (c.created_at < @at OR (c.created_at = @at AND c.id < @id))
       ORDER BY c.created_at DESC, c.id DESC LIMIT @n`,
     ),
@@ -136,7 +141,7 @@ export function sqliteCases(
       const n = Math.min(100, Math.max(1, limit));
       return q.inChat.all(platform, address, at, at, id, n).map(toCase);
     },
-    async listOpenOnPlatform({ platform, limit, before, service, type }) {
+    async listOpenOnPlatform({ platform, limit, before, service, type, policy }) {
       return q.onPlatform
         .all({
           platform,
@@ -144,6 +149,8 @@ export function sqliteCases(
           http: `http://${service}`,
           https: `https://${service}`,
           type: type ?? null,
+          pmode: policy === undefined ? 0 : policy === null ? 1 : 2,
+          policy: policy ?? null,
           at: before?.created_at ?? Number.MAX_SAFE_INTEGER,
           id: before?.id ?? '\uffff',
           n: Math.min(100, Math.max(1, limit)),

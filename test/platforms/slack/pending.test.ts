@@ -4,6 +4,7 @@
  * "More" button replaces that ephemeral list through the interaction's response_url (the fake
  * serves Slack's response_url wire format), and only its owner can page it; someone the allowlist
  * leaves out sees nothing of the cases; `mine` lists the cases whose policy names the person.
+ * Each item links to its card by the permalink the fake answers to chat.getPermalink.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFastService } from '../../../bench/lib/hitl-service.ts';
@@ -124,8 +125,17 @@ it('PENDING-SL-1 an ephemeral list, newest first, and a More button that replace
   expect(text).toContain('5. Deploy build sl-pend-2 to production?');
   expect(text).not.toContain('sl-pend-1 ');
   expect(text).not.toContain('sl-pend-policy');
-  // Nothing went to the channel: the list is the ephemeral answer itself.
-  expect(fake.requests.slice(calls).map((r) => r.method)).toEqual([]);
+  // Nothing went to the channel: the list is the ephemeral answer itself; each item links to its
+  // card by the permalink Slack gave (chat.getPermalink, one per card of the page).
+  expect(fake.requests.slice(calls).map((r) => r.method)).toEqual(
+    Array(5).fill('chat.getPermalink'),
+  );
+  const cards = fake.messages(CHANNEL).filter((m) => m.text.includes('sl-pend-6'));
+  expect(cards).toHaveLength(1);
+  const url = `https://fake.slack.test/archives/${CHANNEL}/p${cards[0]!.ts.replace('.', '')}`;
+  expect(first.blocks[0].text.text.split('\n')[1]).toMatch(
+    new RegExp(`^1\\. Deploy build sl-pend-6 .* · <${url.replace(/[.]/g, '\\.')}\\|[^>]+>$`),
+  );
   expect(first.blocks[1].elements[0].value).toMatch(/^hitlp:/);
 
   const refused = await pressMore(first, 'U0MAL');
@@ -137,6 +147,7 @@ it('PENDING-SL-1 an ephemeral list, newest first, and a More button that replace
   expect(second.response_type).toBe('ephemeral');
   expect(shown(second)).toContain('1. Deploy build sl-pend-1');
   expect(shown(second)).not.toContain('sl-pend-2');
+  expect(second.blocks[0].text.text).toContain('<https://fake.slack.test/archives/');
   expect(second.blocks).toHaveLength(1);
 });
 
