@@ -38,6 +38,8 @@ const REVISION = '2026-07-28';
 const POLL_MS = { fallback: 1000, min: 10, max: 30_000 } as const;
 /** How many `input_required` rounds of a task-less answer are followed before failing. */
 const ROUNDS = 10;
+/** How long a tasks/cancel may take once the downstream call is gone. */
+const CANCEL_MS = 10_000;
 
 type Json = Record<string, unknown>;
 
@@ -68,12 +70,14 @@ export async function callWithTasks(
   );
 }
 
-type Rpc = (method: string, params: Json) => Promise<Json>;
+type Rpc = (method: string, params: Json, own?: AbortSignal) => Promise<Json>;
 
 async function followTask(u: TaskUpstream, rpc: Rpc, first: Json, signal: AbortSignal) {
   const taskId = String(first.taskId);
   const asked = new Set<string>();
-  const cancel = () => void rpc('tasks/cancel', { taskId }).catch(() => undefined);
+  // The call's signal is aborted by then: the cancel has its own.
+  const cancel = () =>
+    void rpc('tasks/cancel', { taskId }, AbortSignal.timeout(CANCEL_MS)).catch(() => undefined);
   signal.addEventListener('abort', cancel, { once: true });
   try {
     let task = first;
@@ -157,7 +161,7 @@ function pause(suggested: unknown, signal: AbortSignal): Promise<void> {
 /** One JSON-RPC request per POST, framed as 2026-07-28 with the extension declared. */
 function rpcOf(u: TaskUpstream, signal: AbortSignal): Rpc {
   let n = 0;
-  return async (method, params) => {
+  return async (method, params, own) => {
     const id = `gw-task-${++n}`;
     const meta = {
       ...((params._meta as Json | undefined) ?? {}),
@@ -179,7 +183,7 @@ function rpcOf(u: TaskUpstream, signal: AbortSignal): Rpc {
         ...(typeof name === 'string' && { 'mcp-name': name }),
       },
       body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }),
-      signal,
+      signal: own ?? signal,
     });
     const answer = await answerOf(u, res, id);
     if (answer.error) {

@@ -24,7 +24,8 @@ import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.t
 type Task = {
   taskId: string;
   env: string;
-  step: 'start' | 'confirm' | 'region' | 'done';
+  step: 'start' | 'confirm' | 'region' | 'done' | 'failed';
+  cancelled?: boolean;
   answers: Record<string, any>;
 };
 const tasks = new Map<string, Task>();
@@ -55,7 +56,6 @@ const region = {
 /** The task as tasks/get shows it (DetailedTask). */
 function shown(t: Task) {
   const at = new Date().toISOString();
-  if (t.step === 'start') t.step = 'confirm';
   const base = {
     taskId: t.taskId,
     createdAt: at,
@@ -63,6 +63,14 @@ function shown(t: Task) {
     ttlMs: null,
     pollIntervalMs: 20,
   };
+  if (t.step === 'start') t.step = t.env.startsWith('broken') ? 'failed' : 'confirm';
+  if (t.step === 'failed')
+    return {
+      ...base,
+      status: 'failed',
+      error: { code: -32001, message: `cannot deploy ${t.env}` },
+    };
+  if (t.cancelled) return { ...base, status: 'cancelled' };
   if (t.step === 'confirm')
     return { ...base, status: 'input_required', inputRequests: { confirm: confirm(t.env) } };
   // The answered key is still listed: the gateway must not ask it again.
@@ -134,8 +142,10 @@ function upstreamServer() {
     else if (t.step === 'region' && responses.region) t.step = 'done';
     return {} as never;
   });
-  low.setRequestHandler('tasks/cancel', { params: byId }, async () => {
+  low.setRequestHandler('tasks/cancel', { params: byId }, async ({ taskId }) => {
     methods.push('tasks/cancel');
+    const t = tasks.get(taskId);
+    if (t) t.cancelled = true;
     return {} as never;
   });
   return server;
@@ -242,5 +252,10 @@ describe.each(['modern', 'legacy'] as Era[])('an upstream task (downstream %s)',
     expect(updates.slice(from).map((u) => u.inputResponses)).toEqual([
       { confirm: { action: 'decline' } },
     ]);
+  });
+
+  it(`TASKS-UP-3 (${era}) the task failed: the client gets its error`, async () => {
+    const call = client.callTool({ name: 'deploy', arguments: { env: `broken-${era}` } });
+    await expect(call).rejects.toThrow(`cannot deploy broken-${era}`);
   });
 });
