@@ -86,6 +86,11 @@ export function createElicitation(deps: ElicitationDeps): Elicitation {
     close: () => waits.close(),
     prepare(client, upstream) {
       client.registerCapabilities({ elicitation: { form: {}, url: {} } });
+      // A task's input requests (upstream-tasks.ts): elicitations asked the same way.
+      upstream.answerInput = async (req, signal) =>
+        req.method === 'elicitation/create'
+          ? answer(upstream, req.params ?? {}, signal)
+          : undefined;
       client.setRequestHandler(
         'elicitation/create',
         (req, ctx) =>

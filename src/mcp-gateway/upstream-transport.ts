@@ -28,8 +28,21 @@ export function linkTo(u: McpUpstreamConfig, dispatcher: Dispatcher): UpstreamLi
 }
 
 function httpLink(u: HttpUpstreamConfig, dispatcher: Dispatcher): UpstreamLink {
+  return {
+    transport: new StreamableHTTPClientTransport(new URL(u.url), {
+      fetch: guardedFetch(u, dispatcher),
+    }) as Transport,
+    stderrTail: () => '',
+  };
+}
+
+/**
+ * The fetch of an HTTP upstream: only its own origin, its configured headers added, through the
+ * guarded dispatcher, no redirect followed (the transport's, and the Tasks path's raw requests).
+ */
+export function guardedFetch(u: HttpUpstreamConfig, dispatcher: Dispatcher): FetchLike {
   const url = new URL(u.url);
-  const fetch: FetchLike = async (to, init) => {
+  return async (to, init) => {
     const target = new URL(String(to));
     // The headers are the upstream's credentials: nothing else ever receives them.
     if (target.origin !== url.origin)
@@ -45,10 +58,6 @@ function httpLink(u: HttpUpstreamConfig, dispatcher: Dispatcher): UpstreamLink {
     if (res.status >= 300 && res.status < 400)
       throw new Error(`answered ${res.status} (a redirect): the gateway follows none`);
     return res as unknown as Response;
-  };
-  return {
-    transport: new StreamableHTTPClientTransport(url, { fetch }) as Transport,
-    stderrTail: () => '',
   };
 }
 

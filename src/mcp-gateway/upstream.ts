@@ -8,11 +8,13 @@
 import { Client } from '@modelcontextprotocol/client';
 import type { Notification, RequestOptions, Tool } from '@modelcontextprotocol/server';
 import type { Dispatcher } from 'undici';
-import type { McpUpstreamConfig } from '../config/mcp-upstreams.ts';
+import { isHttpUpstream, type McpUpstreamConfig } from '../config/mcp-upstreams.ts';
 import type { Health } from '../health.ts';
 import { type Logger, scrub } from '../log.ts';
+import { TASKS_EXTENSION } from '../mcp/tasks.ts';
 import { Callers } from './callers.ts';
-import { linkTo, type UpstreamLink } from './upstream-transport.ts';
+import { type AnswerInput, callWithTasks } from './upstream-tasks.ts';
+import { guardedFetch, linkTo, type UpstreamLink } from './upstream-transport.ts';
 
 /** What an upstream needs of the relay. */
 export interface UpstreamDeps {
@@ -58,6 +60,8 @@ export class Upstream {
   origin: string | undefined;
   /** The downstream calls in flight, by caller: who an elicitation came for (callers.ts). */
   readonly callers = new Callers();
+  /** Answers an input request of a task (the elicitation handler sets it: upstream-tasks.ts). */
+  answerInput: AnswerInput | undefined;
 
   constructor(
     readonly name: string,
@@ -93,12 +97,27 @@ export class Upstream {
     options: RequestOptions,
   ): Promise<Record<string, unknown>> {
     const client = await this.connected();
+    const tasks = method === 'tools/call' && params && this.tasksPath(client);
+    if (tasks) return await callWithTasks(tasks, params, options);
     const req = { method, ...(params !== undefined && { params }) };
     const timeouts = { timeout: this.config.timeoutMs, resetTimeoutOnProgress: true };
     return (await client.request(req as never, { ...timeouts, ...options })) as Record<
       string,
       unknown
     >;
+  }
+
+  /** The Tasks path, when this is a 2026-07-28 HTTP upstream that declares the extension. */
+  private tasksPath(client: Client) {
+    const declared = (client.getServerCapabilities() as { extensions?: object } | undefined)
+      ?.extensions;
+    const modern = client.getNegotiatedProtocolVersion() === '2026-07-28';
+    const config = this.config;
+    if (!declared || !Object.hasOwn(declared, TASKS_EXTENSION) || !modern) return undefined;
+    if (!isHttpUpstream(config) || !this.answerInput) return undefined;
+    const fetch = guardedFetch(config, this.deps.dispatcher);
+    const clientInfo = { ...GATEWAY_CLIENT_INFO };
+    return { name: this.name, url: config.url, fetch, clientInfo, answer: this.answerInput };
   }
 
   /** The upstream's definition of tool `name` (tools/list, read again after a change). */
