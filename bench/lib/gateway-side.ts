@@ -108,8 +108,13 @@ async function main() {
   const handler = createMcpHandler(() => upstream());
   const http = serve({ fetch: (r) => handler.fetch(r), port: 0, hostname: '127.0.0.1' });
   await new Promise<void>((r) => http.once('listening', () => r()));
+  // Node's 5 s idle timeout closed the straight side's connections while a gateway round ran, so
+  // its next round paid 64 reconnects (1 s SYN retransmits on a loaded machine): keep them.
+  (http as unknown as { keepAliveTimeout: number }).keepAliveTimeout = 60_000;
   const { port } = http.address() as { port: number };
-  const dispatcher = new Agent({ connections: 1200, pipelining: 0, bodyTimeout: 0 });
+  // Keep-alive connections, as an MCP client's fetch keeps them (undici's `pipelining: 0` turns
+  // keep-alive off: every call then paid a TCP connect and close, on both sides).
+  const dispatcher = new Agent({ connections: 1200, keepAliveTimeout: 60_000, bodyTimeout: 0 });
   let seq = 0;
   let heldEnded = 0;
 

@@ -76,6 +76,8 @@ export async function withdrawConfirmed(
 /** The open elicitation asks of this process: withdrawn once, on abort or at stop. */
 export class OpenElicitations {
   private readonly open = new Map<string, StoredCase>();
+  /** Asks being made: their card may be posted before they are held, so stop waits for them. */
+  private readonly making = new Set<Promise<unknown>>();
   private stopped = false;
 
   constructor(private readonly d: LifetimeDeps) {}
@@ -94,6 +96,18 @@ export class OpenElicitations {
     this.open.set(c.id, c);
   }
 
+  /** Runs `make` (an ask made, then held); a stop meanwhile waits for it before withdrawing. */
+  whileMaking<T>(make: () => Promise<T>): Promise<T> {
+    const p = make();
+    const settled = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.making.add(settled);
+    void settled.then(() => this.making.delete(settled));
+    return p;
+  }
+
   /** The ask ended (answered, expired): nothing to withdraw. */
   release(id: string): void {
     this.open.delete(id);
@@ -108,6 +122,7 @@ export class OpenElicitations {
   /** The relay stops: every open ask is withdrawn, and no new one is made. */
   async stop(): Promise<void> {
     this.stopped = true;
+    await Promise.all([...this.making]);
     const open = [...this.open.values()];
     if (!open.length) return;
     this.d.relay.log.info({ open: open.length }, 'mcp gateway: stopping: withdrawing elicitations');

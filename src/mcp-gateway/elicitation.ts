@@ -169,12 +169,15 @@ function chatOf(deps: ChatDeps, u: Upstream, signal: AbortSignal): ElicitChat {
       // Whose call it came for and from which upstream: lines on every card (contextLines).
       const from = { upstream: u.name, called_by: u.callers.now() };
       const context = { context: { ...from, ...more?.context } };
-      const created = await createAsk(deps.relay, deps.asks, body, origin, context);
-      const id = created.relay.id;
-      deps.relay.log.info({ upstream: u.name, id }, 'mcp gateway: elicitation asked in chat');
-      more?.onCreated?.(id);
-      const known = await deps.relay.store.getCase(id);
-      if (known) deps.open.hold(known);
+      const { id, known } = await deps.open.whileMaking(async () => {
+        const created = await createAsk(deps.relay, deps.asks, body, origin, context);
+        const id = created.relay.id;
+        deps.relay.log.info({ upstream: u.name, id }, 'mcp gateway: elicitation asked in chat');
+        more?.onCreated?.(id);
+        const known = await deps.relay.store.getCase(id);
+        if (known) deps.open.hold(known);
+        return { id, known };
+      });
       const c = known && (await deps.waits.until(id, known, signal, () => {}));
       if (c && waitIsOver(c)) {
         deps.open.release(id);

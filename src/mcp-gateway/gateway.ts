@@ -15,6 +15,7 @@ import type { McpUpstreamConfig } from '../config/mcp-upstreams.ts';
 import type { Health } from '../health.ts';
 import type { Logger } from '../log.ts';
 import { LegacyCancels } from '../mcp/cancels.ts';
+import { readMcpBody } from '../mcp/request-body.ts';
 import type { UrlPolicy } from '../net/url-policy.ts';
 import { type DownstreamClient, downstreamServer } from './proxy.ts';
 import type { GateToolCall } from './tool-gate.ts';
@@ -78,16 +79,27 @@ export function createGateway(deps: GatewayDeps): McpGateway {
       // Where this client reached the relay: the links of the upstream's elicitation asks.
       const u = upstreams.get(name);
       if (u && who.origin) u.origin = who.origin;
-      // The relay checked the API key in front; this only names the caller to the tool gate.
-      return h.fetch(request, {
-        authInfo: { token: '', clientId: who.keyName ?? 'relay-key', scopes: [], extra: { who } },
-      });
+      return serve(h, request, who);
     },
     async close() {
       await Promise.all([...handlers.values()].map((h) => h.close()));
       await Promise.all([...upstreams.values()].map((u) => u.close()));
     },
   };
+}
+
+/**
+ * Hands one request to `h`, its JSON body read once and handed over parsed (mcp/request-body.ts:
+ * without it the SDK clones the request and reads it through a teed web stream).
+ */
+async function serve(h: McpHttpHandler, request: Request, who: DownstreamClient) {
+  const read = await readMcpBody(request);
+  if (read instanceof Response) return read;
+  // The relay checked the API key in front; this only names the caller to the tool gate.
+  return h.fetch(read.request, {
+    authInfo: { token: '', clientId: who.keyName ?? 'relay-key', scopes: [], extra: { who } },
+    ...(read.parsedBody !== undefined ? { parsedBody: read.parsedBody } : {}),
+  });
 }
 
 /** One upstream's downstream handler: a fresh server per request, the tool gate in front of calls. */

@@ -4,10 +4,12 @@
  * only to requests for the upstream's own origin), or stdio (the SDK spawns the command with a
  * minimal inherited environment plus the configured one; its stderr is kept for the exit reason).
  */
+
+import { Readable } from 'node:stream';
 import { type FetchLike, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Transport } from '@modelcontextprotocol/server';
-import { type Dispatcher, fetch as undiciFetch } from 'undici';
+import { type Dispatcher, request as undiciRequest } from 'undici';
 import {
   type HttpUpstreamConfig,
   isHttpUpstream,
@@ -49,16 +51,52 @@ export function guardedFetch(u: HttpUpstreamConfig, dispatcher: Dispatcher): Fet
       throw new Error(`refused a request to ${target.origin}: only ${url.origin} is this upstream`);
     const headers = new Headers(init?.headers);
     for (const [k, v] of Object.entries(u.headers)) headers.set(k, v);
-    const res = await undiciFetch(target, {
-      ...(init as object),
-      headers,
-      redirect: 'manual',
-      dispatcher,
-    } as Parameters<typeof undiciFetch>[1]);
+    const res = await lightFetch(target, init, headers, dispatcher);
     if (res.status >= 300 && res.status < 400)
       throw new Error(`answered ${res.status} (a redirect): the gateway follows none`);
-    return res as unknown as Response;
+    return res;
   };
+}
+
+/** Statuses a Response carries no body with. */
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * One HTTP exchange as fetch answers it, through undici's plain request: a JSON answer is read
+ * whole and handed over as a string Response (undici's fetch built a web Request, a web body
+ * stream and its transfer machinery per call: most of the gateway's upstream cost); only an event
+ * stream stays a stream. No redirect is followed; failures are fetch's (`fetch failed`, cause).
+ */
+async function lightFetch(
+  target: URL,
+  init: RequestInit | undefined,
+  headers: Headers,
+  dispatcher: Dispatcher,
+): Promise<Response> {
+  const signal = init?.signal ?? undefined;
+  try {
+    const res = await undiciRequest(target, {
+      dispatcher,
+      method: (init?.method ?? 'GET') as Dispatcher.HttpMethod,
+      headers: Object.fromEntries(headers),
+      body: init?.body as string | undefined,
+      ...(signal && { signal }),
+    });
+    const out = new Headers();
+    for (const [k, v] of Object.entries(res.headers))
+      for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) out.append(k, one);
+    const status = res.statusCode;
+    const type = out.get('content-type') ?? '';
+    let body: BodyInit | null = null;
+    if (NULL_BODY.has(status)) await res.body.dump();
+    else if (/^\s*text\/event-stream/i.test(type))
+      body = Readable.toWeb(res.body) as unknown as ReadableStream;
+    else body = await res.body.text();
+    return new Response(body, { status, headers: out });
+  } catch (err) {
+    if (signal?.aborted) throw signal.reason ?? err;
+    throw new TypeError('fetch failed', { cause: err });
+  }
 }
 
 /** How much of a child's stderr is kept (the end: where the reason of an exit is). */
