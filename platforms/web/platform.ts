@@ -35,6 +35,14 @@ export const platform: PlatformDefinition<WebConfig> = {
       summary: "The web chat's icon (SVG)",
       responses: { '200': { text: 'SVG.', type: 'image/svg+xml' } },
     },
+    'GET /manifest.webmanifest': {
+      summary: 'The web app manifest (install the web chat; it starts at /inbox)',
+      responses: { '200': { text: 'The manifest (JSON).', type: 'application/manifest+json' } },
+    },
+    'GET /sw.js': {
+      summary: "The web chat's service worker (shows Web Push notifications, opens their card)",
+      responses: { '200': { text: 'JavaScript.', type: 'text/javascript' } },
+    },
     'GET /web/api/rooms/:room/messages': {
       summary: 'The messages of a web chat room, oldest first',
       description:

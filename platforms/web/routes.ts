@@ -11,6 +11,7 @@ import { inboxPage } from './inbox-page.ts';
 import { chatPage, FAVICON_SVG } from './page.ts';
 import { json, readTapBody, WEB_ACTION, WEB_ROOM, webTap } from './parse.ts';
 import { listPending } from './pending.ts';
+import { pwaRoutes } from './pwa.ts';
 import { publicMessage, renderWebMessage } from './render.ts';
 import type { WebRooms } from './rooms.ts';
 import { returnPath, sessionCookie, signedIn, signInPage, tokenFrom } from './signin.ts';
@@ -173,6 +174,7 @@ export function webRoutes(deps: WebRouteDeps): HttpRoute[] {
         body: FAVICON_SVG,
       }),
     },
+    ...pwaRoutes(),
     { method: 'GET', path: '/web/api/rooms/:room/messages', handle: (req) => listRoom(req, deps) },
     {
       method: 'GET',
