@@ -36,7 +36,7 @@ const roomOf = (raw: string | null | undefined) =>
 const invalidRoom = () =>
   json(400, { error: 'invalid_room', message: 'room must be 1-64 of A-Z a-z 0-9 _ -' });
 /** The web chat's JSON API without a session: say how to get one. */
-const unauthorized = () =>
+export const unauthorized = () =>
   json(401, {
     error: 'unauthorized',
     message:
