@@ -26,6 +26,20 @@ export const REGISTER_SCRIPT = `
 ;if('serviceWorker' in navigator)navigator.serviceWorker.register('/sw.js').catch(function(){});`;
 
 /**
+ * The inbox's "Notify me" button: asks for permission, subscribes with the relay's VAPID key and
+ * registers the subscription for the person in the id field (every room). Hidden where the browser
+ * has no Push API (or the page is not a secure context).
+ */
+export const PUSH_BUTTON = `<button id="push" type="button" hidden>Notify me</button>`;
+export const PUSH_BUTTON_SCRIPT = `
+;(function(){var b=document.getElementById('push');if(!b||!('serviceWorker' in navigator)||!('PushManager' in window))return;b.hidden=false;
+b.onclick=function(){var u=document.getElementById('uid');var user=u&&u.value;if(!user){b.textContent='Enter your id first';return;}
+Notification.requestPermission().then(function(p){if(p!=='granted')throw new Error('not allowed');return fetch('/web/api/push/key');})
+.then(function(r){return r.json();}).then(function(k){return navigator.serviceWorker.ready.then(function(reg){return reg.pushManager.subscribe({userVisibleOnly:true,applicationServerKey:k.publicKey});});})
+.then(function(sub){return fetch('/web/api/push/subscriptions',{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify({user:user,subscription:sub.toJSON()})});})
+.then(function(r){b.textContent=r.ok?'Notifications on':'Notifications failed';}).catch(function(){b.textContent='Notifications not available';});};})();`;
+
+/**
  * The service worker at /sw.js. A push's data is JSON `{title, body, url, tag}`; only a same-origin
  * path is opened, so a push can never send the person somewhere else.
  */
