@@ -29,6 +29,8 @@ const CORE_SURFACE = [
   '^src/asks/content\\.ts$',
   // Which addresses are this machine (Teams' unauthenticated test mode accepts only those).
   '^src/net/url-policy\\.ts$',
+  // The guarded dispatcher (URL policy on every address): the web chat's pushes go out through it.
+  '^src/net/http\\.ts$',
   // Which protocol action an ask's answer is sent with (pure): native widgets submit with it.
   '^src/asks/protocol\\.ts$',
   // The inputs of the typing kinds and the answer they make (pure): chat modals and flows share it.

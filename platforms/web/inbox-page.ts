@@ -4,6 +4,8 @@
  * signals. Each row's buttons press its card's buttons (the card's tap route, the same pipeline);
  * all text is drawn with textContent, never as markup.
  */
+import { PUSH_BUTTON, PUSH_BUTTON_SCRIPT, PWA_HEAD, REGISTER_SCRIPT } from './pwa.ts';
+
 const STYLE = `
 body{font:15px/1.45 system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1d1f23}
 header{background:#1f2937;color:#fff;padding:10px 16px;display:flex;gap:10px;align-items:center;flex-wrap:wrap}
@@ -140,9 +142,9 @@ watch();
 /** The whole inbox page. */
 export function inboxPage(): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>hitl-relay inbox</title><link rel="icon" href="/favicon.ico" type="image/svg+xml"><style>${STYLE}</style></head><body>
-<header><h1>Inbox</h1><label>your id <input id="uid"></label><a href="/chat">web chat</a></header>
+<title>hitl-relay inbox</title><link rel="icon" href="/favicon.ico" type="image/svg+xml">${PWA_HEAD}<style>${STYLE}</style></head><body>
+<header><h1>Inbox</h1><label>your id <input id="uid"></label>${PUSH_BUTTON}<a href="/chat">web chat</a></header>
 <main><div class="filters"><input id="f-room" placeholder="room"><input id="f-service" placeholder="service"><input id="f-type" placeholder="type"><input id="f-policy" placeholder="policy (or none)" title="an approval policy's name, or none"></div>
 <div id="bulk"></div><div id="confirm" role="dialog" aria-label="confirm the bulk decision"></div><div id="list"></div><div id="empty">Nothing is waiting for you.</div></main><div id="toast" role="status"></div>
-<script>${SCRIPT}</script></body></html>`;
+<script>${SCRIPT}${REGISTER_SCRIPT}${PUSH_BUTTON_SCRIPT}</script></body></html>`;
 }

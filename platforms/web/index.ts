@@ -16,9 +16,12 @@ import { PlatformError } from '../../src/errors.ts';
 import type { Card } from '../../src/render/card.ts';
 import type { WebConfig } from './config.ts';
 import { WEB_ROOM } from './parse.ts';
+import { type PushPayload, WebPusher } from './push.ts';
+import { pushRoutes } from './push-routes.ts';
 import { renderWebMessage, renderWebNotice } from './render.ts';
 import { WebRooms } from './rooms.ts';
-import { webRoutes } from './routes.ts';
+import { unauthorized, webRoutes } from './routes.ts';
+import { signedIn } from './signin.ts';
 import { INBOX_TOPIC, localSignals, RoomWaits, roomTopic } from './waits.ts';
 
 export { readWebConfig, WEB_ENV_VARS, type WebConfig } from './config.ts';
@@ -40,13 +43,35 @@ class WebAdapter implements PlatformAdapter {
   private readonly fallbackSignals = localSignals();
   readonly waits = new RoomWaits(() => this.signals());
 
+  private readonly pusher: WebPusher | undefined;
+
   constructor(options: WebAdapterOptions) {
-    this.routes = webRoutes({
-      rooms: this.rooms,
-      waits: this.waits,
-      token: options.token,
-      demo: options.demo ?? true,
-      ctx: () => this.ctx,
+    this.pusher =
+      options.push &&
+      new WebPusher(
+        options.push,
+        () => this.kv(),
+        () => this.ctx?.log,
+      );
+    this.routes = [
+      ...webRoutes({
+        rooms: this.rooms,
+        waits: this.waits,
+        token: options.token,
+        demo: options.demo ?? true,
+        ctx: () => this.ctx,
+      }),
+      ...pushRoutes(
+        () => (this.ctx ? this.pusher : undefined),
+        (req) => (signedIn(req, options.token) ? null : unauthorized()),
+      ),
+    ];
+  }
+
+  /** Tells the room's subscribed phones (in the background: a slow push service holds no card). */
+  private push(room: string, payload: PushPayload): void {
+    this.pusher?.toRoom(room, payload).catch((err: Error) => {
+      this.ctx?.log.warn({ err: err.message }, 'web push failed');
     });
   }
 
@@ -76,6 +101,7 @@ class WebAdapter implements PlatformAdapter {
 
   async stop(): Promise<void> {
     this.ctx = undefined;
+    this.pusher?.close();
   }
 
   async checkAddress(room: string): Promise<string | null> {
@@ -92,6 +118,8 @@ class WebAdapter implements PlatformAdapter {
       room,
     });
     this.wake(room); // append made the new room version
+    const url = `/chat?room=${room}`;
+    this.push(room, { title: card.title, body: card.prompt, url, tag: card.caseId });
     return { platform: 'web', address: room, id };
   }
 
@@ -102,6 +130,13 @@ class WebAdapter implements PlatformAdapter {
     await this.rooms.save(next);
     await this.rooms.renewSlot(ref.address, next);
     await this.changed(ref.address);
+    if (next.final && !m.final)
+      this.push(ref.address, {
+        title: card.title,
+        body: card.status,
+        url: `/chat?room=${ref.address}`,
+        tag: card.caseId,
+      });
   }
 
   async notify(
@@ -115,6 +150,14 @@ class WebAdapter implements PlatformAdapter {
       room: ref.address,
     });
     this.wake(ref.address); // append made the new room version
+    const m = await this.rooms.load(ref.id);
+    const url = `/chat?room=${ref.address}`;
+    this.push(ref.address, {
+      title: m?.title ?? 'hitl-relay',
+      body: text,
+      url,
+      tag: m?.case ?? id,
+    });
   }
 }
 

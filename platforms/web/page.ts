@@ -1,5 +1,6 @@
 /** The web chat page: plain HTML and a little script; all text is drawn with textContent, never as markup. */
 import { ASK_SCRIPT, ASK_STYLE } from './ask-controls.ts';
+import { PWA_HEAD, REGISTER_SCRIPT } from './pwa.ts';
 
 const STYLE = `
 body{font:15px/1.45 system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1d1f23}
@@ -183,10 +184,10 @@ export function chatPage(options: { demo?: boolean } = {}): string {
       `<button data-type="${t}" data-inline="1">${t}</button><button data-type="${t}" data-inline="0">${t} (link only)</button>`,
   ).join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>hitl-relay web chat</title><link rel="icon" href="/favicon.ico" type="image/svg+xml"><style>${STYLE}${ASK_STYLE}</style></head><body>
+<title>hitl-relay web chat</title><link rel="icon" href="/favicon.ico" type="image/svg+xml">${PWA_HEAD}<style>${STYLE}${ASK_STYLE}</style></head><body>
 <header><h1>hitl-relay</h1><span>room <code id="room"></code></span>
 <label>your id <input id="uid"></label><label>name <input id="uname"></label></header>
 <main>${options.demo === false ? '' : `<div class="demo" title="Create a case at the built-in demo service and send it here">New demo case: ${buttons}</div>`}
 <div id="messages"></div></main><div id="toast" role="status"></div>
-<script>${SCRIPT}${ASK_SCRIPT}</script></body></html>`;
+<script>${SCRIPT}${ASK_SCRIPT}${REGISTER_SCRIPT}</script></body></html>`;
 }

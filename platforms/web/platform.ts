@@ -35,6 +35,14 @@ export const platform: PlatformDefinition<WebConfig> = {
       summary: "The web chat's icon (SVG)",
       responses: { '200': { text: 'SVG.', type: 'image/svg+xml' } },
     },
+    'GET /manifest.webmanifest': {
+      summary: 'The web app manifest (install the web chat; it starts at /inbox)',
+      responses: { '200': { text: 'The manifest (JSON).', type: 'application/manifest+json' } },
+    },
+    'GET /sw.js': {
+      summary: "The web chat's service worker (shows Web Push notifications, opens their card)",
+      responses: { '200': { text: 'JavaScript.', type: 'text/javascript' } },
+    },
     'GET /web/api/rooms/:room/messages': {
       summary: 'The messages of a web chat room, oldest first',
       description:
@@ -47,6 +55,51 @@ export const platform: PlatformDefinition<WebConfig> = {
         '200': { jsonArrayOf: 'WebMessage', description: 'The messages.' },
         '400': { error: 'Invalid room name or wait.' },
         '401': notSignedIn,
+      },
+    },
+    'GET /web/api/push/key': {
+      summary: 'The VAPID public key a page subscribes to Web Push with',
+      responses: {
+        '200': {
+          description: '`publicKey`: the P-256 public key, base64url (applicationServerKey).',
+        },
+        '401': notSignedIn,
+        '404': { error: 'Web Push is not enabled on this relay.' },
+      },
+    },
+    'GET /web/api/push/subscriptions': {
+      summary: "A person's Web Push subscriptions (?user=ID)",
+      responses: {
+        '200': {
+          description:
+            '`items`: id, service (the push service origin), rooms, created. Never keys.',
+        },
+        '400': { error: 'Missing or invalid user.' },
+        '401': notSignedIn,
+        '404': { error: 'Web Push is not enabled on this relay.' },
+      },
+    },
+    'POST /web/api/push/subscriptions': {
+      summary: 'Subscribe a browser to Web Push for a person',
+      description:
+        'JSON (at most 4 KiB): `user` (1-128 characters), `subscription` (PushSubscription.toJSON(): an https `endpoint`, `keys.p256dh` 65 bytes and `keys.auth` 16 bytes, base64url), `rooms` (at most 50 room names; empty or absent: every room). The same endpoint again replaces its subscription; at most 10 per person.',
+      responses: {
+        '201': { description: 'Subscribed: id, service, rooms, created.' },
+        '400': { error: 'Invalid JSON, user, endpoint, keys or rooms (the error names which).' },
+        '401': notSignedIn,
+        '404': { error: 'Web Push is not enabled on this relay.' },
+        '409': { error: 'This person has 10 subscriptions already.' },
+        '413': { error: 'The body is over 4 KiB.' },
+        '415': { error: 'Not application/json.' },
+      },
+    },
+    'POST /web/api/push/subscriptions/:id/remove': {
+      summary: "Remove one of a person's Web Push subscriptions (?user=ID)",
+      responses: {
+        '204': { description: 'Removed.' },
+        '400': { error: 'Missing or invalid user.' },
+        '401': notSignedIn,
+        '404': { error: 'No such subscription of this person, or Web Push is off.' },
       },
     },
     'GET /web/api/rooms/:room/pending': {

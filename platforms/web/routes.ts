@@ -11,6 +11,7 @@ import { inboxPage } from './inbox-page.ts';
 import { chatPage, FAVICON_SVG } from './page.ts';
 import { json, readTapBody, WEB_ACTION, WEB_ROOM, webTap } from './parse.ts';
 import { listPending } from './pending.ts';
+import { pwaRoutes } from './pwa.ts';
 import { publicMessage, renderWebMessage } from './render.ts';
 import type { WebRooms } from './rooms.ts';
 import { returnPath, sessionCookie, signedIn, signInPage, tokenFrom } from './signin.ts';
@@ -35,7 +36,7 @@ const roomOf = (raw: string | null | undefined) =>
 const invalidRoom = () =>
   json(400, { error: 'invalid_room', message: 'room must be 1-64 of A-Z a-z 0-9 _ -' });
 /** The web chat's JSON API without a session: say how to get one. */
-const unauthorized = () =>
+export const unauthorized = () =>
   json(401, {
     error: 'unauthorized',
     message:
@@ -173,6 +174,7 @@ export function webRoutes(deps: WebRouteDeps): HttpRoute[] {
         body: FAVICON_SVG,
       }),
     },
+    ...pwaRoutes(),
     { method: 'GET', path: '/web/api/rooms/:room/messages', handle: (req) => listRoom(req, deps) },
     {
       method: 'GET',

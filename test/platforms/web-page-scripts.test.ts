@@ -6,6 +6,7 @@
 import { expect, it } from 'vitest';
 import { inboxPage } from '../../platforms/web/inbox-page.ts';
 import { chatPage } from '../../platforms/web/page.ts';
+import { SERVICE_WORKER } from '../../platforms/web/pwa.ts';
 import { signInPage } from '../../platforms/web/signin.ts';
 
 const scripts = (html: string): string[] =>
@@ -20,4 +21,12 @@ it.each([
   const found = scripts(html).filter((s) => s.trim());
   for (const script of found) expect(() => new Function(script)).not.toThrow();
   if (_name !== 'sign-in') expect(found.length).toBeGreaterThan(0);
+});
+
+it('WEB-SCRIPT-1 the service worker parses, and both pages link the manifest and register it', () => {
+  expect(() => new Function(SERVICE_WORKER)).not.toThrow();
+  for (const html of [chatPage(), inboxPage()]) {
+    expect(html).toContain('<link rel="manifest" href="/manifest.webmanifest">');
+    expect(html).toContain("navigator.serviceWorker.register('/sw.js')");
+  }
 });
