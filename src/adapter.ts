@@ -309,6 +309,13 @@ export interface InboxPage {
   next: string | null;
 }
 
+/** Seals and opens one text (an adapter's own key) the way the relay seals its secrets. */
+export interface AdapterSealer {
+  seal(text: string): string;
+  /** Throws when it was sealed under another RELAY_SECRET_KEY. */
+  open(sealed: string): string;
+}
+
 /** What the relay hands an adapter when it starts. */
 export interface AdapterContext {
   onTap(tap: Tap): Promise<TapReply>;
@@ -326,6 +333,12 @@ export interface AdapterContext {
   /** The inbox: this person's open cases across the platform's chats, by the same rules. */
   inbox?(query: InboxQuery): Promise<InboxPage>;
   kv: KeyValue;
+  /**
+   * Seals what an adapter keeps of its own secrets (keys it generates) as the relay seals its own:
+   * under RELAY_SECRET_KEY, a key derived per `purpose`; plain without the key. Absent: keep nothing
+   * secret in `kv`.
+   */
+  sealer?(purpose: string): AdapterSealer;
   log: Logger;
   /** The adapter's texts in the relay's LOCALE (absent: English, adapterStrings()). */
   strings?: AdapterStrings;

@@ -27,6 +27,8 @@ export interface PlatformStartDeps {
   recordDelivery?: AdapterContext['recordDelivery'];
   /** The adapters' texts in the relay's LOCALE. */
   strings: AdapterStrings;
+  /** Seals an adapter's own secrets under RELAY_SECRET_KEY (AdapterContext.sealer). */
+  sealer: NonNullable<AdapterContext['sealer']>;
   /** Change signals across replicas (the web chat's waiting pages). */
   signals: AdapterSignals;
   /** True once shutdown began: no more attempts. */
@@ -67,6 +69,7 @@ async function attempt(
       onTap: d.onTap,
       mayAnswer: d.mayAnswer,
       strings: d.strings,
+      sealer: d.sealer,
       signals: d.signals,
       ...(d.recordDelivery ? { recordDelivery: d.recordDelivery } : {}),
       ...(d.pending ? { pending: d.pending } : {}),

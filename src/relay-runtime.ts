@@ -188,10 +188,9 @@ export class RelayRuntime {
     this.started = true;
   }
 
-  /** What every adapter is started with (one set of change signals and texts for all). */
+  /** What every adapter is started with: one set of texts, and change signals from any replica. */
   private platformDeps() {
     const store = this.s.store;
-    // Web chat rooms wake their waiting pages on a change made by any replica.
     const signals = createAdapterSignals({
       events: this.s.cases.events,
       missedEvent: CHANGES_MISSED,
@@ -200,6 +199,7 @@ export class RelayRuntime {
     });
     return {
       strings: adapterStrings(this.s.strings),
+      sealer: (purpose: string) => this.s.sealer.forPurpose(purpose),
       signals,
       store: this.s.store,
       log: this.s.log,

@@ -21,8 +21,6 @@ export interface WebConfigInput {
   /** The URL policy (RELAY_ALLOW_HTTP_LOOPBACK, ALLOW_HOSTS): what a push may reach. */
   allowHttpLoopback: boolean;
   allowHosts: string[];
-  /** RELAY_SECRET_KEY: the VAPID keys are sealed under it. */
-  secretKey: string | undefined;
   /** PUBLIC_URL: the VAPID subject when it is https. */
   publicUrl: string | undefined;
 }
@@ -47,7 +45,6 @@ export function readWebConfig(config: WebConfigInput): WebConfig | null {
     demo: config.demo && !config.apiKey,
     push: {
       policy: { allowHttpLoopback: config.allowHttpLoopback, allowHosts: config.allowHosts },
-      secretKey: config.secretKey,
       ...(subject && { subject }),
     },
   };

@@ -18,6 +18,7 @@ import type { WebConfig } from './config.ts';
 import { WEB_ROOM } from './parse.ts';
 import { type PushPayload, WebPusher } from './push.ts';
 import { pushRoutes } from './push-routes.ts';
+import { VAPID_PURPOSE } from './push-store.ts';
 import { renderWebMessage, renderWebNotice } from './render.ts';
 import { WebRooms } from './rooms.ts';
 import { unauthorized, webRoutes } from './routes.ts';
@@ -52,6 +53,7 @@ class WebAdapter implements PlatformAdapter {
         options.push,
         () => this.kv(),
         () => this.ctx?.log,
+        () => this.ctx?.sealer?.(VAPID_PURPOSE),
       );
     this.routes = [
       ...webRoutes({

@@ -3,9 +3,9 @@
  * one for every replica and restart, sealed under RELAY_SECRET_KEY when it is set, like the relay's
  * other generated keys) and each person's subscriptions (endpoint, the browser's keys, the rooms).
  */
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import webpush from 'web-push';
-import type { KeyValue } from '../../src/adapter.ts';
+import type { AdapterSealer, KeyValue } from '../../src/adapter.ts';
 
 const VAPID_KEY = 'web:push:vapid';
 const SUBS = 'web:push:sub:';
@@ -29,32 +29,21 @@ export interface PushSubscriptionRecord {
   created: string;
 }
 
-function sealer(secretKey: string | undefined) {
-  if (!secretKey) return { seal: (s: string) => `plain:${s}`, open: (s: string) => s.slice(6) };
-  const key = Buffer.from(hkdfSync('sha256', secretKey, 'hitl-relay', 'web-push-vapid v1', 32));
-  return {
-    seal(s: string) {
-      const iv = randomBytes(12);
-      const c = createCipheriv('aes-256-gcm', key, iv);
-      const body = Buffer.concat([c.update(s, 'utf8'), c.final()]);
-      return `v1:${Buffer.concat([iv, c.getAuthTag(), body]).toString('base64url')}`;
-    },
-    open(sealed: string) {
-      if (sealed.startsWith('plain:')) return sealed.slice(6);
-      const raw = Buffer.from(sealed.slice(3), 'base64url');
-      const d = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
-      d.setAuthTag(raw.subarray(12, 28));
-      return Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8');
-    },
-  };
-}
+/** The key the relay's sealer derives for the VAPID keys (AdapterContext.sealer). */
+export const VAPID_PURPOSE = 'web-push-vapid v1';
+
+/** A context without the relay's sealer (an adapter started alone, in a tool): kept as it is. */
+const PLAIN: AdapterSealer = {
+  seal: (s) => `plain:${s}`,
+  open: (s) => (s.startsWith('plain:') ? s.slice(6) : s),
+};
 
 /** The deployment's VAPID keys: the stored pair, or a new one stored first (the first start). */
 export async function loadVapidKeys(
   kv: KeyValue,
-  secretKey: string | undefined,
+  sealer: AdapterSealer | undefined,
 ): Promise<VapidKeys> {
-  const s = sealer(secretKey);
+  const s = sealer ?? PLAIN;
   await kv.setIfAbsent(VAPID_KEY, s.seal(JSON.stringify(webpush.generateVAPIDKeys())));
   const sealed = await kv.get(VAPID_KEY);
   if (!sealed) throw new Error('the Web Push VAPID keys could not be stored');

@@ -8,7 +8,7 @@
  */
 import { request } from 'undici';
 import webpush from 'web-push';
-import type { KeyValue } from '../../src/adapter.ts';
+import type { AdapterSealer, KeyValue } from '../../src/adapter.ts';
 import type { Logger } from '../../src/log.ts';
 import { createGuardedAgent } from '../../src/net/http.ts';
 import type { UrlPolicy } from '../../src/net/url-policy.ts';
@@ -33,7 +33,6 @@ export interface PushPayload {
 /** Web Push settings (absent: the web chat sends no pushes). */
 export interface WebPushOptions {
   policy: UrlPolicy;
-  secretKey?: string | undefined;
   /** The VAPID subject: PUBLIC_URL (https) or a mailto: address. */
   subject?: string;
   /** A push service's own pace: at most this many sends a second per push service. */
@@ -57,6 +56,8 @@ export class WebPusher {
     private readonly options: WebPushOptions,
     private readonly kv: () => KeyValue,
     private readonly log: () => Logger | undefined,
+    /** The relay's sealer for the VAPID keys (AdapterContext.sealer). */
+    private readonly sealer: () => AdapterSealer | undefined,
   ) {
     this.subscriptions = new PushSubscriptions(kv);
     this.dispatcher = createGuardedAgent(options.policy, { connections: 8 });
@@ -66,7 +67,7 @@ export class WebPusher {
 
   /** The VAPID key pair (made and stored on first use). */
   vapid(): Promise<VapidKeys> {
-    this.keys ??= loadVapidKeys(this.kv(), this.options.secretKey).catch((err) => {
+    this.keys ??= loadVapidKeys(this.kv(), this.sealer()).catch((err) => {
       this.keys = undefined;
       throw err;
     });

@@ -11,6 +11,8 @@ import type { CaseSecrets } from './types.ts';
 export interface Sealer {
   seal(secrets: CaseSecrets): string;
   open(sealed: string): CaseSecrets;
+  /** A text sealer under the same secret key, with a key derived for `purpose` (an adapter's own). */
+  forPurpose(purpose: string): TextSealer;
 }
 
 /** Seals and opens one kind of text secret. */
@@ -55,5 +57,6 @@ export function createSealer(secretKey: string | undefined): Sealer {
   return {
     seal: (s) => text.seal(JSON.stringify(s)),
     open: (sealed) => JSON.parse(text.open(sealed)),
+    forPurpose: (purpose) => createTextSealer(secretKey, purpose),
   };
 }

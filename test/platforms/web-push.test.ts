@@ -3,6 +3,9 @@
  * room, a reminder under the card and the outcome reach a fake push service on loopback that checks
  * the VAPID JWT and decrypts the RFC 8291 payload; a 410 removes the subscription.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import { type FakePushService, startFakePushService } from '../fakes/push-service.ts';
@@ -153,4 +156,46 @@ it('PUSH-4 a 410 from the push service removes the subscription; a person remove
   });
   expect(rm.status).toBe(204);
   expect((await list()).items).toEqual([]);
+});
+
+it('PUSH-5 the VAPID keys are sealed by the relay under RELAY_SECRET_KEY and open again after a restart', async () => {
+  const secret = 'push-secret-key-0123456789abcdef';
+  const adapter = () =>
+    createWebAdapter({
+      token: TOKEN,
+      demo: false,
+      push: { policy: { allowHttpLoopback: true, allowHosts: [] } },
+    });
+  // One data directory for both relays (a relay started on its own removes its own at stop).
+  const dataDir = mkdtempSync(join(tmpdir(), 'hitl-push-keys-'));
+  let publicKey = '';
+  const first = await startRelay({
+    adapters: [adapter()],
+    dataDir,
+    env: { RELAY_SECRET_KEY: secret },
+  });
+  try {
+    const key = await (await fetch(`${first.url}/web/api/push/key`, { headers: auth })).json();
+    publicKey = key.publicKey;
+    const stored = await first.relay.services.store.kv.get('web:push:vapid');
+    expect(stored).toMatch(/^v1:/);
+    expect(stored).not.toContain(key.publicKey);
+    expect(stored).not.toContain('privateKey');
+  } finally {
+    await first.stop();
+  }
+  // Restarted with the same key: the sealed pair opens (another key is refused at start for all
+  // of the relay's keys, receipts first).
+  const again = await startRelay({
+    adapters: [adapter()],
+    dataDir,
+    env: { RELAY_SECRET_KEY: secret },
+  });
+  try {
+    const key = await (await fetch(`${again.url}/web/api/push/key`, { headers: auth })).json();
+    expect(key.publicKey).toBe(publicKey);
+  } finally {
+    await again.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
