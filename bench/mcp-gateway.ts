@@ -120,10 +120,21 @@ const until = async (what: string, check: () => Promise<boolean>, ms = 300_000) 
   }
 };
 
-/** How many cards the bench room shows. */
+/**
+ * How many cards the web chat posted, by the relay's counter: the bench room's own list keeps only
+ * its newest WEB_ROOM_MAX_MESSAGES (500), so counting it never reached 1,000 and the bench hung.
+ */
 async function cards(): Promise<number> {
-  const res = await request(`${relay.url}/web/api/rooms/gateway-bench/messages`);
-  return ((await res.body.json()) as unknown[]).length;
+  const text = await (await request(`${relay.url}/metrics`)).body.text();
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('hitl_relay_posts_total{') &&
+        l.includes('platform="web"') &&
+        l.includes('outcome="posted"'),
+    );
+  return Number(line?.split(' ').at(-1) ?? 0);
 }
 
 async function heldCalls(): Promise<void> {
