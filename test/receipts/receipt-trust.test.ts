@@ -91,11 +91,11 @@ describe('receipt trust anchors', () => {
 
   it('RECEIPT-TRUST-2: a key id or a key file is a trust anchor: the genuine receipt is valid, the forged one is not', async () => {
     const kid = relayKey.publicJwk.kid;
-    expect(await cli(['verify', genuine, '--key-id', kid])).toMatchObject({
+    expect(await cli(['verify', genuine, `--key-id=${kid}`])).toMatchObject({
       code: 0,
       out: expect.stringMatching(/^valid: /),
     });
-    expect(await cli(['verify', forged, '--key-id', kid])).toMatchObject({
+    expect(await cli(['verify', forged, `--key-id=${kid}`])).toMatchObject({
       code: 1,
       out: expect.stringMatching(/^INVALID: .*expected/),
     });
@@ -117,13 +117,13 @@ describe('receipt trust anchors', () => {
 
   it('RECEIPT-TRUST-3: --case (and the library call) refuses a genuine receipt of another case', async () => {
     const kid = relayKey.publicJwk.kid;
-    expect(await cli(['verify', genuine, '--key-id', kid, '--case', 'hc_1'])).toMatchObject({
+    expect(await cli(['verify', genuine, `--key-id=${kid}`, '--case', 'hc_1'])).toMatchObject({
       code: 0,
     });
-    expect(await cli(['verify', genuine, '--key-id', kid, '--case', 'c-hc_1'])).toMatchObject({
+    expect(await cli(['verify', genuine, `--key-id=${kid}`, '--case', 'c-hc_1'])).toMatchObject({
       code: 0,
     });
-    expect(await cli(['verify', genuine, '--key-id', kid, '--case', 'hc_2'])).toMatchObject({
+    expect(await cli(['verify', genuine, `--key-id=${kid}`, '--case', 'hc_2'])).toMatchObject({
       code: 1,
       out: expect.stringMatching(/is for case hc_1 .*not hc_2/),
     });

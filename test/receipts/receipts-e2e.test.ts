@@ -90,7 +90,8 @@ describe('decision receipts', () => {
       code: 3,
       out: expect.stringMatching(/^UNVERIFIED: signature consistent with the embedded key/),
     });
-    expect(await cli(['verify', path, '--key-id', keys.keys[0].kid])).toMatchObject({
+    // --key-id=ID: a key id is base64url and may start with '-', which the spaced form reads as an option.
+    expect(await cli(['verify', path, `--key-id=${keys.keys[0].kid}`])).toMatchObject({
       code: 0,
       out: expect.stringMatching(/^valid: /),
     });
@@ -145,7 +146,9 @@ describe('decision receipts', () => {
     } finally {
       db.close();
     }
-    expect(await cli(['verify', path, '--key-id', r.signature.key_id])).toMatchObject({ code: 0 });
+    expect(await cli(['verify', path, `--key-id=${r.signature.key_id}`])).toMatchObject({
+      code: 0,
+    });
     expect(await cli(['verify', path, '--relay'])).toMatchObject({
       code: 1,
       out: expect.stringMatching(/stored history differs/),
