@@ -10,11 +10,13 @@ import type {
   AdapterAskStrings,
   AdapterContext,
   AdapterPendingStrings,
+  AdapterStepStrings,
   AdapterStrings,
   KeyValue,
   Tap,
   TapReply,
 } from './adapter.ts';
+import { englishOrdinal } from './adapter-words.ts';
 import type { Logger } from './log.ts';
 import { loadStrings, type Strings, t } from './render/templates.ts';
 
@@ -150,6 +152,55 @@ function askStrings(strings: Strings): AdapterAskStrings {
       copyDraft: text('buttons.copy_draft'),
       undo: text('buttons.undo'),
     },
+    steps: stepStrings(strings),
+  };
+}
+
+/** The step flows' and forms' texts of `strings` (templates `adapter.asks.steps`). */
+function stepStrings(strings: Strings): AdapterStepStrings {
+  const text = (key: string, view?: Record<string, unknown>) =>
+    t(strings, `adapter.asks.steps.${key}`, view);
+  const place = (n: number) => ({ n, ordinal: englishOrdinal(n) });
+  return {
+    yes: text('yes'),
+    no: text('no'),
+    keep: text('keep'),
+    skip: text('skip'),
+    submit: text('submit'),
+    formTitle: text('form_title'),
+    editAnd: (choice) => text('edit_and', { choice }),
+    cancel: text('cancel'),
+    submitRanking: text('submit_ranking'),
+    submitText: text('submit_text'),
+    submitArguments: text('submit_arguments'),
+    yourDecision: text('your_decision'),
+    how: {
+      text: text('how_text'),
+      number: text('how_number'),
+      date: text('how_date'),
+      boolean: text('how_boolean'),
+      choice: text('how_choice'),
+    },
+    example: (value) => text('example', { value }),
+    now: (value) => text('now', { value }),
+    optional: text('optional'),
+    problems: {
+      useButtons: text('use_buttons'),
+      number: text('not_a_number'),
+      date: text('not_a_date'),
+      empty: text('empty'),
+    },
+    fieldRequired: (label) => text('field_required', { label }),
+    rankEvery: text('rank_every'),
+    textRequired: text('text_required'),
+    tool: (name) => text('tool', { name }),
+    readOnly: text('read_only'),
+    place: (n) => text('place', place(n)),
+    choosePlace: (n) => text('choose_place', place(n)),
+    selectRange: (min, max) => text('select_range', { min, max }),
+    orderHint: text('order_hint'),
+    moveUp: (label) => text('move_up', { label }),
+    moveDown: (label) => text('move_down', { label }),
   };
 }
 

@@ -37,6 +37,8 @@ export interface AdapterAskStrings {
   noneYet: string;
   /** The labels of the buttons that open an ask's form, modal, dialog or flow. */
   buttons: AdapterAskButtons;
+  /** The words inside step flows and native forms. */
+  steps: AdapterStepStrings;
 }
 
 /**
@@ -66,4 +68,65 @@ export interface AdapterAskButtons {
   copyDraft: string;
   /** Takes the last ranking place back ("Undo"). */
   undo: string;
+}
+
+/**
+ * The words inside an ask's step flows and native forms (templates `adapter.asks.steps`): the
+ * prompts of Telegram's one-question-at-a-time flow, the Submit buttons of forms and modals, the
+ * ranking places, and the reasons a typed reply is refused.
+ */
+export interface AdapterStepStrings {
+  yes: string;
+  no: string;
+  /** Keeps a step's current value ("Keep as it is"). */
+  keep: string;
+  /** Leaves an optional step out ("Skip"). */
+  skip: string;
+  /** Sends a form, modal or dialog ("Submit"). */
+  submit: string;
+  /** The title of a form's modal or dialog ("Answer"). */
+  formTitle: string;
+  /** The title of a modify approval's modal ("Edit and approve"). */
+  editAnd(choice: string): string;
+  /** Closes a modal without answering ("Cancel"). */
+  cancel: string;
+  submitRanking: string;
+  submitText: string;
+  submitArguments: string;
+  /** The label of a modify approval's decision step ("Your decision"). */
+  yourDecision: string;
+  /** How to answer a step of each type. */
+  how: { text: string; number: string; date: string; boolean: string; choice: string };
+  /** A step's example value ("e.g. …"). */
+  example(value: string): string;
+  /** A step's current value ("Now: …"). */
+  now(value: string): string;
+  /** An optional step's hint. */
+  optional: string;
+  /** Why a typed reply is not a value of its step. */
+  problems: { useButtons: string; number: string; date: string; empty: string };
+  /** A form's refusals of a missing input. */
+  fieldRequired(label: string): string;
+  rankEvery: string;
+  textRequired: string;
+  /** The tool line of a tool call's arguments ("Tool: …"). */
+  tool(name: string): string;
+  /** The mark of an argument the person cannot change ("(read-only)"). */
+  readOnly: string;
+  /** A ranking place, 1-based ("1st place"). */
+  place(n: number): string;
+  /** The prompt for the next ranking place ("Choose the 2nd place."). */
+  choosePlace(n: number): string;
+  /** A multi-choice form's bounds ("Select at least 1, at most 2."). */
+  selectRange(min: number, max: number | null): string;
+  /** A ranking form's hint ("Order them, first = most preferred."). */
+  orderHint: string;
+  moveUp(label: string): string;
+  moveDown(label: string): string;
+}
+
+/** English ordinals for the `{{ordinal}}` of a place (1st, 2nd, 3rd, 4th, 11th, 21st). */
+export function englishOrdinal(n: number): string {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  return `${n}${teen ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
 }

@@ -4,7 +4,7 @@
  */
 import type { AdapterAskStrings } from './adapter-words.ts';
 
-export type { AdapterAskButtons, AdapterAskStrings } from './adapter-words.ts';
+export type { AdapterAskButtons, AdapterAskStrings, AdapterStepStrings } from './adapter-words.ts';
 
 import type { Logger } from './log.ts';
 import type { Card } from './render/card.ts';

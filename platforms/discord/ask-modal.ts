@@ -7,7 +7,7 @@
  * indexes, never a token). Beyond the limits (> 5 fields, a draft > 4000 characters, > 25 options)
  * there is no button: the card keeps the signed review page (Details).
  */
-import type { AdapterAskButtons, Tap } from '../../src/adapter.ts';
+import type { AdapterAskButtons, AdapterStepStrings, Tap } from '../../src/adapter.ts';
 import { stringsOf } from '../../src/adapter-kit.ts';
 import type { AskContent, FieldType } from '../../src/asks/content.ts';
 import { answerAction, askInputs, inputsAnswer } from '../../src/asks/inputs.ts';
@@ -56,10 +56,14 @@ function inputsOf(c: AskContent): ModalInput[] | null {
 }
 
 /** The modal of the card's ask, or null when Discord cannot draw it as one. */
-export function askModal(key: string, c: AskContent): DiscordModal | null {
+export function askModal(
+  key: string,
+  c: AskContent,
+  words: AdapterStepStrings = stringsOf(null).asks.steps,
+): DiscordModal | null {
   const inputs = inputsOf(c);
   if (!inputs) return null;
-  const title = c.type === 'approval' ? `Edit and ${approveChoice(c)}` : c.prompt;
+  const title = c.type === 'approval' ? words.editAnd(approveChoice(c)) : c.prompt;
   return {
     custom_id: `hitl-modal:${key}`,
     title: cut(title, MODAL_TITLE_MAX),
@@ -162,11 +166,6 @@ export function modalAnswer(
   return inputsAnswer(c, values, c.type === 'approval' ? approveChoice(c) : undefined);
 }
 
-function ordinal(n: number): string {
-  const teen = n % 100 >= 11 && n % 100 <= 13;
-  return `${n}${teen ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
-}
-
 /** `hitl-rank:<key>:<i>.<j>.` -> the key and the places so far; null for other custom_ids. */
 export function parseRankId(
   customId: string | undefined,
@@ -184,6 +183,7 @@ export function rankStep(
   key: string,
   c: AskContent,
   places: number[],
+  words: AdapterStepStrings = stringsOf(null).asks.steps,
 ): { ranking: string[] } | { content: string; select: DiscordStringSelect } | null {
   if (c.type !== 'decision' || c.sub_type !== 'rank') return null;
   const left = c.options.map((_, i) => i).filter((i) => !places.includes(i));
@@ -191,11 +191,11 @@ export function rankStep(
     return { ranking: [...places, ...left].map((i) => c.options[i]?.key ?? String(i)) };
   const sofar = places.map((i, n) => `${n + 1}. ${c.options[i]?.label ?? '?'}`);
   return {
-    content: [...sofar, `Choose the ${ordinal(places.length + 1)} place.`].join('\n'),
+    content: [...sofar, words.choosePlace(places.length + 1)].join('\n'),
     select: {
       type: 3,
       custom_id: `hitl-rank:${key}:${places.map((i) => `${i}.`).join('')}`,
-      placeholder: `${ordinal(places.length + 1)} place`,
+      placeholder: words.place(places.length + 1),
       min_values: 1,
       max_values: 1,
       options: left.map((i) => ({

@@ -203,7 +203,7 @@ export class InteractionFlow {
     // The first step of a modal or a ranking: refused at once when this person may not answer.
     else if (open && (await this.refused(at))) return true;
     else if (open?.what === 'open') {
-      const modal = askModal(key, content);
+      const modal = askModal(key, content, stringsOf(ctx).asks.steps);
       await respond(
         modal ? { type: CALLBACK_MODAL, data: modal } : ephemeral(stringsOf(ctx).useDetails),
       );
@@ -245,7 +245,12 @@ export class InteractionFlow {
       await at.respond(ephemeralUpdate(stringsOf(at.ctx).choiceInvalid));
       return;
     }
-    const step = rankStep(at.key, at.content, places ? [...places, Number(picked)] : []);
+    const step = rankStep(
+      at.key,
+      at.content,
+      places ? [...places, Number(picked)] : [],
+      stringsOf(at.ctx).asks.steps,
+    );
     if (!step) {
       await at.respond(ephemeral(stringsOf(at.ctx).useDetails));
       return;

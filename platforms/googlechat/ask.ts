@@ -141,7 +141,7 @@ export function googlechatAsk(card: Card, words: AdapterAskStrings, esc: Escape)
   const action = protocolOf(c).actions[0] ?? 'submit';
   const submit: CardAction = {
     action,
-    label: 'Submit',
+    label: words.steps.submit,
     style: 'primary',
     payload: `hitl:${card.key}:${action}`,
   };

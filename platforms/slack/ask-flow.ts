@@ -72,6 +72,7 @@ export async function openAskModal(running: Running, open: OpenRequest): Promise
         { key: open.key, ask },
         fitText,
         open.channel && open.ts ? `${open.channel}:${open.ts}` : '',
+        stringsOf(running.ctx).asks.steps,
       )
     : null;
   if (!view || !ask) {

@@ -5,7 +5,7 @@
  * `response_action: "errors"` beside the field. Pure: no I/O.
  */
 import type { types } from '@slack/bolt';
-import type { AdapterAskButtons } from '../../src/adapter.ts';
+import type { AdapterAskButtons, AdapterStepStrings } from '../../src/adapter.ts';
 import { stringsOf } from '../../src/adapter-kit.ts';
 import type { AskContent } from '../../src/asks/content.ts';
 import { protocolOf } from '../../src/asks/protocol.ts';
@@ -223,6 +223,7 @@ export function modalView(
   card: Pick<Card, 'key' | 'ask'>,
   fitText: FitText,
   metadata = '',
+  words: AdapterStepStrings = stringsOf(null).asks.steps,
 ): types.ModalView | null {
   const c = card.ask?.content;
   if (!c || !isModalKind(c)) return null;
@@ -235,9 +236,9 @@ export function modalView(
   return {
     type: 'modal',
     callback_id: `${SLACK_MODAL_PREFIX}${card.key}:submit`,
-    title: plain(fitText, 'Answer', TITLE_MAX),
-    submit: plain(fitText, 'Submit', TITLE_MAX),
-    close: plain(fitText, 'Cancel', TITLE_MAX),
+    title: plain(fitText, words.formTitle, TITLE_MAX),
+    submit: plain(fitText, words.submit, TITLE_MAX),
+    close: plain(fitText, words.cancel, TITLE_MAX),
     private_metadata: metadata,
     blocks: blocks as Block[],
   };

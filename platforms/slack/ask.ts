@@ -106,13 +106,8 @@ function fits(list: Array<{ key: string }>): boolean {
   );
 }
 
-function ordinal(n: number): string {
-  const teen = n % 100 >= 11 && n % 100 <= 13;
-  return `${n}${teen ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
-}
-
-function submitButton(payload: string): types.Button {
-  const text = { type: 'plain_text' as const, text: 'Submit', emoji: true };
+function submitButton(payload: string, label: string): types.Button {
+  const text = { type: 'plain_text' as const, text: label, emoji: true };
   return { type: 'button', text, action_id: payload, value: payload, style: 'primary' };
 }
 
@@ -126,7 +121,7 @@ export function askBlock(
   if (!ask || card.final) return null;
   const words = stringsOf(strings ? { strings } : null).asks;
   if (isModalKind(ask.content))
-    return modalView(card, fitText)
+    return modalView(card, fitText, '', words.steps)
       ? {
           type: 'actions',
           block_id: `hitl-ask-${card.key}`,
@@ -166,11 +161,11 @@ export function askBlock(
       elements.push({
         type: 'static_select',
         action_id: id(`rank:${i}`),
-        placeholder: placeholder(`${ordinal(i + 1)} place`),
+        placeholder: placeholder(words.steps.place(i + 1)),
         options: options(c.options, fitText),
       });
   }
-  elements.push(submitButton(`hitl:${card.key}:${action}`));
+  elements.push(submitButton(`hitl:${card.key}:${action}`, words.steps.submit));
   return { type: 'actions', block_id: `hitl-ask-${card.key}`, elements };
 }
 

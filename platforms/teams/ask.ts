@@ -49,11 +49,6 @@ export interface AskRetry {
 
 const id = (tail: string) => `${TEAMS_ASK_PREFIX}${tail}`;
 
-function ordinal(n: number): string {
-  const teen = n % 100 >= 11 && n % 100 <= 13;
-  return `${n}${teen ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
-}
-
 /** The label of an option or choice with what the person should know before picking it. */
 function choiceTitle(o: {
   label: string;
@@ -119,7 +114,9 @@ class AskBody {
     const common = {
       id: inputId,
       label: f.label,
-      ...(o.required ? { isRequired: true, errorMessage: `${f.label} is required` } : {}),
+      ...(o.required
+        ? { isRequired: true, errorMessage: this.words.steps.fieldRequired(f.label) }
+        : {}),
     };
     this.add(typedFieldInput(f, common, this.initial(inputId, value), o));
   }
@@ -175,11 +172,15 @@ function typedFieldInput(
  * Approve/reject and confirm/cancel are the card's own buttons; other kinds answer with one Submit
  * that carries the inputs (the protocol action of the kind: select or submit).
  */
-function askButtons(card: Card, c: AskContent): { submit: CardAction; buttons: TeamsAskButton[] } {
+function askButtons(
+  card: Card,
+  c: AskContent,
+  label: string,
+): { submit: CardAction; buttons: TeamsAskButton[] } {
   const action = protocolOf(c).actions[0] ?? 'submit';
   const submit: CardAction = {
     action,
-    label: 'Submit',
+    label,
     style: 'primary',
     payload: `hitl:${card.key}:${action}`,
   };
@@ -223,10 +224,10 @@ function rankParts(b: AskBody, c: Content<'decision'>, choices: Json[]): void {
     b.add({
       type: 'Input.ChoiceSet',
       id: id(`rank.${i}`),
-      label: `${ordinal(i + 1)} place`,
+      label: b.words.steps.place(i + 1),
       style: 'compact',
       isRequired: true,
-      errorMessage: 'Rank every option',
+      errorMessage: b.words.steps.rankEvery,
       choices,
       ...b.sentValue(id(`rank.${i}`)),
     });
@@ -286,7 +287,7 @@ function contextParts(b: AskBody, c: Content<'context'>, buttons: TeamsAskButton
       isMultiline: true,
       maxLength: 4000,
       isRequired: true,
-      errorMessage: `${c.input.label} is required`,
+      errorMessage: b.words.steps.fieldRequired(c.input.label),
       ...(c.input.placeholder ? { placeholder: c.input.placeholder } : {}),
       ...b.sentValue(id('value')),
     });
@@ -310,7 +311,7 @@ function editParts(b: AskBody, c: Content<'edit'>, buttons: TeamsAskButton[]): T
       isMultiline: true,
       maxLength: 20_000,
       isRequired: true,
-      errorMessage: 'The text must not be empty',
+      errorMessage: b.words.steps.textRequired,
       value: b.initial(id('content'), c.draft),
     });
     return { body: b.body, buttons };
@@ -321,7 +322,7 @@ function editParts(b: AskBody, c: Content<'edit'>, buttons: TeamsAskButton[]): T
     b.body.push({
       type: 'FactSet',
       facts: fixed.map((a) => ({
-        title: b.esc(`${a.label} (read-only)`),
+        title: b.esc(`${a.label} ${b.words.steps.readOnly}`),
         value: b.esc(JSON.stringify(a.value)),
       })),
     });
@@ -347,7 +348,7 @@ export function teamsAsk(
   if (!c || card.final) return null;
   const words = stringsOf(strings ? { strings } : null).asks;
   const b = new AskBody(esc, retry.values ?? {}, errorsByInput(c, retry.issues ?? []), words);
-  const { submit, buttons } = askButtons(card, c);
+  const { submit, buttons } = askButtons(card, c, words.steps.submit);
   switch (c.type) {
     case 'approval':
       return approvalParts(b, c, submit, buttons);

@@ -18,17 +18,10 @@ import {
   type AskCallback,
   askRows,
   buttonAnswer,
-  buttonValue,
-  flowAnswer,
-  flowSteps,
   nextPickState,
   type PickState,
   parseAskData,
   pickSummary,
-  readReply,
-  type Step,
-  stepRows,
-  stepText,
 } from './ask.ts';
 import {
   contentKey,
@@ -39,6 +32,15 @@ import {
   PICK_TTL_MS,
   pickKey,
 } from './ask-state.ts';
+import {
+  buttonValue,
+  flowAnswer,
+  flowSteps,
+  readReply,
+  type Step,
+  stepRows,
+  stepText,
+} from './ask-steps.ts';
 import { refFromMessage, tapUser } from './parse.ts';
 import { escapeHtml, renderNotice, TELEGRAM_TEXT_MAX_CHARS, truncateText } from './render.ts';
 import { ephemeralIf, type QueryAnswer, submitWithin } from './taps.ts';
@@ -136,7 +138,7 @@ async function flowButton(deps: FlowDeps, b: AskCallback, at: Tapped): Promise<Q
   const content = await loadJson<AskContent>(deps.ctx, contentKey(b.key));
   if (!flow || !content || flow.key !== b.key || flow.prompt !== at.message.message_id)
     return { text: words(deps).asks.closed };
-  const step = flowSteps(content)[flow.step];
+  const step = flowSteps(content, words(deps).asks.steps)[flow.step];
   if (!step) return { text: words(deps).unknownButton };
   if (b.op === 'v') {
     const value = buttonValue(step, b.n ?? -1);
@@ -188,7 +190,8 @@ async function startFlow(
   content: AskContent,
   at: Tapped,
 ): Promise<QueryAnswer> {
-  if (!flowSteps(content).length) return { text: words(deps).unknownButton };
+  if (!flowSteps(content, words(deps).asks.steps).length)
+    return { text: words(deps).unknownButton };
   // A channel post has no author, so a reply there cannot be told apart: Details instead.
   if (at.message.chat.type === 'channel')
     return { text: words(deps).asks.channelUseDetails, alert: true };
@@ -243,13 +246,13 @@ export async function handleAskReply(c: Context, deps: FlowDeps): Promise<boolea
   const toPrompt = message.reply_to_message?.message_id === flow.prompt;
   if (!toPrompt && message.chat.type !== 'private') return false;
   const content = await loadJson<AskContent>(deps.ctx, contentKey(flow.key));
-  const step = content ? flowSteps(content)[flow.step] : undefined;
+  const step = content ? flowSteps(content, words(deps).asks.steps)[flow.step] : undefined;
   if (!content || !step) {
     await deps.ctx.kv.delete(flowKey(message.chat.id, user.id));
     await say(deps, message, words(deps).asks.closed);
     return true;
   }
-  const read = readReply(step, message.text);
+  const read = readReply(step, message.text, words(deps).asks.steps);
   if ('problem' in read) {
     await sendStep(
       deps,
@@ -276,7 +279,7 @@ async function advance(
   flow: Flow,
   replyTo: Message | null,
 ): Promise<QueryAnswer> {
-  const steps = flowSteps(content);
+  const steps = flowSteps(content, words(deps).asks.steps);
   flow.step += 1;
   if (flow.step < steps.length) {
     await sendStep(deps, chat, user, content, flow, null, replyTo ?? undefined);
@@ -319,7 +322,7 @@ async function sendStep(
   problem: string | null,
   replyTo?: Message,
 ): Promise<void> {
-  const steps = flowSteps(content);
+  const steps = flowSteps(content, words(deps).asks.steps);
   const step = steps[flow.step] as Step;
   // A mention makes a selective ForceReply open the reply field for this person only.
   const who = `<a href="tg://user?id=${encodeURIComponent(user.id)}">${escapeHtml(user.name ?? 'you')}</a>`;
@@ -328,9 +331,9 @@ async function sendStep(
       ? `\n\n<pre>${escapeHtml(truncateText(step.current, TELEGRAM_TEXT_MAX_CHARS - 800))}</pre>`
       : '';
   const text = `${problem ? `⚠️ ${escapeHtml(problem)}\n\n` : ''}${who}: ${escapeHtml(
-    stepText(step, flow.step, steps.length),
+    stepText(step, flow.step, steps.length, words(deps).asks.steps),
   )}${draft}`;
-  const rows = stepRows(flow.key, step);
+  const rows = stepRows(flow.key, step, words(deps).asks.steps);
   const reply_markup = rows.length
     ? { inline_keyboard: rows }
     : {

@@ -1,7 +1,7 @@
 /**
  * Asks in Telegram, the pure part: the inline keyboard rows of each kind, the callback data of the
  * ask buttons (`ha:<key>:<op>[:<n>]`, never a token; 64 bytes at most), and the steps of the
- * field-by-field flow (freetext, content, form, modify, tool_args) with their typed answers.
+ * field-by-field flow (freetext, content, form, modify, tool_args: ask-steps.ts).
  *
  * Kinds: approval choices, single (one button per option), multi (toggles ✓ + Done), rank
  * (successive taps, Undo/Done) and confirm (the card's Confirm/Cancel) are buttons; text kinds,
@@ -9,15 +9,15 @@
  * approval's decision as buttons). More options than TELEGRAM_ASK_MAX_OPTIONS: the review page.
  */
 import type { InlineKeyboardButton } from 'grammy/types';
-import type { AdapterAskStrings } from '../../src/adapter.ts';
+import type { AdapterAskStrings, AdapterStepStrings } from '../../src/adapter.ts';
 import { stringsOf } from '../../src/adapter-kit.ts';
 import {
   type AskContent,
-  type FieldValue,
-  isIsoDate,
-  valueProblem,
 } from '../../src/asks/content.ts';
-import { type AskInput, answerAction, askInputs, inputsAnswer } from '../../src/asks/inputs.ts';
+import { answerAction, } from '../../src/asks/inputs.ts';
+
+/** English step words for callers without a context (tests, tools). */
+const STEPS = stringsOf(null).asks.steps;
 
 export type { FieldValue } from '../../src/asks/content.ts';
 
@@ -59,11 +59,12 @@ export function parseAskData(data: string | undefined): AskCallback | null {
   return { key: m[1]!, op: m[2] as AskOp, n: m[3] === undefined ? null : Number(m[3]) };
 }
 
-const cut = (s: string, max = LABEL_MAX) => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);
+export const cut = (s: string, max = LABEL_MAX) =>
+  s.length <= max ? s : `${s.slice(0, max - 1)}…`;
 
 type Described = { label: string; irreversible?: boolean; impact_hint?: string | undefined };
 /** A label with the irreversible mark and the impact hint beside it. */
-function describe(o: Described): string {
+export function describe(o: Described): string {
   const hint = o.impact_hint ? ` (${o.impact_hint})` : '';
   return cut(`${o.irreversible ? '⚠️ ' : ''}${o.label}${hint}`);
 }
@@ -79,7 +80,7 @@ export interface PickState {
 }
 
 type ButtonStyle = InlineKeyboardButton.CallbackButton['style'];
-const button = (
+export const button = (
   text: string,
   data: string,
   style?: ButtonStyle,
@@ -277,120 +278,17 @@ export function nextPickState(
   return null;
 }
 
-/** One step of the field flow: a value typed as a reply, or picked with a button. */
-export interface Step extends Omit<AskInput, 'type' | 'multiline'> {
-  /** CHOICE: the approval's decision at the end of a modify flow. */
-  type: AskInput['type'] | 'CHOICE';
-  /** Labels of `options` (CHOICE). */
-  optionLabels?: string[];
-}
-
-/** The steps of the flow of a kind that has one (the shared inputs, then a modify's decision). */
-export function flowSteps(content: AskContent): Step[] {
-  const steps: Step[] = askInputs(content).map(({ multiline: _, ...input }) => input);
-  if (content.type === 'approval' && content.sub_type === 'modify')
-    steps.push({
-      key: '',
-      label: 'Your decision',
-      type: 'CHOICE',
-      required: true,
-      options: content.choices.map((c) => c.key),
-      optionLabels: content.choices.map((c) => describe(c)),
-    });
-  return steps;
-}
-
-/** A reply's text as the step's typed value, or why it is not one. */
-export function readReply(step: Step, text: string): { value: FieldValue } | { problem: string } {
-  const t = text.trim();
-  switch (step.type) {
-    case 'BOOLEAN':
-    case 'DROPDOWN':
-    case 'CHOICE':
-      return { problem: 'please use the buttons' };
-    case 'NUMBER': {
-      if (!/^[-+]?(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?$/i.test(t))
-        return { problem: 'must be a number' };
-      return { value: Number(t) };
-    }
-    case 'DATE':
-      return isIsoDate(t) ? { value: t } : { problem: 'must be a date (YYYY-MM-DD)' };
-    default: {
-      if (step.required && !t) return { problem: 'must not be empty' };
-      // A draft may be long (the answer check has its own limit); other strings are typed values.
-      const why =
-        step.key === 'content' && step.current !== undefined ? null : valueProblem('STRING', text);
-      return why ? { problem: why } : { value: text };
-    }
-  }
-}
-
-/** The value of button `n` of a step (BOOLEAN: 1 yes, 0 no), or null. */
-export function buttonValue(step: Step, n: number): FieldValue | null {
-  if (step.type === 'BOOLEAN') return n === 1 ? true : n === 0 ? false : null;
-  return step.options?.[n] ?? null;
-}
-
-/** The prompt text of a step (plain text; escaped by the caller). */
-export function stepText(step: Step, index: number, total: number): string {
-  const lines = [`${total > 1 ? `(${index + 1}/${total}) ` : ''}${step.label}`];
-  const how: Record<Step['type'], string> = {
-    STRING: 'Reply to this message with the text.',
-    NUMBER: 'Reply with a number.',
-    DATE: 'Reply with a date (YYYY-MM-DD).',
-    BOOLEAN: 'Choose Yes or No.',
-    DROPDOWN: 'Choose one.',
-    CHOICE: 'Choose one.',
-  };
-  lines.push(how[step.type]);
-  if (step.placeholder) lines.push(`e.g. ${step.placeholder}`);
-  if (step.current !== undefined && step.type !== 'STRING')
-    lines.push(`Now: ${String(step.current)}`);
-  if (!step.required) lines.push('Optional: Skip leaves it as it is.');
-  return lines.join('\n');
-}
-
-/** The buttons under a step's prompt. */
-export function stepRows(key: string, step: Step): InlineKeyboardButton[][] {
-  const rows: InlineKeyboardButton[][] = [];
-  if (step.type === 'BOOLEAN')
-    rows.push([button('Yes', askData(key, 'v', 1)), button('No', askData(key, 'v', 0))]);
-  if (step.type === 'DROPDOWN' || step.type === 'CHOICE')
-    rows.push(
-      ...(step.options ?? []).map((o, i) => [
-        button(cut(step.optionLabels?.[i] ?? o), askData(key, 'v', i)),
-      ]),
-    );
-  const tail: InlineKeyboardButton[] = [];
-  if (step.current !== undefined) tail.push(button('Keep as it is', askData(key, 'k')));
-  if (!step.required && step.current === undefined) tail.push(button('Skip', askData(key, 's')));
-  if (tail.length) rows.push(tail);
-  return rows;
-}
-
-/** The answer of a finished flow: the values given (a modify's decision under the key ""). */
-export function flowAnswer(
-  content: AskContent,
-  values: Record<string, FieldValue>,
-): { action: string; data: Record<string, unknown> } {
-  const { '': decision, ...rest } = values;
-  return (
-    inputsAnswer(content, rest, decision === undefined ? undefined : String(decision)) ?? {
-      action: 'submit',
-      data: {},
-    }
-  );
-}
-
 /** What the person must see to answer (a confirm's statement, a draft, a tool's arguments). */
-export function askLines(content: AskContent): string[] {
+export function askLines(content: AskContent, words: AdapterStepStrings = STEPS): string[] {
   const show = (v: unknown) => (Array.isArray(v) ? v.join(' / ') : String(v));
   if (content.type === 'context' && content.sub_type === 'confirm') return [content.statement];
   if (content.type === 'edit' && content.sub_type === 'content') return [content.draft];
   if (content.type === 'edit')
     return [
-      `Tool: ${content.tool_name}`,
-      ...content.args.map((a) => `${a.label}: ${show(a.value)}${a.editable ? '' : ' (read-only)'}`),
+      words.tool(content.tool_name),
+      ...content.args.map(
+        (a) => `${a.label}: ${show(a.value)}${a.editable ? '' : ` ${words.readOnly}`}`,
+      ),
     ];
   if (content.type === 'approval' && content.sub_type === 'modify')
     return content.modifiable.map((f) => `${f.label}: ${show(f.value)}`);

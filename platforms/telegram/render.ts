@@ -179,7 +179,9 @@ export function renderCard(card: Card, options: TelegramRenderOptions = {}): Tel
   const status = truncateText(card.status.trim(), STATUS_MAX_CHARS);
   const prompt = card.prompt.trim();
   const ask = card.final ? undefined : card.ask?.content;
-  const lines = [...card.lines, ...(ask ? askLines(ask) : [])].map((line) => line.trim());
+  const lines = [...card.lines, ...(ask ? askLines(ask, options.words?.steps) : [])].map((line) =>
+    line.trim(),
+  );
   const hintText = hint ? `⚠️ ${hint}` : '';
 
   const fixed = [title, hintText, status].filter((part) => part !== '');

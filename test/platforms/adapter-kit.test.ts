@@ -5,12 +5,15 @@ import { fileURLToPath } from 'node:url';
 import type { User } from 'grammy/types';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DiscordApi, type DiscordInteractionResponse } from '../../platforms/discord/api.ts';
+import { rankStep } from '../../platforms/discord/ask-modal.ts';
 import { InteractionFlow } from '../../platforms/discord/interactions.ts';
 import type { RawInteraction } from '../../platforms/discord/parse.ts';
 import { renderMessage as renderDiscordMessage } from '../../platforms/discord/render.ts';
 import { renderCard as renderGoogleChatCard } from '../../platforms/googlechat/render.ts';
+import { modalView } from '../../platforms/slack/ask-modal.ts';
 import { renderCard as renderSlackCard } from '../../platforms/slack/render.ts';
 import { renderTeamsCard } from '../../platforms/teams/render.ts';
+import { readReply, stepRows } from '../../platforms/telegram/ask-steps.ts';
 import { createTelegramAdapter } from '../../platforms/telegram/index.ts';
 import { renderCard as renderTelegramCard } from '../../platforms/telegram/render.ts';
 import type { AdapterContext, Tap, TapReply } from '../../src/adapter.ts';
@@ -192,6 +195,16 @@ describe('a LOCALE template change reaches welcome and ask-flow texts on each pl
             choose_range: 'Wähle {{min}} bis {{max}}',
             your_choice: 'Gewählt ({{count}}): {{picks}}',
             buttons: { answer: 'Antworten…', fill_in: 'Ausfüllen…', edit_draft: 'Entwurf ändern…' },
+            steps: {
+              yes: 'Ja',
+              no: 'Nein',
+              submit: 'Senden',
+              form_title: 'Antwort',
+              not_a_number: 'keine Zahl',
+              field_required: '{{label}} fehlt',
+              place: '{{n}}. Platz',
+              choose_place: 'Wähle Platz {{n}}.',
+            },
           },
         },
       }),
@@ -315,6 +328,43 @@ describe('a LOCALE template change reaches welcome and ask-flow texts on each pl
     // A key the locale leaves out stays English; without the context's strings all are English.
     expect(telegram(card('edit.content'))).toContain('Send the draft as it is');
     expect(json(renderSlackCard(text))).toContain('"text":"Answer…"');
+  });
+  it('the step flows, modals and forms of Telegram, Slack, Discord and Teams', () => {
+    const strings = localized();
+    const steps = strings.asks.steps;
+    const content = (kind: keyof typeof KINDS) => {
+      const parsed = parseAskContent(KINDS[kind].content);
+      if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
+      return parsed.content;
+    };
+    const json = (x: unknown) => JSON.stringify(x);
+    // Telegram: a BOOLEAN step's buttons and a typed reply that is no number.
+    const flag = { key: 'f', label: 'Flag', type: 'BOOLEAN' as const, required: true };
+    expect(json(stepRows('st1', flag, steps))).toContain('"text":"Ja"');
+    const count = { key: 'n', label: 'Count', type: 'NUMBER' as const, required: true };
+    expect(readReply(count, 'many', steps)).toEqual({ problem: 'keine Zahl' });
+    expect(readReply(count, 'many')).toEqual({ problem: 'must be a number' });
+    // Slack: the form modal's title and submit button.
+    const form = content('context.form');
+    const slack = json(
+      modalView({ key: 'st2', ask: { kind: kindOf(form), content: form } }, (s) => s, '', steps),
+    );
+    expect(slack).toContain('"text":"Antwort"');
+    expect(slack).toContain('"text":"Senden"');
+    // Discord: the next ranking place, the locale's own ordinal.
+    const rank = content('decision.rank');
+    expect(json(rankStep('st3', rank, [], steps))).toContain('"placeholder":"1. Platz"');
+    expect(json(rankStep('st3', rank, [], steps))).toContain('Wähle Platz 1.');
+    expect(json(rankStep('st3', rank, []))).toContain('"placeholder":"1st place"');
+    // Teams: a required input's refusal and the Submit button of a form card.
+    const teams = json(
+      renderTeamsCard(
+        makeTelegramCard({ key: 'st4', actions: [], ask: { kind: kindOf(form), content: form } }),
+        { strings },
+      ),
+    );
+    expect(teams).toMatch(/"errorMessage":"[^"]+ fehlt"/);
+    expect(teams).toContain('"title":"Senden"');
   });
 });
 

@@ -2,13 +2,12 @@
 import { expect, it } from 'vitest';
 import {
   askRows,
-  flowSteps,
   parseAskData,
   pickSummary,
-  readReply,
   TELEGRAM_ASK_MAX_OPTIONS,
   telegramDrawsAsk,
 } from '../../../platforms/telegram/ask.ts';
+import { flowSteps, readReply } from '../../../platforms/telegram/ask-steps.ts';
 import { ALL_KINDS, parseAskContent } from '../../../src/asks/content.ts';
 import { KINDS } from '../../asks/fixtures.ts';
 
