@@ -11,10 +11,8 @@
 import type { InlineKeyboardButton } from 'grammy/types';
 import type { AdapterAskStrings, AdapterStepStrings } from '../../src/adapter.ts';
 import { stringsOf } from '../../src/adapter-kit.ts';
-import {
-  type AskContent,
-} from '../../src/asks/content.ts';
-import { answerAction, } from '../../src/asks/inputs.ts';
+import type { AskContent } from '../../src/asks/content.ts';
+import { answerAction } from '../../src/asks/inputs.ts';
 
 /** English step words for callers without a context (tests, tools). */
 const STEPS = stringsOf(null).asks.steps;
