@@ -32,6 +32,8 @@ const tasks = new Map<string, Task>();
 /** What the upstream received: the methods in order, and each tasks/update's params. */
 const methods: string[] = [];
 const updates: Array<Record<string, any>> = [];
+/** The taskId of every tasks/cancel the upstream received. */
+const cancelled: string[] = [];
 
 const confirm = (env: string) => ({
   method: 'elicitation/create',
@@ -146,6 +148,7 @@ function upstreamServer() {
     methods.push('tasks/cancel');
     const t = tasks.get(taskId);
     if (t) t.cancelled = true;
+    cancelled.push(taskId);
     return {} as never;
   });
   return server;
@@ -257,5 +260,30 @@ describe.each(['modern', 'legacy'] as Era[])('an upstream task (downstream %s)',
   it(`TASKS-UP-3 (${era}) the task failed: the client gets its error`, async () => {
     const call = client.callTool({ name: 'deploy', arguments: { env: `broken-${era}` } });
     await expect(call).rejects.toThrow(`cannot deploy broken-${era}`);
+  });
+
+  it(`TASKS-UP-4 (${era}) the client cancels while the task waits on a person: tasks/cancel reaches the upstream, the ask is withdrawn`, async () => {
+    const env = `cancel-${era}`;
+    const stop = new AbortController();
+    const call = client.callTool(
+      { name: 'deploy', arguments: { env } },
+      { signal: stop.signal, timeout: 60_000 },
+    );
+    call.catch(() => undefined);
+    const card = await newCard();
+    expect(JSON.stringify(card)).toContain(`Deploy to ${env}?`);
+    const task = [...tasks.values()].find((t) => t.env === env)!;
+    stop.abort('the agent gave up');
+    await expect(call).rejects.toThrow();
+    // The upstream's record of the tasks/cancel (before the fix it was sent with the call's
+    // aborted signal, so it never left the gateway).
+    await eventually(async () => cancelled.includes(task.taskId), 30_000, 'tasks/cancel upstream');
+    const ended = await relay.until(card.case, (c) => c.status === 'cancelled', 30_000);
+    expect(ended.reason).toContain('no longer needed');
+    await eventually(
+      async () => (await messages()).find((m) => m.case === card.case && m.final),
+      30_000,
+      'the withdrawn card',
+    );
   });
 });
