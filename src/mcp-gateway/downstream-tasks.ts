@@ -97,11 +97,7 @@ export class DownstreamTasks {
     });
     server.setRequestHandler('tasks/cancel', taskParams, async ({ taskId }, ctx) => {
       requireTasks(ctx);
-      const t = this.find(taskId);
-      if (t.status === 'working') {
-        t.stop.abort(new Error('the MCP client cancelled the task'));
-        this.end(t, { status: 'cancelled' });
-      }
+      this.cancel(this.find(taskId), 'the MCP client cancelled the task');
       return {} as never;
     });
     // The person answers the upstream's questions in chat: nothing is outstanding here.
@@ -110,6 +106,18 @@ export class DownstreamTasks {
       this.find(taskId);
       return {} as never;
     });
+  }
+
+  /** The relay is stopping: every working task is cancelled (upstream too); none survives it. */
+  close(): void {
+    for (const t of this.tasks.values()) this.cancel(t, 'the relay is stopping');
+  }
+
+  /** Stops following a working task (which sends tasks/cancel upstream) and marks it cancelled. */
+  private cancel(t: Entry, why: string): void {
+    if (t.status !== 'working') return;
+    t.stop.abort(new Error(why));
+    this.end(t, { status: 'cancelled' });
   }
 
   /** The task as tasks/get shows it (the spec's DetailedTask). */

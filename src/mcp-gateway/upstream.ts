@@ -165,6 +165,7 @@ export class Upstream {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retry);
+    this.tasks.close();
     const client = this.client;
     this.client = undefined;
     await client?.close().catch(() => undefined);
