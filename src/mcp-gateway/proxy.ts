@@ -18,6 +18,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { LegacyCancels } from '../mcp/cancels.ts';
+import { declaresTasks, TASKS_EXTENSION } from '../mcp/tasks.ts';
 import type { GateToolCall } from './tool-gate.ts';
 import { type Upstream, UpstreamDown } from './upstream.ts';
 
@@ -55,6 +56,9 @@ export async function downstreamServer(
   const capabilities = client
     ? passedCapabilities(client.getServerCapabilities())
     : DOWN_CAPABILITIES;
+  // A task of the upstream is handed on to a client that declares Tasks (downstream-tasks.ts).
+  const tasks = client !== undefined && era === 'modern' && upstream.offersTasks(client);
+  if (tasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };
   const server = new Server(
     { name: version?.name ?? upstream.name, version: version?.version ?? '0.0.0' },
     { capabilities, ...(instructions !== undefined && { instructions }) },
@@ -76,6 +80,7 @@ export async function downstreamServer(
       req: { params: { name: string; arguments?: Record<string, unknown> } },
       ctx: ServerContext,
     ) => callTool(upstream, who, req.params, ctx, { cancels, gate, era })) as never);
+  if (tasks) upstream.tasks.install(server);
   return server;
 }
 
@@ -122,7 +127,8 @@ async function callTool(
     if (decision.kind === 'refuse')
       return { isError: true, content: [{ type: 'text', text: decision.message }] };
     const sent = { ...params, arguments: decision.args };
-    return await forward(upstream, 'tools/call', sent, ctx, { cancels: d.cancels, who }, legacy);
+    const by = { cancels: d.cancels, who, asTask: d.era === 'modern' && declaresTasks(ctx) };
+    return await forward(upstream, 'tools/call', sent, ctx, by, legacy);
   } finally {
     legacy.done();
   }
@@ -138,7 +144,7 @@ async function forward(
   method: string,
   params: Record<string, unknown> | undefined,
   ctx: ServerContext,
-  by: { cancels: LegacyCancels; who: DownstreamClient },
+  by: { cancels: LegacyCancels; who: DownstreamClient; asTask?: boolean },
   tracked?: ReturnType<LegacyCancels['track']>,
 ) {
   const { cancels, who } = by;
@@ -158,7 +164,7 @@ async function forward(
     // Sent as this client's call: an elicitation it causes names the client (callers.ts).
     const result = await guarded(upstream, () =>
       upstream.callers.run(who.keyName, () =>
-        upstream.request(method, params === undefined ? undefined : sent, options),
+        upstream.request(method, params === undefined ? undefined : sent, options, by.asTask),
       ),
     );
     await Promise.all(relayed);

@@ -1,6 +1,7 @@
 /**
  * The Tasks extension (`io.modelcontextprotocol/tasks`, 2026-07-28) on an upstream that declares
- * it, for a downstream client that gets the final result: the gateway sends the tools/call itself
+ * it: the final result of one tools/call (a downstream client that declares Tasks gets it through
+ * the gateway's own task, downstream-tasks.ts; `onTask` names the upstream's task). The gateway sends the tools/call itself
  * with the extension declared on the request (the SDK client 2.4 refuses a `resultType: "task"`
  * answer, so these few requests are plain JSON-RPC POSTs through the upstream's guarded fetch),
  * then follows the task with `tasks/get` at its `pollIntervalMs`. While it is `input_required`,
@@ -48,13 +49,17 @@ export async function callWithTasks(
   u: TaskUpstream,
   params: Json,
   options: RequestOptions,
+  onTask?: (taskId: string) => void,
 ): Promise<Json> {
   const signal = options.signal ?? new AbortController().signal;
   const rpc = rpcOf(u, signal);
   let sent = params;
   for (let round = 0; round <= ROUNDS; round++) {
     const r = await rpc('tools/call', sent);
-    if (r.resultType === 'task') return await followTask(u, rpc, r, signal);
+    if (r.resultType === 'task') {
+      onTask?.(String(r.taskId));
+      return await followTask(u, rpc, r, signal);
+    }
     if (r.resultType !== 'input_required') return completed(r);
     const inputResponses = await answerAll(u, r.inputRequests, new Set(), signal);
     const { inputResponses: _old, requestState: _state, ...rest } = sent;

@@ -13,6 +13,7 @@ import type { Health } from '../health.ts';
 import { type Logger, scrub } from '../log.ts';
 import { TASKS_EXTENSION } from '../mcp/tasks.ts';
 import { Callers } from './callers.ts';
+import { DownstreamTasks } from './downstream-tasks.ts';
 import { type AnswerInput, callWithTasks } from './upstream-tasks.ts';
 import { guardedFetch, linkTo, type UpstreamLink } from './upstream-transport.ts';
 
@@ -62,12 +63,16 @@ export class Upstream {
   readonly callers = new Callers();
   /** Answers an input request of a task (the elicitation handler sets it: upstream-tasks.ts). */
   answerInput: AnswerInput | undefined;
+  /** The gateway's tasks for downstream clients that declare Tasks (downstream-tasks.ts). */
+  readonly tasks: DownstreamTasks;
 
   constructor(
     readonly name: string,
     readonly config: McpUpstreamConfig,
     private readonly deps: UpstreamDeps,
-  ) {}
+  ) {
+    this.tasks = new DownstreamTasks(name);
+  }
 
   /** The /readyz part of this upstream. */
   get part(): string {
@@ -90,14 +95,24 @@ export class Upstream {
     return this.connecting;
   }
 
-  /** Sends one request upstream as the SDK client (ProtocolError from the server passes as is). */
+  /**
+   * Sends one request upstream as the SDK client (ProtocolError from the server passes as is).
+   * `asTask`: the downstream client declared Tasks, so a tools/call the upstream answers with a
+   * task answers with the gateway's own (downstream-tasks.ts).
+   */
   async request(
     method: string,
     params: Record<string, unknown> | undefined,
     options: RequestOptions,
+    asTask = false,
   ): Promise<Record<string, unknown>> {
     const client = await this.connected();
     const tasks = method === 'tools/call' && params && this.tasksPath(client);
+    if (tasks && asTask)
+      return await this.tasks.start(
+        (onTask, signal) => callWithTasks(tasks, params, { ...options, signal }, onTask),
+        options.signal ?? new AbortController().signal,
+      );
     if (tasks) return await callWithTasks(tasks, params, options);
     const req = { method, ...(params !== undefined && { params }) };
     const timeouts = { timeout: this.config.timeoutMs, resetTimeoutOnProgress: true };
@@ -105,6 +120,11 @@ export class Upstream {
       string,
       unknown
     >;
+  }
+
+  /** Whether downstream clients are offered Tasks (the upstream's calls take the Tasks path). */
+  offersTasks(client: Client): boolean {
+    return this.tasksPath(client) !== undefined;
   }
 
   /** The Tasks path, when this is a 2026-07-28 HTTP upstream that declares the extension. */
@@ -145,6 +165,7 @@ export class Upstream {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retry);
+    this.tasks.close();
     const client = this.client;
     this.client = undefined;
     await client?.close().catch(() => undefined);

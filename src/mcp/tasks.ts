@@ -91,26 +91,27 @@ function ttlOf(c: StoredCase, retentionMs: number): number | null {
   );
 }
 
+/** The message of the spec's -32602 for a task id that is not known. */
+export const TASK_NOT_FOUND = 'Failed to retrieve task: Task not found';
+
 /** The ask of a task request, or the spec's -32602 for an id that is no ask. */
 async function askOfTask(call: McpCall, taskId: string): Promise<StoredCase> {
   const c = await call.relay.store.getCase(taskId.slice(0, 200));
   if (!c || !askContentOf(c.doc.hitl.context))
-    throw new ProtocolError(
-      ProtocolErrorCode.InvalidParams,
-      'Failed to retrieve task: Task not found',
-    );
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, TASK_NOT_FOUND);
   return c;
 }
 
 /** Refuses a task request of a client that did not declare the extension on it (the spec's -32021). */
-function requireTasks(ctx: ServerContext): void {
+export function requireTasks(ctx: ServerContext): void {
   if (!declaresTasks(ctx))
     throw new MissingRequiredClientCapabilityError({
       requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
     });
 }
 
-const taskParams = { params: z.looseObject({ taskId: z.string().min(1) }) };
+/** The params of tasks/get, tasks/cancel and tasks/update. */
+export const taskParams = { params: z.looseObject({ taskId: z.string().min(1) }) };
 
 /**
  * The tasks of one 2026-07-28 request: the ask tools' calls that became tasks (take), and the

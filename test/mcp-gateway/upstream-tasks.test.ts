@@ -11,7 +11,11 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Client } from '@modelcontextprotocol/client';
-import { InputResponsesV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
+import {
+  CreateTaskResultV2Schema,
+  GetTaskResultV2Schema,
+  InputResponsesV2Schema,
+} from '@modelcontextprotocol/ext-tasks/core/v2';
 import { createMcpHandler, McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +23,7 @@ import { z } from 'zod';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import { TASKS_EXTENSION } from '../../src/mcp/tasks.ts';
 import { connectMcp, type Era } from '../helpers/mcp-client.ts';
+import { connectTasks } from '../helpers/mcp-tasks-client.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 
 type Task = {
@@ -32,6 +37,8 @@ const tasks = new Map<string, Task>();
 /** What the upstream received: the methods in order, and each tasks/update's params. */
 const methods: string[] = [];
 const updates: Array<Record<string, any>> = [];
+/** The taskId of every tasks/cancel the upstream received. */
+const cancelled: string[] = [];
 
 const confirm = (env: string) => ({
   method: 'elicitation/create',
@@ -146,6 +153,7 @@ function upstreamServer() {
     methods.push('tasks/cancel');
     const t = tasks.get(taskId);
     if (t) t.cancelled = true;
+    cancelled.push(taskId);
     return {} as never;
   });
   return server;
@@ -257,5 +265,79 @@ describe.each(['modern', 'legacy'] as Era[])('an upstream task (downstream %s)',
   it(`TASKS-UP-3 (${era}) the task failed: the client gets its error`, async () => {
     const call = client.callTool({ name: 'deploy', arguments: { env: `broken-${era}` } });
     await expect(call).rejects.toThrow(`cannot deploy broken-${era}`);
+  });
+
+  it(`TASKS-UP-4 (${era}) the client cancels while the task waits on a person: tasks/cancel reaches the upstream, the ask is withdrawn`, async () => {
+    const env = `cancel-${era}`;
+    const stop = new AbortController();
+    const call = client.callTool(
+      { name: 'deploy', arguments: { env } },
+      { signal: stop.signal, timeout: 60_000 },
+    );
+    call.catch(() => undefined);
+    const card = await newCard();
+    expect(JSON.stringify(card)).toContain(`Deploy to ${env}?`);
+    const task = [...tasks.values()].find((t) => t.env === env)!;
+    stop.abort('the agent gave up');
+    await expect(call).rejects.toThrow();
+    // The upstream's record of the tasks/cancel (before the fix it was sent with the call's
+    // aborted signal, so it never left the gateway).
+    await eventually(async () => cancelled.includes(task.taskId), 30_000, 'tasks/cancel upstream');
+    const ended = await relay.until(card.case, (c) => c.status === 'cancelled', 30_000);
+    expect(ended.reason).toContain('no longer needed');
+    await eventually(
+      async () => (await messages()).find((m) => m.case === card.case && m.final),
+      30_000,
+      'the withdrawn card',
+    );
+  });
+});
+
+describe('a downstream client that declares Tasks', () => {
+  let t: Awaited<ReturnType<typeof connectTasks>>;
+  beforeAll(async () => {
+    t = await connectTasks(() => `${relay.url}/mcp/gateway/tasky`, 'gateway');
+  });
+  afterAll(async () => t?.close());
+
+  it("TASKS-DOWN-1 gets the gateway's task; it stays working while a person answers in chat, then completes with the upstream's result", async () => {
+    const env = 'staging-tasks';
+    const execution = await t.session.callTool('deploy', { env });
+    expect(execution.kind).toBe('task');
+    const created = t.seen.filter((m) => m.method === 'tools/call').at(-1)!.result;
+    expect(CreateTaskResultV2Schema.safeParse(created).error).toBeUndefined();
+    expect(created.status).toBe('working');
+    const upstreamTask = [...tasks.values()].find((x) => x.env === env)!;
+    // The gateway's own id, mapped to the upstream's (never the upstream's own).
+    expect(created.taskId).not.toBe(upstreamTask.taskId);
+    const first = await newCard();
+    expect(JSON.stringify(first)).toContain(`Deploy to ${env}?`);
+    // The upstream waits on input: the client sees working (the gateway asks in chat).
+    const waiting = await t.session.task(execution.handle!.taskId).snapshot();
+    expect(waiting.status).toBe('working');
+    await tap(first, 'confirm');
+    await tap(await newCard(), 'select', { selected: 'us' });
+    const { outcome } = await execution.settle();
+    expect(outcome.status, JSON.stringify(outcome)).toBe('completed');
+    expect((outcome as { result: any }).result.content).toEqual([
+      { type: 'text', text: `deployed ${env} to us` },
+    ]);
+    for (const m of t.seen.filter((x) => x.method === 'tasks/get'))
+      expect(GetTaskResultV2Schema.safeParse(m.result).error).toBeUndefined();
+  });
+
+  it("TASKS-DOWN-2 tasks/cancel of the gateway's task: tasks/cancel reaches the upstream task, its ask is withdrawn", async () => {
+    const env = 'cancel-tasks';
+    const execution = await t.session.callTool('deploy', { env });
+    expect(execution.kind).toBe('task');
+    const card = await newCard();
+    expect(JSON.stringify(card)).toContain(`Deploy to ${env}?`);
+    const upstreamTask = [...tasks.values()].find((x) => x.env === env)!;
+    await execution.cancel();
+    await eventually(async () => cancelled.includes(upstreamTask.taskId), 30_000, 'tasks/cancel');
+    const ended = await relay.until(card.case, (c) => c.status === 'cancelled', 30_000);
+    expect(ended.reason).toContain('no longer needed');
+    const view = await t.session.task(execution.handle!.taskId).snapshot();
+    expect(view.status).toBe('cancelled');
   });
 });
