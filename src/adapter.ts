@@ -303,6 +303,16 @@ export interface InboxItem extends PendingItem {
   bulk_refusal: string | null;
 }
 
+/** Who of `users` (ids on `platform`) may decide case `key` (Card.key) in chat `address` (issue 35
+ * pushes); `ended`: its outcome, who could have decided it, its openness aside. */
+export interface DecidersQuery {
+  key: string;
+  platform: string;
+  address: string;
+  users: string[];
+  ended?: boolean;
+}
+
 /** A page of the inbox. */
 export interface InboxPage {
   items: InboxItem[];
@@ -332,6 +342,8 @@ export interface AdapterContext {
   pending?(query: PendingQuery): Promise<PendingPage>;
   /** The inbox: this person's open cases across the platform's chats, by the same rules. */
   inbox?(query: InboxQuery): Promise<InboxPage>;
+  /** Of `query.users`, who may decide the case there (rules of `/pending`); absent: nobody. */
+  deciders?(query: DecidersQuery): Promise<string[]>;
   kv: KeyValue;
   /**
    * Seals what an adapter keeps of its own secrets (keys it generates) as the relay seals its own:

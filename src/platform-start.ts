@@ -23,6 +23,8 @@ export interface PlatformStartDeps {
   pending?: AdapterContext['pending'];
   /** The inbox: a person's open cases across a platform's chats. */
   inbox?: AdapterContext['inbox'];
+  /** Who of some people may decide a case in a chat. */
+  deciders?: AdapterContext['deciders'];
   /** Records a platform's delivery receipt on the card's case. */
   recordDelivery?: AdapterContext['recordDelivery'];
   /** The adapters' texts in the relay's LOCALE. */
@@ -74,6 +76,7 @@ async function attempt(
       ...(d.recordDelivery ? { recordDelivery: d.recordDelivery } : {}),
       ...(d.pending ? { pending: d.pending } : {}),
       ...(d.inbox ? { inbox: d.inbox } : {}),
+      ...(d.deciders ? { deciders: d.deciders } : {}),
       reportDown: (reason) =>
         reason === null ? d.health.set(part, 'up') : d.health.set(part, 'failed', reason),
     });

@@ -190,7 +190,7 @@ export class RelayRuntime {
 
   /** What every adapter is started with: one set of texts, and change signals from any replica. */
   private platformDeps() {
-    const store = this.s.store;
+    const { store, pending } = this.s;
     const signals = createAdapterSignals({
       events: this.s.cases.events,
       missedEvent: CHANGES_MISSED,
@@ -206,10 +206,11 @@ export class RelayRuntime {
       health: this.p.health,
       onTap: this.onTap,
       mayAnswer: (tap: Tap) => this.s.taps.mayAnswer(tap),
-      pending: this.s.pending.page.bind(this.s.pending),
+      pending: pending.page.bind(pending),
       inbox: this.s.inbox.page.bind(this.s.inbox),
-      recordDelivery: (card: MessageRef, status: DeliveryStatus) =>
-        recordDeliveryStatus(this.s, card, status),
+      deciders: pending.deciders.bind(pending),
+      recordDelivery: (ref: MessageRef, st: DeliveryStatus) =>
+        recordDeliveryStatus(this.s, ref, st),
       closing: () => this.closing,
       retrySleeps: this.retrySleeps,
       startRetry: this.p.startRetry,
@@ -224,10 +225,7 @@ export class RelayRuntime {
     this.timers.push(timer);
   }
 
-  /**
-   * This process is alive while this key is renewed: posts it leaves half-done when it dies are
-   * taken over by the next reconcile once the key lapses.
-   */
+  /** Alive while this key is renewed: a dead process's half-done posts go to the next reconcile. */
   private beat(): void {
     const { store, instanceId } = this.s;
     const beat = () => void store.kv.set(aliveKey(instanceId), '1', ALIVE_TTL_MS).catch(() => {});

@@ -70,9 +70,14 @@ class WebAdapter implements PlatformAdapter {
     ];
   }
 
-  /** Tells the room's subscribed phones (in the background: a slow push service holds no card). */
-  private push(room: string, payload: PushPayload): void {
-    this.pusher?.toRoom(room, payload).catch((err: Error) => {
+  /**
+   * Tells the room's subscribed phones of the people who may decide case `key` there (in the
+   * background: a slow push service holds no card). `ended`: its outcome, to who could decide it.
+   */
+  private push(room: string, payload: PushPayload, key: string, ended = false): void {
+    const who = async (users: string[]) =>
+      (await this.ctx?.deciders?.({ key, platform: 'web', address: room, users, ended })) ?? [];
+    this.pusher?.toRoom(room, payload, who).catch((err: Error) => {
       this.ctx?.log.warn({ err: err.message }, 'web push failed');
     });
   }
@@ -121,7 +126,7 @@ class WebAdapter implements PlatformAdapter {
     });
     this.wake(room); // append made the new room version
     const url = `/chat?room=${room}`;
-    this.push(room, { title: card.title, body: card.prompt, url, tag: card.caseId });
+    this.push(room, { title: card.title, body: card.prompt, url, tag: card.caseId }, card.key);
     return { platform: 'web', address: room, id };
   }
 
@@ -133,12 +138,17 @@ class WebAdapter implements PlatformAdapter {
     await this.rooms.renewSlot(ref.address, next);
     await this.changed(ref.address);
     if (next.final && !m.final)
-      this.push(ref.address, {
-        title: card.title,
-        body: card.status,
-        url: `/chat?room=${ref.address}`,
-        tag: card.caseId,
-      });
+      this.push(
+        ref.address,
+        {
+          title: card.title,
+          body: card.status,
+          url: `/chat?room=${ref.address}`,
+          tag: card.caseId,
+        },
+        card.key,
+        true,
+      );
   }
 
   async notify(
@@ -153,13 +163,9 @@ class WebAdapter implements PlatformAdapter {
     });
     this.wake(ref.address); // append made the new room version
     const m = await this.rooms.load(ref.id);
+    if (!m?.key || !m.case) return; // no case to tell its deciders about
     const url = `/chat?room=${ref.address}`;
-    this.push(ref.address, {
-      title: m?.title ?? 'hitl-relay',
-      body: text,
-      url,
-      tag: m?.case ?? id,
-    });
+    this.push(ref.address, { title: m.title ?? 'hitl-relay', body: text, url, tag: m.case }, m.key);
   }
 }
 

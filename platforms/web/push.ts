@@ -1,6 +1,7 @@
 /**
  * Web Push from the web chat: a new case in a room, a reminder or expiry warning under its card,
- * and its outcome go to the phones and browsers subscribed to that room. web-push builds each
+ * and its outcome go to the phones and browsers subscribed to that room of the people who may
+ * decide that case there (the per-person rule of `/pending` and the inbox: allowlist, policy). web-push builds each
  * request (the VAPID JWT and the RFC 8291 aes128gcm payload); the request itself goes out through
  * the relay's guarded dispatcher (the URL policy on every address) under a send pace per push
  * service. A 404 or 410 from the push service means the subscription is gone: it is removed.
@@ -130,12 +131,32 @@ export class WebPusher {
     }
   }
 
-  /** Sends a push to every subscription that follows `room`; resolves when all are answered. */
-  async toRoom(room: string, payload: PushPayload): Promise<PushResult[]> {
-    const subs = (await this.subscriptions.all()).filter(
+  /**
+   * Sends a push to every subscription that follows `room` of the people `who` keeps (those who
+   * may decide the case); resolves when all are answered, and logs the fan-out (what a test waits on).
+   */
+  async toRoom(
+    room: string,
+    payload: PushPayload,
+    who: (users: string[]) => Promise<string[]>,
+  ): Promise<PushResult[]> {
+    const following = (await this.subscriptions.all()).filter(
       (s) => s.rooms.length === 0 || s.rooms.includes(room),
     );
-    return Promise.all(subs.map((s) => this.send(s, payload)));
+    const users = [...new Set(following.map((s) => s.user))];
+    const allowed = new Set(users.length ? await who(users) : []);
+    const chosen = following.filter((s) => allowed.has(s.user));
+    const results = await Promise.all(chosen.map((s) => this.send(s, payload)));
+    this.log()?.debug(
+      {
+        case: payload.tag,
+        room,
+        sent: results.filter((r) => r === 'sent').length,
+        skipped: following.length - chosen.length,
+      },
+      'web push fan-out',
+    );
+    return results;
   }
 
   close(): void {

@@ -4,7 +4,7 @@
  * Cases they may not decide are left out entirely, not shown greyed: nothing of them is told.
  * One indexed store read per batch (store.listOpenInChat), bounded per page.
  */
-import type { PendingItem, PendingPage, PendingQuery, TapUser } from '../adapter.ts';
+import type { DecidersQuery, PendingItem, PendingPage, PendingQuery, TapUser } from '../adapter.ts';
 import { endedByPolicy } from '../policy/escalation.ts';
 import { durationWords } from '../policy/expiry-warning.ts';
 import { judge } from '../policy/policy.ts';
@@ -53,6 +53,17 @@ export function mayDecide(
   mine = false,
 ): boolean {
   if (c.doc.next_id || c.doc.delivery_failed || endedByPolicy(c)) return false;
+  return mayDecideAtAll(d, c, target, user, mine);
+}
+
+/** Whether `user` may decide `c` in chat `target` by its allowlist and policy, open or not. */
+function mayDecideAtAll(
+  d: Pick<PendingDeps, 'targets'>,
+  c: StoredCase,
+  target: string,
+  user: TapUser,
+  mine: boolean,
+): boolean {
   if (!d.targets.mayAct(c, target, user.id)) return false;
   const platform = target.slice(0, target.indexOf(':'));
   const account = `${platform}:${user.id}`;
@@ -97,6 +108,15 @@ export class PendingList {
     const next =
       chosen.length > limit && last ? encode(last) : more && before ? encode(before) : null;
     return { items: await Promise.all(shown.map((c) => this.item(c, q))), next };
+  }
+
+  /** Of `q.users`, those who may decide case `q.key` in the chat (for an ended case: could have). */
+  async deciders(q: DecidersQuery): Promise<string[]> {
+    const c = await this.d.store.getCaseByKey(q.key);
+    if (!c) return [];
+    const target = `${q.platform}:${q.address}`;
+    const may = q.ended ? mayDecideAtAll : mayDecide;
+    return [...new Set(q.users)].filter((id) => may(this.d, c, target, { id }, false));
   }
 
   /** `c` as a list item, with its card in chat (`platform`, `address`). */

@@ -12,6 +12,7 @@ import { type FakePushService, startFakePushService } from '../fakes/push-servic
 import {
   type DemoHandle,
   eventually,
+  logLines,
   type RelayHandle,
   startDemo,
   startRelay,
@@ -34,6 +35,10 @@ beforeAll(async () => {
         push: { policy: { allowHttpLoopback: true, allowHosts: [] } },
       }),
     ],
+    configFile: {
+      policies: { 'only-cat': { required: 1, approvers: ['web:cat'] } },
+      routes: { duo: { targets: ['web:duo'], policy: 'only-cat' } },
+    },
   });
 });
 afterAll(async () => {
@@ -198,4 +203,43 @@ it('PUSH-5 the VAPID keys are sealed by the relay under RELAY_SECRET_KEY and ope
     await again.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+/** The relay's fan-outs of pushes about case `id` so far (its debug log line, one per push event). */
+const fanOuts = (id: string) =>
+  logLines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'web push fan-out' && l.case === id);
+
+it('PUSH-6 a push goes only to the people who may decide the case: the new case and its outcome', async () => {
+  const cat = push.subscribe();
+  const dan = push.subscribe();
+  for (const [user, sub] of [
+    ['cat', cat],
+    ['dan', dan],
+  ] as const)
+    expect((await subscribe({ user, subscription: sub, rooms: ['duo'] })).status).toBe(201);
+  const endpointId = (s: { endpoint: string }) => s.endpoint.split('/').pop();
+  const sent = await relay.send('route:duo', await demo.create('approval', true));
+  expect(sent.status).toBe(201);
+  const id = sent.body.id as string;
+  const about = () => push.received.filter((p) => JSON.parse(p.plaintext).tag === id);
+  const first = await eventually(async () => fanOuts(id)[0], 15_000, 'the new case fan-out');
+  expect(first).toMatchObject({ sent: 1, skipped: 1, room: 'duo' });
+  expect(about().map((p) => p.id)).toEqual([endpointId(cat)]);
+
+  // dan may not decide it: his tap is refused, and the outcome push goes to cat alone as well.
+  const [m] = await (
+    await fetch(`${relay.url}/web/api/rooms/duo/messages`, { headers: auth })
+  ).json();
+  const tap = (user: string) =>
+    fetch(`${relay.url}/web/api/rooms/duo/messages/${m.id}/actions/approve`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ user: { id: user, name: user } }),
+    }).then((r) => r.json());
+  expect((await tap('dan')).outcome).not.toBe('submitted');
+  expect((await tap('cat')).outcome).toBe('submitted');
+  const outcome = await eventually(async () => fanOuts(id)[1], 15_000, 'the outcome fan-out');
+  expect(outcome).toMatchObject({ sent: 1, skipped: 1 });
+  expect(about().map((p) => p.id)).toEqual([endpointId(cat), endpointId(cat)]);
+  expect(push.refused).toEqual([]);
 });
