@@ -152,12 +152,9 @@ export class RelayRuntime {
     const sealed = await this.p.sealOldAnswers?.();
     if (sealed) this.s.log.info({ cases: sealed }, 'sealed answers stored before RELAY_SECRET_KEY');
     await this.loadKeys();
-    this.retention = startRetention(
-      store,
-      { retentionMs: config.retentionMs },
-      this.s.now,
-      this.s.log,
-    );
+    const retiredSecrets = this.s.sealer.seal({ submit_token: null, review_url: '' });
+    const retention = { retentionMs: config.retentionMs, retiredSecrets };
+    this.retention = startRetention(store, retention, this.s.now, this.s.log);
     // Changes other replicas write wake this process's /wait requests (no periodic re-reads).
     const events = this.s.cases.events;
     this.stopListening = await store.listenChanges?.((id) =>

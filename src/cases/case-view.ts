@@ -85,6 +85,13 @@ function deliveryView(
   };
 }
 
+/** The review_url is dropped from the store once the case ended and the link expired. */
+function reviewLinkView(d: CaseDoc): CaseView['review_link'] {
+  if (d.review_url_retired_at) return { state: 'retired', at: d.review_url_retired_at };
+  const due = d.review_url_drop_at;
+  return { state: 'kept', at: due ? new Date(due).toISOString() : null };
+}
+
 /** The JSON body of GET /v1/cases/:id. */
 export async function caseView(
   source: CaseViewSource,
@@ -126,6 +133,7 @@ export async function caseView(
       c.status === 'expired' ? (d.default_action ?? d.hitl.default_action ?? null) : null,
     reason: d.reason ?? null,
     status_at: d.status_at ?? null,
+    review_link: reviewLinkView(d),
     expires_at: d.hitl.expires_at,
     previous_id: d.previous_id ?? null,
     next_id: d.next_id ?? null,

@@ -242,6 +242,17 @@ function cardTitle(type: string, round: number | undefined, s: Strings): string 
     : t(s, `title.${type}`);
 }
 
+/** A dropped review_url leaves no link to the service's page (the relay's own link says why). */
+function detailsLink(
+  c: StoredCase,
+  secrets: CaseSecrets,
+  detailsUrl: string | undefined,
+  s: Strings,
+): Card['link'] {
+  if (!detailsUrl && c.doc.review_url_retired_at) return null;
+  return { label: t(s, 'link'), url: detailsUrl ?? secrets.review_url };
+}
+
 /** Renders `c` as a Card; `secrets` are the case's opened secrets (review_url carries the review token). */
 export function renderCase(
   c: StoredCase,
@@ -292,7 +303,7 @@ export function renderCase(
     ].map(neutral),
     hint: final || hint === null ? null : neutral(hint),
     actions,
-    link: { label: t(s, 'link'), url: options.detailsUrl ?? secrets.review_url },
+    link: detailsLink(c, secrets, options.detailsUrl, s),
     ...(openLink ? { openLink } : {}),
     status: neutral(statusText(c, s, options.round, final, content !== undefined)),
     final,

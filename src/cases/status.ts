@@ -4,6 +4,7 @@ import { jsonLimitIssue } from '../protocol/json-limits.ts';
 import { canTransition } from '../protocol/state.ts';
 import type { StatusUpdate } from '../protocol/status.ts';
 import { isTerminal } from '../protocol/types.ts';
+import { reviewUrlDropAt } from '../store/retention.ts';
 import type { Sealer } from '../store/sealer.ts';
 import type { Store } from '../store/store.ts';
 import type { StoredCase } from '../store/types.ts';
@@ -25,10 +26,17 @@ export function sameService(
   c: StoredCase,
   reviewUrl: string,
 ): boolean {
+  // A case whose review_url was dropped keeps the URL's origin in its doc.
+  const own = c.doc.review_url_retired_at ? c.doc.review_origin : sealer.open(c.secrets).review_url;
+  return !!own && originOf(own) !== undefined && originOf(own) === originOf(reviewUrl);
+}
+
+/** The origin of a URL; undefined when it is not one. */
+function originOf(url: string): string | undefined {
   try {
-    return new URL(sealer.open(c.secrets).review_url).origin === new URL(reviewUrl).origin;
+    return new URL(url).origin;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -122,11 +130,14 @@ export class StatusApplier {
       c.next_check_at = null;
       delete d.notice;
       // Nothing is submitted or watched any more: the submit token and the service credentials
-      // go at once (the review URL stays for the final card's Details link until retention).
-      c.secrets = this.d.sealer.seal({
-        submit_token: null,
-        review_url: this.d.sealer.open(c.secrets).review_url,
-      });
+      // go at once; the review URL stays for the final card's Details link until it is due to be
+      // dropped (store/retention.ts), its origin kept apart for matching later rounds.
+      const reviewUrl = this.d.sealer.open(c.secrets).review_url;
+      c.secrets = this.d.sealer.seal({ submit_token: null, review_url: reviewUrl });
+      if (!d.review_url_retired_at) {
+        d.review_url_drop_at ??= reviewUrlDropAt(d.hitl.expires_at, this.d.now());
+        d.review_origin ??= originOf(reviewUrl);
+      }
     }
   }
 

@@ -6,7 +6,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { historyProblem, type Receipt, type ReceiptHistoryEntry } from '../receipts/receipt.ts';
+import {
+  historyProblem,
+  type Receipt,
+  type ReceiptHistoryEntry,
+  sameKeyId,
+} from '../receipts/receipt.ts';
 import {
   type ReceiptVerdict,
   type TrustedReceiptKey,
@@ -17,12 +22,13 @@ import type { CliContext } from './context.ts';
 import { CliError } from './output.ts';
 
 /** Usage of verify. */
-export const VERIFY_USAGE = `usage: hitl-relay verify <receipt.json|-> [--key-id <id>] [--key <file>] [--relay] [--relay-url <url>] [--case <id>] [--json]
+export const VERIFY_USAGE = `usage: hitl-relay verify <receipt.json|-> [--key-id=<id>] [--key <file>] [--relay] [--relay-url <url>] [--case <id>] [--json]
 
   Checks the Ed25519 signature and the history hash chain, and that the signer is a key you trust.
   A receipt carries its own public key, so without a trust anchor verify only says "signature
   consistent with the embedded key, signer not verified" and exits 3.
-  --key-id   the key id the receipt must be signed with (the relay publishes it at
+  --key-id   the key id the receipt must be signed with, as --key-id=ID (an old id may start
+             with "-"; the relay publishes it at
              /.well-known/hitl-relay/receipt-keys.json)
   --key      a file with the trusted key: that receipt-keys.json, one JWK, or a PEM public key
   --relay    fetch the relay's published keys and the case's stored history ($RELAY_URL,
@@ -70,7 +76,7 @@ export async function verifyCommand(args: string[], ctx: CliContext): Promise<nu
   const verdict = verifyReceipt(receipt, { trusted, caseId: values.case });
   if (online && verdict.valid) {
     const published = await online.keys();
-    if (!published.some((k) => k.kid === receipt.signature.key_id))
+    if (!published.some((k) => sameKeyId(k.kid, receipt.signature.key_id)))
       verdict.problems.push(
         `the relay at ${online.base} does not publish key ${receipt.signature.key_id}`,
       );

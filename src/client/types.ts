@@ -95,6 +95,11 @@ export interface CaseView {
   default_action: string | null;
   reason: string | null;
   status_at: string | null;
+  /**
+   * The service's review link: `kept` (at: when it is due to be dropped, once the case ended), or
+   * `retired` (at: when the relay dropped it; the Details link answers 410 Gone since).
+   */
+  review_link: { state: 'kept' | 'retired'; at: string | null };
   expires_at: string;
   previous_id: string | null;
   next_id: string | null;

@@ -133,9 +133,27 @@ export function rawPublicKey(key: KeyObject): Buffer {
   return Buffer.from(jwk.x as string, 'base64url');
 }
 
-/** The key id of a raw public key. */
+/**
+ * The key id of a raw public key: the base64url of the first 16 bytes of its SHA-256, with a `k`
+ * before it when that starts with '-' (1 key in 64), so a command line never reads it as an option.
+ */
 export function keyId(raw: Buffer): string {
+  return canonicalKeyId(legacyKeyId(raw));
+}
+
+/** The key id as receipts signed before the `k` prefix carry it (it may start with '-'). */
+export function legacyKeyId(raw: Buffer): string {
   return createHash('sha256').update(raw).digest().subarray(0, 16).toString('base64url');
+}
+
+/** A key id in its current form: an old id starting with '-' gets its `k`. */
+export function canonicalKeyId(kid: string): string {
+  return kid.startsWith('-') ? `k${kid}` : kid;
+}
+
+/** Whether two key ids name the same key (an old '-' id and its `k` form are the same). */
+export function sameKeyId(a: string, b: string): boolean {
+  return canonicalKeyId(a) === canonicalKeyId(b);
 }
 
 /** The public half of each signing key, derived once (an export per receipt cost ~0.04 ms). */
@@ -178,8 +196,10 @@ export function receiptProblem(r: unknown, expectedKeyId?: string): string | nul
   const sig = Buffer.from(s.value, 'base64url');
   if (sig.toString('base64url') !== s.value || sig.length !== 64)
     return 'signature is not 64 bytes of base64url';
-  if (keyId(raw) !== s.key_id) return 'key_id does not match the public key';
-  if (expectedKeyId && s.key_id !== expectedKeyId)
+  // A receipt signed before the `k` prefix carries the old id: it still verifies.
+  if (s.key_id !== keyId(raw) && s.key_id !== legacyKeyId(raw))
+    return 'key_id does not match the public key';
+  if (expectedKeyId && !sameKeyId(s.key_id, expectedKeyId))
     return `signed by key ${s.key_id}, expected ${expectedKeyId}`;
   const key = createPublicKey({
     key: { kty: 'OKP', crv: 'Ed25519', x: s.public_key },

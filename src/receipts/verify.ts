@@ -6,7 +6,7 @@
  * case the verifier expects. Pure: no network, no clock.
  */
 import { createPublicKey } from 'node:crypto';
-import { keyId, type Receipt, receiptProblem } from './receipt.ts';
+import { keyId, type Receipt, receiptProblem, sameKeyId } from './receipt.ts';
 
 /** A public key a receipt may be signed with: a key id, with the raw key (JWK `x`) when known. */
 export interface TrustedReceiptKey {
@@ -44,7 +44,7 @@ export function verifyReceipt(r: unknown, expect: ReceiptExpectations = {}): Rec
   const s = receipt.signature;
   const trusted = expect.trusted ?? [];
   const signerVerified = trusted.some(
-    (k) => k.kid === s.key_id && (k.x === undefined || k.x === s.public_key),
+    (k) => sameKeyId(k.kid, s.key_id) && (k.x === undefined || k.x === s.public_key),
   );
   if (trusted.length === 0) problems.push(SIGNER_NOT_VERIFIED);
   else if (!signerVerified)

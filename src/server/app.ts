@@ -41,6 +41,7 @@ import type { Metrics } from './metrics.ts';
 import { mountRoute } from './mount-route.ts';
 import { openApiDocument } from './openapi.ts';
 import { intakeRateLimit } from './rate-limit.ts';
+import { retiredPage } from './retired-page.ts';
 import { serviceHeaders } from './service-auth.ts';
 
 /** Largest request body any endpoint takes. */
@@ -319,9 +320,11 @@ function caseRoutes(app: Hono, o: AppOptions): void {
       : '';
     if (!found || !expected || !sameText(expected, given))
       throw new ApiError(404, 'not_found', 'unknown or invalid link');
-    await s.cases.history(found.id, 'details_opened', {});
     c.header('cache-control', 'no-store');
     c.header('referrer-policy', 'no-referrer');
+    const retired = found.doc.review_url_retired_at;
+    if (retired) return c.html(retiredPage(found, retired), 410);
+    await s.cases.history(found.id, 'details_opened', {});
     return c.redirect(s.sealer.open(found.secrets).review_url, 303);
   });
 }

@@ -66,6 +66,7 @@ export const SCHEMAS = {
       'default_action',
       'reason',
       'status_at',
+      'review_link',
       'expires_at',
       'previous_id',
       'next_id',
@@ -194,6 +195,16 @@ export const SCHEMAS = {
       default_action: strOrNull,
       reason: strOrNull,
       status_at: { type: ['string', 'null'], format: 'date-time' },
+      review_link: {
+        type: 'object',
+        description:
+          "The service's review link: kept (at: when it is due to be dropped, null while open) or retired (at: when the relay dropped it; the Details link answers 410 Gone since).",
+        required: ['state', 'at'],
+        properties: {
+          state: { type: 'string', enum: ['kept', 'retired'] },
+          at: { type: ['string', 'null'], format: 'date-time' },
+        },
+      },
       expires_at: dateTime,
       previous_id: strOrNull,
       next_id: strOrNull,

@@ -37,6 +37,11 @@ function linkPaths(): Record<string, PathItem> {
         responses: {
           '303': { description: "Redirect to the service's review_url." },
           '404': error('Unknown or invalid link.'),
+          '410': {
+            description:
+              'The review link was retired: the case ended and its review_url was dropped from the store (an HTML page says when and how the case ended).',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
         },
       },
     },

@@ -7,6 +7,7 @@
  */
 
 import type Database from 'better-sqlite3';
+import { REVIEW_URL_GRACE_MS } from './retention.ts';
 
 /** One numbered step of the schema, in both dialects. */
 export interface Migration {
@@ -259,6 +260,25 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'messages_by_chat',
     sqlite: 'CREATE INDEX IF NOT EXISTS messages_chat ON messages (platform, address, case_id);',
     postgres: 'CREATE INDEX IF NOT EXISTS messages_chat ON messages (platform, address, case_id);',
+  },
+  {
+    // Review URLs are not kept long-term (HITL checklist): the drop-after time of a final case is
+    // in its doc; this column reads it (for the index the retention pass scans). Cases that ended
+    // before it get the grace after their last change.
+    version: 7,
+    name: 'review_url_drop_at',
+    sqlite: `ALTER TABLE cases ADD COLUMN review_url_drop_at INTEGER
+        GENERATED ALWAYS AS (json_extract(doc, '$.review_url_drop_at')) VIRTUAL;
+      CREATE INDEX IF NOT EXISTS cases_review_url_drop ON cases (review_url_drop_at)
+        WHERE review_url_drop_at IS NOT NULL;
+      UPDATE cases SET doc = json_set(doc, '$.review_url_drop_at', updated_at + ${REVIEW_URL_GRACE_MS})
+        WHERE status IN ('completed', 'expired', 'cancelled');`,
+    postgres: `ALTER TABLE cases ADD COLUMN IF NOT EXISTS review_url_drop_at bigint
+        GENERATED ALWAYS AS ((doc->>'review_url_drop_at')::bigint) STORED;
+      CREATE INDEX IF NOT EXISTS cases_review_url_drop ON cases (review_url_drop_at)
+        WHERE review_url_drop_at IS NOT NULL;
+      UPDATE cases SET doc = jsonb_set(doc, '{review_url_drop_at}', to_jsonb(updated_at + ${REVIEW_URL_GRACE_MS}))
+        WHERE status IN ('completed', 'expired', 'cancelled');`,
   },
 ];
 

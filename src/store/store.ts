@@ -230,6 +230,14 @@ export interface RetentionRows {
   purgeClosed(before: number, limit: number): Promise<number>;
   /** Deletes expired key-values (leases, claims, de-duplication marks); returns how many. */
   purgeExpiredKv(now: number): Promise<number>;
+  /**
+   * Drops the review URL of up to `limit` final cases whose doc.review_url_drop_at is at or before
+   * `now`: their sealed secrets become `retired` (sealed secrets without it), doc.review_url_drop_at
+   * goes, doc.review_url_retired_at is `now` (ISO) and the version is bumped (a copy read before
+   * loses its compare-and-set; the final cards are edited again). updated_at stays (retention
+   * counts from the end). Returns how many; a repeat finds none.
+   */
+  dropReviewUrls(now: number, retired: string, limit: number): Promise<number>;
 }
 
 /** Case changes written by other processes. */

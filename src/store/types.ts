@@ -86,6 +86,15 @@ export interface CaseDoc {
   escalation?: CaseEscalation;
   /** Warnings before expiry: the case's thresholds and those already sent (policy/expiry-warning.ts). */
   expiry_warnings?: CaseExpiryWarnings;
+  /**
+   * When the stored review_url is dropped (ms since the epoch; set when the case ends, removed by
+   * the drop): store/retention.ts reviewUrlDropAt says when, the retention pass drops it.
+   */
+  review_url_drop_at?: number;
+  /** When the review_url was dropped from the store (ISO): the Details link answers 410 since. */
+  review_url_retired_at?: string;
+  /** The origin of the review_url (not a secret), kept for matching rounds after the drop. */
+  review_origin?: string;
   /** The relay gave up delivering the card (every target refused it, or none took it in time). */
   delivery_failed?: { at: string; reason: string };
 }

@@ -4,6 +4,7 @@ import { HISTORY_CAP, type Store } from '../../src/store/store.ts';
 import type { StoredCase, StoredMessage } from '../../src/store/types.ts';
 import { kvContract } from './kv-contract.ts';
 import { outboxContract } from './outbox-contract.ts';
+import { reviewUrlContract } from './review-url-contract.ts';
 import { stepContract } from './step-contract.ts';
 
 /** Makes a fresh, empty store; `now` is the store's clock. */
@@ -507,5 +508,11 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     outboxContract({ store: () => store, now: () => now, setNow: (t) => (now = t), sampleCase });
     kvContract({ kv: () => store.kv, advance: (ms) => (now += ms) });
     stepContract({ store: () => store, now: () => now, sampleCase });
+    reviewUrlContract({
+      store: () => store,
+      now: () => now,
+      advance: (ms) => (now += ms),
+      sampleCase,
+    });
   });
 }

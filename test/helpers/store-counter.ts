@@ -33,6 +33,7 @@ const BACKGROUND = new Set([
   'orphanCases',
   'purgeClosed',
   'purgeExpiredKv',
+  'dropReviewUrls',
   'rescheduleOpen',
   'countByStatus',
   'openStats',

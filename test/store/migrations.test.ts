@@ -153,7 +153,7 @@ describe('PostgreSQL migrations', () => {
     ).map((t) => t.name);
     const sqlite: Record<string, string[]> = {};
     for (const t of tables)
-      sqlite[t] = (db.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>)
+      sqlite[t] = (db.prepare(`PRAGMA table_xinfo(${t})`).all() as Array<{ name: string }>)
         .map((c) => c.name)
         .sort();
     db.close();

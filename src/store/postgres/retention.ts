@@ -4,6 +4,16 @@ import type { RetentionRows } from '../store.ts';
 
 export function pgRetention(pool: pg.Pool): RetentionRows {
   return {
+    async dropReviewUrls(t, retired, limit) {
+      const r = await pool.query(
+        `UPDATE cases SET secrets = $1, version = version + 1,
+           doc = jsonb_set(doc - 'review_url_drop_at', '{review_url_retired_at}', to_jsonb($2::text))
+         WHERE id IN (SELECT id FROM cases WHERE review_url_drop_at <= $3
+           AND status IN ('completed', 'expired', 'cancelled') LIMIT $4 FOR UPDATE SKIP LOCKED)`,
+        [retired, new Date(t).toISOString(), t, limit],
+      );
+      return r.rowCount ?? 0;
+    },
     async purgeClosed(before, limit) {
       // One statement: the chosen cases and everything that hangs off them go together.
       const r = await pool.query<{ n: number }>(

@@ -19,7 +19,15 @@ export function sqliteRetention(db: Database.Database): RetentionRows {
     for (const { id } of ids) for (const stmt of purgeCase) stmt.run(id);
     return ids.length;
   });
+  const dropReview = db.prepare<[string, string, number, number]>(
+    `UPDATE cases SET secrets = ?, version = version + 1,
+       doc = json_set(json_remove(doc, '$.review_url_drop_at'), '$.review_url_retired_at', ?)
+     WHERE id IN (SELECT id FROM cases WHERE review_url_drop_at <= ? AND status IN ('completed', 'expired', 'cancelled') LIMIT ?)`,
+  );
   return {
+    async dropReviewUrls(t, retired, limit) {
+      return dropReview.run(retired, new Date(t).toISOString(), t, limit).changes;
+    },
     async purgeClosed(before, limit) {
       return purgeTx(before, limit);
     },
