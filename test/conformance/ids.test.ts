@@ -9,7 +9,8 @@ function testFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
     const p = join(dir, f);
     if (statSync(p).isDirectory()) return testFiles(p);
-    return f.endsWith('.test.ts') ? [p] : [];
+    // Test files, and the shared contracts (test/contract/*.ts) that each store's test file runs.
+    return f.endsWith('.ts') ? [p] : [];
   });
 }
 

@@ -35,7 +35,7 @@ export function reviewUrlContract(t: {
   const urlOf = async (id: string) =>
     sealer.open((await t.store().getCase(id))!.secrets).review_url;
 
-  it('REVIEWURL-1: kept while open and before its time; dropped after; a repeat drops nothing', async () => {
+  it('REVIEWURL-1 kept while open and before its time; dropped after; a repeat drops nothing', async () => {
     const open = await stored('pending', t.now() - 1);
     const later = await stored('completed', t.now() + 60_000);
     const due = await stored('completed', t.now() + 1_000);
@@ -53,7 +53,7 @@ export function reviewUrlContract(t: {
     expect(await drop()).toBe(0);
   });
 
-  it('REVIEWURL-2: the drop changes the secrets and the marker only; a copy read before loses its write', async () => {
+  it('REVIEWURL-2 the drop changes the secrets and the marker only; a copy read before loses its write', async () => {
     const before = await stored('expired', t.now());
     const at = t.now();
     t.advance(5);
@@ -75,7 +75,7 @@ export function reviewUrlContract(t: {
     expect(await urlOf(before.id)).toBe('');
   });
 
-  it('REVIEWURL-3: the retention pass drops what is due (also with retention off); the drop time is the link expiry, within a day of the end', async () => {
+  it('REVIEWURL-3 the retention pass drops what is due (also with retention off); the drop time is the link expiry, within a day of the end', async () => {
     const end = t.now();
     const expiresIn = (ms: number) => new Date(end + ms).toISOString();
     expect(reviewUrlDropAt(expiresIn(3_600_000), end)).toBe(end + 3_600_000);

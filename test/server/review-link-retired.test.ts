@@ -43,7 +43,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-it('REVIEWURL-HTTP-1: a Details link answers 410 once its case ended and its review URL was dropped', async () => {
+it('REVIEWURL-4 a Details link answers 410 once its case ended and its review URL was dropped', async () => {
   relay = await start();
   const response = await demo.create('approval', true);
   const sent = await relay.send('web:retire', response);
