@@ -39,6 +39,7 @@ const CASE_EXAMPLE = {
   default_action: null,
   reason: null,
   status_at: '2026-03-01T10:04:12Z',
+  review_link: { state: 'kept', at: '2026-03-02T10:00:00.000Z' },
   expires_at: '2026-03-02T10:00:00Z',
   previous_id: null,
   next_id: null,

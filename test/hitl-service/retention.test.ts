@@ -69,6 +69,7 @@ async function sqliteBackend(): Promise<Backend> {
     downgrade: `DROP INDEX asks_cases_closed; DROP INDEX asks_submissions_received;
       ALTER TABLE asks_cases DROP COLUMN closed_at;
       ALTER TABLE asks_submissions DROP COLUMN received_at;
+      DROP INDEX cases_review_url_drop; ALTER TABLE cases DROP COLUMN review_url_drop_at;
       DELETE FROM schema_version WHERE version >= 4;`,
     async end() {
       db?.close();
