@@ -151,3 +151,16 @@ it("two stores on one file in one process: a write of the second commits the fir
   await Promise.all([a.kv.set('two:a', '1'), b.kv.set('two:b', '2')]);
   expect(reader(file).keys('two:')).toEqual(['two:a', 'two:b']);
 });
+
+it('opening a second store on the file while the first has a batch open commits that batch first', async () => {
+  const { file, store: a } = open();
+  const write = a.kv.set('open:a', '1');
+  // The migration's BEGIN IMMEDIATE in the same turn as a's open batch (two relays starting in one
+  // test): waiting out busy_timeout on the thread that must commit it failed with "database is locked".
+  const started = Date.now();
+  const b = openSqliteStore(file, Date.now, IDLE);
+  stores.push(b);
+  await write;
+  expect(Date.now() - started).toBeLessThan(4_000);
+  expect(reader(file).keys('open:')).toEqual(['open:a']);
+});

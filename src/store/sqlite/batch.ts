@@ -156,6 +156,15 @@ class GroupCommit implements Batcher {
   }
 }
 
+/**
+ * Commits the batches this process holds open on `db`'s file, before a step that takes the write
+ * lock outside a batcher (a store opening the file migrates it under BEGIN IMMEDIATE).
+ */
+export function commitOpenBatches(db: Database.Database): void {
+  if (db.memory) return;
+  for (const batch of openOnFile.get(resolve(db.name)) ?? []) batch.flush();
+}
+
 export function sqliteBatcher(db: Database.Database): Batcher {
   return new GroupCommit(db);
 }
