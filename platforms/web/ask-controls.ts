@@ -4,6 +4,8 @@
  * `{user, data, confirmed?}` to the message's action endpoint; problems come back per field.
  */
 
+import type { AdapterAskStrings } from '../../src/adapter.ts';
+
 /** The answer part of an action request body: `data` (an object) and `confirmed: true`. */
 export function answerOf(body: unknown): { data?: Record<string, unknown>; confirmed?: true } {
   if (typeof body !== 'object' || body === null) return {};
@@ -30,7 +32,43 @@ export const ASK_STYLE = `
 `;
 
 /**
- * The page script part: `askControls(m, send)` returns the controls of message `m`, kept per
+ * A template of the relay's words with `{name}` where the page script puts a value (a name given
+ * as null leaves its part out, as a null value does).
+ */
+function marked(template: (...values: never[]) => string, ...names: Array<string | null>): string {
+  const marks = names.map((n) => (n === null ? null : `{${n}}`));
+  return (template as (...values: unknown[]) => string)(...marks);
+}
+
+/** The words the page script draws asks with, in the relay's LOCALE (templates `adapter.asks`). */
+export function askScriptWords(words: AdapterAskStrings): Record<string, string> {
+  const s = words.steps;
+  return {
+    choose: words.chooseOne,
+    submit: s.submit,
+    submitRanking: s.submitRanking,
+    submitText: s.submitText,
+    submitArguments: s.submitArguments,
+    selectRange: marked(s.selectRange, 'min', 'max'),
+    selectAtLeast: marked(s.selectRange, 'min', null),
+    orderHint: s.orderHint,
+    moveUp: marked(s.moveUp, 'label'),
+    moveDown: marked(s.moveDown, 'label'),
+    tool: marked(s.tool, 'name'),
+    readOnly: s.readOnly,
+  };
+}
+
+/** The page script's words as a script statement (JSON with no way out of the script element). */
+export function askWordsScript(words: AdapterAskStrings): string {
+  const json = JSON.stringify(askScriptWords(words)).replace(/</g, '\\u003c');
+  return `const W = ${json};
+const fill = (t, v) => t.replace(/\\{(\\w+)\\}/g, (m, k) => (k in v ? String(v[k]) : m));
+`;
+}
+
+/**
+ * The page script part (after askWordsScript): `askControls(m, send)` returns the controls of message `m`, kept per
  * message so the page's periodic redraw does not wipe what the person is typing.
  */
 export const ASK_SCRIPT = `
@@ -51,7 +89,7 @@ function askControls(m, send) {
     } else {
       wrap.append(el('span', null, label + (o.required ? ' *' : '')));
       if (type === 'DROPDOWN') {
-        input = el('select'); input.append(new Option('Choose…', ''));
+        input = el('select'); input.append(new Option(W.choose, ''));
         for (const v of o.options || []) input.append(new Option(v, v));
       } else {
         input = el('input'); input.type = type === 'NUMBER' ? 'number' : type === 'DATE' ? 'date' : 'text';
@@ -99,12 +137,12 @@ function askControls(m, send) {
     }
   } else if (kind === 'decision.single' || kind === 'decision.multi') {
     const multi = kind === 'decision.multi';
-    if (multi) form.append(el('div', 'desc', 'Select at least ' + c.min_select + (c.max_select !== null ? ', at most ' + c.max_select : '') + '.'));
+    if (multi) form.append(el('div', 'desc', c.max_select !== null ? fill(W.selectRange, { min: c.min_select, max: c.max_select }) : fill(W.selectAtLeast, { min: c.min_select })));
     const boxes = c.options.map((o) => {
       const l = el('label'); const i = el('input'); i.type = multi ? 'checkbox' : 'radio'; i.name = 'opt-' + m.id; i.value = o.key;
       l.append(i, document.createTextNode(o.label), ...hint(o)); form.append(l); return i;
     });
-    row.append(button('Submit', 'primary', () => {
+    row.append(button(W.submit, 'primary', () => {
       const picked = boxes.filter((b) => b.checked).map((b) => b.value);
       const chosen = c.options.filter((o) => picked.includes(o.key));
       submit('select', multi ? { selected: picked } : picked.length ? { selected: picked[0] } : {}, risky(chosen));
@@ -115,27 +153,27 @@ function askControls(m, send) {
       const o = c.options.find((x) => x.key === k); const li = el('li', null, o.label); li.dataset.key = k;
       const up = button('↑', '', () => { if (i > 0) { [order[i - 1], order[i]] = [order[i], order[i - 1]]; drawRank(); } });
       const down = button('↓', '', () => { if (i < order.length - 1) { [order[i + 1], order[i]] = [order[i], order[i + 1]]; drawRank(); } });
-      up.setAttribute('aria-label', 'Move ' + o.label + ' up'); down.setAttribute('aria-label', 'Move ' + o.label + ' down');
+      up.setAttribute('aria-label', fill(W.moveUp, { label: o.label })); down.setAttribute('aria-label', fill(W.moveDown, { label: o.label }));
       li.append(up, down); return li;
     }));
-    drawRank(); form.append(el('div', 'desc', 'Order them, first = most preferred.'), ol);
-    row.append(button('Submit ranking', 'primary', () => submit('submit', { ranking: [...order] }, [])));
+    drawRank(); form.append(el('div', 'desc', W.orderHint), ol);
+    row.append(button(W.submitRanking, 'primary', () => submit('submit', { ranking: [...order] }, [])));
   } else if (kind === 'context.freetext') {
     form.append(el('span', null, c.input.label)); const t = el('textarea'); t.name = 'value'; if (c.input.placeholder) t.placeholder = c.input.placeholder; form.append(t);
-    row.append(button('Submit', 'primary', () => submit('submit', { value: t.value }, [])));
+    row.append(button(W.submit, 'primary', () => submit('submit', { value: t.value }, [])));
   } else if (kind === 'context.form') {
     for (const f of c.fields) field('f.' + f.key, f.label, f.type, undefined, { required: f.required, placeholder: f.placeholder, options: f.options });
-    row.append(button('Submit', 'primary', () => submit('submit', { values: collect('f.') }, [])));
+    row.append(button(W.submit, 'primary', () => submit('submit', { values: collect('f.') }, [])));
   } else if (kind === 'context.confirm') {
     if (c.statement) form.append(el('div', 'statement', c.statement));
     row.append(button('Confirm', 'primary', () => submit('confirm', {}, [])), button('Decline', '', () => submit('cancel', {}, [])));
   } else if (kind === 'edit.content') {
     const t = el('textarea'); t.name = 'content'; t.value = c.draft; t.rows = 8; form.append(t);
-    row.append(button('Submit text', 'primary', () => submit('submit', { content: t.value }, [])));
+    row.append(button(W.submitText, 'primary', () => submit('submit', { content: t.value }, [])));
   } else if (kind === 'edit.tool_args') {
-    form.append(el('div', 'desc', 'Tool: ' + c.tool_name));
-    for (const a of c.args) field('a.' + a.key, a.label + (a.editable ? '' : ' (read-only)'), a.type, a.value, { readOnly: !a.editable });
-    row.append(button('Submit arguments', 'primary', () => { const args = collect('a.'); for (const a of c.args) if (!a.editable) delete args[a.key]; submit('submit', { args }, []); }));
+    form.append(el('div', 'desc', fill(W.tool, { name: c.tool_name })));
+    for (const a of c.args) field('a.' + a.key, a.label + (a.editable ? '' : ' ' + W.readOnly), a.type, a.value, { readOnly: !a.editable });
+    row.append(button(W.submitArguments, 'primary', () => { const args = collect('a.'); for (const a of c.args) if (!a.editable) delete args[a.key]; submit('submit', { args }, []); }));
   }
   form.append(row, errors);
   askForms.set(m.id, form);

@@ -1,5 +1,7 @@
 /** The web chat page: plain HTML and a little script; all text is drawn with textContent, never as markup. */
-import { ASK_SCRIPT, ASK_STYLE } from './ask-controls.ts';
+import type { AdapterAskStrings } from '../../src/adapter.ts';
+import { stringsOf } from '../../src/adapter-kit.ts';
+import { ASK_SCRIPT, ASK_STYLE, askWordsScript } from './ask-controls.ts';
 import { PWA_HEAD, REGISTER_SCRIPT } from './pwa.ts';
 
 const STYLE = `
@@ -177,8 +179,11 @@ export const FAVICON_SVG =
 
 const TYPES = ['approval', 'selection', 'input', 'confirmation', 'escalation'];
 
-/** The whole page; `demo` shows the buttons that create cases at the built-in demo service. */
-export function chatPage(options: { demo?: boolean } = {}): string {
+/**
+ * The whole page; `demo` shows the buttons that create cases at the built-in demo service, `words`
+ * are the relay's (English without them).
+ */
+export function chatPage(options: { demo?: boolean; words?: AdapterAskStrings } = {}): string {
   const buttons = TYPES.map(
     (t) =>
       `<button data-type="${t}" data-inline="1">${t}</button><button data-type="${t}" data-inline="0">${t} (link only)</button>`,
@@ -189,5 +194,5 @@ export function chatPage(options: { demo?: boolean } = {}): string {
 <label>your id <input id="uid"></label><label>name <input id="uname"></label></header>
 <main>${options.demo === false ? '' : `<div class="demo" title="Create a case at the built-in demo service and send it here">New demo case: ${buttons}</div>`}
 <div id="messages"></div></main><div id="toast" role="status"></div>
-<script>${SCRIPT}${ASK_SCRIPT}${REGISTER_SCRIPT}</script></body></html>`;
+<script>${SCRIPT}${askWordsScript(options.words ?? stringsOf(null).asks)}${ASK_SCRIPT}${REGISTER_SCRIPT}</script></body></html>`;
 }

@@ -5,6 +5,7 @@ import type {
   InboundRequest,
   InboundResponse,
 } from '../../src/adapter.ts';
+import { stringsOf } from '../../src/adapter-kit.ts';
 import { bulkDecide } from './bulk.ts';
 import { listInbox } from './inbox.ts';
 import { inboxPage } from './inbox-page.ts';
@@ -161,7 +162,7 @@ export function webRoutes(deps: WebRouteDeps): HttpRoute[] {
       path: '/chat',
       handle: async (req) =>
         signedIn(req, deps.token)
-          ? html(200, chatPage({ demo: deps.demo }))
+          ? html(200, chatPage({ demo: deps.demo, words: stringsOf(deps.ctx()).asks }))
           : html(401, signInPage(roomOf(req.query.get('room')))),
     },
     { method: 'POST', path: '/chat/signin', handle: (req) => signIn(req, deps.token) },

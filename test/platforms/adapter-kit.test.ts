@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { runInNewContext } from 'node:vm';
 import type { User } from 'grammy/types';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DiscordApi, type DiscordInteractionResponse } from '../../platforms/discord/api.ts';
@@ -16,6 +17,8 @@ import { renderTeamsCard } from '../../platforms/teams/render.ts';
 import { readReply, stepRows } from '../../platforms/telegram/ask-steps.ts';
 import { createTelegramAdapter } from '../../platforms/telegram/index.ts';
 import { renderCard as renderTelegramCard } from '../../platforms/telegram/render.ts';
+import { askWordsScript } from '../../platforms/web/ask-controls.ts';
+import { chatPage } from '../../platforms/web/page.ts';
 import type { AdapterContext, Tap, TapReply } from '../../src/adapter.ts';
 import {
   adapterStrings,
@@ -204,6 +207,8 @@ describe('a LOCALE template change reaches welcome and ask-flow texts on each pl
               field_required: '{{label}} fehlt',
               place: '{{n}}. Platz',
               choose_place: 'Wähle Platz {{n}}.',
+              select_range: 'Mindestens {{min}}{{#max}}, höchstens {{max}}{{/max}}.',
+              tool: 'Werkzeug: {{name}}',
             },
           },
         },
@@ -365,6 +370,27 @@ describe('a LOCALE template change reaches welcome and ask-flow texts on each pl
     );
     expect(teams).toMatch(/"errorMessage":"[^"]+ fehlt"/);
     expect(teams).toContain('"title":"Senden"');
+  });
+  it("the web chat page's ask controls, filled in by its own script", () => {
+    const strings = localized();
+    const page = chatPage({ words: strings.asks });
+    expect(page).toContain(askWordsScript(strings.asks));
+    const run = (words: typeof strings.asks, expression: string) =>
+      runInNewContext(`${askWordsScript(words)}; ${expression}`) as string;
+    expect(run(strings.asks, 'W.submit')).toBe('Senden');
+    expect(run(strings.asks, 'fill(W.selectRange, { min: 1, max: 2 })')).toBe(
+      'Mindestens 1, höchstens 2.',
+    );
+    expect(run(strings.asks, 'fill(W.selectAtLeast, { min: 1 })')).toBe('Mindestens 1.');
+    expect(run(strings.asks, 'fill(W.tool, { name: "{name} <b>" })')).toBe('Werkzeug: {name} <b>');
+    // A template that would end the script element stays inside it.
+    const sneaky = { ...strings.asks, steps: { ...strings.asks.steps, submit: '</script><b>' } };
+    expect(askWordsScript(sneaky)).not.toContain('</script>');
+    expect(run(sneaky, 'W.submit')).toBe('</script><b>');
+    // Without the relay's words: English.
+    expect(runInNewContext(`${askWordsScript(stringsOf(null).asks)}; W.submitRanking`)).toBe(
+      'Submit ranking',
+    );
   });
 });
 
