@@ -18,6 +18,7 @@ import type { HitlService } from '../hitl-service/index.ts';
 import type { McpToolDeps } from '../mcp/tools.ts';
 import { AskWaits, waitIsOver } from '../mcp/waits.ts';
 import type { StoredCase } from '../store/types.ts';
+import { RelayStopping } from './downstream-tasks.ts';
 import { contentOf, elicitAsk, type FormRequest } from './elicitation-ask.ts';
 import {
   ELICIT_WITHDRAWN,
@@ -83,7 +84,7 @@ export function createElicitation(deps: ElicitationDeps): Elicitation {
   const completions = new UrlCompletions();
   const lifetime = { relay: deps.relay, asks: deps.asks, waits, cards: deps.cards };
   const open = new OpenElicitations(lifetime);
-  const resumes = new TaskResumes(lifetime);
+  const resumes = new TaskResumes(lifetime, deps.cases);
   const chat = { ...deps, waits, open, resumes };
   const answer = (
     u: Upstream,
@@ -142,6 +143,8 @@ async function answerInChat(
     );
     return CANCEL;
   }
+  // While the relay stops a task's question is left for the next process, never answered cancel.
+  if (deps.open.stopping && task) throw new RelayStopping();
   if (deps.open.stopping) return CANCEL;
   if (params.mode === 'url') return answerUrl(chatOf(deps, u, signal), params, completions);
   const made = elicitAsk(u.name, params as unknown as FormRequest);
@@ -160,6 +163,7 @@ async function answerInChat(
         [ELICITATION_LABEL]: 'form',
         ...taskLabels(task),
       });
+  if (!c && task && deps.open.stopping) throw new RelayStopping();
   if (!c || c.status !== 'completed') return CANCEL;
   const id = c.id;
   const data = (c.doc.result?.data ?? {}) as Record<string, unknown>;

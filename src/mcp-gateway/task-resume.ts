@@ -9,6 +9,7 @@
  * history and on its cards.
  */
 
+import type { CaseRepository } from '../cases/repository.ts';
 import type { StoredCase } from '../store/types.ts';
 import {
   ELICITATION_LABEL,
@@ -39,7 +40,10 @@ const slot = (upstream: string, taskId: string, key: string) => `${upstream}\n${
 export class TaskResumes {
   private readonly adoptable = new Map<string, StoredCase>();
 
-  constructor(private readonly d: LifetimeDeps) {}
+  constructor(
+    private readonly d: LifetimeDeps,
+    private readonly cases: Pick<CaseRepository, 'history'>,
+  ) {}
 
   /** The open ask an earlier process made for this input request, taken once. */
   take(upstream: string, at: TaskInput): StoredCase | undefined {
@@ -68,8 +72,10 @@ export class TaskResumes {
     const form = group.filter((c) => c.doc.labels?.[ELICITATION_LABEL] === 'form');
     const keyOf = (c: StoredCase) => String(c.doc.labels?.[TASK_KEY_LABEL]);
     for (const c of form) this.adoptable.set(slot(name, taskId, keyOf(c)), c);
-    const drop = (c: StoredCase, reason: string) => {
+    const drop = async (c: StoredCase, reason: string) => {
       this.adoptable.delete(slot(name, taskId, keyOf(c)));
+      const row = { upstream: name, key: keyOf(c), reason };
+      await this.cases.history(c.id, 'mcp_task_not_resumed', row).catch(() => undefined);
       return withdrawConfirmed(this.d, c, reason);
     };
     const other = group.filter((c) => !form.includes(c));
