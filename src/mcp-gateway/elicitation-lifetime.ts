@@ -31,6 +31,13 @@ export const ELICIT_ORPHANED =
 export const HOLDER_LABEL = 'mcp_gateway_process';
 /** The label every elicitation ask carries (its value: form or url). */
 export const ELICITATION_LABEL = 'mcp_elicitation';
+/** The labels of an ask for an upstream task's input request: the task's id, and its key. */
+export const TASK_LABEL = 'mcp_task';
+export const TASK_KEY_LABEL = 'mcp_task_key';
+
+/** True for the ask of an upstream task's input request (it outlives the relay process). */
+export const isTaskAsk = (c: StoredCase): boolean =>
+  !!c.doc.labels?.[TASK_LABEL] && !!c.doc.labels?.[TASK_KEY_LABEL];
 
 /** How long a withdrawal waits for the relay to see the case end and edit its cards. */
 const CONFIRM_MS = 5000;
@@ -119,11 +126,14 @@ export class OpenElicitations {
     return withdrawConfirmed(this.d, c, reason);
   }
 
-  /** The relay stops: every open ask is withdrawn, and no new one is made. */
+  /**
+   * The relay stops: every open ask is withdrawn, and no new one is made. The asks of upstream
+   * tasks stay open: the task lives on upstream, and the next process resumes them.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     await Promise.all([...this.making]);
-    const open = [...this.open.values()];
+    const open = [...this.open.values()].filter((c) => !isTaskAsk(c));
     if (!open.length) return;
     this.d.relay.log.info({ open: open.length }, 'mcp gateway: stopping: withdrawing elicitations');
     await Promise.all(open.map((c) => this.withdraw(c, ELICIT_STOPPED)));
@@ -144,27 +154,35 @@ async function othersAsks(d: LifetimeDeps, self: string): Promise<StoredCase[]> 
   }
 }
 
+/** Takes over the orphaned asks of upstream tasks (task-resume.ts). */
+export type ResumeOrphans = (asks: StoredCase[]) => Promise<void>;
+
 /**
  * Withdraws the open elicitation asks whose holding process is gone (no alive key; an ask made
- * before asks named their holder counts as gone). An ask whose holder still looks alive (another
- * replica, or a process that died less than ALIVE_TTL_MS ago) is looked at once more after that.
+ * before asks named their holder counts as gone); the asks of upstream tasks go to `resume`
+ * instead. An ask whose holder still looks alive (another replica, or a process that died less
+ * than ALIVE_TTL_MS ago) is looked at once more after that.
  */
 export async function withdrawOrphans(
   d: LifetimeDeps,
   self: string,
+  resume?: ResumeOrphans,
   again = true,
 ): Promise<number> {
   const kv = d.relay.store.kv;
   let withdrawn = 0;
   let held = 0;
+  const tasks: StoredCase[] = [];
   for (const c of await othersAsks(d, self)) {
     const holder = c.doc.labels?.[HOLDER_LABEL];
     if (holder && (await kv.get(aliveKey(holder))) !== undefined) {
       held += 1;
       continue;
     }
-    if (await withdrawConfirmed(d, c, ELICIT_ORPHANED)) withdrawn += 1;
+    if (resume && isTaskAsk(c)) tasks.push(c);
+    else if (await withdrawConfirmed(d, c, ELICIT_ORPHANED)) withdrawn += 1;
   }
+  if (resume && tasks.length) await resume(tasks);
   if (withdrawn)
     d.relay.log.info(
       { withdrawn },
@@ -172,7 +190,7 @@ export async function withdrawOrphans(
     );
   if (held && again) {
     const later = setTimeout(
-      () => void withdrawOrphans(d, self, false).catch(() => 0),
+      () => void withdrawOrphans(d, self, resume, false).catch(() => 0),
       ALIVE_TTL_MS,
     );
     later.unref();

@@ -17,12 +17,17 @@ import type { CardDelivery } from '../cases/card-delivery.ts';
 import type { HitlService } from '../hitl-service/index.ts';
 import type { McpToolDeps } from '../mcp/tools.ts';
 import { AskWaits, waitIsOver } from '../mcp/waits.ts';
+import type { StoredCase } from '../store/types.ts';
+import { RelayStopping } from './downstream-tasks.ts';
 import { contentOf, elicitAsk, type FormRequest } from './elicitation-ask.ts';
 import {
   ELICIT_WITHDRAWN,
   ELICITATION_LABEL,
   HOLDER_LABEL,
+  isTaskAsk,
   OpenElicitations,
+  TASK_KEY_LABEL,
+  TASK_LABEL,
   withdrawOrphans,
 } from './elicitation-lifetime.ts';
 import {
@@ -32,7 +37,9 @@ import {
   recordCompletion,
   UrlCompletions,
 } from './elicitation-url.ts';
+import { TaskResumes, type UpstreamOf } from './task-resume.ts';
 import type { Upstream } from './upstream.ts';
+import type { TaskInput } from './upstream-tasks.ts';
 
 /** What the elicitation handler uses of the relay. */
 export interface ElicitationDeps {
@@ -61,8 +68,11 @@ export interface Elicitation {
   waits: AskWaits;
   /** The open asks (withdrawn on abort and at stop). */
   open: OpenElicitations;
-  /** The relay started: withdraws the asks a previous process left open. */
-  started(): Promise<number>;
+  /**
+   * The relay started: withdraws the asks a previous process left open, but resumes those of
+   * upstream tasks (task-resume.ts) on the upstreams `upstreamOf` names.
+   */
+  started(upstreamOf?: UpstreamOf): Promise<number>;
   /** The relay is stopping: withdraws every open ask (before the upstreams close). */
   stopping(): Promise<void>;
   close(): void;
@@ -74,23 +84,35 @@ export function createElicitation(deps: ElicitationDeps): Elicitation {
   const completions = new UrlCompletions();
   const lifetime = { relay: deps.relay, asks: deps.asks, waits, cards: deps.cards };
   const open = new OpenElicitations(lifetime);
-  const chat = { ...deps, waits, open };
-  const answer = (u: Upstream, params: Record<string, unknown>, signal: AbortSignal) =>
-    answerInChat(chat, u, params, signal, completions);
+  const resumes = new TaskResumes(lifetime, deps.cases);
+  const chat = { ...deps, waits, open, resumes };
+  const answer = (
+    u: Upstream,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+    task?: TaskInput,
+  ) => answerInChat(chat, u, params, signal, completions, task);
   const recorded = { cases: deps.cases, log: deps.relay.log };
   return {
     waits,
     open,
-    started: () => withdrawOrphans(lifetime, deps.instanceId ?? ''),
+    started: (upstreamOf) =>
+      withdrawOrphans(
+        lifetime,
+        deps.instanceId ?? '',
+        upstreamOf && ((asks) => resumes.resume(asks, upstreamOf)),
+      ),
     stopping: () => open.stop(),
     close: () => waits.close(),
     prepare(client, upstream) {
       client.registerCapabilities({ elicitation: { form: {}, url: {} } });
       // A task's input requests (upstream-tasks.ts): elicitations asked the same way.
-      upstream.answerInput = async (req, signal) =>
+      upstream.answerInput = async (req, signal, task) =>
         req.method === 'elicitation/create'
-          ? answer(upstream, req.params ?? {}, signal)
+          ? answer(upstream, req.params ?? {}, signal, task)
           : undefined;
+      // While the relay stops, an upstream task lives on (its asks stay open for the next process).
+      upstream.keepTasks = () => open.stopping;
       client.setRequestHandler(
         'elicitation/create',
         (req, ctx) =>
@@ -110,6 +132,7 @@ async function answerInChat(
   params: Record<string, unknown>,
   signal: AbortSignal,
   completions: UrlCompletions,
+  task?: TaskInput,
 ): Promise<ElicitAnswer> {
   const log = deps.relay.log;
   const at = { upstream: u.name };
@@ -120,6 +143,8 @@ async function answerInChat(
     );
     return CANCEL;
   }
+  // While the relay stops a task's question is left for the next process, never answered cancel.
+  if (deps.open.stopping && task) throw new RelayStopping();
   if (deps.open.stopping) return CANCEL;
   if (params.mode === 'url') return answerUrl(chatOf(deps, u, signal), params, completions);
   const made = elicitAsk(u.name, params as unknown as FormRequest);
@@ -130,7 +155,15 @@ async function answerInChat(
     );
     return CANCEL;
   }
-  const c = await chatOf(deps, u, signal).ask(made.content, { [ELICITATION_LABEL]: 'form' });
+  // An ask an earlier process made for this task's key is adopted (task-resume.ts).
+  const adopted = task && deps.resumes.take(u.name, task);
+  const c = adopted
+    ? await settled(deps, adopted, signal)
+    : await chatOf(deps, u, signal).ask(made.content, {
+        [ELICITATION_LABEL]: 'form',
+        ...taskLabels(task),
+      });
+  if (!c && task && deps.open.stopping) throw new RelayStopping();
   if (!c || c.status !== 'completed') return CANCEL;
   const id = c.id;
   const data = (c.doc.result?.data ?? {}) as Record<string, unknown>;
@@ -146,8 +179,35 @@ async function answerInChat(
   return { action: 'accept', content: typed.content };
 }
 
+/** The labels naming a task's input request (none when too long to be a label value). */
+function taskLabels(task: TaskInput | undefined): Record<string, string> {
+  if (!task || task.taskId.length > 256 || task.key.length > 256) return {};
+  return { [TASK_LABEL]: task.taskId, [TASK_KEY_LABEL]: task.key };
+}
+
 /** What one elicitation's chat uses: the relay, the waits, the open asks. */
-type ChatDeps = ElicitationDeps & { waits: AskWaits; open: OpenElicitations };
+type ChatDeps = ElicitationDeps & {
+  waits: AskWaits;
+  open: OpenElicitations;
+  resumes: TaskResumes;
+};
+
+/**
+ * Waits for the end of ask `known`: the case once it is over; undefined when `signal` aborted
+ * first (the ask withdrawn, but an upstream task's ask stays open while the relay stops).
+ */
+async function settled(deps: ChatDeps, known: StoredCase, signal: AbortSignal) {
+  const id = known.id;
+  deps.open.hold(known);
+  const c = await deps.waits.until(id, known, signal, () => {});
+  if (c && waitIsOver(c)) {
+    deps.open.release(id);
+    return c;
+  }
+  if (c && deps.open.stopping && isTaskAsk(c)) deps.open.release(id);
+  else if (c) await deps.open.withdraw(c, ELICIT_WITHDRAWN);
+  return undefined;
+}
 
 /**
  * Asks in upstream `u`'s target and waits for the end: the chat of one elicitation. When `signal`
@@ -169,22 +229,16 @@ function chatOf(deps: ChatDeps, u: Upstream, signal: AbortSignal): ElicitChat {
       // Whose call it came for and from which upstream: lines on every card (contextLines).
       const from = { upstream: u.name, called_by: u.callers.now() };
       const context = { context: { ...from, ...more?.context } };
-      const { id, known } = await deps.open.whileMaking(async () => {
+      const { known } = await deps.open.whileMaking(async () => {
         const created = await createAsk(deps.relay, deps.asks, body, origin, context);
         const id = created.relay.id;
         deps.relay.log.info({ upstream: u.name, id }, 'mcp gateway: elicitation asked in chat');
         more?.onCreated?.(id);
         const known = await deps.relay.store.getCase(id);
         if (known) deps.open.hold(known);
-        return { id, known };
+        return { known };
       });
-      const c = known && (await deps.waits.until(id, known, signal, () => {}));
-      if (c && waitIsOver(c)) {
-        deps.open.release(id);
-        return c;
-      }
-      if (c) await deps.open.withdraw(c, ELICIT_WITHDRAWN);
-      return undefined;
+      return known && (await settled(deps, known, signal));
     },
   };
 }

@@ -35,6 +35,8 @@ export interface GatewayDeps {
   gate: GateToolCall;
   /** Adds the gateway's request handlers (elicitation) to each upstream client. */
   prepare?: UpstreamDeps['prepare'];
+  /** Where the gateway's tasks are kept across restarts (downstream-tasks.ts). */
+  tasks?: UpstreamDeps['tasks'];
 }
 
 /** The gateway. */
@@ -65,6 +67,7 @@ export function createGateway(deps: GatewayDeps): McpGateway {
       health: deps.health,
       onNotification,
       ...(deps.prepare && { prepare: deps.prepare }),
+      tasks: deps.tasks,
     });
     upstreams.set(name, upstream);
     handlers.set(name, downstreamHandler(name, upstream, deps));

@@ -17,12 +17,20 @@ import {
   ProtocolErrorCode,
   type RequestOptions,
 } from '@modelcontextprotocol/server';
+import type { KeyValue } from '../adapter.ts';
 import { TASKS_EXTENSION } from '../mcp/tasks.ts';
+
+/** Which task and which of its inputRequests keys an input request is (its ask is labelled so). */
+export interface TaskInput {
+  taskId: string;
+  key: string;
+}
 
 /** Answers one input request of the upstream (elicitation asked in chat); undefined: cannot. */
 export type AnswerInput = (
   request: { method: string; params?: Record<string, unknown> },
   signal: AbortSignal,
+  task?: TaskInput,
 ) => Promise<Record<string, unknown> | undefined>;
 
 /** What the Tasks path uses of one upstream. */
@@ -32,6 +40,10 @@ export interface TaskUpstream {
   fetch: FetchLike;
   clientInfo: Record<string, string>;
   answer: AnswerInput;
+  /** Where the keys already answered are noted, so a resumed task does not ask them again. */
+  kv?: Pick<KeyValue, 'get' | 'set'> | undefined;
+  /** True while the relay stops: the task lives on upstream (no tasks/cancel), to be resumed. */
+  stopping?: (() => boolean) | undefined;
 }
 
 const REVISION = '2026-07-28';
@@ -41,6 +53,8 @@ const POLL_MS = { fallback: 1000, min: 10, max: 30_000 } as const;
 const ROUNDS = 10;
 /** How long a tasks/cancel may take once the downstream call is gone. */
 const CANCEL_MS = 10_000;
+/** How long the note of an answered key is kept. */
+const ANSWERED_MS = 24 * 60 * 60 * 1000;
 
 type Json = Record<string, unknown>;
 
@@ -75,14 +89,33 @@ export async function callWithTasks(
   );
 }
 
+/**
+ * Follows upstream task `taskId` that an earlier relay process started (it stopped while the task
+ * was running): tasks/get first, handed to `onFirst` (which settles the asks the earlier process
+ * left open), then as callWithTasks follows a task, to its final result.
+ */
+export async function resumeTask(
+  u: TaskUpstream,
+  taskId: string,
+  signal: AbortSignal,
+  onFirst: (task: Json) => Promise<void>,
+): Promise<Json> {
+  const rpc = rpcOf(u, signal);
+  const first = await rpc('tasks/get', { taskId });
+  await onFirst(first);
+  return await followTask(u, rpc, { ...first, taskId }, signal);
+}
+
 type Rpc = (method: string, params: Json, own?: AbortSignal) => Promise<Json>;
 
 async function followTask(u: TaskUpstream, rpc: Rpc, first: Json, signal: AbortSignal) {
   const taskId = String(first.taskId);
   const asked = new Set<string>();
-  // The call's signal is aborted by then: the cancel has its own.
-  const cancel = () =>
+  // The call's signal is aborted by then: the cancel has its own. Not while the relay stops.
+  const cancel = () => {
+    if (u.stopping?.()) return;
     void rpc('tasks/cancel', { taskId }, AbortSignal.timeout(CANCEL_MS)).catch(() => undefined);
+  };
   signal.addEventListener('abort', cancel, { once: true });
   try {
     let task = first;
@@ -102,7 +135,7 @@ async function followTask(u: TaskUpstream, rpc: Rpc, first: Json, signal: AbortS
           `upstream MCP server "${u.name}" cancelled task ${taskId}`,
         );
       if (task.status === 'input_required') {
-        const inputResponses = await answerAll(u, task.inputRequests, asked, signal);
+        const inputResponses = await answerAll(u, task.inputRequests, asked, signal, taskId);
         if (Object.keys(inputResponses).length > 0)
           await rpc('tasks/update', { taskId, inputResponses });
       }
@@ -114,25 +147,35 @@ async function followTask(u: TaskUpstream, rpc: Rpc, first: Json, signal: AbortS
   }
 }
 
-/** Answers every input request whose key is not in `asked` (and adds the keys). */
+/**
+ * Answers every input request whose key is not in `asked` (and adds the keys). For a task, a key
+ * answered by an earlier relay process (noted in `u.kv`) is not asked again either.
+ */
 async function answerAll(
   u: TaskUpstream,
   requests: unknown,
   asked: Set<string>,
   signal: AbortSignal,
+  taskId?: string,
 ): Promise<Json> {
-  const fresh = Object.entries((requests ?? {}) as Record<string, Json>).filter(
-    ([key]) => !asked.has(key),
-  );
-  for (const [key] of fresh) asked.add(key);
+  const note = (key: string) => `mcp-gw-answered:${u.name}:${taskId}:${key}`;
+  const fresh: Array<[string, Json]> = [];
+  for (const [key, req] of Object.entries((requests ?? {}) as Record<string, Json>)) {
+    if (asked.has(key)) continue;
+    asked.add(key);
+    if (taskId && u.kv && (await u.kv.get(note(key))) !== undefined) continue;
+    fresh.push([key, req]);
+  }
   const answers = await Promise.all(
     fresh.map(async ([key, req]) => {
-      const answer = await u.answer(req as { method: string; params?: Json }, signal);
+      const at = taskId ? { taskId, key } : undefined;
+      const answer = await u.answer(req as { method: string; params?: Json }, signal, at);
       if (!answer)
         throw new ProtocolError(
           ProtocolErrorCode.InternalError,
           `upstream MCP server "${u.name}" asked for ${String(req.method)}, which the gateway does not answer`,
         );
+      if (taskId) await u.kv?.set(note(key), '1', ANSWERED_MS);
       return [key, answer] as const;
     }),
   );

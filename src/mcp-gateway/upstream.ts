@@ -13,8 +13,8 @@ import type { Health } from '../health.ts';
 import { type Logger, scrub } from '../log.ts';
 import { TASKS_EXTENSION } from '../mcp/tasks.ts';
 import { Callers } from './callers.ts';
-import { DownstreamTasks } from './downstream-tasks.ts';
-import { type AnswerInput, callWithTasks } from './upstream-tasks.ts';
+import { DownstreamTasks, type TaskStore } from './downstream-tasks.ts';
+import { type AnswerInput, callWithTasks, resumeTask } from './upstream-tasks.ts';
 import { guardedFetch, linkTo, type UpstreamLink } from './upstream-transport.ts';
 
 /** What an upstream needs of the relay. */
@@ -26,6 +26,8 @@ export interface UpstreamDeps {
   onNotification(upstream: string, n: Notification): void;
   /** Adds the gateway's own request handlers (elicitation) to a fresh client. */
   prepare?(client: Client, upstream: Upstream): void;
+  /** Where the gateway's tasks and the answered keys of upstream tasks are kept. */
+  tasks?: TaskStore | undefined;
 }
 
 /** The upstream cannot serve now; the message says why (never a secret). */
@@ -63,6 +65,8 @@ export class Upstream {
   readonly callers = new Callers();
   /** Answers an input request of a task (the elicitation handler sets it: upstream-tasks.ts). */
   answerInput: AnswerInput | undefined;
+  /** True while the relay stops (the elicitation handler sets it): tasks live on upstream. */
+  keepTasks: (() => boolean) | undefined;
   /** The gateway's tasks for downstream clients that declare Tasks (downstream-tasks.ts). */
   readonly tasks: DownstreamTasks;
 
@@ -71,7 +75,24 @@ export class Upstream {
     readonly config: McpUpstreamConfig,
     private readonly deps: UpstreamDeps,
   ) {
-    this.tasks = new DownstreamTasks(name);
+    this.tasks = new DownstreamTasks(name, deps.tasks);
+    this.tasks.revive = (taskId) =>
+      void this.resumeTask(taskId, async () => {}).catch((err: Error) =>
+        deps.log.warn(
+          { upstream: name, err: scrub(err.message) },
+          'mcp gateway: cannot follow an upstream task again',
+        ),
+      );
+  }
+
+  /**
+   * Follows upstream task `taskId` that an earlier relay process started (task-resume.ts):
+   * `onFirst` gets its state first; a gateway task a client holds for it ends with its outcome.
+   */
+  async resumeTask(taskId: string, onFirst: (task: Record<string, unknown>) => Promise<void>) {
+    const tasks = this.tasksPath(await this.connected());
+    if (!tasks) throw new UpstreamDown(this.name, 'it no longer offers the Tasks extension');
+    await this.tasks.resume(taskId, (signal) => resumeTask(tasks, taskId, signal, onFirst));
   }
 
   /** The /readyz part of this upstream. */
@@ -137,7 +158,17 @@ export class Upstream {
     if (!isHttpUpstream(config) || !this.answerInput) return undefined;
     const fetch = guardedFetch(config, this.deps.dispatcher);
     const clientInfo = { ...GATEWAY_CLIENT_INFO };
-    return { name: this.name, url: config.url, fetch, clientInfo, answer: this.answerInput };
+    const answer = this.answerInput;
+    const stopping = () => this.closed || !!this.keepTasks?.();
+    return {
+      name: this.name,
+      url: config.url,
+      fetch,
+      clientInfo,
+      answer,
+      kv: this.deps.tasks?.kv,
+      stopping,
+    };
   }
 
   /** The upstream's definition of tool `name` (tools/list, read again after a change). */

@@ -36,6 +36,7 @@ import { createGateway } from '../mcp-gateway/gateway.ts';
 import { createToolGate } from '../mcp-gateway/tool-gate.ts';
 import { createGuardedAgent } from '../net/http.ts';
 import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
+import { createTextSealer } from '../store/sealer.ts';
 import type { StoredCase } from '../store/types.ts';
 import { ApiError } from './api-error.ts';
 import { registerGatewayMetrics, registerGatewayRoutes } from './gateway-routes.ts';
@@ -223,7 +224,7 @@ export function mountAskService(
   const { gate, elicitation, gateway } = mounted;
   return {
     service,
-    started: () => void elicitation.started().catch(() => 0),
+    started: () => void elicitation.started(gateway.upstream).catch(() => 0),
     stopping: () => elicitation.stopping(),
     async close() {
       // First: the waits the gateway's close ends are the relay stopping, not clients cancelling.
@@ -235,6 +236,9 @@ export function mountAskService(
     },
   };
 }
+
+/** The purpose the gateway's task results are sealed under. */
+const TASKS_SEAL = 'mcp-gateway tasks v1';
 
 /** The MCP gateway (/mcp/gateway/<name>): its tool gate and its elicitations, as asks of `service`. */
 function mountGateway(
@@ -259,6 +263,8 @@ function mountGateway(
   const gateway = createGateway({
     gate,
     prepare: elicitation.prepare,
+    // A downstream client's task of the gateway answers after a restart (downstream-tasks.ts).
+    tasks: { kv: relay.store.kv, sealer: createTextSealer(relay.config.secretKey, TASKS_SEAL) },
     upstreams: relay.config.mcpUpstreams,
     dispatcher: createGuardedAgent(relay.config),
     policy: relay.config,
