@@ -140,6 +140,36 @@ export class Upstream {
     return { name: this.name, url: config.url, fetch, clientInfo, answer: this.answerInput };
   }
 
+  /**
+   * The client, when a call may take the lean path (lean-call.ts): connected now, over HTTP,
+   * on 2026-07-28, without the Tasks path.
+   */
+  leanClient(): Client | undefined {
+    const c = this.client;
+    if (!c || !isHttpUpstream(this.config) || this.closed || this.config.lean === false)
+      return undefined;
+    if (c.getNegotiatedProtocolVersion() !== '2026-07-28' || this.offersTasks(c)) return undefined;
+    return c;
+  }
+
+  /** Tool `name` as the last tools/list described it (undefined when not read yet). */
+  knownTool(name: string): Tool | undefined {
+    return this.tools?.get(name);
+  }
+
+  private fetchOf: ReturnType<typeof guardedFetch> | undefined;
+  /** The guarded fetch of this HTTP upstream (URL policy, its headers, no redirect). */
+  leanFetch(): ReturnType<typeof guardedFetch> {
+    if (!isHttpUpstream(this.config)) throw new Error('not an HTTP upstream');
+    this.fetchOf ??= guardedFetch(this.config, this.deps.dispatcher);
+    return this.fetchOf;
+  }
+
+  /** The URL of this HTTP upstream. */
+  leanUrl(): string {
+    return isHttpUpstream(this.config) ? this.config.url : '';
+  }
+
   /** The upstream's definition of tool `name` (tools/list, read again after a change). */
   async tool(name: string): Promise<Tool | undefined> {
     const found = (await this.toolList()).get(name);

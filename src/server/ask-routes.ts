@@ -258,6 +258,7 @@ function mountGateway(
   });
   const gateway = createGateway({
     gate,
+    allows: gate.allows,
     prepare: elicitation.prepare,
     upstreams: relay.config.mcpUpstreams,
     dispatcher: createGuardedAgent(relay.config),
@@ -266,6 +267,6 @@ function mountGateway(
     health,
   });
   registerGatewayRoutes(app, gateway, { localOnly, publicUrl });
-  if (registry) registerGatewayMetrics(registry, [gate.waits, elicitation.waits]);
+  if (registry) registerGatewayMetrics(registry, [gate.waits, elicitation.waits], gateway.lean);
   return { gate, elicitation, gateway };
 }
