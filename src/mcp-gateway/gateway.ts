@@ -108,17 +108,21 @@ async function serve(
   const read = await readMcpBody(request);
   if (read instanceof Response) return read;
   const plan = l && leanPlan(l.upstream, request, read.parsedBody, l.allows);
+  let handover: Record<string, unknown> | undefined;
   if (l && plan) {
     l.lean.taken += 1;
     const answer = await leanCall(l.upstream, plan, who.keyName, request.signal);
-    if (answer !== 'handover') return answer;
+    if (answer instanceof Response) return answer;
     l.lean.handedOver += 1;
+    handover = answer.handover;
   }
   // The relay checked the API key in front; this only names the caller to the tool gate.
-  return h.fetch(read.request, {
-    authInfo: { token: '', clientId: who.keyName ?? 'relay-key', scopes: [], extra: { who } },
-    ...(read.parsedBody !== undefined ? { parsedBody: read.parsedBody } : {}),
-  });
+  const sdk = () =>
+    h.fetch(read.request, {
+      authInfo: { token: '', clientId: who.keyName ?? 'relay-key', scopes: [], extra: { who } },
+      ...(read.parsedBody !== undefined ? { parsedBody: read.parsedBody } : {}),
+    });
+  return l && plan && handover ? l.upstream.handOver(plan.call.name, handover, sdk) : sdk();
 }
 
 /** One upstream's downstream handler: a fresh server per request, the tool gate in front of calls. */

@@ -93,15 +93,16 @@ function declaresHeaders(tool: Tool): boolean {
 }
 
 /**
- * Sends the planned call; its downstream Response, or 'handover' when the upstream answered
- * `input_required` (nothing done yet: the SDK path sends it again and drives the rounds).
+ * Sends the planned call; its downstream Response, or the upstream's answer to hand over when it
+ * is `input_required`: the SDK path then drives the rounds, its first send answered with it
+ * (Upstream.handOver), so the upstream sees no leg twice.
  */
 export async function leanCall(
   upstream: Upstream,
   plan: LeanPlan,
   keyName: string | null,
   signal: AbortSignal,
-): Promise<Response | 'handover'> {
+): Promise<Response | { handover: Msg }> {
   const { call, client } = plan;
   const sdk = client as unknown as SdkClientInternals;
   const { progressToken: _none, ...meta } = dropReserved(call.meta);
@@ -113,7 +114,7 @@ export async function leanCall(
   );
   if ('error' in answer) return reply(call.id, { error: answer.error });
   const result = answer.result;
-  if (isObject(result) && result.resultType === 'input_required') return 'handover';
+  if (isObject(result) && result.resultType === 'input_required') return { handover: answer };
   if (!isObject(result) || result.resultType !== 'complete')
     return reply(call.id, { error: internal(upstream, 'Invalid result for tools/call') });
   const version = client.getServerVersion();

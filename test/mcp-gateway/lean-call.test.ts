@@ -200,8 +200,12 @@ describe('the official SDK client downstream', () => {
 
   it('hands an input_required answer to the SDK path, which completes the call', async () => {
     const handed = await lean('handed_over');
+    const before = received.length;
     const a = await clients.lean?.callTool({ name: 'confirm', arguments: {} });
     expect(await lean('handed_over')).toBe(handed + 1);
+    // Each leg once: the lean send's input_required answer is the SDK path's first leg.
+    const legs = received.slice(before).map((r) => r.body.params.requestState ?? null);
+    expect(legs).toEqual([null, 'round-1']);
     const b = await clients.sdk?.callTool({ name: 'confirm', arguments: {} });
     expect(a).toEqual(b);
     expect(JSON.stringify(a)).toContain('state round-1');
