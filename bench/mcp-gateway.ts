@@ -31,7 +31,14 @@ const figures: Figure[] = [];
 const side = await startGatewaySide();
 const configDir = mkdtempSync(join(tmpdir(), 'hitl-bench-gateway-'));
 const configFile = join(configDir, 'relay-config.json');
-const upstream = { url: side.upstreamUrl, target: 'web:gateway-bench', protocol: '2026-07-28' };
+// GATEWAY_LEAN=0: the SDK path only (`lean: false`), the A side of an A/B in one session.
+const lean = process.env.GATEWAY_LEAN !== '0';
+const upstream = {
+  url: side.upstreamUrl,
+  target: 'web:gateway-bench',
+  protocol: '2026-07-28',
+  lean,
+};
 writeFileSync(configFile, JSON.stringify({ mcp_upstreams: { bench: upstream } }));
 const relay = await startBenchRelay({
   adapters: [createWebAdapter()],

@@ -31,6 +31,12 @@ const common = {
     .enum(['auto', 'legacy', '2026-07-28'])
     .default('auto')
     .describe('which MCP revision to speak: `auto` probes, `legacy` is the 2025 handshake'),
+  lean: z
+    .boolean()
+    .default(true)
+    .describe(
+      'allowed 2026-07-28 tool calls take the lean pass-through (false: the SDK path only)',
+    ),
 };
 
 /** One upstream as RELAY_CONFIG gives it: `url` (Streamable HTTP) or `command` (stdio). */
@@ -95,6 +101,8 @@ type Common = {
   tools?: unknown;
   timeoutMs: number;
   protocol: 'auto' | 'legacy' | '2026-07-28';
+  /** Allowed calls may take the lean pass-through (mcp-gateway/lean-call.ts). */
+  lean?: boolean | undefined;
 };
 
 /** An upstream reached over Streamable HTTP. */
@@ -127,6 +135,7 @@ export function upstreamsOf(
         tools: u.tools,
         timeoutMs: u.timeout_seconds * 1000,
         protocol: u.protocol,
+        lean: u.lean,
       };
       if (u.url !== undefined) return [name, { ...c, url: u.url, headers: u.headers ?? {} }];
       return [

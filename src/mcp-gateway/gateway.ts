@@ -17,8 +17,9 @@ import type { Logger } from '../log.ts';
 import { LegacyCancels } from '../mcp/cancels.ts';
 import { readMcpBody } from '../mcp/request-body.ts';
 import type { UrlPolicy } from '../net/url-policy.ts';
+import { LeanCounts, leanCall, leanPlan } from './lean-call.ts';
 import { type DownstreamClient, downstreamServer } from './proxy.ts';
-import type { GateToolCall } from './tool-gate.ts';
+import type { GateTool, GateToolCall } from './tool-gate.ts';
 import { Upstream, type UpstreamDeps } from './upstream.ts';
 import { checkUpstreamUrls } from './upstream-policy.ts';
 
@@ -33,6 +34,8 @@ export interface GatewayDeps {
   health?: Health | undefined;
   /** Decides every downstream tools/call before it goes upstream (tool-gate.ts). */
   gate: GateToolCall;
+  /** The gate's rule is `allow`, known without waiting (the lean path: lean-call.ts). */
+  allows?: ((upstream: string, tool: GateTool) => boolean) | undefined;
   /** Adds the gateway's request handlers (elicitation) to each upstream client. */
   prepare?: UpstreamDeps['prepare'];
   /** Where the gateway's tasks are kept across restarts (downstream-tasks.ts). */
@@ -47,6 +50,8 @@ export interface McpGateway {
   fetch(name: string, request: Request, who: DownstreamClient): Promise<Response> | undefined;
   /** The upstream called `name`. */
   upstream(name: string): Upstream | undefined;
+  /** How often the lean pass-through was taken, and handed back to the SDK path. */
+  readonly lean: LeanCounts;
   /** Closes every downstream exchange and upstream connection (children end). */
   close(): Promise<void>;
 }
@@ -73,7 +78,9 @@ export function createGateway(deps: GatewayDeps): McpGateway {
     handlers.set(name, downstreamHandler(name, upstream, deps));
     upstream.start();
   }
+  const lean = new LeanCounts();
   return {
+    lean,
     names: [...upstreams.keys()],
     upstream: (name) => upstreams.get(name),
     fetch(name, request, who) {
@@ -82,7 +89,7 @@ export function createGateway(deps: GatewayDeps): McpGateway {
       // Where this client reached the relay: the links of the upstream's elicitation asks.
       const u = upstreams.get(name);
       if (u && who.origin) u.origin = who.origin;
-      return serve(h, request, who);
+      return serve(h, request, who, u && { upstream: u, allows: deps.allows, lean });
     },
     async close() {
       await Promise.all([...handlers.values()].map((h) => h.close()));
@@ -95,14 +102,30 @@ export function createGateway(deps: GatewayDeps): McpGateway {
  * Hands one request to `h`, its JSON body read once and handed over parsed (mcp/request-body.ts:
  * without it the SDK clones the request and reads it through a teed web stream).
  */
-async function serve(h: McpHttpHandler, request: Request, who: DownstreamClient) {
+async function serve(
+  h: McpHttpHandler,
+  request: Request,
+  who: DownstreamClient,
+  l?: { upstream: Upstream; allows: GatewayDeps['allows']; lean: LeanCounts },
+) {
   const read = await readMcpBody(request);
   if (read instanceof Response) return read;
+  const plan = l && leanPlan(l.upstream, request, read.parsedBody, l.allows);
+  let handover: Record<string, unknown> | undefined;
+  if (l && plan) {
+    l.lean.taken += 1;
+    const answer = await leanCall(l.upstream, plan, who.keyName, request.signal);
+    if (answer instanceof Response) return answer;
+    l.lean.handedOver += 1;
+    handover = answer.handover;
+  }
   // The relay checked the API key in front; this only names the caller to the tool gate.
-  return h.fetch(read.request, {
-    authInfo: { token: '', clientId: who.keyName ?? 'relay-key', scopes: [], extra: { who } },
-    ...(read.parsedBody !== undefined ? { parsedBody: read.parsedBody } : {}),
-  });
+  const sdk = () =>
+    h.fetch(read.request, {
+      authInfo: { token: '', clientId: who.keyName ?? 'relay-key', scopes: [], extra: { who } },
+      ...(read.parsedBody !== undefined ? { parsedBody: read.parsedBody } : {}),
+    });
+  return l && plan && handover ? l.upstream.handOver(plan.call.name, handover, sdk) : sdk();
 }
 
 /** One upstream's downstream handler: a fresh server per request, the tool gate in front of calls. */

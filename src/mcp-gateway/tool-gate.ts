@@ -81,6 +81,8 @@ export type GateToolCall = (input: GateInput) => Promise<GateDecision>;
 /** The gate: the decision function, and its waits (counted by tests and benchmarks). */
 export interface ToolGate extends GateToolCall {
   waits: AskWaits;
+  /** Whether a call of `tool` on `upstream` passes as it came (rule `allow`), known at once. */
+  allows(upstream: string, tool: GateTool): boolean;
   /** The relay stops: open waits end without withdrawing their asks; stops listening for changes. */
   close(): void;
 }
@@ -135,7 +137,17 @@ export function createToolGate(
     closing = true;
     waits.close();
   };
-  return Object.assign(gate, { waits, close });
+  const allows = (upstream: string, tool: GateTool) => {
+    const u = byName.get(upstream);
+    return (
+      ruleFor(
+        u ?? { name: upstream, tools: toolRulesSchema.parse({}) },
+        tool.name,
+        tool.annotations,
+      ).policy === 'allow'
+    );
+  };
+  return Object.assign(gate, { waits, close, allows });
 }
 
 /** How a call is held: its upstream, its rule, the tool's schema. */

@@ -25,14 +25,21 @@ export interface UpstreamLink {
 }
 
 /** Opens a transport to `u` (not started: the SDK client starts it on connect). */
-export function linkTo(u: McpUpstreamConfig, dispatcher: Dispatcher): UpstreamLink {
-  return isHttpUpstream(u) ? httpLink(u, dispatcher) : stdioLink(u);
+export function linkTo(
+  u: McpUpstreamConfig,
+  dispatcher: Dispatcher,
+  replay?: Replay,
+): UpstreamLink {
+  return isHttpUpstream(u) ? httpLink(u, dispatcher, replay) : stdioLink(u);
 }
 
-function httpLink(u: HttpUpstreamConfig, dispatcher: Dispatcher): UpstreamLink {
+/** An answer already received for the request body about to be sent (lean-call.ts hand-over). */
+export type Replay = (body: string) => Response | undefined;
+
+function httpLink(u: HttpUpstreamConfig, dispatcher: Dispatcher, replay?: Replay): UpstreamLink {
   return {
     transport: new StreamableHTTPClientTransport(new URL(u.url), {
-      fetch: guardedFetch(u, dispatcher),
+      fetch: guardedFetch(u, dispatcher, replay),
     }) as Transport,
     stderrTail: () => '',
   };
@@ -42,9 +49,15 @@ function httpLink(u: HttpUpstreamConfig, dispatcher: Dispatcher): UpstreamLink {
  * The fetch of an HTTP upstream: only its own origin, its configured headers added, through the
  * guarded dispatcher, no redirect followed (the transport's, and the Tasks path's raw requests).
  */
-export function guardedFetch(u: HttpUpstreamConfig, dispatcher: Dispatcher): FetchLike {
+export function guardedFetch(
+  u: HttpUpstreamConfig,
+  dispatcher: Dispatcher,
+  replay?: Replay,
+): FetchLike {
   const url = new URL(u.url);
   return async (to, init) => {
+    const replayed = replay && typeof init?.body === 'string' ? replay(init.body) : undefined;
+    if (replayed) return replayed;
     const target = new URL(String(to));
     // The headers are the upstream's credentials: nothing else ever receives them.
     if (target.origin !== url.origin)

@@ -5,6 +5,7 @@
  * a log line with the reason whenever it goes down. A request while it is down tries once more at
  * once and fails with that reason, so a client never waits on a dead upstream.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Client } from '@modelcontextprotocol/client';
 import type { Notification, RequestOptions, Tool } from '@modelcontextprotocol/server';
 import type { Dispatcher } from 'undici';
@@ -171,6 +172,60 @@ export class Upstream {
     };
   }
 
+  /**
+   * The client, when a call may take the lean path (lean-call.ts): connected now, over HTTP,
+   * on 2026-07-28, without the Tasks path.
+   */
+  leanClient(): Client | undefined {
+    const c = this.client;
+    if (!c || !isHttpUpstream(this.config) || this.closed || this.config.lean === false)
+      return undefined;
+    if (c.getNegotiatedProtocolVersion() !== '2026-07-28' || this.offersTasks(c)) return undefined;
+    return c;
+  }
+
+  /** Tool `name` as the last tools/list described it (undefined when not read yet). */
+  knownTool(name: string): Tool | undefined {
+    return this.tools?.get(name);
+  }
+
+  private fetchOf: ReturnType<typeof guardedFetch> | undefined;
+  /** The guarded fetch of this HTTP upstream (URL policy, its headers, no redirect). */
+  leanFetch(): ReturnType<typeof guardedFetch> {
+    if (!isHttpUpstream(this.config)) throw new Error('not an HTTP upstream');
+    this.fetchOf ??= guardedFetch(this.config, this.deps.dispatcher);
+    return this.fetchOf;
+  }
+
+  /** The URL of this HTTP upstream. */
+  leanUrl(): string {
+    return isHttpUpstream(this.config) ? this.config.url : '';
+  }
+
+  /** A lean call's `input_required` answer, for the SDK path's first send of that call. */
+  private readonly replays = new AsyncLocalStorage<{
+    name: string;
+    answer: Record<string, unknown>;
+  }>();
+
+  /**
+   * Runs `fn` (the SDK path of a call the lean path sent) so that its first tools/call of `name`
+   * is answered with `answer` instead of being sent again: the upstream sees each leg once.
+   */
+  handOver<T>(name: string, answer: Record<string, unknown>, fn: () => Promise<T>): Promise<T> {
+    return this.replays.run({ name, answer }, fn);
+  }
+
+  private replay(body: string): Response | undefined {
+    const slot = this.replays.getStore();
+    if (!slot || slot.name === '') return undefined;
+    const m = JSON.parse(body) as { method?: string; id?: unknown; params?: { name?: unknown } };
+    if (m.method !== 'tools/call' || m.params?.name !== slot.name) return undefined;
+    slot.name = '';
+    const text = JSON.stringify({ ...slot.answer, id: m.id });
+    return new Response(text, { status: 200, headers: { 'content-type': 'application/json' } });
+  }
+
   /** The upstream's definition of tool `name` (tools/list, read again after a change). */
   async tool(name: string): Promise<Tool | undefined> {
     const found = (await this.toolList()).get(name);
@@ -204,7 +259,7 @@ export class Upstream {
 
   private async connect(): Promise<Client> {
     const client = this.newClient();
-    const link = linkTo(this.config, this.deps.dispatcher);
+    const link = linkTo(this.config, this.deps.dispatcher, (body) => this.replay(body));
     try {
       await client.connect(link.transport as never, { timeout: CONNECT_TIMEOUT_MS });
     } catch (err) {

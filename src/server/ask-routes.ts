@@ -262,6 +262,7 @@ function mountGateway(
   });
   const gateway = createGateway({
     gate,
+    allows: gate.allows,
     prepare: elicitation.prepare,
     // A downstream client's task of the gateway answers after a restart (downstream-tasks.ts).
     tasks: { kv: relay.store.kv, sealer: createTextSealer(relay.config.secretKey, TASKS_SEAL) },
@@ -272,6 +273,6 @@ function mountGateway(
     health,
   });
   registerGatewayRoutes(app, gateway, { localOnly, publicUrl });
-  if (registry) registerGatewayMetrics(registry, [gate.waits, elicitation.waits]);
+  if (registry) registerGatewayMetrics(registry, [gate.waits, elicitation.waits], gateway.lean);
   return { gate, elicitation, gateway };
 }

@@ -13,6 +13,7 @@ import type { Hono } from 'hono';
 import { Gauge, type Registry } from 'prom-client';
 import type { AskWaits } from '../mcp/waits.ts';
 import type { McpGateway } from '../mcp-gateway/gateway.ts';
+import type { LeanCounts } from '../mcp-gateway/lean-call.ts';
 import { ApiError } from './api-error.ts';
 import { apiKeyNameOf } from './api-key-name.ts';
 
@@ -53,7 +54,21 @@ export function registerGatewayRoutes(
  * The gateway's held tool calls and open elicitations waiting for a person, and the store reads
  * their waits made (zero while nothing changes: the benchmark reads this gauge).
  */
-export function registerGatewayMetrics(registry: Registry, waits: AskWaits[]): void {
+export function registerGatewayMetrics(
+  registry: Registry,
+  waits: AskWaits[],
+  lean?: LeanCounts,
+): void {
+  new Gauge({
+    name: 'hitl_relay_gateway_lean_calls',
+    help: 'MCP gateway tools/call taken by the lean pass-through since start (handed_over: answered input_required, sent again by the SDK path)',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      this.set({ outcome: 'taken' }, lean?.taken ?? 0);
+      this.set({ outcome: 'handed_over' }, lean?.handedOver ?? 0);
+    },
+  });
   new Gauge({
     name: 'hitl_relay_gateway_waiting',
     help: 'MCP gateway tool calls and elicitations of this process waiting for a person',
