@@ -49,6 +49,7 @@ describe('mcp_upstreams', () => {
         target: undefined,
         timeoutMs: 3_600_000,
         protocol: 'auto',
+        lean: true,
       },
       tools: {
         command: 'node',
@@ -58,12 +59,21 @@ describe('mcp_upstreams', () => {
         target: 'web:ops',
         timeoutMs: 3_600_000,
         protocol: 'auto',
+        lean: true,
       },
     });
     // Header and env values are secrets: no log line or error text shows them.
     expect(scrub('sent up-secret-123456 and env-secret-123456')).toBe(
       'sent [REDACTED] and [REDACTED]',
     );
+  });
+
+  it('lets an upstream turn the lean pass-through off', () => {
+    const c = withFile({ files: { url: 'http://127.0.0.1:9000/mcp', lean: false } })();
+    expect(c.mcpUpstreams.files?.lean).toBe(false);
+    expect(
+      detailsOf(withFile({ files: { url: 'http://127.0.0.1:9000/mcp', lean: 'no' } })),
+    ).toEqual([expect.objectContaining({ path: 'mcp_upstreams.files.lean' })]);
   });
 
   it('has none by default', () => {
