@@ -17,6 +17,8 @@ const CORE_SURFACE = [
   '^src/adapter-definition\\.ts$',
   // The adapter kit: answer a tap within the platform's window, de-duplication, truncation, strings.
   '^src/adapter-kit\\.ts$',
+  // `/pending`'s "Re-post" button: its contract and its state in the shared key-value store.
+  '^src/adapter-repost\\.ts$',
   '^src/render/card\\.ts$',
   // What an open ask's card must say beside a platform's widgets (statement, draft, args, values).
   '^src/render/ask-facts\\.ts$',
