@@ -14,6 +14,7 @@ import {
   pendingPayload,
   stringsOf,
 } from '../../src/adapter-kit.ts';
+import { repostRows } from './pending-repost.ts';
 import { escapeHtml, TELEGRAM_TEXT_MAX_CHARS, truncateText } from './render.ts';
 
 /** A link to a message of a supergroup or channel (`-100<id>`); other chats have none. */
@@ -36,7 +37,7 @@ async function render(
     return `${n + 1}. ${escapeHtml(truncateText(words.item(i), 600))}${card}`;
   });
   const text = [escapeHtml(words.header(page.items.length, !!page.next, state.mine)), ...lines];
-  const keyboard = page.next
+  const keyboard: InlineKeyboardButton[][] = page.next
     ? [
         [
           {
@@ -46,6 +47,7 @@ async function render(
         ],
       ]
     : [];
+  keyboard.push(...(await repostRows(ctx, page.items, state)));
   return { text: truncateText(text.join('\n'), TELEGRAM_TEXT_MAX_CHARS), keyboard };
 }
 

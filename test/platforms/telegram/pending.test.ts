@@ -97,7 +97,9 @@ it('PENDING-TG-1 the list goes to the private chat, newest first, with card link
   const second = telegram.message(ann.id, list!.message.message_id)!.message;
   expect(second.text).toContain('1. Deploy build tg-pend-2');
   expect(second.text).toContain('2. Deploy build tg-pend-1');
-  expect(second.reply_markup?.inline_keyboard ?? []).toEqual([]);
+  // No More on the last page; only its items' Re-post buttons.
+  const rows = second.reply_markup?.inline_keyboard ?? [];
+  expect(rows.flat().map((b: any) => b.text)).toEqual(['Re-post 1', 'Re-post 2']);
 });
 
 it('PENDING-TG-2 privacy: not on the allowlist, an empty list; no private chat yet, a pointer in the group', async () => {
