@@ -14,6 +14,7 @@ import {
   pendingPayload,
   stringsOf,
 } from '../../src/adapter-kit.ts';
+import { repostBlock } from './pending-repost.ts';
 import { fitText, SLACK_BUTTON_TEXT_MAX_CHARS, SLACK_SECTION_TEXT_MAX_CHARS } from './render.ts';
 
 /** The action_id of a list's "More" button (its value is the page state's key). */
@@ -94,6 +95,8 @@ async function render(
         },
       ],
     });
+  const reposts = await repostBlock(ctx, page.items, state);
+  if (reposts) blocks.push(reposts);
   return { response_type: 'ephemeral', text: fitText(header, 300), blocks };
 }
 
