@@ -13,6 +13,7 @@ import {
 import type { DiscordInteractionResponse } from './api.ts';
 import { escapeMarkdown, truncateEscaped } from './markdown.ts';
 import { interactionChannelId, interactionUser, type RawInteraction } from './parse.ts';
+import { repostRow } from './pending-repost.ts';
 import { DISCORD_CONTENT_MAX_CHARS, DiscordButtonStyle, NO_MENTIONS } from './render.ts';
 
 /** CHANNEL_MESSAGE_WITH_SOURCE and UPDATE_MESSAGE; EPHEMERAL (Discord's numbers). */
@@ -91,7 +92,12 @@ async function render(
         },
       ]
     : [];
-  return { content, components, allowed_mentions: NO_MENTIONS };
+  const reposts = await repostRow(ctx, page.items, state);
+  return {
+    content,
+    components: [...components, ...(reposts ? [reposts] : [])],
+    allowed_mentions: NO_MENTIONS,
+  };
 }
 
 /** The answer to `/pending`: the first page, ephemeral. */

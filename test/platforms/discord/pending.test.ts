@@ -171,7 +171,10 @@ it('PENDING-DC-1 an ephemeral list, newest first, with card links and a More but
   expect(second.type).toBe(7);
   expect(visibleText(second.data.content)).toContain('1. Deploy build dc-pend-1');
   expect(second.data.content).not.toContain('dc-pend-2');
-  expect(second.data.components).toEqual([]);
+  // No More on the last page; its item's Re-post button.
+  expect(second.data.components.flatMap((r) => r.components.map((b) => b.label))).toEqual([
+    'Re-post 1',
+  ]);
 });
 
 it('PENDING-DC-2 privacy: not on the allowlist sees nothing; mine lists the policy case for its approver', async () => {
