@@ -9,7 +9,6 @@ import type { types } from '@slack/bolt';
 import type { AdapterContext, PendingItem } from '../../src/adapter.ts';
 import { stringsOf } from '../../src/adapter-kit.ts';
 import { repostOf, repostPayload } from '../../src/adapter-repost.ts';
-import type { SlackPendingMessage } from './pending.ts';
 import { fitText, SLACK_BUTTON_TEXT_MAX_CHARS } from './render.ts';
 
 /** The action_id prefix of the list's "Re-post" buttons (then the item's index). */
@@ -41,7 +40,12 @@ export async function repostBlock(
 export async function repostPress(
   ctx: AdapterContext,
   body: unknown,
-): Promise<SlackPendingMessage | null> {
+): Promise<{
+  response_type: 'ephemeral';
+  replace_original: false;
+  text: string;
+  blocks: types.KnownBlock[];
+} | null> {
   const b = body as {
     user?: { id?: unknown; name?: unknown };
     actions?: Array<{ action_id?: unknown; value?: unknown }>;
