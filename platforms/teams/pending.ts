@@ -17,6 +17,7 @@ import {
 } from '../../src/adapter-kit.ts';
 import { adaptiveCard, type OutgoingActivity } from './activity.ts';
 import type { InvokeBody } from './connector.ts';
+import { repostActions } from './pending-repost.ts';
 import { escapeTeamsText, TEAMS_CARD_VERSION, TEAMS_PAYLOAD_FIELD } from './render.ts';
 
 /** One line of the list: enough for the prompt's start and the facts after it. */
@@ -60,7 +61,7 @@ async function listCard(
         ),
       ]
     : [text(escapeTeamsText(words.empty(state.mine)))];
-  const actions = page.next
+  const actions: Record<string, unknown>[] = page.next
     ? [
         {
           type: 'Action.Execute',
@@ -72,6 +73,7 @@ async function listCard(
         },
       ]
     : [];
+  actions.push(...(await repostActions(ctx, page.items, state)));
   return {
     type: 'AdaptiveCard',
     $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
