@@ -11,6 +11,7 @@ import {
   stringsOf,
   truncateUtf16,
 } from '../../src/adapter-kit.ts';
+import { repostWidget } from './pending-repost.ts';
 import { escapeChat, HITL_FUNCTION, textMessage } from './render.ts';
 
 const ITEM_MAX_CHARS = 400;
@@ -43,6 +44,8 @@ async function render(
       },
     });
   }
+  const reposts = await repostWidget(ctx, page.items, state);
+  if (reposts) widgets.push(reposts);
   return {
     ...textMessage(header, viewer),
     cardsV2: [{ cardId: 'pending', card: { sections: [{ widgets }] } }],
