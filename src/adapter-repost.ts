@@ -49,6 +49,8 @@ export interface RepostReply {
 export interface CardReposter {
   /** The label of the per-item button ("Re-post"). */
   label: string;
+  /** The label of a menu that holds them (WhatsApp's list message: "Options"). */
+  menu: string;
   press(q: RepostQuery): Promise<RepostReply>;
 }
 

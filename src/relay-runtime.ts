@@ -207,7 +207,11 @@ export class RelayRuntime {
       pending: pending.page.bind(pending),
       inbox: this.s.inbox.page.bind(this.s.inbox),
       deciders: pending.deciders.bind(pending),
-      repost: { label: this.s.reposts.label, press: (q: RepostQuery) => this.s.reposts.press(q) },
+      repost: {
+        label: this.s.reposts.label,
+        menu: this.s.reposts.menu,
+        press: (q: RepostQuery) => this.s.reposts.press(q),
+      },
       recordDelivery: (ref: MessageRef, st: DeliveryStatus) =>
         recordDeliveryStatus(this.s, ref, st),
       closing: () => this.closing,

@@ -11,6 +11,7 @@ import {
   stringsOf,
   truncateUtf16,
 } from '../../src/adapter-kit.ts';
+import { repostList } from './pending-repost.ts';
 import {
   type OutboundMessage,
   textMessage,
@@ -32,8 +33,16 @@ async function render(
     (i, n) => `${n + 1}. ${truncateUtf16(words.item(i), ITEM_MAX_CHARS)}`,
   );
   const text = [words.header(page.items.length, !!page.next, state.mine), ...lines].join('\n');
-  if (!page.next) return textMessage(text);
-  const id = await pendingPayload(ctx.kv, { ...state, cursor: page.next });
+  const id = page.next ? await pendingPayload(ctx.kv, { ...state, cursor: page.next }) : null;
+  const listed = await repostList(
+    ctx,
+    text,
+    page.items,
+    state,
+    id ? { id, title: words.more } : null,
+  );
+  if (listed) return listed;
+  if (!id) return textMessage(text);
   return {
     type: 'interactive',
     interactive: {

@@ -53,6 +53,11 @@ export function movedCard(card: Card, strings: Strings): Card {
 export class CardRepost {
   constructor(private readonly d: CardRepostDeps) {}
 
+  /** The label of a menu of them. */
+  get menu(): string {
+    return t(this.d.strings, 'adapter.pending.repost.menu');
+  }
+
   /** The button's label. */
   get label(): string {
     return t(this.d.strings, 'adapter.pending.repost.button');
