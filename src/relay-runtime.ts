@@ -5,7 +5,6 @@ import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { DeliveryStatus, MessageRef, PlatformAdapter, Tap, TapReply } from './adapter.ts';
 import { adapterStrings } from './adapter-kit.ts';
-import type { RepostQuery } from './adapter-repost.ts';
 import { createAdapterSignals } from './adapter-signals.ts';
 import { bounded } from './bounded.ts';
 import { recordDeliveryStatus } from './cases/delivery-status.ts';
@@ -207,11 +206,7 @@ export class RelayRuntime {
       pending: pending.page.bind(pending),
       inbox: this.s.inbox.page.bind(this.s.inbox),
       deciders: pending.deciders.bind(pending),
-      repost: {
-        label: this.s.reposts.label,
-        menu: this.s.reposts.menu,
-        press: (q: RepostQuery) => this.s.reposts.press(q),
-      },
+      repost: this.s.reposts,
       recordDelivery: (ref: MessageRef, st: DeliveryStatus) =>
         recordDeliveryStatus(this.s, ref, st),
       closing: () => this.closing,

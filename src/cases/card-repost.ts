@@ -5,7 +5,7 @@
  * too) goes to it; the old card is edited to say it moved, its buttons gone.
  */
 import type { MessageRef, PlatformAdapter, TapUser } from '../adapter.ts';
-import type { RepostOutcome, RepostQuery, RepostReply } from '../adapter-repost.ts';
+import type { CardReposter, RepostOutcome, RepostQuery, RepostReply } from '../adapter-repost.ts';
 import type { Logger } from '../log.ts';
 import { endedByPolicy } from '../policy/escalation.ts';
 import { isTerminal } from '../protocol/types.ts';
@@ -50,7 +50,7 @@ export function movedCard(card: Card, strings: Strings): Card {
 }
 
 /** Presses of "Re-post". */
-export class CardRepost {
+export class CardRepost implements CardReposter {
   constructor(private readonly d: CardRepostDeps) {}
 
   /** The label of a menu of them. */
