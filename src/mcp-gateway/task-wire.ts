@@ -5,7 +5,9 @@
  * origin only, its headers, no redirect), the answer read from a JSON body or an SSE stream. Over
  * stdio the requests are written to the child's stdin beside the SDK client's, with ids of their
  * own (`gw-task-<n>`), and their answers taken off the child's stdout before the SDK client sees
- * them; everything else the child writes goes on to the SDK client as before.
+ * them; everything else the child writes goes on to the SDK client as before. A
+ * `notifications/tasks` the upstream sends (on a stdio child's stdout, on an HTTP listen stream or
+ * beside an answer of the Tasks path) wakes the follow of its task at once (TaskWakes).
  */
 import type { FetchLike } from '@modelcontextprotocol/client';
 import {
@@ -34,8 +36,40 @@ let sent = 0;
 /** A request id no other request of this process has (stdio: one stream for all calls). */
 export const taskRequestId = () => `gw-task-${++sent}`;
 
+/**
+ * Who waits for news of which upstream task: a `notifications/tasks` (the extension's status
+ * notification, a DetailedTask as its params) for that task wakes them.
+ */
+export class TaskWakes {
+  private readonly waiting = new Map<string, Set<() => void>>();
+
+  /** Calls `wake` on each notification for `taskId`, until the returned function is called. */
+  on(taskId: string, wake: () => void): () => void {
+    const set = this.waiting.get(taskId) ?? new Set();
+    set.add(wake);
+    this.waiting.set(taskId, set);
+    return () => {
+      set.delete(wake);
+      if (set.size === 0 && this.waiting.get(taskId) === set) this.waiting.delete(taskId);
+    };
+  }
+
+  /** Takes one notification of the upstream: true when it was a task's (nothing else wants it). */
+  notified(n: { method?: unknown; params?: unknown }): boolean {
+    if (n.method !== 'notifications/tasks') return false;
+    const id = (n.params as { taskId?: unknown } | undefined)?.taskId;
+    if (typeof id === 'string') for (const wake of this.waiting.get(id) ?? []) wake();
+    return true;
+  }
+}
+
 /** The Tasks path's exchange with an HTTP upstream: one POST per request. */
-export function httpExchange(upstream: string, url: string, fetch: FetchLike): Exchange {
+export function httpExchange(
+  upstream: string,
+  url: string,
+  fetch: FetchLike,
+  wakes?: TaskWakes,
+): Exchange {
   return async (message, signal) => {
     const p = message.params;
     const name = message.method === 'tools/call' ? p.name : p.taskId;
@@ -51,12 +85,17 @@ export function httpExchange(upstream: string, url: string, fetch: FetchLike): E
       body: JSON.stringify(message),
       signal,
     });
-    return await answerOf(upstream, res, message.id);
+    return await answerOf(upstream, res, message.id, wakes);
   };
 }
 
 /** The answer to request `id`, from a JSON body or an SSE stream. */
-async function answerOf(upstream: string, res: Response, id: string): Promise<Json> {
+async function answerOf(
+  upstream: string,
+  res: Response,
+  id: string,
+  wakes?: TaskWakes,
+): Promise<Json> {
   const text = await res.text();
   const sse = (res.headers.get('content-type') ?? '').includes('text/event-stream');
   const messages = sse
@@ -65,6 +104,7 @@ async function answerOf(upstream: string, res: Response, id: string): Promise<Js
         .filter((l) => l.startsWith('data:'))
         .map((l) => parsed(l.slice(5)))
     : [parsed(text)];
+  for (const m of messages) if (m && m.id === undefined) wakes?.notified(m);
   const answer = messages.find((m) => m?.id === id);
   if (answer) return answer;
   throw new ProtocolError(

@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { KeyValue } from '../adapter.ts';
 import { TASKS_EXTENSION } from '../mcp/tasks.ts';
-import { type Exchange, REVISION, taskRequestId } from './task-wire.ts';
+import { type Exchange, REVISION, type TaskWakes, taskRequestId } from './task-wire.ts';
 
 /** Which task and which of its inputRequests keys an input request is (its ask is labelled so). */
 export interface TaskInput {
@@ -42,6 +42,8 @@ export interface TaskUpstream {
   answer: AnswerInput;
   /** Where the keys already answered are noted, so a resumed task does not ask them again. */
   kv?: Pick<KeyValue, 'get' | 'set'> | undefined;
+  /** Where the upstream's `notifications/tasks` wake a follow before its poll interval is up. */
+  wakes?: TaskWakes | undefined;
   /** True while the relay stops: the task lives on upstream (no tasks/cancel), to be resumed. */
   stopping?: (() => boolean) | undefined;
 }
@@ -116,6 +118,8 @@ async function followTask(u: TaskUpstream, rpc: Rpc, first: Json, signal: AbortS
     void rpc('tasks/cancel', { taskId }, AbortSignal.timeout(CANCEL_MS)).catch(() => undefined);
   };
   signal.addEventListener('abort', cancel, { once: true });
+  const pause = new Pause();
+  const off = u.wakes?.on(taskId, pause.poke);
   try {
     let task = first;
     for (;;) {
@@ -138,10 +142,11 @@ async function followTask(u: TaskUpstream, rpc: Rpc, first: Json, signal: AbortS
         if (Object.keys(inputResponses).length > 0)
           await rpc('tasks/update', { taskId, inputResponses });
       }
-      await pause(task.pollIntervalMs, signal);
+      await pause.wait(task.pollIntervalMs, signal);
       task = await rpc('tasks/get', { taskId });
     }
   } finally {
+    off?.();
     signal.removeEventListener('abort', cancel);
   }
 }
@@ -187,22 +192,42 @@ function completed(r: Json): Json {
   return result;
 }
 
-function pause(suggested: unknown, signal: AbortSignal): Promise<void> {
-  const n = typeof suggested === 'number' && Number.isFinite(suggested) ? suggested : 0;
-  const ms = n > 0 ? Math.min(POLL_MS.max, Math.max(POLL_MS.min, n)) : POLL_MS.fallback;
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(done, ms);
-    function done() {
-      signal.removeEventListener('abort', stop);
-      resolve();
-    }
-    function stop() {
-      clearTimeout(t);
-      reject(signal.reason);
-    }
-    signal.addEventListener('abort', stop, { once: true });
-  });
+/**
+ * The wait between two tasks/get: the task's poll interval, cut short by a notification of the
+ * task (one that came while no wait ran ends the next wait at once).
+ */
+class Pause {
+  private poked = false;
+  private cut: (() => void) | undefined;
+
+  readonly poke = () => {
+    this.poked = true;
+    this.cut?.();
+  };
+
+  wait(suggested: unknown, signal: AbortSignal): Promise<void> {
+    const n = typeof suggested === 'number' && Number.isFinite(suggested) ? suggested : 0;
+    const ms = n > 0 ? Math.min(POLL_MS.max, Math.max(POLL_MS.min, n)) : POLL_MS.fallback;
+    return new Promise((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      const done = () => {
+        clearTimeout(t);
+        this.poked = false;
+        this.cut = undefined;
+        signal.removeEventListener('abort', stop);
+        resolve();
+      };
+      const stop = () => {
+        clearTimeout(t);
+        this.cut = undefined;
+        reject(signal.reason);
+      };
+      const t = setTimeout(done, ms);
+      if (this.poked) return done();
+      this.cut = done;
+      signal.addEventListener('abort', stop, { once: true });
+    });
+  }
 }
 
 /** One JSON-RPC request over `u.exchange`, framed as 2026-07-28 with the extension declared. */

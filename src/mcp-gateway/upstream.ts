@@ -15,7 +15,7 @@ import { type Logger, scrub } from '../log.ts';
 import { TASKS_EXTENSION } from '../mcp/tasks.ts';
 import { Callers } from './callers.ts';
 import { DownstreamTasks, type TaskStore } from './downstream-tasks.ts';
-import { type Exchange, httpExchange, tapStdio } from './task-wire.ts';
+import { type Exchange, httpExchange, TaskWakes, tapStdio } from './task-wire.ts';
 import { type AnswerInput, callWithTasks, resumeTask } from './upstream-tasks.ts';
 import { guardedFetch, linkTo, type UpstreamLink } from './upstream-transport.ts';
 
@@ -71,6 +71,8 @@ export class Upstream {
   keepTasks: (() => boolean) | undefined;
   /** The gateway's tasks for downstream clients that declare Tasks (downstream-tasks.ts). */
   readonly tasks: DownstreamTasks;
+  /** The follows of upstream tasks, woken by the upstream's `notifications/tasks`. */
+  private readonly wakes = new TaskWakes();
 
   constructor(
     readonly name: string,
@@ -158,12 +160,13 @@ export class Upstream {
     if (!declared || !Object.hasOwn(declared, TASKS_EXTENSION) || !modern) return undefined;
     if (!this.answerInput) return undefined;
     const exchange = isHttpUpstream(this.config)
-      ? httpExchange(this.name, this.config.url, this.leanFetch())
+      ? httpExchange(this.name, this.config.url, this.leanFetch(), this.wakes)
       : this.stdioExchange;
     const clientInfo = { ...GATEWAY_CLIENT_INFO };
     const answer = this.answerInput;
     const stopping = () => this.closed || !!this.keepTasks?.();
-    return { name: this.name, exchange, clientInfo, answer, kv: this.deps.tasks?.kv, stopping };
+    const kv = this.deps.tasks?.kv;
+    return { name: this.name, exchange, clientInfo, answer, kv, wakes: this.wakes, stopping };
   }
 
   /** The Tasks path's requests to the stdio child of the connection now (task-wire.ts). */
@@ -304,6 +307,7 @@ export class Upstream {
       inputRequired: { autoFulfill: true, maxRounds: INPUT_ROUNDS },
     });
     client.fallbackNotificationHandler = async (n) => {
+      if (this.wakes.notified(n)) return;
       if (n.method === 'notifications/tools/list_changed') this.tools = undefined;
       this.deps.onNotification(this.name, n);
     };

@@ -6,7 +6,8 @@
  * tasks/get polling, each input_required key asked once in the web chat, the answers sent with
  * tasks/update (their bodies checked with ext-tasks' schema in the child), completed, failed and
  * cancelled; a downstream cancel reaching the child as tasks/cancel with the ask withdrawn; the
- * official ext-tasks requester downstream getting the gateway's own task.
+ * official ext-tasks requester downstream getting the gateway's own task; and a task that says
+ * its changes with `notifications/tasks` (its poll interval a minute) followed without waiting it.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -187,4 +188,30 @@ describe('a downstream client that declares Tasks, on a stdio upstream', () => {
     await relay.until(card.case, (c) => c.status === 'cancelled', 30_000);
     expect((await t.session.task(gone.handle!.taskId).snapshot()).status).toBe('cancelled');
   });
+});
+
+it('TASKS-NOTIFY-1 notifications/tasks from a stdio upstream wake the follow: asked and completed long before the poll interval', {
+  timeout: 25_000,
+}, async () => {
+  const client = await connectMcp(`${relay.url}/mcp/gateway/tasky`);
+  try {
+    const env = 'notify-stdio';
+    const from = received().length;
+    const call = client.callTool({ name: 'deploy', arguments: { env } });
+    // The task suggests polling every minute (the gateway waits at most 30 s): the card, both
+    // questions and the result come within the test's 25 s only because the notifications woke it.
+    const first = await newCard();
+    expect(JSON.stringify(first)).toContain(`Deploy to ${env}?`);
+    await tap(first, 'confirm');
+    await tap(await newCard(), 'select', { selected: 'eu' });
+    expect((await call).content).toEqual([{ type: 'text', text: `deployed ${env} to eu` }]);
+    const mine = received().slice(from);
+    expect(mine.filter((m) => m.method === 'notifications/tasks').map((m) => m.status)).toEqual([
+      'input_required',
+      'input_required',
+      'completed',
+    ]);
+  } finally {
+    await client.close();
+  }
 });
