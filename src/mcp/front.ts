@@ -9,6 +9,7 @@ import type { HitlService } from '../hitl-service/index.ts';
 import { LegacyCancels } from './cancels.ts';
 import { readMcpBody } from './request-body.ts';
 import { registerAskResources } from './resources.ts';
+import { TaskListens, taskListenOf } from './task-listen.ts';
 import { TASKS_EXTENSION, TaskCalls } from './tasks.ts';
 import { type IntakeGate, type McpCall, type McpToolDeps, registerTools } from './tools.ts';
 import { AskWaits } from './waits.ts';
@@ -35,6 +36,13 @@ export interface McpFront {
   /** Ends open calls without withdrawing their asks (the relay stops). */
   close(): Promise<void>;
 }
+
+/** What the relay knows of a request's connection (the API key's default target and rate limit). */
+type ConnectionFacts = {
+  origin: string;
+  defaultTarget?: string | undefined;
+  admit?: IntakeGate | undefined;
+};
 
 /** The server instance of one request: the tools, resources and (2026-07-28) the tasks. */
 function serverFor(call: McpCall): McpServer {
@@ -63,25 +71,28 @@ export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront 
   const waits = new AskWaits(relay.cases.events, relay.store);
   let closing = false;
   const cancels = new LegacyCancels();
+  const listens = new TaskListens(relay.cases.events, MCP_SERVER_INFO);
+  /** One request's facts for the tools, resources and tasks. */
+  const callOf = (at: ConnectionFacts | undefined, era: 'legacy' | 'modern'): McpCall => ({
+    relay,
+    asks,
+    waits,
+    origin: at?.origin ?? '',
+    defaultTarget: at?.defaultTarget,
+    closing: () => closing,
+    cancels,
+    era,
+    ...(at?.admit ? { admit: at.admit } : {}),
+  });
   const handler = createMcpHandler(
-    ({ authInfo, era }) => {
-      // The connection's own facts ride in authInfo.extra (the SDK hands it to the factory as is).
-      const at = authInfo?.extra as
-        | { origin: string; defaultTarget?: string; admit?: IntakeGate }
-        | undefined;
-      const call: McpCall = {
-        relay,
-        asks,
-        waits,
-        origin: at?.origin ?? '',
-        defaultTarget: at?.defaultTarget,
-        closing: () => closing,
-        cancels,
-        era: era === 'legacy' ? 'legacy' : 'modern',
-        ...(at?.admit ? { admit: at.admit } : {}),
-      };
-      return serverFor(call);
-    },
+    // The connection's own facts ride in authInfo.extra (the SDK hands it to the factory as is).
+    ({ authInfo, era }) =>
+      serverFor(
+        callOf(
+          authInfo?.extra as ConnectionFacts | undefined,
+          era === 'legacy' ? 'legacy' : 'modern',
+        ),
+      ),
     {
       onerror: (err) => relay.log.debug({ err: err.message }, 'mcp: request refused'),
     },
@@ -91,11 +102,15 @@ export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront 
     async fetch(request, o) {
       const read = await readMcpBody(request);
       if (read instanceof Response) return read;
-      const extra = {
+      const extra: ConnectionFacts = {
         origin: relay.config.publicUrl ?? o.origin,
         defaultTarget: o.defaultTarget,
         admit: o.admit,
       };
+      // Task status pushes are served here: the SDK's listen knows no tasks (mcp/task-listen.ts).
+      const listen = taskListenOf(read.parsedBody);
+      if (listen instanceof Response) return listen;
+      if (listen) return listens.serve(listen, callOf(extra, 'modern'), request.signal);
       // The relay checked the API key in front (server/app.ts); this only names the connection.
       return handler.fetch(read.request, {
         authInfo: { token: '', clientId: 'relay-key', scopes: [], extra },
@@ -104,6 +119,7 @@ export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront 
     },
     async close() {
       closing = true;
+      listens.close();
       await handler.close();
       waits.close();
     },
