@@ -5,6 +5,7 @@
  * web chat or the task is cancelled (each checked with ext-tasks' own schema), then the listen's
  * result. Bad listens get the extension's JSON-RPC errors; other listens stay the SDK's.
  */
+import type { TaskId } from '@modelcontextprotocol/ext-tasks/core';
 import {
   contributeTaskFilterV2,
   isTaskStatusNotificationV2,
@@ -65,7 +66,7 @@ const post = (body: unknown) =>
   });
 
 /** Opens a listen; `messages` fills as frames arrive, `ended` resolves when the stream closes. */
-async function listen(id: string, taskIds: string[]) {
+async function listen(id: string, taskIds: readonly string[]) {
   const res = await post(listenBody(id, taskIds));
   expect(res.headers.get('content-type')).toContain('text/event-stream');
   const messages: any[] = [];
@@ -82,7 +83,7 @@ async function listen(id: string, taskIds: string[]) {
   return { messages, ended };
 }
 
-async function newTask(room: string): Promise<string> {
+async function newTask(room: string): Promise<TaskId> {
   const execution = await tasks.session.callTool('ask_approval', {
     prompt: `Deploy ${room}?`,
     target: `web:${room}`,
