@@ -78,13 +78,13 @@ export function taskListenOf(body: unknown): TaskListen | Response | null {
 
 /** The open task listens of one relay process. */
 export class TaskListens {
-  private readonly open = new Set<(graceful: boolean) => void>();
+  private readonly open = new Set<ListenStream>();
   /** Store reads made by listens (tests count them). */
   reads = 0;
 
   constructor(
     private readonly events: EventEmitter,
-    private readonly serverInfo: { name: string; version: string },
+    readonly serverInfo: { name: string; version: string },
   ) {}
 
   get size(): number {
@@ -109,7 +109,7 @@ export class TaskListens {
     });
   }
 
-  private read(call: McpCall, id: string): Promise<StoredCase | undefined> {
+  read(call: McpCall, id: string): Promise<StoredCase | undefined> {
     this.reads++;
     return call.relay.store.getCase(id);
   }
@@ -120,90 +120,129 @@ export class TaskListens {
     tasks: Map<string, StoredCase>,
     signal: AbortSignal,
   ): ReadableStream<Uint8Array> {
-    const encoder = new TextEncoder();
-    const meta = { [SUBSCRIPTION_ID_META_KEY]: listen.id };
-    const sent = new Map<string, string>();
-    const unhooks: (() => void)[] = [];
-    let closed = false;
-    let out: ReadableStreamDefaultController<Uint8Array>;
-    const frame = (m: Json) => {
-      if (!closed) out.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(m)}\n\n`));
-    };
-    const teardown = (graceful: boolean) => {
-      if (closed) return;
-      if (graceful)
-        frame({
-          jsonrpc: '2.0',
-          id: listen.id,
-          result: {
-            resultType: 'complete',
-            _meta: { ...meta, [SERVER_INFO_META_KEY]: this.serverInfo },
-          },
-        });
-      closed = true;
-      for (const u of unhooks) u();
-      this.open.delete(teardown);
-      try {
-        out.close();
-      } catch {
-        // The client went first.
-      }
-    };
-    /** Tells the client of `c` when its task's state differs from what it was last told. */
-    const tell = (c: StoredCase, settle = true) => {
-      tasks.set(c.id, c);
-      const task = taskOf(call, c);
-      const said = `${task.status}|${task.lastUpdatedAt}`;
-      if (sent.get(c.id) !== said) {
-        sent.set(c.id, said);
-        frame({ jsonrpc: '2.0', method: 'notifications/tasks', params: { ...task, _meta: meta } });
-      }
-      if (settle) done();
-    };
-    const done = () => {
-      if ([...tasks.values()].every(waitIsOver)) teardown(true);
-    };
-    const changed = async (id: string, copy?: StoredCase) => {
-      const c = copy ?? (await this.read(call, id).catch(() => undefined));
-      if (c && !closed) tell(c);
-    };
+    const s = new ListenStream(this, listen, call, tasks);
     return new ReadableStream({
       start: (controller) => {
-        out = controller;
-        this.open.add(teardown);
-        frame({
-          jsonrpc: '2.0',
-          method: 'notifications/subscriptions/acknowledged',
-          params: { notifications: { taskIds: [...tasks.keys()] }, _meta: meta },
-        });
-        for (const id of tasks.keys()) {
-          const on = (copy?: StoredCase) => void changed(id, copy);
-          this.events.on(`change:${id}`, on);
-          unhooks.push(() => this.events.off(`change:${id}`, on));
-        }
-        // The change feed reconnected: anything may have changed, each open task is read once.
-        const missed = () => {
-          for (const [id, c] of tasks) if (!waitIsOver(c)) void changed(id);
-        };
-        this.events.on(CHANGES_MISSED, missed);
-        unhooks.push(() => this.events.off(CHANGES_MISSED, missed));
-        const alive = setInterval(() => {
-          if (!closed) out.enqueue(encoder.encode(': keep-alive\n\n'));
-        }, KEEP_ALIVE_MS);
-        alive.unref();
-        unhooks.push(() => clearInterval(alive));
-        const onAbort = () => teardown(false);
-        signal.addEventListener('abort', onAbort, { once: true });
-        unhooks.push(() => signal.removeEventListener('abort', onAbort));
-        for (const c of [...tasks.values()]) tell(c, false);
-        done();
+        this.open.add(s);
+        s.start(controller, this.events, signal);
       },
-      cancel: () => teardown(false),
+      cancel: () => s.teardown(false),
     });
+  }
+
+  /** Forgets a listen that ended. */
+  ended(s: ListenStream): void {
+    this.open.delete(s);
   }
 
   /** Ends every open listen with its result (the relay stops). */
   close(): void {
-    for (const t of [...this.open]) t(true);
+    for (const s of [...this.open]) s.teardown(true);
+  }
+}
+
+/** One listen's stream: what it was told of each task, and its listeners. */
+class ListenStream {
+  private readonly encoder = new TextEncoder();
+  private readonly meta: Json;
+  private readonly sent = new Map<string, string>();
+  private readonly unhooks: (() => void)[] = [];
+  private closed = false;
+  private out!: ReadableStreamDefaultController<Uint8Array>;
+
+  constructor(
+    private readonly listens: TaskListens,
+    private readonly listen: TaskListen,
+    private readonly call: McpCall,
+    private readonly tasks: Map<string, StoredCase>,
+  ) {
+    this.meta = { [SUBSCRIPTION_ID_META_KEY]: listen.id };
+  }
+
+  start(
+    out: ReadableStreamDefaultController<Uint8Array>,
+    events: EventEmitter,
+    signal: AbortSignal,
+  ): void {
+    this.out = out;
+    this.frame({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { taskIds: [...this.tasks.keys()] }, _meta: this.meta },
+    });
+    for (const id of this.tasks.keys())
+      this.hook(events, `change:${id}`, (copy?: StoredCase) => void this.changed(id, copy));
+    // The change feed reconnected: anything may have changed, each open task is read once.
+    this.hook(events, CHANGES_MISSED, () => {
+      for (const [id, c] of this.tasks) if (!waitIsOver(c)) void this.changed(id);
+    });
+    const alive = setInterval(() => this.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+    alive.unref();
+    this.unhooks.push(() => clearInterval(alive));
+    const onAbort = () => this.teardown(false);
+    signal.addEventListener('abort', onAbort, { once: true });
+    this.unhooks.push(() => signal.removeEventListener('abort', onAbort));
+    for (const c of [...this.tasks.values()]) this.tell(c, false);
+    this.settle();
+  }
+
+  private hook(events: EventEmitter, name: string, on: (copy?: StoredCase) => void): void {
+    events.on(name, on);
+    this.unhooks.push(() => events.off(name, on));
+  }
+
+  private write(text: string): void {
+    if (!this.closed) this.out.enqueue(this.encoder.encode(text));
+  }
+
+  private frame(m: Json): void {
+    this.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
+  }
+
+  /** Tells the client of `c` when its task's state differs from what it was last told. */
+  private tell(c: StoredCase, settle = true): void {
+    this.tasks.set(c.id, c);
+    const task = taskOf(this.call, c);
+    const said = `${task.status}|${task.lastUpdatedAt}`;
+    if (this.sent.get(c.id) !== said) {
+      this.sent.set(c.id, said);
+      this.frame({
+        jsonrpc: '2.0',
+        method: 'notifications/tasks',
+        params: { ...task, _meta: this.meta },
+      });
+    }
+    if (settle) this.settle();
+  }
+
+  /** Ends the listen with its result once every task is over. */
+  private settle(): void {
+    if ([...this.tasks.values()].every(waitIsOver)) this.teardown(true);
+  }
+
+  private async changed(id: string, copy?: StoredCase): Promise<void> {
+    const c = copy ?? (await this.listens.read(this.call, id).catch(() => undefined));
+    if (c && !this.closed) this.tell(c);
+  }
+
+  teardown(graceful: boolean): void {
+    if (this.closed) return;
+    if (graceful)
+      this.frame({
+        jsonrpc: '2.0',
+        id: this.listen.id,
+        result: {
+          resultType: 'complete',
+          _meta: { ...this.meta, [SERVER_INFO_META_KEY]: this.listens.serverInfo },
+        },
+      });
+    this.closed = true;
+    for (const u of this.unhooks) u();
+    this.listens.ended(this);
+    try {
+      this.out.close();
+    } catch {
+      // The client went first.
+    }
   }
 }
