@@ -7,6 +7,7 @@
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { HitlService } from '../hitl-service/index.ts';
 import { LegacyCancels } from './cancels.ts';
+import { leanCall, leanPlan } from './lean-call.ts';
 import { readMcpBody } from './request-body.ts';
 import { registerAskResources } from './resources.ts';
 import { TASKS_EXTENSION, TaskCalls } from './tasks.ts';
@@ -32,6 +33,8 @@ export interface McpFront {
   ): Promise<Response>;
   /** The open waits (the benchmark and tests count their store reads). */
   waits: AskWaits;
+  /** The `tools/call`s the lean path served (mcp/lean-call.ts) since start. */
+  leanCalls: number;
   /** Ends open calls without withdrawing their asks (the relay stops). */
   close(): Promise<void>;
 }
@@ -63,39 +66,50 @@ export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront 
   const waits = new AskWaits(relay.cases.events, relay.store);
   let closing = false;
   const cancels = new LegacyCancels();
+  /** The call of one request, from the connection's facts. */
+  const callOf = (at: ConnectionFacts | undefined, era: McpCall['era']): McpCall => ({
+    relay,
+    asks,
+    waits,
+    origin: at?.origin ?? '',
+    defaultTarget: at?.defaultTarget,
+    closing: () => closing,
+    cancels,
+    era,
+    ...(at?.admit ? { admit: at.admit } : {}),
+  });
   const handler = createMcpHandler(
-    ({ authInfo, era }) => {
-      // The connection's own facts ride in authInfo.extra (the SDK hands it to the factory as is).
-      const at = authInfo?.extra as
-        | { origin: string; defaultTarget?: string; admit?: IntakeGate }
-        | undefined;
-      const call: McpCall = {
-        relay,
-        asks,
-        waits,
-        origin: at?.origin ?? '',
-        defaultTarget: at?.defaultTarget,
-        closing: () => closing,
-        cancels,
-        era: era === 'legacy' ? 'legacy' : 'modern',
-        ...(at?.admit ? { admit: at.admit } : {}),
-      };
-      return serverFor(call);
-    },
+    // The connection's own facts ride in authInfo.extra (the SDK hands it to the factory as is).
+    ({ authInfo, era }) =>
+      serverFor(
+        callOf(
+          authInfo?.extra as ConnectionFacts | undefined,
+          era === 'legacy' ? 'legacy' : 'modern',
+        ),
+      ),
     {
       onerror: (err) => relay.log.debug({ err: err.message }, 'mcp: request refused'),
     },
   );
-  return {
+  const front: McpFront = {
     waits,
+    leanCalls: 0,
     async fetch(request, o) {
       const read = await readMcpBody(request);
       if (read instanceof Response) return read;
-      const extra = {
+      const extra: ConnectionFacts = {
         origin: relay.config.publicUrl ?? o.origin,
         defaultTarget: o.defaultTarget,
         admit: o.admit,
       };
+      const plan = closing ? undefined : leanPlan(read.parsedBody, read.request.headers);
+      if (plan) {
+        const served = await leanCall(callOf(extra, 'modern'), plan, MCP_SERVER_INFO);
+        if (served) {
+          front.leanCalls++;
+          return served;
+        }
+      }
       // The relay checked the API key in front (server/app.ts); this only names the connection.
       return handler.fetch(read.request, {
         authInfo: { token: '', clientId: 'relay-key', scopes: [], extra },
@@ -108,4 +122,8 @@ export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront 
       waits.close();
     },
   };
+  return front;
 }
+
+/** What the relay knows of the connection of one request (server/mcp-routes.ts). */
+type ConnectionFacts = { origin: string; defaultTarget?: string; admit?: IntakeGate };
