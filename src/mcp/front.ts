@@ -61,23 +61,28 @@ function serverFor(call: McpCall): McpServer {
   return server;
 }
 
+/** The call of one request: the front's shared parts and the connection's facts. */
+function callFor(
+  shared: Pick<McpCall, 'relay' | 'asks' | 'waits' | 'cancels' | 'closing'>,
+  at: ConnectionFacts | undefined,
+  era: McpCall['era'],
+): McpCall {
+  return {
+    ...shared,
+    origin: at?.origin ?? '',
+    defaultTarget: at?.defaultTarget,
+    era,
+    ...(at?.admit ? { admit: at.admit } : {}),
+  };
+}
+
 /** Creates the MCP server over the asks service. */
 export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront {
   const waits = new AskWaits(relay.cases.events, relay.store);
   let closing = false;
   const cancels = new LegacyCancels();
-  /** The call of one request, from the connection's facts. */
-  const callOf = (at: ConnectionFacts | undefined, era: McpCall['era']): McpCall => ({
-    relay,
-    asks,
-    waits,
-    origin: at?.origin ?? '',
-    defaultTarget: at?.defaultTarget,
-    closing: () => closing,
-    cancels,
-    era,
-    ...(at?.admit ? { admit: at.admit } : {}),
-  });
+  const shared = { relay, asks, waits, cancels, closing: () => closing };
+  const callOf = (at: ConnectionFacts | undefined, era: McpCall['era']) => callFor(shared, at, era);
   const handler = createMcpHandler(
     // The connection's own facts ride in authInfo.extra (the SDK hands it to the factory as is).
     ({ authInfo, era }) =>

@@ -95,10 +95,10 @@ export async function leanCall(
   let result: Msg;
   try {
     const made = await createToolAsk(call, plan.tool, checked.value as never);
-    result =
-      'refusal' in made
-        ? { content: made.refusal.content, ...made.refusal, resultType: 'complete' }
-        : { content: [], resultType: 'task', ...taskOf(call, made.case) };
+    if ('refusal' in made) {
+      const { content, ...rest } = made.refusal;
+      result = { content, ...rest, resultType: 'complete' };
+    } else result = { content: [], resultType: 'task', ...taskOf(call, made.case) };
   } catch (err) {
     // As the SDK's McpServer answers a tool handler that throws.
     const text = err instanceof Error ? err.message : String(err);
