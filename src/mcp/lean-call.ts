@@ -96,8 +96,9 @@ export async function leanCall(
   try {
     const made = await createToolAsk(call, plan.tool, checked.value as never);
     if ('refusal' in made) {
-      const { content, ...rest } = made.refusal;
-      result = { content, ...rest, resultType: 'complete' };
+      // In the SDK's key order (its result schema's: _meta, content, isError).
+      const { _meta, content, ...rest } = made.refusal as Msg;
+      result = { ...(_meta ? { _meta } : {}), content, ...rest, resultType: 'complete' };
     } else result = { content: [], resultType: 'task', ...taskOf(call, made.case) };
   } catch (err) {
     // As the SDK's McpServer answers a tool handler that throws.
