@@ -34,7 +34,7 @@ const MESSAGE = new Set(['jsonrpc', 'id', 'method', 'params']);
 type Msg = Record<string, unknown>;
 
 /** A call the lean path serves: its id, tool and raw arguments. */
-export interface LeanPlan {
+export interface LeanToolCall {
   id: string | number;
   tool: KindTool;
   input: (value: unknown) => unknown;
@@ -45,7 +45,7 @@ const isObject = (v: unknown): v is Msg => typeof v === 'object' && v !== null &
 const only = (o: Msg, keys: Set<string>) => Object.keys(o).every((k) => keys.has(k));
 
 /** The call when the lean path may take it (see above); undefined: the SDK path. */
-export function leanPlan(body: unknown, headers: Headers): LeanPlan | undefined {
+export function leanPlan(body: unknown, headers: Headers): LeanToolCall | undefined {
   if (!isObject(body) || !only(body, MESSAGE) || body.jsonrpc !== '2.0') return undefined;
   if (body.method !== 'tools/call') return undefined;
   const { id, params } = body;
@@ -87,7 +87,7 @@ function headersAgree(headers: Headers, name: string): boolean {
  */
 export async function leanCall(
   call: McpCall,
-  plan: LeanPlan,
+  plan: LeanToolCall,
   serverInfo: { name: string; version: string },
 ): Promise<Response | undefined> {
   const checked = (await plan.input(plan.args ?? {})) as { value?: unknown; issues?: unknown[] };
