@@ -7,6 +7,7 @@
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { HitlService } from '../hitl-service/index.ts';
 import { LegacyCancels } from './cancels.ts';
+import { leanCall, leanPlan } from './lean-call.ts';
 import { readMcpBody } from './request-body.ts';
 import { registerAskResources } from './resources.ts';
 import { TaskListens, taskListenOf } from './task-listen.ts';
@@ -33,6 +34,8 @@ export interface McpFront {
   ): Promise<Response>;
   /** The open waits (the benchmark and tests count their store reads). */
   waits: AskWaits;
+  /** The `tools/call`s the lean path served (mcp/lean-call.ts) since start. */
+  leanCalls: number;
   /** Ends open calls without withdrawing their asks (the relay stops). */
   close(): Promise<void>;
 }
@@ -66,24 +69,29 @@ function serverFor(call: McpCall): McpServer {
   return server;
 }
 
+/** The call of one request: the front's shared parts and the connection's facts. */
+function callFor(
+  shared: Pick<McpCall, 'relay' | 'asks' | 'waits' | 'cancels' | 'closing'>,
+  at: ConnectionFacts | undefined,
+  era: McpCall['era'],
+): McpCall {
+  return {
+    ...shared,
+    origin: at?.origin ?? '',
+    defaultTarget: at?.defaultTarget,
+    era,
+    ...(at?.admit ? { admit: at.admit } : {}),
+  };
+}
+
 /** Creates the MCP server over the asks service. */
 export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront {
   const waits = new AskWaits(relay.cases.events, relay.store);
   let closing = false;
   const cancels = new LegacyCancels();
   const listens = new TaskListens(relay.cases.events, MCP_SERVER_INFO);
-  /** One request's facts for the tools, resources and tasks. */
-  const callOf = (at: ConnectionFacts | undefined, era: 'legacy' | 'modern'): McpCall => ({
-    relay,
-    asks,
-    waits,
-    origin: at?.origin ?? '',
-    defaultTarget: at?.defaultTarget,
-    closing: () => closing,
-    cancels,
-    era,
-    ...(at?.admit ? { admit: at.admit } : {}),
-  });
+  const shared = { relay, asks, waits, cancels, closing: () => closing };
+  const callOf = (at: ConnectionFacts | undefined, era: McpCall['era']) => callFor(shared, at, era);
   const handler = createMcpHandler(
     // The connection's own facts ride in authInfo.extra (the SDK hands it to the factory as is).
     ({ authInfo, era }) =>
@@ -97,8 +105,9 @@ export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront 
       onerror: (err) => relay.log.debug({ err: err.message }, 'mcp: request refused'),
     },
   );
-  return {
+  const front: McpFront = {
     waits,
+    leanCalls: 0,
     async fetch(request, o) {
       const read = await readMcpBody(request);
       if (read instanceof Response) return read;
@@ -111,6 +120,14 @@ export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront 
       const listen = taskListenOf(read.parsedBody);
       if (listen instanceof Response) return listen;
       if (listen) return listens.serve(listen, callOf(extra, 'modern'), request.signal);
+      const plan = closing ? undefined : leanPlan(read.parsedBody, read.request.headers);
+      if (plan) {
+        const served = await leanCall(callOf(extra, 'modern'), plan, MCP_SERVER_INFO);
+        if (served) {
+          front.leanCalls++;
+          return served;
+        }
+      }
       // The relay checked the API key in front (server/app.ts); this only names the connection.
       return handler.fetch(read.request, {
         authInfo: { token: '', clientId: 'relay-key', scopes: [], extra },
@@ -124,4 +141,5 @@ export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront 
       waits.close();
     },
   };
+  return front;
 }
