@@ -205,6 +205,30 @@ export interface AdapterPendingStrings {
   privateUnreachable(app: string): string;
   /** The label of a case's Details link (platforms without links to a card). */
   details: string;
+  /** Bulk decisions from the list (templates `adapter.pending.bulk`). */
+  bulk: AdapterBulkStrings;
+}
+
+/** The texts of a bulk decision in a chat's `/pending` list. */
+export interface AdapterBulkStrings {
+  /** The button of one common action ("Approve all (3)"). */
+  all(label: string, count: number): string;
+  /** The confirm step's first line: `count` cases get `label`. */
+  confirmHeader(label: string, count: number): string;
+  /** The line before the cases left out. */
+  leftOut: string;
+  /** One case left out, with why. */
+  skipped(prompt: string, reason: string): string;
+  confirm: string;
+  cancel: string;
+  /** The results' first line. */
+  resultsHeader(label: string, count: number): string;
+  /** One case's result (`result`: confirmed, unconfirmed, refused) with the relay's text. */
+  result(prompt: string, result: 'confirmed' | 'unconfirmed' | 'refused', text: string): string;
+  /** Nothing named may be decided that way now. */
+  nothing: string;
+  /** The confirmation is used, expired or someone else's. */
+  expired: string;
 }
 
 /**
@@ -269,6 +293,16 @@ export interface PendingItem {
   card: MessageRef | null;
   /** The Details link, when the relay has a public URL. */
   link: string | null;
+  /** What a bulk decision may do with it (issue 35). */
+  bulk: PendingBulk;
+}
+
+/** What a bulk decision may do with a case: its reversible inline actions, or why none. */
+export interface PendingBulk {
+  /** The actions a bulk decision may take on it (no typed answer, can be undone), with labels. */
+  actions: Array<{ action: string; label: string }>;
+  /** Why it may not be in a bulk decision (four-eyes, a typed answer, ...), or null when it may. */
+  reason: string | null;
 }
 
 /** A page of `/pending`: the cases this person may decide, and the cursor of the next page. */
