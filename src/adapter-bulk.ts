@@ -9,7 +9,15 @@
  * (it is on .dependency-cruiser.cjs CORE_SURFACE); it holds no platform knowledge.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { AdapterContext, KeyValue, MessageRef, PendingItem, Tap, TapUser } from './adapter.ts';
+import type {
+  AdapterBulkStrings,
+  AdapterContext,
+  KeyValue,
+  MessageRef,
+  PendingItem,
+  Tap,
+  TapUser,
+} from './adapter.ts';
 
 /** Cases one bulk decision may name at most. */
 export const BULK_MAX = 50;
@@ -217,4 +225,33 @@ export const bulkConfirmPayload = (confirm: string) => `hitlc:${confirm}`;
 export function bulkConfirmOf(data: string | undefined): string | null {
   const m = /^hitlc:([A-Za-z0-9_-]{43})$/.exec(data ?? '');
   return m ? m[1]! : null;
+}
+
+/** The confirm step in plain lines: the cases that get the action, then those left out with why. */
+export function bulkConfirmLines(words: AdapterBulkStrings, p: BulkPreview): string[] {
+  if (!p.chosen.length) return [words.nothing, ...skippedLines(words, p)];
+  return [
+    words.confirmHeader(p.label, p.chosen.length),
+    ...p.chosen.map((c, n) => `${n + 1}. ${c.prompt.replace(/\s+/g, ' ').trim()}`),
+    ...skippedLines(words, p),
+  ];
+}
+
+function skippedLines(words: AdapterBulkStrings, p: BulkPreview): string[] {
+  if (!p.skipped.length) return [];
+  return [
+    words.leftOut,
+    ...p.skipped.map((s) => `• ${words.skipped(s.prompt ?? words.unlisted, s.reason)}`),
+  ];
+}
+
+/** The results in plain lines: each case's outcome in the relay's words. */
+export function bulkResultLines(
+  words: AdapterBulkStrings,
+  done: { label: string; results: BulkResult[] },
+): string[] {
+  return [
+    words.resultsHeader(done.label, done.results.length),
+    ...done.results.map((r) => words.result(r.prompt, r.result, r.text)),
+  ];
 }

@@ -72,6 +72,7 @@ function bulkStrings(strings: Strings): AdapterBulkStrings {
     all: (label, count) => text('all', { label, count }),
     confirmHeader: (label, count) => text('confirm_header', { label, count, one: count === 1 }),
     leftOut: text('left_out'),
+    unlisted: text('unlisted'),
     skipped: (prompt, reason) => text('skipped', { prompt: flat(prompt), reason }),
     confirm: text('confirm'),
     cancel: text('cancel'),

@@ -217,6 +217,8 @@ export interface AdapterBulkStrings {
   confirmHeader(label: string, count: number): string;
   /** The line before the cases left out. */
   leftOut: string;
+  /** A case left out that is not in this person's list (its prompt is not told). */
+  unlisted: string;
   /** One case left out, with why. */
   skipped(prompt: string, reason: string): string;
   confirm: string;
