@@ -94,7 +94,7 @@ const shown = (m: Shown) => unescapeSlack(m.blocks[0]?.text?.text ?? '');
 const buttons = (m: Shown) => (m.blocks[1]?.elements ?? []) as any[];
 
 /** A press of `button` on an ephemeral message, as Slack posts it; the response_url answer. */
-async function press(list: Shown, button: unknown, userId: string): Promise<Shown> {
+async function press(list: Shown, button: Record<string, unknown>, userId: string): Promise<Shown> {
   const message: FakeSlackMessage = {
     channel: CHANNEL,
     ts: '1700000000.000200',
