@@ -50,7 +50,7 @@ const LAYERS = [
   { net: '^src/net/', config: '^src/config/' },
   { 'ask-model': '^src/asks/' },
   { render: '^src/render/', client: '^src/client/' },
-  { adapter: '^src/adapter(-kit|-signals|-definition)?\\.ts$' },
+  { adapter: '^src/adapter(-kit|-bulk|-signals|-definition)?\\.ts$' },
   { store: '^src/store/' },
   { cases: '^src/cases/' },
   { 'service-client': '^src/service-client/' },
