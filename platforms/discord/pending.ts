@@ -13,7 +13,13 @@ import {
 import type { DiscordInteractionResponse } from './api.ts';
 import { escapeMarkdown, truncateEscaped } from './markdown.ts';
 import { interactionChannelId, interactionUser, type RawInteraction } from './parse.ts';
-import { DISCORD_CONTENT_MAX_CHARS, DiscordButtonStyle, NO_MENTIONS } from './render.ts';
+import { bulkRow } from './pending-bulk.ts';
+import {
+  DISCORD_CONTENT_MAX_CHARS,
+  type DiscordActionRow,
+  DiscordButtonStyle,
+  NO_MENTIONS,
+} from './render.ts';
 
 /** CHANNEL_MESSAGE_WITH_SOURCE and UPDATE_MESSAGE; EPHEMERAL (Discord's numbers). */
 const CHANNEL_MESSAGE = 4;
@@ -58,7 +64,7 @@ type Message = NonNullable<DiscordInteractionResponse['data']>;
 async function render(
   ctx: AdapterContext,
   page: PendingPage,
-  state: Omit<PendingPageState, 'cursor'>,
+  state: Omit<PendingPageState, 'cursor'> & { cursor?: string },
   guildId: string | undefined,
 ): Promise<Message> {
   const words = stringsOf(ctx).pending;
@@ -76,7 +82,7 @@ async function render(
   });
   const header = escapeMarkdown(words.header(page.items.length, !!page.next, state.mine));
   const content = truncateEscaped([header, ...lines].join('\n'), DISCORD_CONTENT_MAX_CHARS);
-  const components = page.next
+  const components: DiscordActionRow[] = page.next
     ? [
         {
           type: 1 as const,
@@ -91,6 +97,7 @@ async function render(
         },
       ]
     : [];
+  components.push(...(await bulkRow(ctx, page, state)));
   return { content, components, allowed_mentions: NO_MENTIONS };
 }
 

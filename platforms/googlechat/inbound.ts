@@ -23,6 +23,7 @@ import type { Logger } from '../../src/log.ts';
 import { dialogEvent } from './dialog-flow.ts';
 import { type ChatEvent, parseEvent, targetFor } from './parse.ts';
 import { pendingFirst, pendingNext } from './pending.ts';
+import { pendingBulk } from './pending-bulk.ts';
 import { type ChatMessage, renderCard, textMessage } from './render.ts';
 import type { EventTokenVerifier } from './verify.ts';
 
@@ -148,7 +149,11 @@ async function handle(d: ChatEndpointDeps, req: InboundRequest): Promise<Inbound
   if (e.kind === 'click' && e.dialog)
     return dialogEvent({ ...d, notice: noticeFor }, ctx, e, threadOf(body));
   if (e.kind === 'click')
-    return (await pendingNext(ctx, moreOf(body), e.user)) ?? click(d, ctx, e, threadOf(body));
+    return (
+      (await pendingNext(ctx, moreOf(body), e.user)) ??
+      (await pendingBulk(ctx, moreOf(body), e.user)) ??
+      click(d, ctx, e, threadOf(body))
+    );
   const pending = e.kind === 'message' ? pendingCommand(e.text) : null;
   if (pending && e.kind === 'message') return pendingFirst(ctx, e.space, e.user, pending.mine);
   if (e.kind === 'message') return command(ctx, e);

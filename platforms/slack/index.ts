@@ -25,6 +25,7 @@ import type { SlackConfig } from './config.ts';
 import { toPlatformError } from './errors.ts';
 import { messageRef, parseBlockActions, splitRef, targetAnswer } from './parse.ts';
 import { parsePendingSlash, pendingAnswer, pendingMore, type SlackPermalink } from './pending.ts';
+import { pendingBulk } from './pending-bulk.ts';
 import { SLACK_EVENTS_PATH, SlackHttpReceiver } from './receiver.ts';
 import { fitText, renderCard, renderNotice, SLACK_SECTION_TEXT_MAX_CHARS } from './render.ts';
 import { slackLogger } from './slack-logger.ts';
@@ -197,7 +198,9 @@ export class SlackAdapter implements PlatformAdapter {
     app.action(/.*/, async ({ ack, body, respond }) => {
       await ack();
       // A `/pending` list's "More": the next page replaces the ephemeral list (response_url).
-      const more = await pendingMore(running.ctx, body, permalinkOf(running));
+      const more =
+        (await pendingMore(running.ctx, body, permalinkOf(running))) ??
+        (await pendingBulk(running.ctx, body));
       if (more) {
         const sent = respond(more).then(
           () => {},

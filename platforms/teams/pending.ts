@@ -17,6 +17,7 @@ import {
 } from '../../src/adapter-kit.ts';
 import { adaptiveCard, type OutgoingActivity } from './activity.ts';
 import type { InvokeBody } from './connector.ts';
+import { bulkActions } from './pending-bulk.ts';
 import { escapeTeamsText, TEAMS_CARD_VERSION, TEAMS_PAYLOAD_FIELD } from './render.ts';
 
 /** One line of the list: enough for the prompt's start and the facts after it. */
@@ -37,7 +38,7 @@ function detailsLink(label: string, link: string): string {
 async function listCard(
   ctx: AdapterContext,
   page: PendingPage,
-  state: Omit<PendingPageState, 'cursor'>,
+  state: Omit<PendingPageState, 'cursor'> & { cursor?: string },
 ): Promise<Record<string, unknown>> {
   const words = stringsOf(ctx).pending;
   const text = (t: string, extra: Record<string, unknown> = {}) => ({
@@ -60,7 +61,7 @@ async function listCard(
         ),
       ]
     : [text(escapeTeamsText(words.empty(state.mine)))];
-  const actions = page.next
+  const actions: Record<string, unknown>[] = page.next
     ? [
         {
           type: 'Action.Execute',
@@ -72,6 +73,7 @@ async function listCard(
         },
       ]
     : [];
+  actions.push(...(await bulkActions(ctx, page, state)));
   return {
     type: 'AdaptiveCard',
     $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',

@@ -14,6 +14,7 @@ import {
   pendingPayload,
   stringsOf,
 } from '../../src/adapter-kit.ts';
+import { bulkRows } from './pending-bulk.ts';
 import { escapeHtml, TELEGRAM_TEXT_MAX_CHARS, truncateText } from './render.ts';
 
 /** A link to a message of a supergroup or channel (`-100<id>`); other chats have none. */
@@ -25,7 +26,7 @@ function messageLink(chatId: string, messageId: string): string | null {
 async function render(
   ctx: AdapterContext,
   page: PendingPage,
-  state: Omit<PendingPageState, 'cursor'>,
+  state: Omit<PendingPageState, 'cursor'> & { cursor?: string },
 ): Promise<{ text: string; keyboard: InlineKeyboardButton[][] }> {
   const words = stringsOf(ctx).pending;
   if (!page.items.length) return { text: escapeHtml(words.empty(state.mine)), keyboard: [] };
@@ -36,6 +37,7 @@ async function render(
     return `${n + 1}. ${escapeHtml(truncateText(words.item(i), 600))}${card}`;
   });
   const text = [escapeHtml(words.header(page.items.length, !!page.next, state.mine)), ...lines];
+  const bulk = await bulkRows(ctx, page, state);
   const keyboard = page.next
     ? [
         [
@@ -44,8 +46,9 @@ async function render(
             callback_data: await pendingPayload(ctx.kv, { ...state, cursor: page.next }),
           },
         ],
+        ...bulk,
       ]
-    : [];
+    : bulk;
   return { text: truncateText(text.join('\n'), TELEGRAM_TEXT_MAX_CHARS), keyboard };
 }
 

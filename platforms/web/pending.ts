@@ -38,7 +38,11 @@ export async function listPending(
     status: 200,
     headers: { 'cache-control': 'no-store' },
     body: {
-      items: page.items.map((i) => ({ ...i, message: i.card?.id ?? null, card: undefined })),
+      items: page.items.map(({ bulk: _, ...i }) => ({
+        ...i,
+        message: i.card?.id ?? null,
+        card: undefined,
+      })),
       next: page.next,
     },
   };

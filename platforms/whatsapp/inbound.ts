@@ -16,6 +16,7 @@ import {
   targetFor,
 } from './parse.ts';
 import { pendingFirst, pendingNext } from './pending.ts';
+import { pendingBulk } from './pending-bulk.ts';
 import { type OutboundMessage, textMessage } from './render.ts';
 import { closeWindow, openWindow } from './window.ts';
 
@@ -99,7 +100,10 @@ async function route(d: InboundDeps, phoneId: string, m: InboundMessage): Promis
   const reply = (text: string) =>
     d.send(phoneId, m.from, textMessage(text, m.contextId ?? undefined));
   const address = `${phoneId}:${m.from}`;
-  const next = m.reply !== null ? await pendingNext(d.ctx, m.reply, m.from) : null;
+  const next =
+    m.reply !== null
+      ? ((await pendingNext(d.ctx, m.reply, m.from)) ?? (await pendingBulk(d.ctx, m.reply, m.from)))
+      : null;
   if (next) return void (await d.send(phoneId, m.from, next));
   if (m.reply !== null) {
     const tap = await tapOf(d, phoneId, m);
