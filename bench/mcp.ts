@@ -10,7 +10,8 @@
  * (hitl_relay_mcp_wait_reads), over an idle window and a change elsewhere. The load of (a) runs
  * in a child process (bench/lib/mcp-load.ts, the same generator for both sides), so CPU per ask is
  * the relay's own: this process's CPU over the burst, which holds the relay and nothing else busy.
- * `MCP_ROUNDS` sets the rounds (3 by default); `--profile=DIR` profiles the measured rounds.
+ * `MCP_ROUNDS` sets the rounds (3 by default); `--profile=DIR` profiles the measured rounds;
+ * `MCP_LEAN=0` leaves every call to the SDK path (no lean path, src/mcp/lean-call.ts).
  */
 import { Agent, request } from 'undici';
 import { createWebAdapter } from '../platforms/web/index.ts';
@@ -111,6 +112,10 @@ async function roundTrip(): Promise<void> {
     }
   }
   const prof = await profile.stop();
+  const lean = await gauge('hitl_relay_mcp_lean_calls');
+  console.log(
+    `lean path: ${lean} of ${100 + per * ROUNDS} MCP calls (MCP_LEAN=0 sends them to the SDK)`,
+  );
   if (prof.file) console.log(`profile: ${prof.file}`);
   await load.stop();
   const total = per * ROUNDS;

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type {
   AdapterAskStrings,
+  AdapterBulkStrings,
   AdapterContext,
   AdapterPendingStrings,
   AdapterStepStrings,
@@ -58,6 +59,28 @@ function pendingStrings(strings: Strings): AdapterPendingStrings {
     sentPrivately: text('sent_privately'),
     privateUnreachable: (app) => text('private_unreachable', { app }),
     details: text('details'),
+    bulk: bulkStrings(strings),
+  };
+}
+
+/** The bulk decisions' texts of `strings` (templates `adapter.pending.bulk`). */
+function bulkStrings(strings: Strings): AdapterBulkStrings {
+  const text = (key: string, view?: Record<string, unknown>) =>
+    t(strings, `adapter.pending.bulk.${key}`, view);
+  const flat = (s: string) => s.replace(/\s+/g, ' ').trim();
+  return {
+    all: (label, count) => text('all', { label, count }),
+    confirmHeader: (label, count) => text('confirm_header', { label, count, one: count === 1 }),
+    leftOut: text('left_out'),
+    unlisted: text('unlisted'),
+    skipped: (prompt, reason) => text('skipped', { prompt: flat(prompt), reason }),
+    confirm: text('confirm'),
+    cancel: text('cancel'),
+    resultsHeader: (label, count) => text('results_header', { label, count, one: count === 1 }),
+    result: (prompt, result, said) =>
+      text('result', { prompt: flat(prompt), [result]: true, text: said }),
+    nothing: text('nothing'),
+    expired: text('expired'),
   };
 }
 

@@ -130,3 +130,62 @@ export function englishOrdinal(n: number): string {
   const teen = n % 100 >= 11 && n % 100 <= 13;
   return `${n}${teen ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
 }
+
+/** The texts of a bulk decision in a chat's `/pending` list. */
+export interface AdapterBulkStrings {
+  /** The button of one common action ("Approve all (3)"). */
+  all(label: string, count: number): string;
+  /** The confirm step's first line: `count` cases get `label`. */
+  confirmHeader(label: string, count: number): string;
+  /** The line before the cases left out. */
+  leftOut: string;
+  /** A case left out that is not in this person's list (its prompt is not told). */
+  unlisted: string;
+  /** One case left out, with why. */
+  skipped(prompt: string, reason: string): string;
+  confirm: string;
+  cancel: string;
+  /** The results' first line. */
+  resultsHeader(label: string, count: number): string;
+  /** One case's result (`result`: confirmed, unconfirmed, refused) with the relay's text. */
+  result(prompt: string, result: 'confirmed' | 'unconfirmed' | 'refused', text: string): string;
+  /** Nothing named may be decided that way now. */
+  nothing: string;
+  /** The confirmation is used, expired or someone else's. */
+  expired: string;
+}
+
+/** What a `/pending` line says of a case (a PendingItem of src/adapter.ts has it all). */
+export interface PendingItemWords {
+  prompt: string;
+  from: string;
+  age: string;
+  expires_in: string;
+  tally: string | null;
+}
+
+/** `/pending`'s texts (templates `adapter.pending`). */
+export interface AdapterPendingStrings {
+  /** Nothing this person may decide is open here (`mine`: nothing names them). */
+  empty(mine: boolean): string;
+  /** The list's first line: how many on this page, and whether more follow. */
+  header(count: number, more: boolean, mine: boolean): string;
+  /** One case in a line (the caller cuts it to the platform's limits). */
+  item(i: PendingItemWords): string;
+  /** The button for the next page. */
+  more: string;
+  /** The label of a link to a case's card. */
+  card: string;
+  /** The relay could not list the cases. */
+  unavailable: string;
+  /** The list is sent privately and the person must open the private chat first (`link` to it). */
+  privateFirst(link: string): string;
+  /** Said where `/pending` was asked when the list went to the person's private chat. */
+  sentPrivately: string;
+  /** The private chat cannot be opened (the person has not added the app `app` for themselves). */
+  privateUnreachable(app: string): string;
+  /** The label of a case's Details link (platforms without links to a card). */
+  details: string;
+  /** Bulk decisions from the list (templates `adapter.pending.bulk`). */
+  bulk: AdapterBulkStrings;
+}

@@ -1,9 +1,15 @@
 /** The core's contract with one chat platform, which lives wholly in platforms/<name>/ and reaches the core only through these types. */
 import type { CardReposter } from './adapter-repost.ts';
-import type { AdapterAskStrings } from './adapter-words.ts';
+import type { AdapterAskStrings, AdapterPendingStrings } from './adapter-words.ts';
 import type { Logger } from './log.ts';
 
-export type { AdapterAskButtons, AdapterAskStrings, AdapterStepStrings } from './adapter-words.ts';
+export type {
+  AdapterAskButtons,
+  AdapterAskStrings,
+  AdapterBulkStrings,
+  AdapterPendingStrings,
+  AdapterStepStrings,
+} from './adapter-words.ts';
 
 import type { Card } from './render/card.ts';
 
@@ -181,30 +187,6 @@ export interface AdapterStrings {
   pending: AdapterPendingStrings;
 }
 
-/** `/pending`'s texts (templates `adapter.pending`). */
-export interface AdapterPendingStrings {
-  /** Nothing this person may decide is open here (`mine`: nothing names them). */
-  empty(mine: boolean): string;
-  /** The list's first line: how many on this page, and whether more follow. */
-  header(count: number, more: boolean, mine: boolean): string;
-  /** One case in a line (the caller cuts it to the platform's limits). */
-  item(i: PendingItem): string;
-  /** The button for the next page. */
-  more: string;
-  /** The label of a link to a case's card. */
-  card: string;
-  /** The relay could not list the cases. */
-  unavailable: string;
-  /** The list is sent privately and the person must open the private chat first (`link` to it). */
-  privateFirst(link: string): string;
-  /** Said where `/pending` was asked when the list went to the person's private chat. */
-  sentPrivately: string;
-  /** The private chat cannot be opened (the person has not added the app `app` for themselves). */
-  privateUnreachable(app: string): string;
-  /** The label of a case's Details link (platforms without links to a card). */
-  details: string;
-}
-
 /**
  * Named change signals across replicas (PostgreSQL LISTEN/NOTIFY where the store has it): an
  * adapter that serves waiting clients (the web chat) wakes them on a change made anywhere.
@@ -267,6 +249,16 @@ export interface PendingItem {
   card: MessageRef | null;
   /** The Details link, when the relay has a public URL. */
   link: string | null;
+  /** What a bulk decision may do with it (issue 35). */
+  bulk: PendingBulk;
+}
+
+/** What a bulk decision may do with a case: its reversible inline actions, or why none. */
+export interface PendingBulk {
+  /** The actions a bulk decision may take on it (no typed answer, can be undone), with labels. */
+  actions: Array<{ action: string; label: string }>;
+  /** Why it may not be in a bulk decision (four-eyes, a typed answer, ...), or null when it may. */
+  reason: string | null;
 }
 
 /** A page of `/pending`: the cases this person may decide, and the cursor of the next page. */

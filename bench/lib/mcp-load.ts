@@ -67,6 +67,12 @@ export async function startMcpLoad(): Promise<McpLoad> {
   };
 }
 
+/**
+ * `MCP_LEAN=0`: a client capability (roots) that changes nothing for an ask tool but leaves the
+ * call to the SDK path, for an A/B run against the front's lean path (src/mcp/lean-call.ts).
+ */
+const SDK_PATH = process.env.MCP_LEAN === '0' ? { roots: {} } : {};
+
 /** A 2026-07-28 `tools/call` of ask_confirm (Tasks declared) as the wire has it. */
 function toolCall(id: number, i: number, rooms: number) {
   return JSON.stringify({
@@ -81,6 +87,7 @@ function toolCall(id: number, i: number, rooms: number) {
         'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
         'io.modelcontextprotocol/clientCapabilities': {
           extensions: { 'io.modelcontextprotocol/tasks': {} },
+          ...SDK_PATH,
         },
       },
     },

@@ -28,6 +28,7 @@ import {
   type RawInteraction,
 } from './parse.ts';
 import { answerPendingCommand, answerPendingMore, parsePendingCommand } from './pending.ts';
+import { answerPendingBulk } from './pending-bulk.ts';
 import { answerRepost } from './pending-repost.ts';
 import { NO_MENTIONS, renderMessage, renderNotice } from './render.ts';
 
@@ -141,6 +142,11 @@ export class InteractionFlow {
       await respond(more);
       return;
     }
+    const late = {
+      deadlineMs: this.deadlineMs,
+      followUp: (body: object) => this.deps.api.followUp(this.deps.applicationId, raw.token, body),
+    };
+    if (fresh && (await answerPendingBulk(raw, ctx, respond, late))) return;
     if (fresh && (await this.askComponent(raw, respond, ctx))) return;
     const tap = fresh ? parseTap(raw) : null;
     if (!tap) {

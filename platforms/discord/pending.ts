@@ -13,8 +13,14 @@ import {
 import type { DiscordInteractionResponse } from './api.ts';
 import { escapeMarkdown, truncateEscaped } from './markdown.ts';
 import { interactionChannelId, interactionUser, type RawInteraction } from './parse.ts';
+import { bulkRow } from './pending-bulk.ts';
 import { repostRow } from './pending-repost.ts';
-import { DISCORD_CONTENT_MAX_CHARS, DiscordButtonStyle, NO_MENTIONS } from './render.ts';
+import {
+  DISCORD_CONTENT_MAX_CHARS,
+  type DiscordActionRow,
+  DiscordButtonStyle,
+  NO_MENTIONS,
+} from './render.ts';
 
 /** CHANNEL_MESSAGE_WITH_SOURCE and UPDATE_MESSAGE; EPHEMERAL (Discord's numbers). */
 const CHANNEL_MESSAGE = 4;
@@ -59,7 +65,7 @@ type Message = NonNullable<DiscordInteractionResponse['data']>;
 async function render(
   ctx: AdapterContext,
   page: PendingPage,
-  state: Omit<PendingPageState, 'cursor'>,
+  state: Omit<PendingPageState, 'cursor'> & { cursor?: string },
   guildId: string | undefined,
 ): Promise<Message> {
   const words = stringsOf(ctx).pending;
@@ -77,7 +83,7 @@ async function render(
   });
   const header = escapeMarkdown(words.header(page.items.length, !!page.next, state.mine));
   const content = truncateEscaped([header, ...lines].join('\n'), DISCORD_CONTENT_MAX_CHARS);
-  const components = page.next
+  const components: DiscordActionRow[] = page.next
     ? [
         {
           type: 1 as const,
@@ -92,12 +98,10 @@ async function render(
         },
       ]
     : [];
+  components.push(...(await bulkRow(ctx, page, state)));
   const reposts = await repostRow(ctx, page.items, state);
-  return {
-    content,
-    components: [...components, ...(reposts ? [reposts] : [])],
-    allowed_mentions: NO_MENTIONS,
-  };
+  if (reposts) components.push(reposts);
+  return { content, components, allowed_mentions: NO_MENTIONS };
 }
 
 /** The answer to `/pending`: the first page, ephemeral. */

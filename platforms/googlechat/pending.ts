@@ -11,6 +11,7 @@ import {
   stringsOf,
   truncateUtf16,
 } from '../../src/adapter-kit.ts';
+import { bulkButtons } from './pending-bulk.ts';
 import { repostWidget } from './pending-repost.ts';
 import { escapeChat, HITL_FUNCTION, textMessage } from './render.ts';
 
@@ -20,7 +21,7 @@ const ITEM_MAX_CHARS = 400;
 async function render(
   ctx: AdapterContext,
   page: PendingPage,
-  state: Omit<PendingPageState, 'cursor'>,
+  state: Omit<PendingPageState, 'cursor'> & { cursor?: string },
   viewer: string,
 ): Promise<object> {
   const words = stringsOf(ctx).pending;
@@ -30,20 +31,17 @@ async function render(
     (i, n) => `${n + 1}. ${truncateUtf16(words.item(i), ITEM_MAX_CHARS)}`,
   );
   const widgets: unknown[] = [{ textParagraph: { text: escapeChat(lines.join('\n')) } }];
+  const buttons: object[] = [];
   if (page.next) {
     const p = await pendingPayload(ctx.kv, { ...state, cursor: page.next });
-    widgets.push({
-      buttonList: {
-        buttons: [
-          {
-            text: truncateUtf16(words.more, 40),
-            type: 'OUTLINED',
-            onClick: { action: { function: HITL_FUNCTION, parameters: [{ key: 'p', value: p }] } },
-          },
-        ],
-      },
+    buttons.push({
+      text: truncateUtf16(words.more, 40),
+      type: 'OUTLINED',
+      onClick: { action: { function: HITL_FUNCTION, parameters: [{ key: 'p', value: p }] } },
     });
   }
+  buttons.push(...(await bulkButtons(ctx, page, state)));
+  if (buttons.length) widgets.push({ buttonList: { buttons } });
   const reposts = await repostWidget(ctx, page.items, state);
   if (reposts) widgets.push(reposts);
   return {

@@ -14,6 +14,7 @@ import {
   pendingPayload,
   stringsOf,
 } from '../../src/adapter-kit.ts';
+import { bulkButtons } from './pending-bulk.ts';
 import { repostBlock } from './pending-repost.ts';
 import { fitText, SLACK_BUTTON_TEXT_MAX_CHARS, SLACK_SECTION_TEXT_MAX_CHARS } from './render.ts';
 
@@ -64,7 +65,7 @@ export function parsePendingSlash(command: string, text: string): { mine: boolea
 async function render(
   ctx: AdapterContext,
   page: PendingPage,
-  state: Omit<PendingPageState, 'cursor'>,
+  state: Omit<PendingPageState, 'cursor'> & { cursor?: string },
   link: SlackPermalink,
 ): Promise<SlackPendingMessage> {
   const words = stringsOf(ctx).pending;
@@ -83,18 +84,18 @@ async function render(
       text: { type: 'mrkdwn', text: body.slice(0, SLACK_SECTION_TEXT_MAX_CHARS), verbatim: true },
     },
   ];
-  if (page.next)
-    blocks.push({
-      type: 'actions',
-      elements: [
+  const more: types.Button[] = page.next
+    ? [
         {
           type: 'button',
           text: { type: 'plain_text', text: fitText(words.more, SLACK_BUTTON_TEXT_MAX_CHARS) },
           action_id: SLACK_PENDING_MORE_ACTION,
           value: await pendingPayload(ctx.kv, { ...state, cursor: page.next }),
         },
-      ],
-    });
+      ]
+    : [];
+  const elements = [...more, ...(await bulkButtons(ctx, page, state))];
+  if (elements.length) blocks.push({ type: 'actions', elements });
   const reposts = await repostBlock(ctx, page.items, state);
   if (reposts) blocks.push(reposts);
   return { response_type: 'ephemeral', text: fitText(header, 300), blocks };

@@ -31,6 +31,7 @@ import {
   TEAMS_CARD_ACTION_INVOKE,
 } from './parse.ts';
 import { isPendingPayload, pendingMessage, pendingNext } from './pending.ts';
+import { isBulkPayload, pendingBulk } from './pending-bulk.ts';
 import { isRepostPayload, repostPress } from './pending-repost.ts';
 import { renderTeamsCard, TEAMS_PAYLOAD_FIELD } from './render.ts';
 import type { TeamsStore } from './store.ts';
@@ -215,6 +216,8 @@ export class TeamsBot {
       return pendingNext(this.deps.ctx, payload, activity.from.id);
     if (isRepostPayload(payload) && activity.from?.id)
       return repostPress(this.deps.ctx, payload, activity.from);
+    if (isBulkPayload(payload) && activity.from?.id)
+      return pendingBulk(this.deps.ctx, payload, activity.from.id);
     const tap = parseExecuteInvoke(activity);
     if (!tap) return messageAnswer(stringsOf(this.deps.ctx).notOurs);
     const { store } = this.deps;

@@ -14,6 +14,7 @@ import {
   pendingPayload,
   stringsOf,
 } from '../../src/adapter-kit.ts';
+import { bulkRows } from './pending-bulk.ts';
 import { repostRows } from './pending-repost.ts';
 import { escapeHtml, TELEGRAM_TEXT_MAX_CHARS, truncateText } from './render.ts';
 
@@ -26,7 +27,7 @@ function messageLink(chatId: string, messageId: string): string | null {
 async function render(
   ctx: AdapterContext,
   page: PendingPage,
-  state: Omit<PendingPageState, 'cursor'>,
+  state: Omit<PendingPageState, 'cursor'> & { cursor?: string },
 ): Promise<{ text: string; keyboard: InlineKeyboardButton[][] }> {
   const words = stringsOf(ctx).pending;
   if (!page.items.length) return { text: escapeHtml(words.empty(state.mine)), keyboard: [] };
@@ -37,6 +38,7 @@ async function render(
     return `${n + 1}. ${escapeHtml(truncateText(words.item(i), 600))}${card}`;
   });
   const text = [escapeHtml(words.header(page.items.length, !!page.next, state.mine)), ...lines];
+  const bulk = await bulkRows(ctx, page, state);
   const keyboard: InlineKeyboardButton[][] = page.next
     ? [
         [
@@ -45,8 +47,9 @@ async function render(
             callback_data: await pendingPayload(ctx.kv, { ...state, cursor: page.next }),
           },
         ],
+        ...bulk,
       ]
-    : [];
+    : [...bulk];
   keyboard.push(...(await repostRows(ctx, page.items, state)));
   return { text: truncateText(text.join('\n'), TELEGRAM_TEXT_MAX_CHARS), keyboard };
 }

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { AdapterContext, InboundRequest, InboundResponse } from '../../src/adapter.ts';
-import { bulkActions, bulkReason } from './bulk.ts';
+import { bulkReason } from '../../src/adapter-bulk.ts';
 import { json, WEB_ROOM } from './parse.ts';
 import type { WebRooms } from './rooms.ts';
 import { INBOX_TOPIC, type RoomWaits, WEB_WAIT_MAX_SECONDS } from './waits.ts';
@@ -85,10 +85,10 @@ async function read(ctx: AdapterContext, a: InboxArgs, rooms: WebRooms) {
     page.items.map(async (item) => {
       const { card, chats, bulk_refusal: _, ...i } = item;
       const m = card ? await rooms.load(card.id) : undefined;
-      const bulk = bulkActions(item, m);
+      const reason = bulkReason(item);
       return {
         ...i,
-        bulk: { actions: bulk, reason: bulk.length ? null : bulkReason(item, m) },
+        bulk: { actions: reason ? [] : item.bulk.actions.map((a) => a.action), reason },
         room: card?.address ?? chats[0]!,
         rooms: chats,
         message: card?.id ?? null,

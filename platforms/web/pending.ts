@@ -39,7 +39,7 @@ export async function listPending(
     status: 200,
     headers: { 'cache-control': 'no-store' },
     body: {
-      items: page.items.map((i) => ({
+      items: page.items.map(({ bulk: _, ...i }) => ({
         ...i,
         message: i.card?.id ?? null,
         card: undefined,

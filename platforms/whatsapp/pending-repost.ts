@@ -1,7 +1,7 @@
 /**
  * `/pending`'s "Re-post" on WhatsApp: with Re-post, a page is a list message (a message holds at
  * most three reply buttons, a list ten rows): "More" first when another page follows, then
- * "Re-post 1" … "Re-post 5". A pick posts the case's card again at the bottom of the chat (the
+ * the bulk offers ("Approve all (n)", four at most), then "Re-post 1" … "Re-post 5". A pick posts the case's card again at the bottom of the chat (the
  * relay checks the person, the case and the rate limit: src/cases/card-repost.ts) and is answered
  * with a text. WhatsApp can neither edit nor delete a sent message, so the old card stays as it
  * was (a tap on it still reaches the case by its key); only the new card gets the outcome reply.
@@ -17,13 +17,16 @@ import {
   WHATSAPP_ROW_TITLE_MAX,
 } from './render.ts';
 
-/** The page as a list message of "More" (`more`: its id) and the items' Re-post rows; null without Re-post. */
+/**
+ * The page as a list message: the `lead` rows (More, the bulk offers) then the items' Re-post
+ * rows; null without Re-post.
+ */
 export async function repostList(
   ctx: AdapterContext,
   text: string,
   items: PendingItem[],
   state: { address: string; user: string },
-  more: { id: string; title: string } | null,
+  lead: { reply: { id: string; title: string } }[],
 ): Promise<OutboundMessage | null> {
   const repost = ctx.repost;
   if (!repost || !items.length) return null;
@@ -33,9 +36,10 @@ export async function repostList(
       title: truncateUtf16(`${repost.label} ${n + 1}`, WHATSAPP_ROW_TITLE_MAX),
     })),
   );
-  const first = more
-    ? [{ id: more.id, title: truncateUtf16(more.title, WHATSAPP_ROW_TITLE_MAX) }]
-    : [];
+  const first = lead.map(({ reply: r }) => ({
+    id: r.id,
+    title: truncateUtf16(r.title, WHATSAPP_ROW_TITLE_MAX),
+  }));
   return {
     type: 'interactive',
     interactive: {

@@ -11,13 +11,9 @@ import {
   stringsOf,
   truncateUtf16,
 } from '../../src/adapter-kit.ts';
+import { bulkReplies, withReplies } from './pending-bulk.ts';
 import { repostList } from './pending-repost.ts';
-import {
-  type OutboundMessage,
-  textMessage,
-  WHATSAPP_BUTTON_TITLE_MAX,
-  WHATSAPP_INTERACTIVE_BODY_MAX,
-} from './render.ts';
+import { type OutboundMessage, textMessage, WHATSAPP_BUTTON_TITLE_MAX } from './render.ts';
 
 const ITEM_MAX_CHARS = 190;
 
@@ -25,7 +21,7 @@ const ITEM_MAX_CHARS = 190;
 async function render(
   ctx: AdapterContext,
   page: PendingPage,
-  state: Omit<PendingPageState, 'cursor'>,
+  state: Omit<PendingPageState, 'cursor'> & { cursor?: string },
 ): Promise<OutboundMessage> {
   const words = stringsOf(ctx).pending;
   if (!page.items.length) return textMessage(words.empty(state.mine));
@@ -33,31 +29,24 @@ async function render(
     (i, n) => `${n + 1}. ${truncateUtf16(words.item(i), ITEM_MAX_CHARS)}`,
   );
   const text = [words.header(page.items.length, !!page.next, state.mine), ...lines].join('\n');
-  const id = page.next ? await pendingPayload(ctx.kv, { ...state, cursor: page.next }) : null;
-  const listed = await repostList(
-    ctx,
-    text,
-    page.items,
-    state,
-    id ? { id, title: words.more } : null,
-  );
-  if (listed) return listed;
-  if (!id) return textMessage(text);
-  return {
-    type: 'interactive',
-    interactive: {
-      type: 'button',
-      body: { text: truncateUtf16(text, WHATSAPP_INTERACTIVE_BODY_MAX) },
-      action: {
-        buttons: [
-          {
-            type: 'reply',
-            reply: { id, title: truncateUtf16(words.more, WHATSAPP_BUTTON_TITLE_MAX) },
+  const more = page.next
+    ? [
+        {
+          type: 'reply' as const,
+          reply: {
+            id: await pendingPayload(ctx.kv, { ...state, cursor: page.next }),
+            title: truncateUtf16(words.more, WHATSAPP_BUTTON_TITLE_MAX),
           },
-        ],
-      },
-    },
-  };
+        },
+      ]
+    : [];
+  // With Re-post the page is a list message (ten rows): More, up to four bulk rows, Re-post 1..5.
+  const listed = await repostList(ctx, text, page.items, state, [
+    ...more,
+    ...(await bulkReplies(ctx, page, state, 4)),
+  ]);
+  if (listed) return listed;
+  return withReplies(text, [...more, ...(await bulkReplies(ctx, page, state, 3 - more.length))]);
 }
 
 /** The first page of `/pending [mine]` in the chat `address` (phone id:wa id) of `waId`. */

@@ -7,7 +7,14 @@
  */
 import type { InboxItem, InboxPage, InboxQuery } from '../adapter.ts';
 import type { StoredCase } from '../store/types.ts';
-import { decode, encode, mayDecide, type PendingDeps, type PendingList } from './pending.ts';
+import {
+  bulkRefusal,
+  decode,
+  encode,
+  mayDecide,
+  type PendingDeps,
+  type PendingList,
+} from './pending.ts';
 
 const PAGE = 20;
 const MAX_PAGE = 50;
@@ -16,17 +23,6 @@ const MAX_BATCHES = 4;
 /** Cases one `keys` read looks up at most (a bulk decision's size limit). */
 export const INBOX_MAX_KEYS = 50;
 const TERMINAL = new Set(['completed', 'expired', 'cancelled']);
-
-/**
- * Why a case may not be decided in bulk, by its policy: one that needs several distinct people
- * (four-eyes) is decided on its card, where each vote and the tally are seen. Null: it may be.
- */
-function bulkRefusal(c: StoredCase): string | null {
-  const p = c.doc.policy;
-  return p && p.required > 1
-    ? `four-eyes: ${p.required} people must approve; decide it on its card`
-    : null;
-}
 
 /** The chats (addresses) of `platform` where `c` has a posted card this person may decide. */
 async function chatsOf(d: PendingDeps, c: StoredCase, q: InboxQuery): Promise<string[]> {

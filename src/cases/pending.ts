@@ -4,10 +4,18 @@
  * Cases they may not decide are left out entirely, not shown greyed: nothing of them is told.
  * One indexed store read per batch (store.listOpenInChat), bounded per page.
  */
-import type { DecidersQuery, PendingItem, PendingPage, PendingQuery, TapUser } from '../adapter.ts';
+import type {
+  DecidersQuery,
+  PendingBulk,
+  PendingItem,
+  PendingPage,
+  PendingQuery,
+  TapUser,
+} from '../adapter.ts';
 import { endedByPolicy } from '../policy/escalation.ts';
 import { durationWords } from '../policy/expiry-warning.ts';
 import { judge } from '../policy/policy.ts';
+import type { Card } from '../render/card.ts';
 import { type Strings, t } from '../render/templates.ts';
 import type { Store } from '../store/store.ts';
 import type { StoredCase } from '../store/types.ts';
@@ -24,7 +32,7 @@ const MAX_BATCHES = 4;
 export interface PendingDeps {
   store: Pick<Store, 'listOpenInChat' | 'listOpenOnPlatform' | 'listMessages' | 'getCaseByKey'>;
   targets: Pick<Targets, 'mayAct' | 'identityOfAccount'>;
-  render: Pick<CardRenderer, 'detailsUrl'>;
+  render: Pick<CardRenderer, 'detailsUrl' | 'cardOf'>;
   strings: Strings;
   now: () => number;
 }
@@ -79,6 +87,33 @@ export function mayDecideAtAll(
     c.doc.requested_by,
   );
   return !(v.kind === 'refused' && v.reason === 'not_an_approver');
+}
+
+/**
+ * Why a case may not be decided in bulk, by its policy: one that needs several distinct people
+ * (four-eyes) is decided on its card, where each vote and the tally are seen. Null: it may be.
+ */
+export function bulkRefusal(c: StoredCase): string | null {
+  const p = c.doc.policy;
+  return p && p.required > 1
+    ? `four-eyes: ${p.required} people must approve; decide it on its card`
+    : null;
+}
+
+/** What a bulk decision may do with `c` (its card as it stands): reversible inline actions only. */
+function bulkOf(c: StoredCase, card: Card): PendingBulk {
+  const no = (reason: string): PendingBulk => ({ actions: [], reason });
+  const refusal = bulkRefusal(c);
+  if (refusal) return no(refusal);
+  if (card.final) return no('already decided');
+  if (card.ask) return no('needs an answer typed on its card');
+  if (!card.actions.length) return no('has no buttons: decide it on its Details page');
+  const actions = card.actions
+    .filter((a) => !a.confirm)
+    .map(({ action, label }) => ({ action, label }));
+  return actions.length
+    ? { actions, reason: null }
+    : no('cannot be undone: confirm it on its own card');
 }
 
 /** The pages of `/pending`. */
@@ -139,6 +174,7 @@ export class PendingList {
       tally: p ? t(this.d.strings, 'pending.tally', { tally: yes, required: p.required }) : null,
       card: m ? { platform: m.platform, address: m.address, id: m.ref_id! } : null,
       link: this.d.render.detailsUrl(c) ?? null,
+      bulk: bulkOf(c, await this.d.render.cardOf(c)),
     };
   }
 }

@@ -3,7 +3,7 @@
  * it: the final result of one tools/call (a downstream client that declares Tasks gets it through
  * the gateway's own task, downstream-tasks.ts; `onTask` names the upstream's task). The gateway sends the tools/call itself
  * with the extension declared on the request (the SDK client 2.4 refuses a `resultType: "task"`
- * answer, so these few requests are plain JSON-RPC POSTs through the upstream's guarded fetch),
+ * answer, so these few requests go around it: task-wire.ts, over HTTP or stdio),
  * then follows the task with `tasks/get` at its `pollIntervalMs`. While it is `input_required`,
  * each of its `inputRequests` is asked once (keys already asked are not asked again on later
  * polls), and the answers go back with `tasks/update`. `completed` ends the call with the task's
@@ -11,7 +11,6 @@
  * call sends `tasks/cancel`. A tools/call answered without a task (complete, or `input_required`
  * rounds: answered and retried with `requestState` echoed verbatim) is handled the same way.
  */
-import type { FetchLike } from '@modelcontextprotocol/client';
 import {
   ProtocolError,
   ProtocolErrorCode,
@@ -19,6 +18,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { KeyValue } from '../adapter.ts';
 import { TASKS_EXTENSION } from '../mcp/tasks.ts';
+import { type Exchange, REVISION, type TaskWakes, taskRequestId } from './task-wire.ts';
 
 /** Which task and which of its inputRequests keys an input request is (its ask is labelled so). */
 export interface TaskInput {
@@ -36,17 +36,18 @@ export type AnswerInput = (
 /** What the Tasks path uses of one upstream. */
 export interface TaskUpstream {
   name: string;
-  url: string;
-  fetch: FetchLike;
+  /** Sends one request of the Tasks path (task-wire.ts: a POST, or a line on the child's stdin). */
+  exchange: Exchange;
   clientInfo: Record<string, string>;
   answer: AnswerInput;
   /** Where the keys already answered are noted, so a resumed task does not ask them again. */
   kv?: Pick<KeyValue, 'get' | 'set'> | undefined;
+  /** Where the upstream's `notifications/tasks` wake a follow before its poll interval is up. */
+  wakes?: TaskWakes | undefined;
   /** True while the relay stops: the task lives on upstream (no tasks/cancel), to be resumed. */
   stopping?: (() => boolean) | undefined;
 }
 
-const REVISION = '2026-07-28';
 /** The poll interval when the task suggests none, and the bounds of a suggested one. */
 const POLL_MS = { fallback: 1000, min: 10, max: 30_000 } as const;
 /** How many `input_required` rounds of a task-less answer are followed before failing. */
@@ -117,6 +118,8 @@ async function followTask(u: TaskUpstream, rpc: Rpc, first: Json, signal: AbortS
     void rpc('tasks/cancel', { taskId }, AbortSignal.timeout(CANCEL_MS)).catch(() => undefined);
   };
   signal.addEventListener('abort', cancel, { once: true });
+  const pause = new Pause();
+  const off = u.wakes?.on(taskId, pause.poke);
   try {
     let task = first;
     for (;;) {
@@ -139,10 +142,11 @@ async function followTask(u: TaskUpstream, rpc: Rpc, first: Json, signal: AbortS
         if (Object.keys(inputResponses).length > 0)
           await rpc('tasks/update', { taskId, inputResponses });
       }
-      await pause(task.pollIntervalMs, signal);
+      await pause.wait(task.pollIntervalMs, signal);
       task = await rpc('tasks/get', { taskId });
     }
   } finally {
+    off?.();
     signal.removeEventListener('abort', cancel);
   }
 }
@@ -188,29 +192,47 @@ function completed(r: Json): Json {
   return result;
 }
 
-function pause(suggested: unknown, signal: AbortSignal): Promise<void> {
-  const n = typeof suggested === 'number' && Number.isFinite(suggested) ? suggested : 0;
-  const ms = n > 0 ? Math.min(POLL_MS.max, Math.max(POLL_MS.min, n)) : POLL_MS.fallback;
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(done, ms);
-    function done() {
-      signal.removeEventListener('abort', stop);
-      resolve();
-    }
-    function stop() {
-      clearTimeout(t);
-      reject(signal.reason);
-    }
-    signal.addEventListener('abort', stop, { once: true });
-  });
+/**
+ * The wait between two tasks/get: the task's poll interval, cut short by a notification of the
+ * task (one that came while no wait ran ends the next wait at once).
+ */
+class Pause {
+  private poked = false;
+  private cut: (() => void) | undefined;
+
+  readonly poke = () => {
+    this.poked = true;
+    this.cut?.();
+  };
+
+  wait(suggested: unknown, signal: AbortSignal): Promise<void> {
+    const n = typeof suggested === 'number' && Number.isFinite(suggested) ? suggested : 0;
+    const ms = n > 0 ? Math.min(POLL_MS.max, Math.max(POLL_MS.min, n)) : POLL_MS.fallback;
+    return new Promise((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      const done = () => {
+        clearTimeout(t);
+        this.poked = false;
+        this.cut = undefined;
+        signal.removeEventListener('abort', stop);
+        resolve();
+      };
+      const stop = () => {
+        clearTimeout(t);
+        this.cut = undefined;
+        reject(signal.reason);
+      };
+      const t = setTimeout(done, ms);
+      if (this.poked) return done();
+      this.cut = done;
+      signal.addEventListener('abort', stop, { once: true });
+    });
+  }
 }
 
-/** One JSON-RPC request per POST, framed as 2026-07-28 with the extension declared. */
+/** One JSON-RPC request over `u.exchange`, framed as 2026-07-28 with the extension declared. */
 function rpcOf(u: TaskUpstream, signal: AbortSignal): Rpc {
-  let n = 0;
   return async (method, params, own) => {
-    const id = `gw-task-${++n}`;
     const meta = {
       ...((params._meta as Json | undefined) ?? {}),
       'io.modelcontextprotocol/protocolVersion': REVISION,
@@ -220,50 +242,17 @@ function rpcOf(u: TaskUpstream, signal: AbortSignal): Rpc {
         extensions: { [TASKS_EXTENSION]: {} },
       },
     };
-    const name = method === 'tools/call' ? params.name : params.taskId;
-    const res = await u.fetch(u.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': REVISION,
-        'mcp-method': method,
-        ...(typeof name === 'string' && { 'mcp-name': name }),
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }),
-      signal: own ?? signal,
-    });
-    const answer = await answerOf(u, res, id);
+    const message = {
+      jsonrpc: '2.0' as const,
+      id: taskRequestId(),
+      method,
+      params: { ...params, _meta: meta },
+    };
+    const answer = await u.exchange(message, own ?? signal);
     if (answer.error) {
       const e = answer.error as { code: number; message: string; data?: unknown };
       throw new ProtocolError(e.code, e.message, e.data);
     }
     return (answer.result ?? {}) as Json;
   };
-}
-
-/** The answer to request `id`, from a JSON body or an SSE stream. */
-async function answerOf(u: TaskUpstream, res: Response, id: string): Promise<Json> {
-  const text = await res.text();
-  const sse = (res.headers.get('content-type') ?? '').includes('text/event-stream');
-  const messages = sse
-    ? text
-        .split('\n')
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => parsed(l.slice(5)))
-    : [parsed(text)];
-  const answer = messages.find((m) => m?.id === id);
-  if (answer) return answer;
-  throw new ProtocolError(
-    ProtocolErrorCode.InternalError,
-    `upstream MCP server "${u.name}" answered HTTP ${res.status} without a JSON-RPC answer`,
-  );
-}
-
-function parsed(text: string): Json | undefined {
-  try {
-    return JSON.parse(text) as Json;
-  } catch {
-    return undefined;
-  }
 }

@@ -15,6 +15,7 @@ import { type Logger, scrub } from '../log.ts';
 import { TASKS_EXTENSION } from '../mcp/tasks.ts';
 import { Callers } from './callers.ts';
 import { DownstreamTasks, type TaskStore } from './downstream-tasks.ts';
+import { type Exchange, httpExchange, TaskWakes, tapStdio } from './task-wire.ts';
 import { type AnswerInput, callWithTasks, resumeTask } from './upstream-tasks.ts';
 import { guardedFetch, linkTo, type UpstreamLink } from './upstream-transport.ts';
 
@@ -70,6 +71,8 @@ export class Upstream {
   keepTasks: (() => boolean) | undefined;
   /** The gateway's tasks for downstream clients that declare Tasks (downstream-tasks.ts). */
   readonly tasks: DownstreamTasks;
+  /** The follows of upstream tasks, woken by the upstream's `notifications/tasks`. */
+  private readonly wakes = new TaskWakes();
 
   constructor(
     readonly name: string,
@@ -149,28 +152,31 @@ export class Upstream {
     return this.tasksPath(client) !== undefined;
   }
 
-  /** The Tasks path, when this is a 2026-07-28 HTTP upstream that declares the extension. */
+  /** The Tasks path, when this is a 2026-07-28 upstream (HTTP or stdio) that declares it. */
   private tasksPath(client: Client) {
     const declared = (client.getServerCapabilities() as { extensions?: object } | undefined)
       ?.extensions;
     const modern = client.getNegotiatedProtocolVersion() === '2026-07-28';
-    const config = this.config;
     if (!declared || !Object.hasOwn(declared, TASKS_EXTENSION) || !modern) return undefined;
-    if (!isHttpUpstream(config) || !this.answerInput) return undefined;
-    const fetch = guardedFetch(config, this.deps.dispatcher);
+    if (!this.answerInput) return undefined;
+    const exchange = isHttpUpstream(this.config)
+      ? httpExchange(this.name, this.config.url, this.leanFetch(), this.wakes)
+      : this.stdioExchange;
     const clientInfo = { ...GATEWAY_CLIENT_INFO };
     const answer = this.answerInput;
     const stopping = () => this.closed || !!this.keepTasks?.();
-    return {
-      name: this.name,
-      url: config.url,
-      fetch,
-      clientInfo,
-      answer,
-      kv: this.deps.tasks?.kv,
-      stopping,
-    };
+    const kv = this.deps.tasks?.kv;
+    return { name: this.name, exchange, clientInfo, answer, kv, wakes: this.wakes, stopping };
   }
+
+  /** The Tasks path's requests to the stdio child of the connection now (task-wire.ts). */
+  private stdio: Exchange | undefined;
+  private readonly stdioExchange: Exchange = async (message, signal) => {
+    await this.connected();
+    const send = this.stdio;
+    if (!send) throw new UpstreamDown(this.name, this.reason || 'not connected');
+    return await send(message, signal);
+  };
 
   /**
    * The client, when a call may take the lean path (lean-call.ts): connected now, over HTTP,
@@ -270,13 +276,18 @@ export class Upstream {
       await client.close().catch(() => undefined);
       throw new UpstreamDown(this.name, 'the relay is stopping');
     }
+    const stdio = isHttpUpstream(this.config)
+      ? undefined
+      : tapStdio(link.transport, () => new UpstreamDown(this.name, 'the process ended'));
     client.onclose = () => {
       if (this.client !== client) return;
       this.client = undefined;
+      this.stdio = undefined;
       this.tools = undefined;
       if (!this.closed) this.down(this.describe(new Error('the connection closed'), link));
     };
     this.client = client;
+    this.stdio = stdio;
     this.failures = 0;
     this.reason = '';
     this.deps.health?.set(this.part, 'up');
@@ -296,6 +307,7 @@ export class Upstream {
       inputRequired: { autoFulfill: true, maxRounds: INPUT_ROUNDS },
     });
     client.fallbackNotificationHandler = async (n) => {
+      if (this.wakes.notified(n)) return;
       if (n.method === 'notifications/tools/list_changed') this.tools = undefined;
       this.deps.onNotification(this.name, n);
     };

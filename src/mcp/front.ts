@@ -7,8 +7,10 @@
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { HitlService } from '../hitl-service/index.ts';
 import { LegacyCancels } from './cancels.ts';
+import { leanCall, leanPlan } from './lean-call.ts';
 import { readMcpBody } from './request-body.ts';
 import { registerAskResources } from './resources.ts';
+import { TaskListens, taskListenOf } from './task-listen.ts';
 import { TASKS_EXTENSION, TaskCalls } from './tasks.ts';
 import { type IntakeGate, type McpCall, type McpToolDeps, registerTools } from './tools.ts';
 import { AskWaits } from './waits.ts';
@@ -32,9 +34,18 @@ export interface McpFront {
   ): Promise<Response>;
   /** The open waits (the benchmark and tests count their store reads). */
   waits: AskWaits;
+  /** The `tools/call`s the lean path served (mcp/lean-call.ts) since start. */
+  leanCalls: number;
   /** Ends open calls without withdrawing their asks (the relay stops). */
   close(): Promise<void>;
 }
+
+/** What the relay knows of a request's connection (the API key's default target and rate limit). */
+type ConnectionFacts = {
+  origin: string;
+  defaultTarget?: string | undefined;
+  admit?: IntakeGate | undefined;
+};
 
 /** The server instance of one request: the tools, resources and (2026-07-28) the tasks. */
 function serverFor(call: McpCall): McpServer {
@@ -58,44 +69,65 @@ function serverFor(call: McpCall): McpServer {
   return server;
 }
 
+/** The call of one request: the front's shared parts and the connection's facts. */
+function callFor(
+  shared: Pick<McpCall, 'relay' | 'asks' | 'waits' | 'cancels' | 'closing'>,
+  at: ConnectionFacts | undefined,
+  era: McpCall['era'],
+): McpCall {
+  return {
+    ...shared,
+    origin: at?.origin ?? '',
+    defaultTarget: at?.defaultTarget,
+    era,
+    ...(at?.admit ? { admit: at.admit } : {}),
+  };
+}
+
 /** Creates the MCP server over the asks service. */
 export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront {
   const waits = new AskWaits(relay.cases.events, relay.store);
   let closing = false;
   const cancels = new LegacyCancels();
+  const listens = new TaskListens(relay.cases.events, MCP_SERVER_INFO);
+  const shared = { relay, asks, waits, cancels, closing: () => closing };
+  const callOf = (at: ConnectionFacts | undefined, era: McpCall['era']) => callFor(shared, at, era);
   const handler = createMcpHandler(
-    ({ authInfo, era }) => {
-      // The connection's own facts ride in authInfo.extra (the SDK hands it to the factory as is).
-      const at = authInfo?.extra as
-        | { origin: string; defaultTarget?: string; admit?: IntakeGate }
-        | undefined;
-      const call: McpCall = {
-        relay,
-        asks,
-        waits,
-        origin: at?.origin ?? '',
-        defaultTarget: at?.defaultTarget,
-        closing: () => closing,
-        cancels,
-        era: era === 'legacy' ? 'legacy' : 'modern',
-        ...(at?.admit ? { admit: at.admit } : {}),
-      };
-      return serverFor(call);
-    },
+    // The connection's own facts ride in authInfo.extra (the SDK hands it to the factory as is).
+    ({ authInfo, era }) =>
+      serverFor(
+        callOf(
+          authInfo?.extra as ConnectionFacts | undefined,
+          era === 'legacy' ? 'legacy' : 'modern',
+        ),
+      ),
     {
       onerror: (err) => relay.log.debug({ err: err.message }, 'mcp: request refused'),
     },
   );
-  return {
+  const front: McpFront = {
     waits,
+    leanCalls: 0,
     async fetch(request, o) {
       const read = await readMcpBody(request);
       if (read instanceof Response) return read;
-      const extra = {
+      const extra: ConnectionFacts = {
         origin: relay.config.publicUrl ?? o.origin,
         defaultTarget: o.defaultTarget,
         admit: o.admit,
       };
+      // Task status pushes are served here: the SDK's listen knows no tasks (mcp/task-listen.ts).
+      const listen = taskListenOf(read.parsedBody);
+      if (listen instanceof Response) return listen;
+      if (listen) return listens.serve(listen, callOf(extra, 'modern'), request.signal);
+      const plan = closing ? undefined : leanPlan(read.parsedBody, read.request.headers);
+      if (plan) {
+        const served = await leanCall(callOf(extra, 'modern'), plan, MCP_SERVER_INFO);
+        if (served) {
+          front.leanCalls++;
+          return served;
+        }
+      }
       // The relay checked the API key in front (server/app.ts); this only names the connection.
       return handler.fetch(read.request, {
         authInfo: { token: '', clientId: 'relay-key', scopes: [], extra },
@@ -104,8 +136,10 @@ export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront 
     },
     async close() {
       closing = true;
+      listens.close();
       await handler.close();
       waits.close();
     },
   };
+  return front;
 }

@@ -213,6 +213,18 @@ const GET_ANSWER_INPUT = jsonSchemaOnce(
 );
 const ANY_OUTCOME = jsonSchemaOnce(anyOutcomeSchema);
 
+/** An ask tool by name and its input check as the SDK runs it (mcp/lean-call.ts). */
+export function kindToolOf(
+  name: string,
+):
+  | { tool: KindTool; input: (value: unknown) => ReturnType<z.ZodType['~standard']['validate']> }
+  | undefined {
+  const tool = KIND_TOOLS.find((t) => t.name === name);
+  const schema = SCHEMAS.get(name)?.input;
+  if (!tool || !schema) return undefined;
+  return { tool, input: (value: unknown) => schema['~standard'].validate(value) };
+}
+
 /** Registers the ten ask tools and get_answer on `server`. */
 export function registerTools(server: McpServer, call: McpCall): void {
   for (const tool of KIND_TOOLS)

@@ -73,4 +73,12 @@ export function registerMcpMetrics(registry: Registry, front: McpFront): void {
       this.set(front.waits.reads);
     },
   });
+  new Gauge({
+    name: 'hitl_relay_mcp_lean_calls',
+    help: 'MCP tools/call requests served by the lean path (no SDK server per request) since start',
+    registers: [registry],
+    collect() {
+      this.set(front.leanCalls);
+    },
+  });
 }

@@ -6,7 +6,9 @@
  * with the answered key still listed next to a new one, then `completed`. Its `tasks/update`
  * bodies are checked with the extension's own schema (`@modelcontextprotocol/ext-tasks`). A real
  * relay with it in `mcp_upstreams`; a person answers each question in the web chat; the official
- * SDK client downstream (both eras) gets the final result. Each key is asked once.
+ * SDK client downstream (both eras) gets the final result. Each key is asked once. A task that
+ * suggests polling every minute says its changes with `notifications/tasks` on the stream of the
+ * tasks/update that caused them: the gateway follows it without waiting the interval.
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
@@ -68,7 +70,8 @@ function shown(t: Task) {
     createdAt: at,
     lastUpdatedAt: at,
     ttlMs: null,
-    pollIntervalMs: 20,
+    // A notify-* task suggests a minute and says its changes with notifications/tasks instead.
+    pollIntervalMs: t.env.startsWith('notify') ? 60_000 : 20,
   };
   if (t.step === 'start') t.step = t.env.startsWith('broken') ? 'failed' : 'confirm';
   if (t.step === 'failed')
@@ -147,6 +150,9 @@ function upstreamServer() {
     if (t.step === 'confirm' && responses.confirm)
       t.step = responses.confirm.action === 'accept' ? 'region' : 'done';
     else if (t.step === 'region' && responses.region) t.step = 'done';
+    // On the stream of this request, before its answer (the gateway reads it there).
+    if (t.env.startsWith('notify'))
+      await ctx.mcpReq.notify({ method: 'notifications/tasks', params: shown(t) } as never);
     return {} as never;
   });
   low.setRequestHandler('tasks/cancel', { params: byId }, async ({ taskId }) => {
@@ -340,4 +346,23 @@ describe('a downstream client that declares Tasks', () => {
     const view = await t.session.task(execution.handle!.taskId).snapshot();
     expect(view.status).toBe('cancelled');
   });
+});
+
+it('TASKS-NOTIFY-2 notifications/tasks on a tasks/update stream of an HTTP upstream: the next question and the result without waiting the poll interval', {
+  timeout: 25_000,
+}, async () => {
+  const client = await connectMcp(`${relay.url}/mcp/gateway/tasky`);
+  try {
+    const env = 'notify-http';
+    const call = client.callTool({ name: 'deploy', arguments: { env } });
+    // Created with a 20 ms hint, then a minute (the gateway waits at most 30 s): the second
+    // question and the result come within the test's 25 s only because the notifications woke it.
+    await tap(await newCard(), 'confirm');
+    const second = await newCard();
+    expect(JSON.stringify(second)).toContain('Which region?');
+    await tap(second, 'select', { selected: 'us' });
+    expect((await call).content).toEqual([{ type: 'text', text: `deployed ${env} to us` }]);
+  } finally {
+    await client.close();
+  }
 });

@@ -1,0 +1,194 @@
+/**
+ * Issue 35, bulk decisions in a Discord `/pending` list: a real relay and the Discord adapter
+ * (HTTP interactions mode) against the fake Discord API, a fast fake HITL service counting
+ * submits per case. The ephemeral list offers "Approve all (n)" only for cases a bulk decision
+ * may take; a press edits it (type 7) into a confirm step naming each case and those left out
+ * with why (four-eyes); Confirm is this person's only and single use, and submits each chosen
+ * case once; the message then shows each case's outcome.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startFastService } from '../../../bench/lib/hitl-service.ts';
+import type { TapUser } from '../../../src/adapter.ts';
+import { type FakeDiscordMessage, fakeSnowflake } from '../../fakes/discord-api.ts';
+import { eventually, type RelayHandle, startRelay } from '../../helpers/relay-env.ts';
+import {
+  componentInteraction,
+  type DiscordHarness,
+  makeDiscordHarnessWith,
+  signInteraction,
+  TEST_DISCORD_APPLICATION_ID,
+  TEST_DISCORD_CHANNEL_ID,
+  TEST_DISCORD_GUILD_ID,
+  visibleText,
+} from './harness.ts';
+
+const CHANNEL = TEST_DISCORD_CHANNEL_ID;
+const ann: TapUser = { id: '2100000000000000011', name: 'Ann' };
+const mallory: TapUser = { id: '2100000000000000012', name: 'Mallory' };
+let service: Awaited<ReturnType<typeof startFastService>>;
+let h: DiscordHarness;
+let relay: RelayHandle;
+let clock = Date.now();
+const submitted: string[] = [];
+
+beforeAll(async () => {
+  service = await startFastService();
+  service.onSubmit = (id) => submitted.push(id);
+  h = await makeDiscordHarnessWith();
+  relay = await startRelay({
+    adapters: [h.adapter],
+    now: () => clock,
+    allow: { [`discord:${CHANNEL}`]: [ann.id] },
+    configFile: {
+      policies: { pair: { required: 2, approvers: [`discord:${ann.id}`, 'discord:1'] } },
+      routes: { four: { targets: [`discord:${CHANNEL}`], policy: 'pair' } },
+    },
+  });
+  for (const [target, name] of [
+    [`discord:${CHANNEL}`, 'dc-bulk-1'],
+    [`discord:${CHANNEL}`, 'dc-bulk-2'],
+    ['route:four', 'dc-bulk-four'],
+  ] as const) {
+    clock += 1000;
+    expect((await relay.send(target, service.create(name))).status).toBe(201);
+  }
+  await eventually(async () => h.fake.messages(CHANNEL).length === 3, 10_000, 'the cards');
+});
+afterAll(async () => {
+  await relay?.stop();
+  await h?.close();
+  await service?.stop();
+});
+
+/** The `/pending` APPLICATION_COMMAND interaction as Discord sends it in a guild channel. */
+function pendingCommand(user: TapUser, mine?: boolean): Record<string, unknown> {
+  return {
+    id: fakeSnowflake(),
+    application_id: TEST_DISCORD_APPLICATION_ID,
+    type: 2,
+    token: `aW50ZXJhY3Rpb246${randomBytes(24).toString('base64url')}`,
+    version: 1,
+    guild_id: TEST_DISCORD_GUILD_ID,
+    channel_id: CHANNEL,
+    channel: { id: CHANNEL, guild_id: TEST_DISCORD_GUILD_ID, name: 'reviews', type: 0 },
+    member: {
+      user: { id: user.id, username: 'u', discriminator: '0', global_name: user.name ?? null },
+      roles: [],
+      permissions: '2147483647',
+      joined_at: '2024-01-01T00:00:00.000000+00:00',
+      deaf: false,
+      mute: false,
+    },
+    app_permissions: '442368',
+    locale: 'en-US',
+    entitlements: [],
+    authorizing_integration_owners: { '0': TEST_DISCORD_GUILD_ID },
+    context: 0,
+    data: {
+      id: fakeSnowflake(),
+      name: 'pending',
+      type: 1,
+      ...(mine === undefined ? {} : { options: [{ type: 5, name: 'mine', value: mine }] }),
+    },
+  };
+}
+
+/** Delivers an interaction to the relay and applies its HTTP answer at the fake, as Discord does. */
+async function deliver(interaction: Record<string, unknown>, messageId: string | null = null) {
+  const id = interaction.id as string;
+  const token = interaction.token as string;
+  h.fake.registerInteraction({ id, token, channelId: CHANNEL, messageId });
+  const body = JSON.stringify(interaction);
+  const res = await fetch(`${relay.url}/discord/interactions`, {
+    method: 'POST',
+    headers: signInteraction(h.privateKey, body),
+    body,
+  });
+  expect(res.status).toBe(200);
+  const answer = (await res.json()) as {
+    type: number;
+    data: { content: string; flags?: number; components: FakeDiscordMessage['components'] };
+  };
+  expect(h.fake.applyInteractionResponse(id, token, answer).status).toBe(204);
+  return answer;
+}
+
+/** The ephemeral list as a message a component interaction can come from. */
+function ephemeralMessage(data: {
+  content: string;
+  components: FakeDiscordMessage['components'];
+}): FakeDiscordMessage {
+  return {
+    id: fakeSnowflake(),
+    channel_id: CHANNEL,
+    content: data.content,
+    components: data.components,
+    embeds: [],
+    allowed_mentions: { parse: [] },
+    flags: 64,
+    seenCustomIds: [],
+    edits: 0,
+  };
+}
+
+const idsOf = (a: { data: { components: FakeDiscordMessage['components'] } }) =>
+  a.data.components.flatMap((r) =>
+    r.components.map((c: any) => c as { label: string; custom_id: string }),
+  );
+
+it('PENDING-DC-BULK-1 no bulk button when no listed case may be in a bulk decision', async () => {
+  const mine = await deliver(pendingCommand(ann, true));
+  expect(visibleText(mine.data.content)).toContain('dc-bulk-four');
+  expect(mine.data.components).toEqual([]);
+});
+
+it('PENDING-DC-BULK-2 confirm lists the cases and those left out; only its owner, only once', async () => {
+  const first = await deliver(pendingCommand(ann));
+  const all = idsOf(first).find((b) => b.label === 'Approve all (2)')!;
+  expect(all.custom_id).toMatch(/^hitlb:/);
+  const list = ephemeralMessage(first.data);
+
+  const refused = await deliver(
+    componentInteraction({ message: list, customId: all.custom_id, user: mallory }),
+  );
+  expect(refused).toMatchObject({ type: 4, data: { flags: 64 } });
+  expect(visibleText(refused.data.content)).toBe('This button is no longer active.');
+
+  const step = await deliver(
+    componentInteraction({ message: list, customId: all.custom_id, user: ann }),
+  );
+  expect(step.type).toBe(7);
+  const text = visibleText(step.data.content);
+  expect(text.split('\n')[0]).toMatch(/^Approve: 2 cases/);
+  expect(text).toContain('1. Deploy build dc-bulk-2 to production?');
+  expect(text).toContain('2. Deploy build dc-bulk-1 to production?');
+  expect(text).toMatch(/Left out:\n• Deploy build dc-bulk-four to production\? — four-eyes/);
+  expect(submitted).toEqual([]);
+  const [confirm, cancel] = idsOf(step);
+  expect([confirm!.label, cancel!.label]).toEqual(['Confirm', 'Cancel']);
+  const shown = ephemeralMessage(step.data);
+
+  const theirs = await deliver(
+    componentInteraction({ message: shown, customId: confirm!.custom_id, user: mallory }),
+  );
+  expect(theirs).toMatchObject({ type: 4, data: { flags: 64 } });
+  expect(visibleText(theirs.data.content)).toContain('used, expired or not yours');
+  expect(submitted).toEqual([]);
+
+  const done = await deliver(
+    componentInteraction({ message: shown, customId: confirm!.custom_id, user: ann }),
+  );
+  expect(done.type).toBe(7);
+  const results = visibleText(done.data.content);
+  expect(results).toMatch(/^Approve: the outcome of each of 2 cases/);
+  expect(results).toContain('✅ Deploy build dc-bulk-2 to production?');
+  expect(results).toContain('✅ Deploy build dc-bulk-1 to production?');
+  expect([...submitted].sort()).toEqual(['dc-bulk-1', 'dc-bulk-2']);
+
+  const again = await deliver(
+    componentInteraction({ message: shown, customId: confirm!.custom_id, user: ann }),
+  );
+  expect(visibleText(again.data.content)).toContain('used, expired or not yours');
+  expect(submitted).toHaveLength(2);
+});
