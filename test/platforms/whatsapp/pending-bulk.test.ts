@@ -86,9 +86,15 @@ async function say(
   );
 }
 
-const titled = (m: any, title: string) =>
-  (m.body.interactive?.action?.buttons ?? []).find((b: any) => b.reply.title === title)?.reply
-    .id as string;
+// A reply button (the confirm step) or a row of the list message (the page, beside Re-post).
+const titled = (m: any, title: string) => {
+  const action = m.body.interactive?.action ?? {};
+  const rows = [
+    ...(action.buttons ?? []).map((b: any) => b.reply),
+    ...(action.sections ?? []).flatMap((s: any) => s.rows),
+  ];
+  return rows.find((r: any) => r.title === title)?.id as string;
+};
 
 it('PENDING-WA-BULK-1 no bulk button when no listed case may be in a bulk decision', async () => {
   const mine = await say(ALLOWED, { text: '/pending mine' });

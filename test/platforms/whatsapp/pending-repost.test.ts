@@ -83,7 +83,7 @@ it('REPOST-WA-1 Re-post: the new card decides and gets the outcome; the old one 
   const list = await say(ALLOWED, { text: '/pending' });
   expect(list.body.interactive.type).toBe('list');
   expect(list.body.interactive.action.button).toBe('Options');
-  const [row] = replyIds(list);
+  const row = replyIds(list).find((r) => r.id.startsWith('hitlr:'));
   expect(row?.id).toMatch(/^hitlr:/);
   const pick = async (who: typeof ALLOWED) =>
     shownText(await say(who, { reply: row!.id, contextId: list.id, via: 'list' }, 'text'));
