@@ -18,6 +18,7 @@ import type {
   Tap,
   TapUser,
 } from './adapter.ts';
+import { buttonPayload, buttonStateOf } from './adapter-kit.ts';
 
 /** Cases one bulk decision may name at most. */
 export const BULK_MAX = 50;
@@ -198,27 +199,18 @@ export interface BulkOffer {
   keys: string[];
 }
 
-const OFFER_TTL_MS = 3600_000;
+const OFFER = { prefix: 'hitlb', space: 'bulkoffer' } as const;
 
-/** Keeps a bulk button's offer in the store; its payload `hitlb:<token>` fits Telegram's 64 bytes. */
-export async function bulkOfferPayload(kv: KeyValue, offer: BulkOffer): Promise<string> {
-  const token = randomBytes(12).toString('base64url');
-  await kv.set(`bulkoffer:${token}`, JSON.stringify(offer), OFFER_TTL_MS);
-  return `hitlb:${token}`;
-}
+/** Keeps a bulk button's offer in the store; its payload is `hitlb:<token>`. */
+export const bulkOfferPayload = (kv: KeyValue, offer: BulkOffer): Promise<string> =>
+  buttonPayload(kv, OFFER, offer);
 
 /** The offer of a bulk button, or null when it is not one, lapsed, or is pressed by someone else. */
-export async function bulkOfferOf(
+export const bulkOfferOf = (
   kv: KeyValue,
   data: string | undefined,
   user: string,
-): Promise<BulkOffer | null> {
-  const m = /^hitlb:([A-Za-z0-9_-]{16})$/.exec(data ?? '');
-  const raw = m ? await kv.get(`bulkoffer:${m[1]}`) : undefined;
-  if (!raw) return null;
-  const offer = JSON.parse(raw) as BulkOffer;
-  return offer.user === user ? offer : null;
-}
+): Promise<BulkOffer | null> => buttonStateOf<BulkOffer>(kv, OFFER, data, user);
 
 /** The payload of a confirm step's Confirm button (`hitlc:<token>`), and the token back from it. */
 export const bulkConfirmPayload = (confirm: string) => `hitlc:${confirm}`;

@@ -98,33 +98,53 @@ export interface PendingPageState {
   cursor: string;
 }
 
-const PENDING_TTL_MS = 3600_000;
+/** How long a list button's state is kept: an hour, as long as a person reads a list. */
+const BUTTON_STATE_TTL_MS = 3600_000;
 
 /**
- * Keeps the state of a "More" button in the shared key-value store (any replica answers it) and
- * returns its payload `hitlp:<token>`: short enough for Telegram's 64 bytes whatever the chat id.
+ * Keeps the state of one person's list button in the shared key-value store (any replica answers
+ * it) under `<space>:<token>` and returns its payload `<prefix>:<token>`: short enough for
+ * Telegram's 64 bytes whatever the state holds.
  */
-export async function pendingPayload(kv: KeyValue, state: PendingPageState): Promise<string> {
+export async function buttonPayload(
+  kv: KeyValue,
+  where: { prefix: string; space: string },
+  state: { user: string },
+): Promise<string> {
   const token = randomBytes(12).toString('base64url');
-  await kv.set(`pending:${token}`, JSON.stringify(state), PENDING_TTL_MS);
-  return `hitlp:${token}`;
+  await kv.set(`${where.space}:${token}`, JSON.stringify(state), BUTTON_STATE_TTL_MS);
+  return `${where.prefix}:${token}`;
 }
 
 /**
- * The page a "More" button asks for, or null when the payload is not one, has lapsed, or is
- * pressed by someone else than the person whose list it is (a list is per person).
+ * The state of a list button, or null when the payload is not one of `where.prefix`, has lapsed,
+ * or is pressed by someone else than the person whose list it is (a list is per person).
  */
-export async function pendingPageOf(
+export async function buttonStateOf<T extends { user: string }>(
+  kv: KeyValue,
+  where: { prefix: string; space: string },
+  data: string | undefined,
+  user: string,
+): Promise<T | null> {
+  const m = new RegExp(`^${where.prefix}:([A-Za-z0-9_-]{16})$`).exec(data ?? '');
+  const raw = m ? await kv.get(`${where.space}:${m[1]}`) : undefined;
+  if (!raw) return null;
+  const state = JSON.parse(raw) as T;
+  return state.user === user ? state : null;
+}
+
+const MORE = { prefix: 'hitlp', space: 'pending' } as const;
+
+/** Keeps the state of a "More" button; its payload is `hitlp:<token>`. */
+export const pendingPayload = (kv: KeyValue, state: PendingPageState): Promise<string> =>
+  buttonPayload(kv, MORE, state);
+
+/** The page a "More" button asks for, or null (not one, lapsed, or someone else's list). */
+export const pendingPageOf = (
   kv: KeyValue,
   data: string | undefined,
   user: string,
-): Promise<PendingPageState | null> {
-  const m = /^hitlp:([A-Za-z0-9_-]{16})$/.exec(data ?? '');
-  const raw = m ? await kv.get(`pending:${m[1]}`) : undefined;
-  if (!raw) return null;
-  const state = JSON.parse(raw) as PendingPageState;
-  return state.user === user ? state : null;
-}
+): Promise<PendingPageState | null> => buttonStateOf<PendingPageState>(kv, MORE, data, user);
 
 /**
  * A refused answer: the relay's text, then each problem it does not already state (the text of an

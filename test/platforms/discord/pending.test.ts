@@ -1,27 +1,17 @@
-/**
- * Issue 35, `/pending` on Discord: a real relay and the Discord adapter (HTTP interactions mode)
- * against the fake Discord API. The slash command is answered ephemerally (flags 64: only the
- * person who asked sees it), five a page with a "More" button that edits that message (type 7)
- * and only its owner can use; someone the allowlist leaves out sees nothing of the cases; `mine`
- * lists the cases whose approval policy names the person.
- */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFastService } from '../../../bench/lib/hitl-service.ts';
 import { HITL_COMMANDS } from '../../../platforms/discord/commands.ts';
 import type { TapUser } from '../../../src/adapter.ts';
-import { type FakeDiscordMessage, fakeSnowflake } from '../../fakes/discord-api.ts';
 import { eventually, type RelayHandle, startRelay } from '../../helpers/relay-env.ts';
 import {
   componentInteraction,
   type DiscordHarness,
   makeDiscordHarnessWith,
-  signInteraction,
-  TEST_DISCORD_APPLICATION_ID,
   TEST_DISCORD_CHANNEL_ID,
   TEST_DISCORD_GUILD_ID,
   visibleText,
 } from './harness.ts';
+import { deliverTo, ephemeralMessage, pendingCommand } from './pending-wire.ts';
 
 const CHANNEL = TEST_DISCORD_CHANNEL_ID;
 const ann: TapUser = { id: '2100000000000000001', name: 'Ann' };
@@ -60,76 +50,9 @@ afterAll(async () => {
   await service?.stop();
 });
 
-/** The `/pending` APPLICATION_COMMAND interaction as Discord sends it in a guild channel. */
-function pendingCommand(user: TapUser, mine?: boolean): Record<string, unknown> {
-  return {
-    id: fakeSnowflake(),
-    application_id: TEST_DISCORD_APPLICATION_ID,
-    type: 2,
-    token: `aW50ZXJhY3Rpb246${randomBytes(24).toString('base64url')}`,
-    version: 1,
-    guild_id: TEST_DISCORD_GUILD_ID,
-    channel_id: CHANNEL,
-    channel: { id: CHANNEL, guild_id: TEST_DISCORD_GUILD_ID, name: 'reviews', type: 0 },
-    member: {
-      user: { id: user.id, username: 'u', discriminator: '0', global_name: user.name ?? null },
-      roles: [],
-      permissions: '2147483647',
-      joined_at: '2024-01-01T00:00:00.000000+00:00',
-      deaf: false,
-      mute: false,
-    },
-    app_permissions: '442368',
-    locale: 'en-US',
-    entitlements: [],
-    authorizing_integration_owners: { '0': TEST_DISCORD_GUILD_ID },
-    context: 0,
-    data: {
-      id: fakeSnowflake(),
-      name: 'pending',
-      type: 1,
-      ...(mine === undefined ? {} : { options: [{ type: 5, name: 'mine', value: mine }] }),
-    },
-  };
-}
-
 /** Delivers an interaction to the relay and applies its HTTP answer at the fake, as Discord does. */
-async function deliver(interaction: Record<string, unknown>, messageId: string | null = null) {
-  const id = interaction.id as string;
-  const token = interaction.token as string;
-  h.fake.registerInteraction({ id, token, channelId: CHANNEL, messageId });
-  const body = JSON.stringify(interaction);
-  const res = await fetch(`${relay.url}/discord/interactions`, {
-    method: 'POST',
-    headers: signInteraction(h.privateKey, body),
-    body,
-  });
-  expect(res.status).toBe(200);
-  const answer = (await res.json()) as {
-    type: number;
-    data: { content: string; flags?: number; components: FakeDiscordMessage['components'] };
-  };
-  expect(h.fake.applyInteractionResponse(id, token, answer).status).toBe(204);
-  return answer;
-}
-
-/** The ephemeral list as a message a component interaction can come from. */
-function ephemeralMessage(data: {
-  content: string;
-  components: FakeDiscordMessage['components'];
-}): FakeDiscordMessage {
-  return {
-    id: fakeSnowflake(),
-    channel_id: CHANNEL,
-    content: data.content,
-    components: data.components,
-    embeds: [],
-    allowed_mentions: { parse: [] },
-    flags: 64,
-    seenCustomIds: [],
-    edits: 0,
-  };
-}
+const deliver = (interaction: Record<string, unknown>, messageId: string | null = null) =>
+  deliverTo(h, relay.url, interaction, messageId);
 
 it('PENDING-DC-0 /pending is registered next to /hitl with an optional boolean "mine"', () => {
   const pending = HITL_COMMANDS.find((c) => c.name === 'pending');
