@@ -1,15 +1,9 @@
 /**
  * Re-posting a case's card from `/pending` (issue 35): the contract a platform's "Re-post" button
- * speaks, and the button's state in the shared key-value store. Platforms import this module (it
- * is on .dependency-cruiser.cjs CORE_SURFACE); the checks and the post are src/cases/card-repost.ts.
+ * speaks and what the button stands for (its state is kept by adapter-kit.ts repostPayload).
+ * Platforms import this module (it is on .dependency-cruiser.cjs CORE_SURFACE); the checks and
+ * the post are src/cases/card-repost.ts.
  */
-import { randomBytes } from 'node:crypto';
-
-/** Of adapter.ts KeyValue, what the button state needs (adapter.ts imports this module's types). */
-interface ButtonStore {
-  get(key: string): Promise<string | undefined>;
-  set(key: string, value: string, ttlMs?: number): Promise<void>;
-}
 
 /** A press of "Re-post": which case, in which chat it targets, by whom. */
 export interface RepostQuery {
@@ -59,29 +53,4 @@ export interface RepostButtonState {
   address: string;
   key: string;
   user: string;
-}
-
-const REPOST_TTL_MS = 3600_000;
-
-/**
- * Keeps the state of a "Re-post" button in the shared key-value store (any replica answers it) and
- * returns its payload `hitlr:<token>`: within Telegram's 64 bytes whatever the chat id.
- */
-export async function repostPayload(kv: ButtonStore, state: RepostButtonState): Promise<string> {
-  const token = randomBytes(12).toString('base64url');
-  await kv.set(`repost-button:${token}`, JSON.stringify(state), REPOST_TTL_MS);
-  return `hitlr:${token}`;
-}
-
-/**
- * The press a "Re-post" payload stands for, or null when it is not one or has lapsed. Whoever
- * presses it is checked again by the relay (press), so someone else's press gets nothing either.
- */
-export async function repostOf(
-  kv: ButtonStore,
-  data: string | undefined,
-): Promise<RepostButtonState | null> {
-  const m = /^hitlr:([A-Za-z0-9_-]{16})$/.exec(data ?? '');
-  const raw = m ? await kv.get(`repost-button:${m[1]}`) : undefined;
-  return raw ? (JSON.parse(raw) as RepostButtonState) : null;
 }

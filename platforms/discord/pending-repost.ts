@@ -6,8 +6,7 @@
  * is edited to say it moved, not deleted, so replies to it keep their reference.
  */
 import type { AdapterContext, PendingItem } from '../../src/adapter.ts';
-import { stringsOf } from '../../src/adapter-kit.ts';
-import { repostOf, repostPayload } from '../../src/adapter-repost.ts';
+import { repostOf, repostPayload, stringsOf } from '../../src/adapter-kit.ts';
 import type { DiscordInteractionResponse } from './api.ts';
 import { escapeMarkdown } from './markdown.ts';
 import { interactionUser, type RawInteraction } from './parse.ts';

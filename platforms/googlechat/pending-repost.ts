@@ -6,8 +6,7 @@
  * card is edited to say it moved (spaces.messages.update), not deleted.
  */
 import type { AdapterContext, InboundResponse, PendingItem, TapUser } from '../../src/adapter.ts';
-import { stringsOf, truncateUtf16 } from '../../src/adapter-kit.ts';
-import { repostOf, repostPayload } from '../../src/adapter-repost.ts';
+import { repostOf, repostPayload, stringsOf, truncateUtf16 } from '../../src/adapter-kit.ts';
 import { HITL_FUNCTION, textMessage } from './render.ts';
 
 /** The "Re-post" buttons of a page's items as one widget; null without any. */

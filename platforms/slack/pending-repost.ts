@@ -7,8 +7,7 @@
  */
 import type { types } from '@slack/bolt';
 import type { AdapterContext, PendingItem } from '../../src/adapter.ts';
-import { stringsOf } from '../../src/adapter-kit.ts';
-import { repostOf, repostPayload } from '../../src/adapter-repost.ts';
+import { repostOf, repostPayload, stringsOf } from '../../src/adapter-kit.ts';
 import { fitText, SLACK_BUTTON_TEXT_MAX_CHARS } from './render.ts';
 
 /** The action_id prefix of the list's "Re-post" buttons (then the item's index). */

@@ -6,8 +6,7 @@
  * The old card is edited to say it moved (updateActivity), not deleted.
  */
 import type { AdapterContext, PendingItem } from '../../src/adapter.ts';
-import { stringsOf } from '../../src/adapter-kit.ts';
-import { repostOf, repostPayload } from '../../src/adapter-repost.ts';
+import { repostOf, repostPayload, stringsOf } from '../../src/adapter-kit.ts';
 import type { InvokeBody } from './connector.ts';
 import { TEAMS_PAYLOAD_FIELD } from './render.ts';
 

@@ -8,8 +8,7 @@
 import type { Context } from 'grammy';
 import type { InlineKeyboardButton } from 'grammy/types';
 import type { AdapterContext, PendingItem } from '../../src/adapter.ts';
-import { stringsOf } from '../../src/adapter-kit.ts';
-import { repostOf, repostPayload } from '../../src/adapter-repost.ts';
+import { repostOf, repostPayload, stringsOf } from '../../src/adapter-kit.ts';
 
 /** The "Re-post" rows of a page's items, one button a row (none without the relay's reposter). */
 export async function repostRows(

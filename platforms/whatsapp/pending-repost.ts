@@ -7,8 +7,7 @@
  * was (a tap on it still reaches the case by its key); only the new card gets the outcome reply.
  */
 import type { AdapterContext, PendingItem } from '../../src/adapter.ts';
-import { stringsOf, truncateUtf16 } from '../../src/adapter-kit.ts';
-import { repostOf, repostPayload } from '../../src/adapter-repost.ts';
+import { repostOf, repostPayload, stringsOf, truncateUtf16 } from '../../src/adapter-kit.ts';
 import {
   type OutboundMessage,
   textMessage,
