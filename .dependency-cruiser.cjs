@@ -17,6 +17,8 @@ const CORE_SURFACE = [
   '^src/adapter-definition\\.ts$',
   // The adapter kit: answer a tap within the platform's window, de-duplication, truncation, strings.
   '^src/adapter-kit\\.ts$',
+  // `/pending`'s "Re-post" button: its contract and its state in the shared key-value store.
+  '^src/adapter-repost\\.ts$',
   // Bulk decisions (preview, single-use confirm, submit through onTap): web and every chat share it.
   '^src/adapter-bulk\\.ts$',
   '^src/render/card\\.ts$',
@@ -50,7 +52,7 @@ const LAYERS = [
   { net: '^src/net/', config: '^src/config/' },
   { 'ask-model': '^src/asks/' },
   { render: '^src/render/', client: '^src/client/' },
-  { adapter: '^src/adapter(-kit|-bulk|-signals|-definition)?\\.ts$' },
+  { adapter: '^src/adapter(-kit|-bulk|-signals|-definition|-repost)?\\.ts$' },
   { store: '^src/store/' },
   { cases: '^src/cases/' },
   { 'service-client': '^src/service-client/' },

@@ -17,6 +17,7 @@ import type {
   Tap,
   TapReply,
 } from './adapter.ts';
+import type { RepostButtonState } from './adapter-repost.ts';
 import { englishOrdinal } from './adapter-words.ts';
 import type { Logger } from './log.ts';
 import { loadStrings, type Strings, t } from './render/templates.ts';
@@ -126,11 +127,19 @@ export async function buttonStateOf<T extends { user: string }>(
   data: string | undefined,
   user: string,
 ): Promise<T | null> {
+  const state = await buttonState<T>(kv, where, data);
+  return state?.user === user ? state : null;
+}
+
+/** The state of a button of `where.prefix`, whoever presses it; null when not one or lapsed. */
+async function buttonState<T>(
+  kv: KeyValue,
+  where: { prefix: string; space: string },
+  data: string | undefined,
+): Promise<T | null> {
   const m = new RegExp(`^${where.prefix}:([A-Za-z0-9_-]{16})$`).exec(data ?? '');
   const raw = m ? await kv.get(`${where.space}:${m[1]}`) : undefined;
-  if (!raw) return null;
-  const state = JSON.parse(raw) as T;
-  return state.user === user ? state : null;
+  return raw ? (JSON.parse(raw) as T) : null;
 }
 
 const MORE = { prefix: 'hitlp', space: 'pending' } as const;
@@ -145,6 +154,22 @@ export const pendingPageOf = (
   data: string | undefined,
   user: string,
 ): Promise<PendingPageState | null> => buttonStateOf<PendingPageState>(kv, MORE, data, user);
+
+const REPOST = { prefix: 'hitlr', space: 'repost-button' } as const;
+
+/** Keeps the state of a "Re-post" button; its payload is `hitlr:<token>`. */
+export const repostPayload = (kv: KeyValue, state: RepostButtonState): Promise<string> =>
+  buttonPayload(kv, REPOST, state);
+
+/**
+ * The press a "Re-post" payload stands for, or null when it is not one or has lapsed. Unlike a
+ * list's other buttons it is not bound to the list's person: re-posting is harmless, and whoever
+ * presses it is checked again by the relay (CardReposter.press), so a stranger gets nothing.
+ */
+export const repostOf = (
+  kv: KeyValue,
+  data: string | undefined,
+): Promise<RepostButtonState | null> => buttonState<RepostButtonState>(kv, REPOST, data);
 
 /**
  * A refused answer: the relay's text, then each problem it does not already state (the text of an

@@ -1,8 +1,7 @@
-/**
- * The contract between the relay's core and one chat platform. A platform lives wholly
- * in platforms/<name>/ and reaches the core only through these types.
- */
+/** The core's contract with one chat platform, which lives wholly in platforms/<name>/ and reaches the core only through these types. */
+import type { CardReposter } from './adapter-repost.ts';
 import type { AdapterAskStrings, AdapterPendingStrings } from './adapter-words.ts';
+import type { Logger } from './log.ts';
 
 export type {
   AdapterAskButtons,
@@ -12,7 +11,6 @@ export type {
   AdapterStepStrings,
 } from './adapter-words.ts';
 
-import type { Logger } from './log.ts';
 import type { Card } from './render/card.ts';
 
 /** Where a posted card lives on its platform; enough to edit it later from any replica. */
@@ -336,6 +334,8 @@ export interface AdapterContext {
   inbox?(query: InboxQuery): Promise<InboxPage>;
   /** Of `query.users`, who may decide the case there (rules of `/pending`); absent: nobody. */
   deciders?(query: DecidersQuery): Promise<string[]>;
+  /** `/pending`'s "Re-post" button: the card posted again in its chat (adapter-repost.ts). */
+  repost?: CardReposter;
   kv: KeyValue;
   /**
    * Seals what an adapter keeps of its own secrets (keys it generates) as the relay seals its own:

@@ -25,6 +25,8 @@ export interface PlatformStartDeps {
   inbox?: AdapterContext['inbox'];
   /** Who of some people may decide a case in a chat. */
   deciders?: AdapterContext['deciders'];
+  /** `/pending`'s "Re-post" button. */
+  repost?: AdapterContext['repost'];
   /** Records a platform's delivery receipt on the card's case. */
   recordDelivery?: AdapterContext['recordDelivery'];
   /** The adapters' texts in the relay's LOCALE. */
@@ -77,6 +79,7 @@ async function attempt(
       ...(d.pending ? { pending: d.pending } : {}),
       ...(d.inbox ? { inbox: d.inbox } : {}),
       ...(d.deciders ? { deciders: d.deciders } : {}),
+      ...(d.repost ? { repost: d.repost } : {}),
       reportDown: (reason) =>
         reason === null ? d.health.set(part, 'up') : d.health.set(part, 'failed', reason),
     });

@@ -206,6 +206,7 @@ export class RelayRuntime {
       pending: pending.page.bind(pending),
       inbox: this.s.inbox.page.bind(this.s.inbox),
       deciders: pending.deciders.bind(pending),
+      repost: this.s.reposts,
       recordDelivery: (ref: MessageRef, st: DeliveryStatus) =>
         recordDeliveryStatus(this.s, ref, st),
       closing: () => this.closing,

@@ -6,6 +6,7 @@ import type { Dispatcher } from 'undici';
 import type { PlatformAdapter } from './adapter.ts';
 import { CardDelivery } from './cases/card-delivery.ts';
 import { CardRenderer } from './cases/card-render.ts';
+import { CardRepost } from './cases/card-repost.ts';
 import { Inbox } from './cases/inbox.ts';
 import { Intake } from './cases/intake.ts';
 import { PendingList } from './cases/pending.ts';
@@ -68,6 +69,8 @@ export interface Services {
   readonly pending: PendingList;
   /** The web inbox: a person's open cases across a platform's chats. */
   readonly inbox: Inbox;
+  /** `/pending`'s "Re-post": a case's card posted again in its chat. */
+  readonly reposts: CardRepost;
 }
 
 /** Builds the services and wires the one event between them (a case change edits its cards). */
@@ -101,5 +104,6 @@ export function createServices(o: ServicesOptions): Services {
   const taps = new TapPipeline({ ...base, targets, cases, status, render });
   const pending = new PendingList({ ...base, targets, render });
   const inbox = new Inbox({ ...base, targets, render }, pending);
-  return { ...base, targets, cases, render, cards, intake, status, taps, pending, inbox };
+  const reposts = new CardRepost({ ...base, targets, render, cards, cases });
+  return { ...base, targets, cases, render, cards, intake, status, taps, pending, inbox, reposts };
 }

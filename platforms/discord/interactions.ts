@@ -29,6 +29,7 @@ import {
 } from './parse.ts';
 import { answerPendingCommand, answerPendingMore, parsePendingCommand } from './pending.ts';
 import { answerPendingBulk } from './pending-bulk.ts';
+import { answerRepost } from './pending-repost.ts';
 import { NO_MENTIONS, renderMessage, renderNotice } from './render.ts';
 
 /**
@@ -134,7 +135,9 @@ export class InteractionFlow {
     ctx: AdapterContext,
   ): Promise<void> {
     const fresh = await firstOf(raw, ctx);
-    const more = fresh ? await answerPendingMore(raw, ctx) : null;
+    const more = fresh
+      ? ((await answerPendingMore(raw, ctx)) ?? (await answerRepost(raw, ctx)))
+      : null;
     if (more) {
       await respond(more);
       return;

@@ -14,6 +14,7 @@ import type { DiscordInteractionResponse } from './api.ts';
 import { escapeMarkdown, truncateEscaped } from './markdown.ts';
 import { interactionChannelId, interactionUser, type RawInteraction } from './parse.ts';
 import { bulkRow } from './pending-bulk.ts';
+import { repostRow } from './pending-repost.ts';
 import {
   DISCORD_CONTENT_MAX_CHARS,
   type DiscordActionRow,
@@ -98,6 +99,8 @@ async function render(
       ]
     : [];
   components.push(...(await bulkRow(ctx, page, state)));
+  const reposts = await repostRow(ctx, page.items, state);
+  if (reposts) components.push(reposts);
   return { content, components, allowed_mentions: NO_MENTIONS };
 }
 

@@ -24,6 +24,7 @@ import { dialogEvent } from './dialog-flow.ts';
 import { type ChatEvent, parseEvent, targetFor } from './parse.ts';
 import { pendingFirst, pendingNext } from './pending.ts';
 import { pendingBulk } from './pending-bulk.ts';
+import { repostClick } from './pending-repost.ts';
 import { type ChatMessage, renderCard, textMessage } from './render.ts';
 import type { EventTokenVerifier } from './verify.ts';
 
@@ -151,6 +152,7 @@ async function handle(d: ChatEndpointDeps, req: InboundRequest): Promise<Inbound
   if (e.kind === 'click')
     return (
       (await pendingNext(ctx, moreOf(body), e.user)) ??
+      (await repostClick(ctx, moreOf(body), e.user)) ??
       (await pendingBulk(ctx, moreOf(body), e.user)) ??
       click(d, ctx, e, threadOf(body))
     );

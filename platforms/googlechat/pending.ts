@@ -12,6 +12,7 @@ import {
   truncateUtf16,
 } from '../../src/adapter-kit.ts';
 import { bulkButtons } from './pending-bulk.ts';
+import { repostWidget } from './pending-repost.ts';
 import { escapeChat, HITL_FUNCTION, textMessage } from './render.ts';
 
 const ITEM_MAX_CHARS = 400;
@@ -41,6 +42,8 @@ async function render(
   }
   buttons.push(...(await bulkButtons(ctx, page, state)));
   if (buttons.length) widgets.push({ buttonList: { buttons } });
+  const reposts = await repostWidget(ctx, page.items, state);
+  if (reposts) widgets.push(reposts);
   return {
     ...textMessage(header, viewer),
     cardsV2: [{ cardId: 'pending', card: { sections: [{ widgets }] } }],

@@ -26,6 +26,7 @@ import { toPlatformError } from './errors.ts';
 import { messageRef, parseBlockActions, splitRef, targetAnswer } from './parse.ts';
 import { parsePendingSlash, pendingAnswer, pendingMore, type SlackPermalink } from './pending.ts';
 import { pendingBulk } from './pending-bulk.ts';
+import { repostPress } from './pending-repost.ts';
 import { SLACK_EVENTS_PATH, SlackHttpReceiver } from './receiver.ts';
 import { fitText, renderCard, renderNotice, SLACK_SECTION_TEXT_MAX_CHARS } from './render.ts';
 import { slackLogger } from './slack-logger.ts';
@@ -198,8 +199,10 @@ export class SlackAdapter implements PlatformAdapter {
     app.action(/.*/, async ({ ack, body, respond }) => {
       await ack();
       // A `/pending` list's "More": the next page replaces the ephemeral list (response_url).
+      // Or a list's "Re-post": a new ephemeral note says what became of it.
       const more =
         (await pendingMore(running.ctx, body, permalinkOf(running))) ??
+        (await repostPress(running.ctx, body)) ??
         (await pendingBulk(running.ctx, body));
       if (more) {
         const sent = respond(more).then(

@@ -15,6 +15,7 @@ import {
   stringsOf,
 } from '../../src/adapter-kit.ts';
 import { bulkButtons } from './pending-bulk.ts';
+import { repostBlock } from './pending-repost.ts';
 import { fitText, SLACK_BUTTON_TEXT_MAX_CHARS, SLACK_SECTION_TEXT_MAX_CHARS } from './render.ts';
 
 /** The action_id of a list's "More" button (its value is the page state's key). */
@@ -95,6 +96,8 @@ async function render(
     : [];
   const elements = [...more, ...(await bulkButtons(ctx, page, state))];
   if (elements.length) blocks.push({ type: 'actions', elements });
+  const reposts = await repostBlock(ctx, page.items, state);
+  if (reposts) blocks.push(reposts);
   return { response_type: 'ephemeral', text: fitText(header, 300), blocks };
 }
 

@@ -32,6 +32,7 @@ import {
 } from './parse.ts';
 import { isPendingPayload, pendingMessage, pendingNext } from './pending.ts';
 import { isBulkPayload, pendingBulk } from './pending-bulk.ts';
+import { isRepostPayload, repostPress } from './pending-repost.ts';
 import { renderTeamsCard, TEAMS_PAYLOAD_FIELD } from './render.ts';
 import type { TeamsStore } from './store.ts';
 
@@ -213,6 +214,8 @@ export class TeamsBot {
     const payload = value?.action?.data?.[TEAMS_PAYLOAD_FIELD];
     if (isPendingPayload(payload) && activity.from?.id)
       return pendingNext(this.deps.ctx, payload, activity.from.id);
+    if (isRepostPayload(payload) && activity.from?.id)
+      return repostPress(this.deps.ctx, payload, activity.from);
     if (isBulkPayload(payload) && activity.from?.id)
       return pendingBulk(this.deps.ctx, payload, activity.from.id);
     const tap = parseExecuteInvoke(activity);

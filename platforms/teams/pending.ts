@@ -18,6 +18,7 @@ import {
 import { adaptiveCard, type OutgoingActivity } from './activity.ts';
 import type { InvokeBody } from './connector.ts';
 import { bulkActions } from './pending-bulk.ts';
+import { repostActions } from './pending-repost.ts';
 import { escapeTeamsText, TEAMS_CARD_VERSION, TEAMS_PAYLOAD_FIELD } from './render.ts';
 
 /** One line of the list: enough for the prompt's start and the facts after it. */
@@ -47,7 +48,7 @@ async function listCard(
     wrap: true,
     ...extra,
   });
-  const body = page.items.length
+  const body: Record<string, unknown>[] = page.items.length
     ? [
         text(escapeTeamsText(words.header(page.items.length, !!page.next, state.mine)), {
           weight: 'Bolder',
@@ -73,7 +74,10 @@ async function listCard(
         },
       ]
     : [];
-  actions.push(...(await bulkActions(ctx, page, state)));
+  actions.push(...(await repostActions(ctx, page.items, state)));
+  // Teams shows six actions a card at most (More and five Re-posts): the bulk ones go in the body.
+  const bulk = await bulkActions(ctx, page, state);
+  if (bulk.length) body.push({ type: 'ActionSet', actions: bulk });
   return {
     type: 'AdaptiveCard',
     $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',

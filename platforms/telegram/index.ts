@@ -22,6 +22,7 @@ import { type PaceOptions, TelegramSendPace } from './pace.ts';
 import { parseMessageRef, targetReply } from './parse.ts';
 import { answerPendingCommand, answerPendingMore } from './pending.ts';
 import { answerPendingBulk } from './pending-bulk.ts';
+import { answerRepost } from './pending-repost.ts';
 import { handleCallbackQuery, TELEGRAM_TAP_ANSWER_WAIT_MS } from './taps.ts';
 import { TELEGRAM_DEFAULT_WEBHOOK_PATH, webhookRoute } from './webhook.ts';
 
@@ -149,6 +150,7 @@ export class TelegramAdapter implements PlatformAdapter {
     const waitMs = () => this.options.tapAnswerWaitMs ?? TELEGRAM_TAP_ANSWER_WAIT_MS;
     bot.on('callback_query', async (c, next) => {
       if (this.ctx && (await answerPendingMore(c, this.ctx))) return;
+      if (this.ctx && (await answerRepost(c, this.ctx))) return;
       if (this.ctx && (await answerPendingBulk(c, this.ctx))) return;
       await next();
     });

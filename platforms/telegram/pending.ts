@@ -15,6 +15,7 @@ import {
   stringsOf,
 } from '../../src/adapter-kit.ts';
 import { bulkRows } from './pending-bulk.ts';
+import { repostRows } from './pending-repost.ts';
 import { escapeHtml, TELEGRAM_TEXT_MAX_CHARS, truncateText } from './render.ts';
 
 /** A link to a message of a supergroup or channel (`-100<id>`); other chats have none. */
@@ -38,7 +39,7 @@ async function render(
   });
   const text = [escapeHtml(words.header(page.items.length, !!page.next, state.mine)), ...lines];
   const bulk = await bulkRows(ctx, page, state);
-  const keyboard = page.next
+  const keyboard: InlineKeyboardButton[][] = page.next
     ? [
         [
           {
@@ -48,7 +49,8 @@ async function render(
         ],
         ...bulk,
       ]
-    : bulk;
+    : [...bulk];
+  keyboard.push(...(await repostRows(ctx, page.items, state)));
   return { text: truncateText(text.join('\n'), TELEGRAM_TEXT_MAX_CHARS), keyboard };
 }
 

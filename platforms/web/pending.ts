@@ -6,6 +6,7 @@
  */
 import type { AdapterContext, InboundRequest, InboundResponse } from '../../src/adapter.ts';
 import { json, WEB_ROOM } from './parse.ts';
+import { repostPath } from './pending-repost.ts';
 
 const USER = /^.{1,128}$/s;
 const CURSOR = /^[A-Za-z0-9_-]{1,200}$/;
@@ -42,6 +43,7 @@ export async function listPending(
         ...i,
         message: i.card?.id ?? null,
         card: undefined,
+        repost: repostPath(room, i.key),
       })),
       next: page.next,
     },

@@ -116,6 +116,24 @@ export const platform: PlatformDefinition<WebConfig> = {
         '503': { error: 'The web chat is not started (the relay is stopping).' },
       },
     },
+    'POST /web/api/rooms/:room/pending/:key/repost': {
+      summary: "/pending's Re-post: the case's card posted again at the bottom of the room",
+      description:
+        'Body `{"user":{"id":"..."}}` (who presses, as for taps; checked again: allowlist, policy). The case must be open; once per case in 30 s. The old card is edited to say it moved; the new one takes every later edit.',
+      responses: {
+        '201': {
+          description: '`outcome: reposted`, `text`, `message`: the new card in this room.',
+        },
+        '400': { error: 'Invalid room, key, body or user.' },
+        '401': notSignedIn,
+        '403': { error: '`forbidden`: this person may not decide the case; nothing posted.' },
+        '404': { error: '`unknown_case`: no such case in this room.' },
+        '409': { error: '`closed` (decided, expired) or `busy`: nothing posted.' },
+        '429': { error: '`rate_limited`: re-posted less than 30 s ago.' },
+        '502': { error: '`failed`: the post failed; the old card still works.' },
+        '503': { error: 'The web chat is not started (the relay is stopping).' },
+      },
+    },
     'GET /inbox': {
       summary: "The web inbox page: this person's open cases across every room",
       responses: {

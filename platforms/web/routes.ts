@@ -12,6 +12,7 @@ import { inboxPage } from './inbox-page.ts';
 import { chatPage, FAVICON_SVG } from './page.ts';
 import { json, readTapBody, WEB_ACTION, WEB_ROOM, webTap } from './parse.ts';
 import { listPending } from './pending.ts';
+import { repostPending } from './pending-repost.ts';
 import { pwaRoutes } from './pwa.ts';
 import { publicMessage, renderWebMessage } from './render.ts';
 import type { WebRooms } from './rooms.ts';
@@ -200,6 +201,12 @@ export function webRoutes(deps: WebRouteDeps): HttpRoute[] {
       method: 'GET',
       path: '/web/api/rooms/:room/pending',
       handle: async (req) => (signedIn(req, deps.token) ? listPending(req, deps) : unauthorized()),
+    },
+    {
+      method: 'POST',
+      path: '/web/api/rooms/:room/pending/:key/repost',
+      handle: async (req) =>
+        signedIn(req, deps.token) ? repostPending(req, deps) : unauthorized(),
     },
     {
       method: 'POST',

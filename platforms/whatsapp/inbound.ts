@@ -17,6 +17,7 @@ import {
 } from './parse.ts';
 import { pendingFirst, pendingNext } from './pending.ts';
 import { pendingBulk } from './pending-bulk.ts';
+import { repostReply } from './pending-repost.ts';
 import { type OutboundMessage, textMessage } from './render.ts';
 import { closeWindow, openWindow } from './window.ts';
 
@@ -102,7 +103,9 @@ async function route(d: InboundDeps, phoneId: string, m: InboundMessage): Promis
   const address = `${phoneId}:${m.from}`;
   const next =
     m.reply !== null
-      ? ((await pendingNext(d.ctx, m.reply, m.from)) ?? (await pendingBulk(d.ctx, m.reply, m.from)))
+      ? ((await pendingNext(d.ctx, m.reply, m.from)) ??
+        (await repostReply(d.ctx, m.reply, m.from)) ??
+        (await pendingBulk(d.ctx, m.reply, m.from)))
       : null;
   if (next) return void (await d.send(phoneId, m.from, next));
   if (m.reply !== null) {

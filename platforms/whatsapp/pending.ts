@@ -12,6 +12,7 @@ import {
   truncateUtf16,
 } from '../../src/adapter-kit.ts';
 import { bulkReplies, withReplies } from './pending-bulk.ts';
+import { repostList } from './pending-repost.ts';
 import { type OutboundMessage, textMessage, WHATSAPP_BUTTON_TITLE_MAX } from './render.ts';
 
 const ITEM_MAX_CHARS = 190;
@@ -39,6 +40,12 @@ async function render(
         },
       ]
     : [];
+  // With Re-post the page is a list message (ten rows): More, up to four bulk rows, Re-post 1..5.
+  const listed = await repostList(ctx, text, page.items, state, [
+    ...more,
+    ...(await bulkReplies(ctx, page, state, 4)),
+  ]);
+  if (listed) return listed;
   return withReplies(text, [...more, ...(await bulkReplies(ctx, page, state, 3 - more.length))]);
 }
 

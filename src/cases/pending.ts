@@ -65,7 +65,7 @@ export function mayDecide(
 }
 
 /** Whether `user` may decide `c` in chat `target` by its allowlist and policy, open or not. */
-function mayDecideAtAll(
+export function mayDecideAtAll(
   d: Pick<PendingDeps, 'targets'>,
   c: StoredCase,
   target: string,

@@ -62,7 +62,7 @@ const idsOf = (a: { data: { components: FakeDiscordMessage['components'] } }) =>
 it('PENDING-DC-BULK-1 no bulk button when no listed case may be in a bulk decision', async () => {
   const mine = await deliver(pendingCommand(ann, true));
   expect(visibleText(mine.data.content)).toContain('dc-bulk-four');
-  expect(mine.data.components).toEqual([]);
+  expect(JSON.stringify(mine.data.components)).not.toMatch(/ all \(/);
 });
 
 it('PENDING-DC-BULK-2 confirm lists the cases and those left out; only its owner, only once', async () => {

@@ -94,9 +94,11 @@ it('PENDING-DC-1 an ephemeral list, newest first, with card links and a More but
   expect(second.type).toBe(7);
   expect(visibleText(second.data.content)).toContain('1. Deploy build dc-pend-1');
   expect(second.data.content).not.toContain('dc-pend-2');
-  // The last page has no More button (its bulk buttons are PENDING-DC-BULK's).
+  // The last page has no More button (its bulk buttons are PENDING-DC-BULK's); its item's Re-post.
   const ids = second.data.components.flatMap((r) => r.components.map((c: any) => c.custom_id));
   expect(ids.filter((i) => i?.startsWith('hitlp:'))).toEqual([]);
+  const labels = second.data.components.flatMap((r) => r.components.map((b) => b.label));
+  expect(labels.filter((l) => String(l).startsWith('Re-post'))).toEqual(['Re-post 1']);
 });
 
 it('PENDING-DC-2 privacy: not on the allowlist sees nothing; mine lists the policy case for its approver', async () => {

@@ -81,7 +81,7 @@ async function click(list: StoredMessage, p: string, user: { id: string; name: s
 it('PENDING-GC-BULK-1 no bulk button when no listed case may be in a bulk decision', async () => {
   const mine = await ask('/pending mine');
   expect(seen(mine).text).toContain('gc-bulk-four');
-  expect(buttonsOf(mine)).toEqual([]);
+  expect(buttonsOf(mine).filter((b: any) => / all \(/.test(String(b.text)))).toEqual([]);
 });
 
 it('PENDING-GC-BULK-2 confirm lists the cases and those left out; only its owner, only once', async () => {

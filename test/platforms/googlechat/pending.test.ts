@@ -96,8 +96,10 @@ it('PENDING-GC-1 a private list, newest first, and a More button replacing it fo
   expect(second.made?.name).toBe(list.name);
   expect(seen(list).text).toContain('1. Deploy build gc-pend-1');
   expect(seen(list).text).not.toContain('gc-pend-2');
-  // The last page has no More button (its bulk buttons are PENDING-GC-BULK's).
+  // The last page has no More button (its bulk buttons are PENDING-GC-BULK's); its item's Re-post.
   expect(buttonsOf(list).filter((b) => paramsOf(b).p?.startsWith('hitlp:'))).toEqual([]);
+  const labels = buttonsOf(list).map((b: any) => String(b.text));
+  expect(labels.filter((t) => t.startsWith('Re-post'))).toEqual(['Re-post 1']);
 });
 
 it('PENDING-GC-2 privacy: not on the allowlist sees nothing; mine lists the policy case for its approver', async () => {

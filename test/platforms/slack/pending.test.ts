@@ -148,9 +148,13 @@ it('PENDING-SL-1 an ephemeral list, newest first, and a More button that replace
   expect(shown(second)).toContain('1. Deploy build sl-pend-1');
   expect(shown(second)).not.toContain('sl-pend-2');
   expect(second.blocks[0].text.text).toContain('<https://fake.slack.test/archives/');
-  // The last page has no More button (its bulk buttons are PENDING-SL-BULK's).
+  // The last page has no More button (its bulk buttons are PENDING-SL-BULK's); its item's Re-post.
   const values = second.blocks.slice(1).flatMap((b: any) => b.elements.map((e: any) => e.value));
   expect(values.filter((v: string) => v.startsWith('hitlp:'))).toEqual([]);
+  const labels = second.blocks
+    .slice(1)
+    .flatMap((b: any) => b.elements.map((e: any) => String(e.text.text)));
+  expect(labels.filter((t: string) => t.startsWith('Re-post'))).toEqual(['Re-post 1']);
 });
 
 it('PENDING-SL-2 privacy: not on the allowlist sees nothing; mine (and /hitl pending mine) for the approver', async () => {

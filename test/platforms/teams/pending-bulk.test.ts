@@ -105,13 +105,18 @@ afterAll(async () => {
   await service?.stop();
 });
 
-const actionsOf = (card: Node | undefined) => (card?.actions ?? []) as Node[];
+// Bulk actions sit in the body's ActionSet (the card's own six are More and the Re-posts).
+const actionsOf = (card: Node | undefined) =>
+  [
+    ...(card?.actions ?? []),
+    ...(card?.body ?? []).flatMap((b: Node) => (b.type === 'ActionSet' ? b.actions : [])),
+  ] as Node[];
 
 it('PENDING-TEAMS-BULK-1 no bulk action when no listed case may be in a bulk decision', async () => {
   await deliver(say(ann, 'pending mine'));
   const mine = privateMessage(ann);
   expect(mine.text).toContain('tm-bulk-four');
-  expect(actionsOf(mine.card)).toEqual([]);
+  expect(JSON.stringify(mine.card)).not.toMatch(/ all \(/);
 });
 
 it('PENDING-TEAMS-BULK-2 confirm lists the cases and those left out; only its owner, only once', async () => {

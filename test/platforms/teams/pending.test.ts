@@ -153,9 +153,11 @@ it("PENDING-TEAMS-1 the list goes to a personal chat; the channel hears only tha
   expect(next.body.type).toBe('application/vnd.microsoft.card.adaptive');
   expect(lines(next.body.value)).toContain('1\\. Deploy build tm-pend-1 to production?');
   expect(lines(next.body.value)).not.toContain('tm-pend-2');
-  // The last page has no More (its bulk actions are PENDING-TEAMS-BULK's).
+  // The last page has no More (its bulk actions are PENDING-TEAMS-BULK's); its item's Re-post.
   const payloads = (next.body.value.actions as Node[]).map((a) => String(a.data.hitl));
   expect(payloads.filter((p) => p.startsWith('hitlp:'))).toEqual([]);
+  const titles = (next.body.value.actions as Node[]).map((a) => String(a.title));
+  expect(titles.filter((t) => t.startsWith('Re-post'))).toEqual(['Re-post 1']);
   // Asking again finds the same personal chat (Teams answers the same id).
   await deliver(say(ann, 'pending'));
   expect(fake.personalChatOf(ann.id)).toBe(chat);

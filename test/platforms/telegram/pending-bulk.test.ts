@@ -75,7 +75,7 @@ it('PENDING-TG-BULK-1 no bulk button when no listed case may be in a bulk decisi
   await eventually(async () => telegram.messages(ann.id).length === 1, 10_000, 'the list');
   const list = telegram.messages(ann.id)[0]!;
   expect(list.message.text).toContain('tg-bulk-pair');
-  expect(buttonsOf(ann.id, list.message.message_id)).toEqual([]);
+  expect(JSON.stringify(buttonsOf(ann.id, list.message.message_id))).not.toMatch(/ all \(/);
 });
 
 it('PENDING-TG-BULK-2 confirm lists the cases and those left out; only its owner, only once', async () => {

@@ -97,11 +97,16 @@ it('PENDING-TG-1 the list goes to the private chat, newest first, with card link
   const second = telegram.message(ann.id, list!.message.message_id)!.message;
   expect(second.text).toContain('1. Deploy build tg-pend-2');
   expect(second.text).toContain('2. Deploy build tg-pend-1');
-  // The last page has no More button (its bulk button is PENDING-TG-BULK's).
+  // The last page has no More button (its bulk button is PENDING-TG-BULK's); its items' Re-post.
   const buttons = (second.reply_markup?.inline_keyboard ?? []).flat() as {
+    text: string;
     callback_data: string;
   }[];
   expect(buttons.filter((b) => b.callback_data.startsWith('hitlp:'))).toEqual([]);
+  expect(buttons.map((b) => b.text).filter((t) => t.startsWith('Re-post'))).toEqual([
+    'Re-post 1',
+    'Re-post 2',
+  ]);
 });
 
 it('PENDING-TG-2 privacy: not on the allowlist, an empty list; no private chat yet, a pointer in the group', async () => {

@@ -108,8 +108,9 @@ it('PENDING-WA-1 the list in the chat, newest first, and a More button sending t
   expect(shownText(second)).toContain('1. Deploy build wa-pend-2');
   expect(shownText(second)).toContain('2. Deploy build wa-pend-1');
   expect(shownText(second)).not.toContain('wa-pend-3');
-  // The last page has no More button (its bulk buttons are PENDING-WA-BULK's).
+  // The last page has no More button (its bulk buttons are PENDING-WA-BULK's); its items' Re-post.
   expect(replyIds(second).filter((r) => r.id.startsWith('hitlp:'))).toEqual([]);
+  expect(replyIds(second).filter((r) => r.id.startsWith('hitlr:'))).toHaveLength(2);
 });
 
 it('PENDING-WA-2 privacy: another person sees nothing; mine lists what names her', async () => {
