@@ -9,8 +9,8 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 
-/** Which front a burst goes through. */
-export type McpSide = 'mcp' | 'http';
+/** Which front a burst goes through; `mixed` alternates them ask by ask (even asks MCP). */
+export type McpSide = 'mcp' | 'http' | 'mixed';
 
 /** A burst of `n` asks at `concurrency` clients; targets are `web:bench-${i % rooms}`. */
 export interface McpBurst {
@@ -21,10 +21,16 @@ export interface McpBurst {
   rooms: number;
 }
 
+/** A burst's latencies (ms) by front. */
+export interface McpTimes {
+  mcp: number[];
+  http: number[];
+}
+
 /** The parent's handle on the child. */
 export interface McpLoad {
-  /** Runs a burst; each ask's latency in ms (request sent to answer read). */
-  run(burst: McpBurst): Promise<number[]>;
+  /** Runs a burst; each ask's latency in ms (request sent to answer read), by the front it took. */
+  run(burst: McpBurst): Promise<McpTimes>;
   stop(): Promise<void>;
 }
 
@@ -38,23 +44,23 @@ export async function startMcpLoad(): Promise<McpLoad> {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   let seq = 0;
-  const waiting = new Map<number, { resolve(v: number[]): void; reject(e: Error): void }>();
+  const waiting = new Map<number, { resolve(v: McpTimes): void; reject(e: Error): void }>();
   await new Promise<void>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`mcp load generator exited with ${code}`)));
-    child.on('message', (m: { ready?: true; id?: number; times?: number[]; error?: string }) => {
+    child.on('message', (m: { ready?: true; id?: number; times?: McpTimes; error?: string }) => {
       if (m.ready) return resolve();
       const w = m.id === undefined ? undefined : waiting.get(m.id);
       if (!w) return;
       waiting.delete(m.id!);
       if (m.error) w.reject(new Error(m.error));
-      else w.resolve(m.times ?? []);
+      else w.resolve(m.times ?? { mcp: [], http: [] });
     });
   });
   child.removeAllListeners('exit');
   return {
     run: (burst) =>
-      new Promise<number[]>((resolve, reject) => {
+      new Promise<McpTimes>((resolve, reject) => {
         const id = seq++;
         waiting.set(id, { resolve, reject });
         child.send({ id, burst });
@@ -137,17 +143,17 @@ function loadGenerator() {
       throw new Error(`POST /v1/asks ${res.statusCode}: ${text.slice(0, 300)}`);
   }
 
-  async function run(b: McpBurst): Promise<number[]> {
-    const ask = b.side === 'mcp' ? mcpAsk : httpAsk;
-    const times: number[] = [];
+  async function run(b: McpBurst): Promise<McpTimes> {
+    const times: McpTimes = { mcp: [], http: [] };
     let next = 0;
     await Promise.all(
       Array.from({ length: b.concurrency }, async () => {
         while (next < b.n) {
           const i = next++;
+          const side = b.side === 'mixed' ? (i % 2 === 0 ? 'mcp' : 'http') : b.side;
           const t0 = performance.now();
-          await ask(b.url, i, b.rooms);
-          times.push(performance.now() - t0);
+          await (side === 'mcp' ? mcpAsk : httpAsk)(b.url, i, b.rooms);
+          times[side].push(performance.now() - t0);
         }
       }),
     );
