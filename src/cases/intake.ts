@@ -68,7 +68,7 @@ export class Intake {
   async ingest(input: IngestInput): Promise<IngestResult> {
     const targets = this.d.targets.resolveTargets(input.target);
     await this.checkUrls(input);
-    const { record, previous } = await this.recordOf(input);
+    const { record } = await this.recordOf(input);
     // The case, one message reservation per target and its first history row are one write: a
     // crash or a full disk leaves either all of them (reconcile or a retried intake posts) or none.
     const reserved = targets.map((t) => this.d.cards.reservation(record, t));

@@ -42,7 +42,7 @@ export function sealedAnswers(inner: ServiceStore, sealer: TextSealer): ServiceS
     async commit(kase, version, events) {
       const sealed: NewEvent[] = events.map((e) => ({ ...e, data: sealResult(e.data) }));
       const written = await inner.commit(sealResult(kase), version, sealed);
-      return written && written.map(openEvent);
+      return written ? written.map(openEvent) : null;
     },
     dueCases: (nowMs) => inner.dueCases(nowMs),
     nextDue: () => inner.nextDue(),

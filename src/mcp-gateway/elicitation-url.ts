@@ -144,7 +144,7 @@ export async function answerUrl(
   // The card's link button (cases/open-link.ts): the person opens it; the relay never does.
   const context = { open_link: { url: made.url } };
   const c = await chat.ask(made.content, labels, { onCreated: remember, context });
-  if (!c || c.status !== 'completed') return { action: 'cancel' };
+  if (c?.status !== 'completed') return { action: 'cancel' };
   const data = (c.doc.result?.data ?? {}) as Record<string, unknown>;
   return data.confirmed === true ? { action: 'accept' } : { action: 'decline' };
 }

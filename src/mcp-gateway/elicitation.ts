@@ -164,7 +164,7 @@ async function answerInChat(
         ...taskLabels(task),
       });
   if (!c && task && deps.open.stopping) throw new RelayStopping();
-  if (!c || c.status !== 'completed') return CANCEL;
+  if (c?.status !== 'completed') return CANCEL;
   const id = c.id;
   const data = (c.doc.result?.data ?? {}) as Record<string, unknown>;
   if (data.confirmed === false) return { action: 'decline' };

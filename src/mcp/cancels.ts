@@ -30,7 +30,7 @@ export class LegacyCancels {
   /** A cancel for `id`: true when exactly one open call had it (and it was aborted). */
   cancel(id: string | number, reason: string): boolean {
     const set = this.open.get(String(id));
-    if (!set || set.size !== 1) return false;
+    if (set?.size !== 1) return false;
     for (const c of set) c.abort(reason);
     return true;
   }

@@ -2,7 +2,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import { type Context, Hono } from 'hono';
-import type { HttpRoute, InboundResponse, PlatformAdapter } from '../adapter.ts';
+import type { PlatformAdapter } from '../adapter.ts';
 import type { RouteDocs } from '../adapter-definition.ts';
 import type { CardDelivery } from '../cases/card-delivery.ts';
 import type { CardRenderer } from '../cases/card-render.ts';

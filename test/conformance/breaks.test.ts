@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
-import { BREAKS, countOf, editsOf, UNBREAKABLE } from '../../scripts/mutate/breaks.ts';
+import { BREAKS, countOf, UNBREAKABLE } from '../../scripts/mutate/breaks.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const read = (f: string) => readFileSync(`${ROOT}${f}`, 'utf8');

@@ -147,8 +147,7 @@ export class FakeTeamsConnector {
     const userId = members?.[0]?.id;
     const bot = params?.bot as { id?: unknown } | undefined;
     if (
-      !params ||
-      params.isGroup !== false ||
+      params?.isGroup !== false ||
       members?.length !== 1 ||
       typeof userId !== 'string' ||
       typeof bot?.id !== 'string' ||

@@ -16,7 +16,6 @@ import {
   ALLOWED,
   isCard,
   makeWhatsAppHarness,
-  seen,
   WEBHOOK_PATH,
   type WhatsAppHarness,
 } from './harness.ts';
