@@ -1,25 +1,27 @@
 /**
  * Benchmark of the MCP front (src/mcp): (a) an ask through MCP `tools/call` against the same ask
- * through `POST /v1/asks`, each until the card is posted, on one relay in one run. CPU per ask
- * comes from bursts of one side at a time (rounds alternate which goes first); latency from
- * bursts that alternate the sides ask by ask, so a GC pause, a store checkpoint or another
- * process's burst lands on both sides alike (with separate bursts such a stall fell on whichever
- * side was running and moved the p99 difference by +-20 ms between runs). Both answer once the card is in the web chat: /v1/asks with its 202, MCP
- * with the task (a client that declares the Tasks extension), so the difference is what the MCP
- * front adds: JSON-RPC, the SDK's checks, the tool schemas, the result. The issue's goals: at
- * most +1 ms at p99 and at most +10 % CPU per ask. (b) 1,000 open MCP calls in progress mode
- * (no Tasks: each call holds its stream open with progress notifications), every card posted:
+ * through `POST /v1/asks`, each until the card is posted, on one relay in one run; twice, once
+ * for a client that declares the Tasks extension (`roundtrip`: MCP answers with the task) and once
+ * for one that does not (`progress`: timed to the progress notification that says the card is
+ * posted). CPU per ask comes from bursts of one front at a time (rounds alternate which goes
+ * first); latency from bursts that alternate the fronts ask by ask, so a GC pause, a store
+ * checkpoint or another process's burst lands on both alike (with separate bursts such a stall
+ * fell on whichever front was running and moved the p99 difference by +-20 ms between runs). The
+ * difference is what the MCP front adds: JSON-RPC, the SDK's checks, the tool schemas, the result.
+ * The issue's goals: at most +1 ms at p99 and at most +10 % CPU per ask. (b) 1,000 open MCP calls
+ * in progress mode (each holds its stream open with progress notifications), every card posted:
  * the store reads their waits make while nothing changes, counted by the relay's own gauge
  * (hitl_relay_mcp_wait_reads), over an idle window and a change elsewhere. The load of (a) runs
- * in a child process (bench/lib/mcp-load.ts, the same generator for both sides), so CPU per ask is
+ * in a child process (bench/lib/mcp-load.ts, one generator for every front), so CPU per ask is
  * the relay's own: this process's CPU over the burst, which holds the relay and nothing else busy.
- * `MCP_ROUNDS` sets the rounds (3 by default), `MCP_CLIENTS` the concurrent clients (8); `--profile=DIR` profiles the measured rounds;
- * `MCP_LEAN=0` leaves every call to the SDK path (no lean path, src/mcp/lean-call.ts).
+ * `MCP_ROUNDS` sets the rounds (3 by default), `MCP_CLIENTS` the concurrent clients (8);
+ * `--profile=DIR` profiles the measured rounds; `MCP_LEAN=0` leaves every call to the SDK path
+ * (no lean path, src/mcp/lean-call.ts).
  */
 import { Agent, request } from 'undici';
 import { createWebAdapter } from '../platforms/web/index.ts';
 import { benchArgs, wants } from './lib/args.ts';
-import { type McpSide, REVISION, startMcpLoad } from './lib/mcp-load.ts';
+import { type McpFront, REVISION, startMcpLoad } from './lib/mcp-load.ts';
 import { startPhaseProfile } from './lib/profile.ts';
 import { startBenchRelay } from './lib/relay.ts';
 import { type Figure, fmt, machine, percentile, report } from './lib/stats.ts';
@@ -87,53 +89,57 @@ async function httpAsk(i: number): Promise<void> {
     throw new Error(`POST /v1/asks ${res.statusCode}: ${text.slice(0, 300)}`);
 }
 
-/** `n` asks through `side` from the load generator: latencies (ms) and the relay's CPU (ms). */
-async function run(load: Load, side: McpSide, n: number) {
+/** `n` asks through `fronts` from the load generator: latencies (ms) and the relay's CPU (ms). */
+async function run(load: Load, fronts: McpFront[], n: number) {
   const cpu = process.cpuUsage();
-  const times = await load.run({ side, url: base, n, concurrency: CONCURRENCY, rooms: ROOMS });
+  const times = await load.run({ fronts, url: base, n, concurrency: CONCURRENCY, rooms: ROOMS });
   const used = process.cpuUsage(cpu);
   return { times, cpuMs: (used.user + used.system) / 1000 };
 }
 
 type Load = Awaited<ReturnType<typeof startMcpLoad>>;
+type McpMode = 'mcp' | 'progress';
+const MODE_NAME: Record<McpMode, string> = {
+  mcp: 'tools/call (Tasks) to card posted',
+  progress: 'tools/call (progress mode) to "posted" progress',
+};
 
-async function roundTrip(): Promise<void> {
-  const load = await startMcpLoad();
+/**
+ * `mode` against `POST /v1/asks`: CPU per ask from one front at a time (rounds alternate which
+ * goes first), latencies from bursts that alternate the two fronts ask by ask.
+ */
+async function measure(load: Load, mode: McpMode) {
   // Warm-up: JIT, the SDK's schemas, the store's statements.
-  await run(load, 'mcp', 100);
-  await run(load, 'http', 100);
-  const sides = { mcp: { times: [] as number[], cpu: 0 }, http: { times: [] as number[], cpu: 0 } };
+  await run(load, [mode], 100);
+  await run(load, ['http'], 100);
+  const cpu = { [mode]: 0, http: 0 } as Record<McpMode | 'http', number>;
   const paired = { mcp: [] as number[], http: [] as number[] };
   const per = Math.round(ASKS / ROUNDS);
-  const profile = await startPhaseProfile(args.profile, 'mcp-roundtrip');
+  const profile = await startPhaseProfile(args.profile, `mcp-${mode}`);
   for (let r = 0; r < ROUNDS; r++) {
-    // Each round alternates which side goes first, so neither always follows the other.
-    const order: ('mcp' | 'http')[] = r % 2 === 0 ? ['http', 'mcp'] : ['mcp', 'http'];
-    for (const side of order) {
-      const m = await run(load, side, per);
-      sides[side].times.push(...m.times[side]);
-      sides[side].cpu += m.cpuMs;
-    }
-    const mixed = await run(load, 'mixed', 2 * per);
-    paired.mcp.push(...mixed.times.mcp);
+    const order: (McpMode | 'http')[] = r % 2 === 0 ? ['http', mode] : [mode, 'http'];
+    for (const front of order) cpu[front] += (await run(load, [front], per)).cpuMs;
+    const mixed = await run(load, [mode, 'http'], 2 * per);
+    paired.mcp.push(...mixed.times[mode]);
     paired.http.push(...mixed.times.http);
   }
   const prof = await profile.stop();
-  const lean = await gauge('hitl_relay_mcp_lean_calls');
-  console.log(
-    `lean path: ${lean} of ${100 + 2 * per * ROUNDS} MCP calls (MCP_LEAN=0 sends them to the SDK)`,
-  );
   if (prof.file) console.log(`profile: ${prof.file}`);
-  await load.stop();
   const total = per * ROUNDS;
+  return { paired, mCpu: cpu[mode] / total, hCpu: cpu.http / total, calls: 100 + 2 * total };
+}
+
+async function roundTrip(mode: McpMode): Promise<void> {
+  const load = await startMcpLoad();
+  const leanBefore = await gauge('hitl_relay_mcp_lean_calls');
+  const { paired, mCpu, hCpu, calls } = await measure(load, mode);
+  const lean = (await gauge('hitl_relay_mcp_lean_calls')) - leanBefore;
+  await load.stop();
+  console.log(`${MODE_NAME[mode]}: lean path ${lean} of ${calls} MCP calls (MCP_LEAN=0: none)`);
   const p = (xs: number[], q: number) => percentile(xs, q);
   const [m99, h99] = [p(paired.mcp, 99), p(paired.http, 99)];
-  const [mCpu, hCpu] = [sides.mcp.cpu / total, sides.http.cpu / total];
   console.log(
-    `${total} asks per side at ${CONCURRENCY} clients, one side at a time: MCP p99 ${fmt(p(sides.mcp.times, 99))} ms, CPU ${fmt(mCpu)} ms/ask; POST /v1/asks p99 ${fmt(p(sides.http.times, 99))} ms, CPU ${fmt(hCpu)} ms/ask`,
-  );
-  console.log(
-    `${paired.mcp.length} asks per side interleaved ask by ask: MCP p50 ${fmt(p(paired.mcp, 50))} ms, p99 ${fmt(m99)} ms; POST /v1/asks p50 ${fmt(p(paired.http, 50))} ms, p99 ${fmt(h99)} ms`,
+    `${paired.mcp.length} asks per side at ${CONCURRENCY} clients, interleaved: MCP p50 ${fmt(p(paired.mcp, 50))} ms, p99 ${fmt(m99)} ms; POST /v1/asks p50 ${fmt(p(paired.http, 50))} ms, p99 ${fmt(h99)} ms; CPU per ask (one front at a time) MCP ${fmt(mCpu)} ms, POST /v1/asks ${fmt(hCpu)} ms`,
   );
   console.log(
     `MCP adds ${fmt(m99 - h99)} ms at p99 (goal ≤ 1 ms) and ${fmt((mCpu / hCpu - 1) * 100, 1)} % CPU per ask (goal ≤ 10 %)`,
@@ -141,7 +147,7 @@ async function roundTrip(): Promise<void> {
   figures.push(
     {
       bench: 'mcp',
-      figure: 'tools/call to card posted, p99',
+      figure: `${MODE_NAME[mode]}, p99`,
       value: m99,
       unit: 'ms',
       baseline: h99,
@@ -150,7 +156,7 @@ async function roundTrip(): Promise<void> {
     },
     {
       bench: 'mcp',
-      figure: 'CPU per ask',
+      figure: `${MODE_NAME[mode]}, CPU per ask`,
       value: mCpu,
       unit: 'ms',
       baseline: hCpu,
@@ -230,7 +236,8 @@ const held: Promise<void>[] = [];
 
 console.log(`bench mcp on ${machine()}`);
 try {
-  if (wants(args, 'roundtrip')) await roundTrip();
+  if (wants(args, 'roundtrip')) await roundTrip('mcp');
+  if (wants(args, 'progress')) await roundTrip('progress');
   if (wants(args, 'waits')) await openWaits();
   report(figures);
 } catch (err) {

@@ -1,20 +1,25 @@
 /**
  * The MCP benchmark's load generator in a process of its own, so the relay's CPU figure counts the
  * relay alone (in one process, the client's JSON, HTTP parsing and timers were part of both sides'
- * figures and hid what the MCP front adds). The same generator drives both sides: an ask through
- * MCP `tools/call` (Tasks mode, answered once the card is posted) and the same ask through
+ * figures and hid what the MCP front adds). The same generator drives every front: an ask through
+ * MCP `tools/call` in Tasks mode (answered with the task once the card is posted), the same call
+ * in progress mode (a client without Tasks: timed to the progress notification that says the card
+ * is posted, then the stream is left, which does not withdraw the ask), and the same ask through
  * `POST /v1/asks` (202 once the card is posted). Only latencies cross the IPC.
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 
-/** Which front a burst goes through; `mixed` alternates them ask by ask (even asks MCP). */
-export type McpSide = 'mcp' | 'http' | 'mixed';
+/** A front an ask goes through: MCP in Tasks mode, MCP in progress mode, `POST /v1/asks`. */
+export type McpFront = 'mcp' | 'progress' | 'http';
 
-/** A burst of `n` asks at `concurrency` clients; targets are `web:bench-${i % rooms}`. */
+/**
+ * A burst of `n` asks at `concurrency` clients; targets are `web:bench-${i % rooms}`. With more
+ * than one front the asks alternate between them ask by ask (ask i takes `fronts[i % length]`).
+ */
 export interface McpBurst {
-  side: McpSide;
+  fronts: McpFront[];
   url: string;
   n: number;
   concurrency: number;
@@ -22,10 +27,9 @@ export interface McpBurst {
 }
 
 /** A burst's latencies (ms) by front. */
-export interface McpTimes {
-  mcp: number[];
-  http: number[];
-}
+export type McpTimes = Record<McpFront, number[]>;
+
+const noTimes = (): McpTimes => ({ mcp: [], progress: [], http: [] });
 
 /** The parent's handle on the child. */
 export interface McpLoad {
@@ -54,7 +58,7 @@ export async function startMcpLoad(): Promise<McpLoad> {
       if (!w) return;
       waiting.delete(m.id!);
       if (m.error) w.reject(new Error(m.error));
-      else w.resolve(m.times ?? { mcp: [], http: [] });
+      else w.resolve(m.times ?? noTimes());
     });
   });
   child.removeAllListeners('exit');
@@ -79,8 +83,11 @@ export async function startMcpLoad(): Promise<McpLoad> {
  */
 const SDK_PATH = process.env.MCP_LEAN === '0' ? { roots: {} } : {};
 
-/** A 2026-07-28 `tools/call` of ask_confirm (Tasks declared) as the wire has it. */
-function toolCall(id: number, i: number, rooms: number) {
+/**
+ * A 2026-07-28 `tools/call` of ask_confirm as the wire has it: Tasks declared, or (`progress`)
+ * a client without Tasks that asks for progress notifications.
+ */
+function toolCall(id: number, i: number, rooms: number, progress: boolean) {
   return JSON.stringify({
     jsonrpc: '2.0',
     id,
@@ -91,10 +98,10 @@ function toolCall(id: number, i: number, rooms: number) {
       _meta: {
         'io.modelcontextprotocol/protocolVersion': REVISION,
         'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
-        'io.modelcontextprotocol/clientCapabilities': {
-          extensions: { 'io.modelcontextprotocol/tasks': {} },
-          ...SDK_PATH,
-        },
+        'io.modelcontextprotocol/clientCapabilities': progress
+          ? SDK_PATH
+          : { extensions: { 'io.modelcontextprotocol/tasks': {} }, ...SDK_PATH },
+        ...(progress ? { progressToken: id } : {}),
       },
     },
   });
@@ -115,17 +122,39 @@ const MCP_HEADERS = {
  */
 function loadGenerator() {
   const dispatcher = new Agent({ connections: 64, keepAliveTimeout: 60_000 });
+  // A left stream's socket is closed, not reused: its own agent keeps that off the other fronts.
+  const streams = new Agent({ connections: 64 });
+  const asks = { mcp: mcpAsk, progress: progressAsk, http: httpAsk };
   let serial = 0;
 
   async function mcpAsk(url: string, i: number, rooms: number): Promise<void> {
     const res = await request(`${url}/mcp`, {
       method: 'POST',
       headers: MCP_HEADERS,
-      body: toolCall(++serial, i, rooms),
+      body: toolCall(++serial, i, rooms, false),
       dispatcher,
     });
     const text = await res.body.text();
     if (!text.includes('"resultType":"task"')) throw new Error(`no task: ${text.slice(0, 300)}`);
+  }
+
+  /** Until the progress line that says the card is posted; then the stream is left (not a cancel). */
+  async function progressAsk(url: string, i: number, rooms: number): Promise<void> {
+    const res = await request(`${url}/mcp`, {
+      method: 'POST',
+      headers: MCP_HEADERS,
+      body: toolCall(++serial, i, rooms, true),
+      dispatcher: streams,
+    });
+    let seen = '';
+    for await (const chunk of res.body) {
+      seen = (seen + String(chunk)).slice(-4096);
+      if (seen.includes('posted to ')) {
+        res.body.destroy();
+        return;
+      }
+    }
+    throw new Error(`no "posted to" progress: ${res.statusCode} ${seen.slice(0, 300)}`);
   }
 
   async function httpAsk(url: string, i: number, rooms: number): Promise<void> {
@@ -144,23 +173,23 @@ function loadGenerator() {
   }
 
   async function run(b: McpBurst): Promise<McpTimes> {
-    const times: McpTimes = { mcp: [], http: [] };
+    const times = noTimes();
     let next = 0;
     await Promise.all(
       Array.from({ length: b.concurrency }, async () => {
         while (next < b.n) {
           const i = next++;
-          const side = b.side === 'mixed' ? (i % 2 === 0 ? 'mcp' : 'http') : b.side;
+          const front = b.fronts[i % b.fronts.length]!;
           const t0 = performance.now();
-          await (side === 'mcp' ? mcpAsk : httpAsk)(b.url, i, b.rooms);
-          times[side].push(performance.now() - t0);
+          await asks[front](b.url, i, b.rooms);
+          times[front].push(performance.now() - t0);
         }
       }),
     );
     return times;
   }
 
-  return { run, close: () => dispatcher.close() };
+  return { run, close: () => Promise.all([dispatcher.close(), streams.close()]) };
 }
 
 async function main() {
