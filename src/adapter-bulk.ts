@@ -10,6 +10,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type {
+  AdapterBulkReasons,
   AdapterBulkStrings,
   AdapterContext,
   KeyValue,
@@ -18,7 +19,7 @@ import type {
   Tap,
   TapUser,
 } from './adapter.ts';
-import { buttonPayload, buttonStateOf } from './adapter-kit.ts';
+import { buttonPayload, buttonStateOf, stringsOf } from './adapter-kit.ts';
 
 /** Cases one bulk decision may name at most. */
 export const BULK_MAX = 50;
@@ -69,18 +70,25 @@ interface BulkPlan {
   items: { key: string; prompt: string; ref: MessageRef }[];
 }
 
-/** Why `item` may not be in a bulk decision with `action` (any, when absent), or null. */
+/**
+ * Why `item` may not be in a bulk decision with `action` (any, when absent), in the relay's words
+ * (`reasons`, from the adapter's strings), or null when it may.
+ */
 export function bulkReason(
+  reasons: AdapterBulkReasons,
   item: Pick<PendingItem, 'bulk' | 'card'> | undefined,
   action?: string,
 ): string | null {
-  if (!item) return 'not in your inbox (decided, or not yours to decide)';
+  if (!item) return reasons.unlisted;
   if (item.bulk.reason) return item.bulk.reason;
-  if (!item.card) return 'no card';
+  if (!item.card) return reasons.noCard;
   if (action && !item.bulk.actions.some((a) => a.action === action))
-    return `has no ${action} button`;
+    return reasons.noAction(action);
   return null;
 }
+
+/** Whether `item` may be in a bulk decision at all. */
+const mayBulk = (item: Pick<PendingItem, 'bulk' | 'card'>) => !item.bulk.reason && !!item.card;
 
 /** The actions several listed cases share for a bulk decision, each with how many may take it. */
 export function bulkOffers(
@@ -88,7 +96,7 @@ export function bulkOffers(
 ): { action: string; label: string; count: number }[] {
   const offers = new Map<string, { action: string; label: string; count: number }>();
   for (const i of items) {
-    if (bulkReason(i) !== null) continue;
+    if (!mayBulk(i)) continue;
     for (const a of i.bulk.actions) {
       const o = offers.get(a.action) ?? { ...a, count: 0 };
       o.count++;
@@ -125,15 +133,16 @@ export async function bulkPreview(ctx: AdapterContext, q: BulkAsk): Promise<Bulk
   const found = ctx.inbox
     ? (await ctx.inbox({ platform: q.platform, address: q.address, user: q.user, keys })).items
     : [];
+  const reasons = stringsOf(ctx).pending.bulk.reasons;
   const chosen: BulkChosen[] = [];
   const skipped: BulkSkipped[] = [];
   for (const key of keys) {
     const item = found.find((i) => i.key === key);
-    let reason = bulkReason(item, q.action);
+    let reason = bulkReason(reasons, item, q.action);
     if (!reason && item?.card && ctx.mayAnswer)
       reason = (await ctx.mayAnswer(tapOf(key, q.action, item.card, q.user)))?.text ?? null;
     if (reason || !item?.card) {
-      skipped.push({ key, prompt: item?.prompt ?? null, reason: reason ?? 'no card' });
+      skipped.push({ key, prompt: item?.prompt ?? null, reason: reason ?? reasons.noCard });
       continue;
     }
     const label = item.bulk.actions.find((a) => a.action === q.action)?.label ?? q.action;

@@ -82,6 +82,11 @@ function bulkStrings(strings: Strings): AdapterBulkStrings {
       text('result', { prompt: flat(prompt), [result]: true, text: said }),
     nothing: text('nothing'),
     expired: text('expired'),
+    reasons: {
+      unlisted: text('reasons.unlisted'),
+      noCard: text('reasons.no_card'),
+      noAction: (action) => text('reasons.no_action', { action }),
+    },
   };
 }
 

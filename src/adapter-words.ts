@@ -153,6 +153,18 @@ export interface AdapterBulkStrings {
   nothing: string;
   /** The confirmation is used, expired or someone else's. */
   expired: string;
+  /** Why a named case is left out of a bulk decision (templates `adapter.pending.bulk.reasons`). */
+  reasons: AdapterBulkReasons;
+}
+
+/** The reasons the bulk path itself gives (the relay's list gives the others in its items). */
+export interface AdapterBulkReasons {
+  /** The case is not in this person's list (decided, or not theirs to decide). */
+  unlisted: string;
+  /** The case has no card in the chat. */
+  noCard: string;
+  /** The case's card has no button of `action`. */
+  noAction(action: string): string;
 }
 
 /** What a `/pending` line says of a case (a PendingItem of src/adapter.ts has it all). */

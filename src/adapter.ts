@@ -6,6 +6,7 @@ import type { Logger } from './log.ts';
 export type {
   AdapterAskButtons,
   AdapterAskStrings,
+  AdapterBulkReasons,
   AdapterBulkStrings,
   AdapterPendingStrings,
   AdapterStepStrings,

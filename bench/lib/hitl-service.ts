@@ -66,6 +66,8 @@ export interface FastService {
   onSubmit: ((caseId: string) => void) | null;
   /** Called when a poll arrives. */
   onPoll: ((caseId: string) => void) | null;
+  /** When set, a submit's answer (its body read) waits until the promise it returns settles. */
+  beforeAnswer: ((caseId: string) => Promise<void>) | null;
   submits: number;
   polls: number;
   stop(): Promise<void>;
@@ -84,6 +86,7 @@ export async function startFastService(): Promise<FastService> {
     secret: randomBytes(16).toString('hex'),
     onSubmit: null,
     onPoll: null,
+    beforeAnswer: null,
     submits: 0,
     polls: 0,
     create: (caseId) => hitlBody(service.url, service.secret, caseId),
@@ -126,6 +129,11 @@ export async function startFastService(): Promise<FastService> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
+      const held = service.beforeAnswer?.(id);
+      if (held) void held.then(answer, answer);
+      else answer();
+    });
+    const answer = () => {
       service.submits++;
       if (req.method !== 'POST') return json(res, 405, { error: 'method_not_allowed' });
       if (req.headers.authorization !== `Bearer ${submitTokenOf(service.secret, id)}`)
@@ -143,7 +151,7 @@ export async function startFastService(): Promise<FastService> {
       c.action = String(body.action);
       c.completedAt = new Date().toISOString();
       json(res, 200, { status: 'completed', case_id: id, completed_at: c.completedAt });
-    });
+    };
   };
   const server: Server = createServer(handle);
   server.keepAliveTimeout = 60_000;

@@ -144,7 +144,7 @@ export class InteractionFlow {
     }
     const late = {
       deadlineMs: this.deadlineMs,
-      followUp: (body: object) => this.deps.api.followUp(this.deps.applicationId, raw.token, body),
+      followUp: (body: object) => this.sendFollowUp(raw, body, ctx),
     };
     if (fresh && (await answerPendingBulk(raw, ctx, respond, late))) return;
     if (fresh && (await this.askComponent(raw, respond, ctx))) return;
@@ -332,6 +332,15 @@ export class InteractionFlow {
   private async followUp(raw: RawInteraction, reply: TapReply, ctx: AdapterContext): Promise<void> {
     if (reply.outcome === 'submitted' || !reply.text.trim()) return;
     const body = { ...renderNotice(reply.text, null), flags: DISCORD_FLAG_EPHEMERAL };
+    await this.sendFollowUp(raw, body, ctx);
+  }
+
+  /** Sends a follow-up (best effort: a failure is logged), once more if it raced our answer. */
+  private async sendFollowUp(
+    raw: RawInteraction,
+    body: object,
+    ctx: AdapterContext,
+  ): Promise<void> {
     const send = () => this.deps.api.followUp(this.deps.applicationId, raw.token, body);
     try {
       await send();

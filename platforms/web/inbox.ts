@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { AdapterContext, InboundRequest, InboundResponse } from '../../src/adapter.ts';
 import { bulkReason } from '../../src/adapter-bulk.ts';
+import { stringsOf } from '../../src/adapter-kit.ts';
 import { json, WEB_ROOM } from './parse.ts';
 import type { WebRooms } from './rooms.ts';
 import { INBOX_TOPIC, type RoomWaits, WEB_WAIT_MAX_SECONDS } from './waits.ts';
@@ -85,7 +86,7 @@ async function read(ctx: AdapterContext, a: InboxArgs, rooms: WebRooms) {
     page.items.map(async (item) => {
       const { card, chats, bulk_refusal: _, ...i } = item;
       const m = card ? await rooms.load(card.id) : undefined;
-      const reason = bulkReason(item);
+      const reason = bulkReason(stringsOf(ctx).pending.bulk.reasons, item);
       return {
         ...i,
         bulk: { actions: reason ? [] : item.bulk.actions.map((a) => a.action), reason },

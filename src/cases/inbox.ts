@@ -90,7 +90,7 @@ export class Inbox {
       type: c.doc.hitl.type,
       policy: c.doc.policy?.name ?? null,
       chats,
-      bulk_refusal: bulkRefusal(c),
+      bulk_refusal: bulkRefusal(c, this.d.strings),
     };
   }
 }

@@ -89,31 +89,31 @@ export function mayDecideAtAll(
   return !(v.kind === 'refused' && v.reason === 'not_an_approver');
 }
 
+/** A bulk refusal reason in the relay's words (templates `adapter.pending.bulk.reasons`). */
+const reasonOf = (strings: Strings, key: string, view?: Record<string, unknown>) =>
+  t(strings, `adapter.pending.bulk.reasons.${key}`, view);
+
 /**
  * Why a case may not be decided in bulk, by its policy: one that needs several distinct people
  * (four-eyes) is decided on its card, where each vote and the tally are seen. Null: it may be.
  */
-export function bulkRefusal(c: StoredCase): string | null {
+export function bulkRefusal(c: StoredCase, strings: Strings): string | null {
   const p = c.doc.policy;
-  return p && p.required > 1
-    ? `four-eyes: ${p.required} people must approve; decide it on its card`
-    : null;
+  return p && p.required > 1 ? reasonOf(strings, 'four_eyes', { required: p.required }) : null;
 }
 
 /** What a bulk decision may do with `c` (its card as it stands): reversible inline actions only. */
-function bulkOf(c: StoredCase, card: Card): PendingBulk {
-  const no = (reason: string): PendingBulk => ({ actions: [], reason });
-  const refusal = bulkRefusal(c);
-  if (refusal) return no(refusal);
-  if (card.final) return no('already decided');
-  if (card.ask) return no('needs an answer typed on its card');
-  if (!card.actions.length) return no('has no buttons: decide it on its Details page');
+function bulkOf(c: StoredCase, card: Card, strings: Strings): PendingBulk {
+  const no = (key: string): PendingBulk => ({ actions: [], reason: reasonOf(strings, key) });
+  const refusal = bulkRefusal(c, strings);
+  if (refusal) return { actions: [], reason: refusal };
+  if (card.final) return no('decided');
+  if (card.ask) return no('typed');
+  if (!card.actions.length) return no('no_buttons');
   const actions = card.actions
     .filter((a) => !a.confirm)
     .map(({ action, label }) => ({ action, label }));
-  return actions.length
-    ? { actions, reason: null }
-    : no('cannot be undone: confirm it on its own card');
+  return actions.length ? { actions, reason: null } : no('irreversible');
 }
 
 /** The pages of `/pending`. */
@@ -174,7 +174,7 @@ export class PendingList {
       tally: p ? t(this.d.strings, 'pending.tally', { tally: yes, required: p.required }) : null,
       card: m ? { platform: m.platform, address: m.address, id: m.ref_id! } : null,
       link: this.d.render.detailsUrl(c) ?? null,
-      bulk: bulkOf(c, await this.d.render.cardOf(c)),
+      bulk: bulkOf(c, await this.d.render.cardOf(c), this.d.strings),
     };
   }
 }

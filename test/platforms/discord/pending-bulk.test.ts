@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFastService } from '../../../bench/lib/hitl-service.ts';
 import type { TapUser } from '../../../src/adapter.ts';
 import type { FakeDiscordMessage } from '../../fakes/discord-api.ts';
@@ -7,6 +7,7 @@ import {
   componentInteraction,
   type DiscordHarness,
   makeDiscordHarnessWith,
+  TEST_DISCORD_APPLICATION_ID,
   TEST_DISCORD_CHANNEL_ID,
   visibleText,
 } from './harness.ts';
@@ -113,4 +114,80 @@ it('PENDING-DC-BULK-2 confirm lists the cases and those left out; only its owner
   );
   expect(visibleText(again.data.content)).toContain('used, expired or not yours');
   expect(submitted).toHaveLength(2);
+});
+
+describe('a Confirm that outlasts the interaction window', () => {
+  let slow: Awaited<ReturnType<typeof startFastService>>;
+  let sh: DiscordHarness;
+  let sr: RelayHandle;
+  const asked: string[] = [];
+  /** Opens the service's held answers (set while the test holds them). */
+  let release: () => void = () => {};
+  let held: Promise<void> | null = null;
+
+  beforeAll(async () => {
+    slow = await startFastService();
+    slow.onSubmit = (id) => asked.push(id);
+    slow.beforeAnswer = () => held ?? Promise.resolve();
+    sh = await makeDiscordHarnessWith({ tapDeadlineMs: 20 });
+    sr = await startRelay({ adapters: [sh.adapter], allow: { [`discord:${CHANNEL}`]: [ann.id] } });
+    for (const name of ['dc-slow-1', 'dc-slow-2'])
+      expect((await sr.send(`discord:${CHANNEL}`, slow.create(name))).status).toBe(201);
+    await eventually(async () => sh.fake.messages(CHANNEL).length === 2, 10_000, 'the cards');
+  });
+  afterAll(async () => {
+    release();
+    await sr?.stop();
+    await sh?.close();
+    await slow?.stop();
+  });
+
+  it('PENDING-DC-BULK-3 is acknowledged at once; the outcomes follow as an ephemeral follow-up', async () => {
+    const list = await deliverTo(sh, sr.url, pendingCommand(ann));
+    const all = idsOf(list).find((b) => b.label === 'Approve all (2)')!;
+    const step = await deliverTo(
+      sh,
+      sr.url,
+      componentInteraction({
+        message: ephemeralMessage(list.data),
+        customId: all.custom_id,
+        user: ann,
+      }),
+    );
+    const [confirm] = idsOf(step);
+    const shown = ephemeralMessage(step.data);
+    held = new Promise<void>((r) => (release = r));
+    const press = componentInteraction({ message: shown, customId: confirm!.custom_id, user: ann });
+    const token = press.token as string;
+    const webhook = `/api/v10/webhooks/${TEST_DISCORD_APPLICATION_ID}/${token}`;
+    const followUps = () => sh.fake.requests().filter((r) => r.path === webhook);
+
+    // The service holds its answer: the acknowledgement comes before any outcome exists.
+    const ack = await deliverTo(sh, sr.url, press);
+    expect(ack).toEqual({ type: 6 });
+    expect(slow.submits).toBe(0);
+    expect(followUps()).toEqual([]);
+
+    release();
+    await sh.adapter.drain();
+    expect(followUps()).toHaveLength(1);
+    const body = JSON.parse(followUps()[0]!.body);
+    expect(body).toMatchObject({ flags: 64, components: [], allowed_mentions: { parse: [] } });
+    const results = visibleText(body.content);
+    expect(results).toMatch(/^Approve: the outcome of each of 2 cases/);
+    expect(results).toContain('✅ Deploy build dc-slow-1 to production?');
+    expect(results).toContain('✅ Deploy build dc-slow-2 to production?');
+    expect([...asked].sort()).toEqual(['dc-slow-1', 'dc-slow-2']);
+
+    const again = await deliverTo(
+      sh,
+      sr.url,
+      componentInteraction({ message: shown, customId: confirm!.custom_id, user: ann }),
+    );
+    expect(again).toMatchObject({ type: 4, data: { flags: 64 } });
+    expect(visibleText(again.data.content)).toContain('used, expired or not yours');
+    await sh.adapter.drain();
+    expect(asked).toHaveLength(2);
+    expect(followUps()).toHaveLength(1);
+  });
 });
