@@ -12,17 +12,32 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export const clientName = (client: string | null): string =>
   client ? `client "${client}"` : 'a client with the relay API key';
 
+/** The downstream call a request sent upstream is: its caller and what it asked for. */
+export interface CallOf {
+  /** The caller's API key's name, or null (the relay's one key). */
+  client: string | null;
+  method: string;
+  params: Record<string, unknown>;
+}
+
 /** The calls in flight to one upstream, by caller. */
 export class Callers {
-  private readonly context = new AsyncLocalStorage<string>();
+  private readonly context = new AsyncLocalStorage<{ name: string; call?: CallOf }>();
   private readonly inFlight = new Map<string, number>();
 
-  /** Runs `fn` (a request sent upstream) as a call of `client` (its API key's name, or null). */
-  async run<T>(client: string | null, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` (a request sent upstream) as a call of `client` (its API key's name, or null);
+   * `request` is what it sends (an input_required round's ask is told which call it is for).
+   */
+  async run<T>(
+    client: string | null,
+    fn: () => Promise<T>,
+    request?: { method: string; params: Record<string, unknown> },
+  ): Promise<T> {
     const name = clientName(client);
     this.inFlight.set(name, (this.inFlight.get(name) ?? 0) + 1);
     try {
-      return await this.context.run(name, fn);
+      return await this.context.run({ name, ...(request && { call: { client, ...request } }) }, fn);
     } finally {
       const left = (this.inFlight.get(name) ?? 1) - 1;
       if (left > 0) this.inFlight.set(name, left);
@@ -30,9 +45,14 @@ export class Callers {
     }
   }
 
+  /** The call a request arriving now was made within (none outside a call). */
+  call(): CallOf | undefined {
+    return this.context.getStore()?.call;
+  }
+
   /** Who a request arriving now came for, in words ("client "etl"", "one of …"). */
   now(): string {
-    const within = this.context.getStore();
+    const within = this.context.getStore()?.name;
     if (within) return within;
     const names = [...this.inFlight.keys()].sort();
     if (names.length === 1) return names[0] as string;

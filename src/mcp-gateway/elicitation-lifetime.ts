@@ -35,6 +35,12 @@ export const ELICITATION_LABEL = 'mcp_elicitation';
 export const TASK_LABEL = 'mcp_task';
 export const TASK_KEY_LABEL = 'mcp_task_key';
 
+/** The label of a task-less input_required round's ask: its question's fingerprint (input-join.ts). */
+export const JOIN_LABEL = 'mcp_input_join';
+
+/** True for an ask a retried identical call may join after a restart (input-join.ts). */
+export const isJoinAsk = (c: StoredCase): boolean => !!c.doc.labels?.[JOIN_LABEL];
+
 /** True for the ask of an upstream task's input request (it outlives the relay process). */
 export const isTaskAsk = (c: StoredCase): boolean =>
   !!c.doc.labels?.[TASK_LABEL] && !!c.doc.labels?.[TASK_KEY_LABEL];
@@ -103,6 +109,11 @@ export class OpenElicitations {
     this.open.set(c.id, c);
   }
 
+  /** Whether ask `id` is held open here. */
+  has(id: string): boolean {
+    return this.open.has(id);
+  }
+
   /** Runs `make` (an ask made, then held); a stop meanwhile waits for it before withdrawing. */
   whileMaking<T>(make: () => Promise<T>): Promise<T> {
     const p = make();
@@ -128,17 +139,21 @@ export class OpenElicitations {
 
   /**
    * The relay stops: every open ask is withdrawn, and no new one is made. The asks of upstream
-   * tasks stay open: the task lives on upstream, and the next process resumes them.
+   * tasks stay open: the task lives on upstream, and the next process resumes them; so do the
+   * asks a retried identical call may join (input-join.ts).
    */
   async stop(): Promise<void> {
     this.stopped = true;
     await Promise.all([...this.making]);
-    const open = [...this.open.values()].filter((c) => !isTaskAsk(c));
+    const open = [...this.open.values()].filter((c) => !outlivesStop(c));
     if (!open.length) return;
     this.d.relay.log.info({ open: open.length }, 'mcp gateway: stopping: withdrawing elicitations');
     await Promise.all(open.map((c) => this.withdraw(c, ELICIT_STOPPED)));
   }
 }
+
+/** True for an ask left open when the relay stops (a task's, or one a retry may join). */
+export const outlivesStop = (c: StoredCase): boolean => isTaskAsk(c) || isJoinAsk(c);
 
 /** The open elicitation asks not held by process `self`. */
 async function othersAsks(d: LifetimeDeps, self: string): Promise<StoredCase[]> {
@@ -154,25 +169,35 @@ async function othersAsks(d: LifetimeDeps, self: string): Promise<StoredCase[]> 
   }
 }
 
-/** Takes over the orphaned asks of upstream tasks (task-resume.ts). */
+/** Takes over orphaned asks: those of upstream tasks (task-resume.ts), or joinable ones. */
 export type ResumeOrphans = (asks: StoredCase[]) => Promise<void>;
+
+/** Who takes the orphans that are not withdrawn at once. */
+export interface OrphanTakers {
+  /** The asks of upstream tasks (task-resume.ts). */
+  resume?: ResumeOrphans | undefined;
+  /** The asks a retried identical call may join, kept for a grace period (input-join.ts). */
+  keep?: ((asks: StoredCase[]) => void) | undefined;
+}
 
 /**
  * Withdraws the open elicitation asks whose holding process is gone (no alive key; an ask made
  * before asks named their holder counts as gone); the asks of upstream tasks go to `resume`
- * instead. An ask whose holder still looks alive (another replica, or a process that died less
- * than ALIVE_TTL_MS ago) is looked at once more after that.
+ * instead, and the joinable ones to `keep`. An ask whose holder still looks alive (another
+ * replica, or a process that died less than ALIVE_TTL_MS ago) is looked at once more after that.
  */
 export async function withdrawOrphans(
   d: LifetimeDeps,
   self: string,
-  resume?: ResumeOrphans,
+  takers: OrphanTakers = {},
   again = true,
 ): Promise<number> {
   const kv = d.relay.store.kv;
+  const { resume, keep } = takers;
   let withdrawn = 0;
   let held = 0;
   const tasks: StoredCase[] = [];
+  const kept: StoredCase[] = [];
   for (const c of await othersAsks(d, self)) {
     const holder = c.doc.labels?.[HOLDER_LABEL];
     if (holder && (await kv.get(aliveKey(holder))) !== undefined) {
@@ -180,8 +205,10 @@ export async function withdrawOrphans(
       continue;
     }
     if (resume && isTaskAsk(c)) tasks.push(c);
+    else if (keep && isJoinAsk(c)) kept.push(c);
     else if (await withdrawConfirmed(d, c, ELICIT_ORPHANED)) withdrawn += 1;
   }
+  if (keep && kept.length) keep(kept);
   if (resume && tasks.length) await resume(tasks);
   if (withdrawn)
     d.relay.log.info(
@@ -190,7 +217,7 @@ export async function withdrawOrphans(
     );
   if (held && again) {
     const later = setTimeout(
-      () => void withdrawOrphans(d, self, resume, false).catch(() => 0),
+      () => void withdrawOrphans(d, self, takers, false).catch(() => 0),
       ALIVE_TTL_MS,
     );
     later.unref();

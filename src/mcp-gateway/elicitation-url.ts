@@ -110,7 +110,10 @@ export interface ElicitChat {
   ask(
     content: AskContentInput,
     labels: Record<string, string>,
-    more?: { onCreated?: (caseId: string) => void; context?: Record<string, unknown> },
+    more?: {
+      onCreated?: (caseId: string) => void | Promise<void>;
+      context?: Record<string, unknown>;
+    },
   ): Promise<StoredCase | undefined>;
 }
 

@@ -12,6 +12,7 @@
  * previous process left it open.
  */
 import type { Client } from '@modelcontextprotocol/client';
+import type { AskContentInput } from '../asks/content.ts';
 import { createAsk } from '../asks-service/asks.ts';
 import type { CardDelivery } from '../cases/card-delivery.ts';
 import type { HitlService } from '../hitl-service/index.ts';
@@ -24,8 +25,9 @@ import {
   ELICIT_WITHDRAWN,
   ELICITATION_LABEL,
   HOLDER_LABEL,
-  isTaskAsk,
+  JOIN_LABEL,
   OpenElicitations,
+  outlivesStop,
   TASK_KEY_LABEL,
   TASK_LABEL,
   withdrawOrphans,
@@ -37,6 +39,7 @@ import {
   recordCompletion,
   UrlCompletions,
 } from './elicitation-url.ts';
+import { InputJoins, inputFingerprint } from './input-join.ts';
 import { TaskResumes, type UpstreamOf } from './task-resume.ts';
 import type { Upstream } from './upstream.ts';
 import type { TaskInput } from './upstream-tasks.ts';
@@ -53,6 +56,8 @@ export interface ElicitationDeps {
   cards?: Pick<CardDelivery, 'settled'> | undefined;
   /** Names this process on its asks (orphans of a gone process are withdrawn at start-up). */
   instanceId?: string | undefined;
+  /** The relay's clock (the grace of the asks a previous process left, input-join.ts). */
+  now?: (() => number) | undefined;
 }
 
 /** The elicitation result the upstream receives. */
@@ -85,25 +90,30 @@ export function createElicitation(deps: ElicitationDeps): Elicitation {
   const lifetime = { relay: deps.relay, asks: deps.asks, waits, cards: deps.cards };
   const open = new OpenElicitations(lifetime);
   const resumes = new TaskResumes(lifetime, deps.cases);
-  const chat = { ...deps, waits, open, resumes };
+  const self = deps.instanceId ?? '';
+  const joins = new InputJoins({ ...lifetime, self, now: deps.now ?? Date.now, open });
+  const chat = { ...deps, waits, open, resumes, joins };
   const answer = (
     u: Upstream,
     params: Record<string, unknown>,
     signal: AbortSignal,
     task?: TaskInput,
-  ) => answerInChat(chat, u, params, signal, completions, task);
+    join?: string,
+  ) => answerInChat(chat, u, params, signal, completions, { task, join });
   const recorded = { cases: deps.cases, log: deps.relay.log };
   return {
     waits,
     open,
     started: (upstreamOf) =>
-      withdrawOrphans(
-        lifetime,
-        deps.instanceId ?? '',
-        upstreamOf && ((asks) => resumes.resume(asks, upstreamOf)),
-      ),
+      withdrawOrphans(lifetime, self, {
+        resume: upstreamOf && ((asks) => resumes.resume(asks, upstreamOf)),
+        keep: (asks) => joins.keep(asks),
+      }),
     stopping: () => open.stop(),
-    close: () => waits.close(),
+    close: () => {
+      joins.close();
+      waits.close();
+    },
     prepare(client, upstream) {
       client.registerCapabilities({ elicitation: { form: {}, url: {} } });
       // A task's input requests (upstream-tasks.ts): elicitations asked the same way.
@@ -113,11 +123,11 @@ export function createElicitation(deps: ElicitationDeps): Elicitation {
           : undefined;
       // While the relay stops, an upstream task lives on (its asks stay open for the next process).
       upstream.keepTasks = () => open.stopping;
-      client.setRequestHandler(
-        'elicitation/create',
-        (req, ctx) =>
-          answer(upstream, req.params as Record<string, unknown>, ctx.mcpReq.signal) as never,
-      );
+      client.setRequestHandler('elicitation/create', (req, ctx) => {
+        const params = req.params as Record<string, unknown>;
+        const join = joinOf(client, upstream, String(ctx.mcpReq.id), params);
+        return answer(upstream, params, ctx.mcpReq.signal, undefined, join) as never;
+      });
       client.setNotificationHandler('notifications/elicitation/complete', (n) =>
         recordCompletion(recorded, completions, upstream.name, n.params.elicitationId),
       );
@@ -132,8 +142,9 @@ async function answerInChat(
   params: Record<string, unknown>,
   signal: AbortSignal,
   completions: UrlCompletions,
-  task?: TaskInput,
+  input: { task?: TaskInput | undefined; join?: string | undefined } = {},
 ): Promise<ElicitAnswer> {
+  const { task, join } = input;
   const log = deps.relay.log;
   const at = { upstream: u.name };
   if (!u.config.target) {
@@ -155,15 +166,9 @@ async function answerInChat(
     );
     return CANCEL;
   }
-  // An ask an earlier process made for this task's key is adopted (task-resume.ts).
-  const adopted = task && deps.resumes.take(u.name, task);
-  const c = adopted
-    ? await settled(deps, adopted, signal)
-    : await chatOf(deps, u, signal).ask(made.content, {
-        [ELICITATION_LABEL]: 'form',
-        ...taskLabels(task),
-      });
-  if (!c && task && deps.open.stopping) throw new RelayStopping();
+  const c = await askedOrJoined(deps, u, made.content, signal, input);
+  // While the relay stops, the question is left for the next process (a resumed task, a retry).
+  if (!c && (task || join) && deps.open.stopping) throw new RelayStopping();
   if (c?.status !== 'completed') return CANCEL;
   const id = c.id;
   const data = (c.doc.result?.data ?? {}) as Record<string, unknown>;
@@ -179,6 +184,51 @@ async function answerInChat(
   return { action: 'accept', content: typed.content };
 }
 
+/**
+ * The ask of one form elicitation: one an earlier process made for this task's key is adopted
+ * (task-resume.ts); one an identical call's round made is joined (input-join.ts); else a new one.
+ */
+async function askedOrJoined(
+  deps: ChatDeps,
+  u: Upstream,
+  content: AskContentInput,
+  signal: AbortSignal,
+  { task, join }: { task?: TaskInput | undefined; join?: string | undefined },
+): Promise<StoredCase | undefined> {
+  const adopted = task && deps.resumes.take(u.name, task);
+  if (adopted) return settled(deps, adopted, signal);
+  const joined = join && (await deps.joins.find(join));
+  const labels = {
+    [ELICITATION_LABEL]: 'form',
+    ...taskLabels(task),
+    ...(join && { [JOIN_LABEL]: join }),
+  };
+  const made = join
+    ? { onCreated: (id: string) => deps.joins.made(join, id, u.config.timeoutMs) }
+    : undefined;
+  const c = joined
+    ? await settled(deps, joined, signal)
+    : await chatOf(deps, u, signal).ask(content, labels, made);
+  if (c && join) await deps.joins.taken(join, c.id);
+  return c;
+}
+
+/**
+ * The fingerprint of a task-less 2026-07-28 round's input request (the SDK's driver hands it
+ * over under its inputRequests key), or undefined for anything else.
+ */
+function joinOf(
+  client: Client,
+  u: Upstream,
+  key: string,
+  params: Record<string, unknown>,
+): string | undefined {
+  if (client.getNegotiatedProtocolVersion() !== '2026-07-28' || params.mode === 'url')
+    return undefined;
+  const call = u.callers.call();
+  return call && inputFingerprint(u.name, call, key, { method: 'elicitation/create', params });
+}
+
 /** The labels naming a task's input request (none when too long to be a label value). */
 function taskLabels(task: TaskInput | undefined): Record<string, string> {
   if (!task || task.taskId.length > 256 || task.key.length > 256) return {};
@@ -190,6 +240,7 @@ type ChatDeps = ElicitationDeps & {
   waits: AskWaits;
   open: OpenElicitations;
   resumes: TaskResumes;
+  joins: InputJoins;
 };
 
 /**
@@ -204,7 +255,7 @@ async function settled(deps: ChatDeps, known: StoredCase, signal: AbortSignal) {
     deps.open.release(id);
     return c;
   }
-  if (c && deps.open.stopping && isTaskAsk(c)) deps.open.release(id);
+  if (c && deps.open.stopping && outlivesStop(c)) deps.open.release(id);
   else if (c) await deps.open.withdraw(c, ELICIT_WITHDRAWN);
   return undefined;
 }
@@ -233,7 +284,7 @@ function chatOf(deps: ChatDeps, u: Upstream, signal: AbortSignal): ElicitChat {
         const created = await createAsk(deps.relay, deps.asks, body, origin, context);
         const id = created.relay.id;
         deps.relay.log.info({ upstream: u.name, id }, 'mcp gateway: elicitation asked in chat');
-        more?.onCreated?.(id);
+        await more?.onCreated?.(id);
         const known = await deps.relay.store.getCase(id);
         if (known) deps.open.hold(known);
         return { known };

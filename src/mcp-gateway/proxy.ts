@@ -163,8 +163,10 @@ async function forward(
   try {
     // Sent as this client's call: an elicitation it causes names the client (callers.ts).
     const result = await guarded(upstream, () =>
-      upstream.callers.run(who.keyName, () =>
-        upstream.request(method, params === undefined ? undefined : sent, options, by.asTask),
+      upstream.callers.run(
+        who.keyName,
+        () => upstream.request(method, params === undefined ? undefined : sent, options, by.asTask),
+        { method, params: rest },
       ),
     );
     await Promise.all(relayed);

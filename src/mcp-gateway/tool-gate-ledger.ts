@@ -35,45 +35,49 @@ export type HeldMark = { kind: 'none' } | { kind: 'creating' } | { kind: 'ask'; 
 
 /** The gate's marks in `kv`. */
 export class GateLedger {
-  constructor(private readonly kv: KeyValue) {}
+  /** `prefix` names the marks (`gate`; an input_required round's joinable asks use their own). */
+  constructor(
+    private readonly kv: KeyValue,
+    private readonly prefix = 'gate',
+  ) {}
 
-  private static held = (digest: string) => `gate:held:${digest}`;
-  private static sent = (id: string) => `gate:sent:${id}`;
+  private held = (digest: string) => `${this.prefix}:held:${digest}`;
+  private sent = (id: string) => `${this.prefix}:sent:${id}`;
 
   /** What is held under `digest` now. */
   async find(digest: string): Promise<HeldMark> {
-    const v = await this.kv.get(GateLedger.held(digest));
+    const v = await this.kv.get(this.held(digest));
     if (v === undefined) return { kind: 'none' };
     return v === CREATING ? { kind: 'creating' } : { kind: 'ask', id: v };
   }
 
   /** Claims the right to create the ask for `digest`; false when another caller holds it. */
   claimCreate(digest: string): Promise<boolean> {
-    return this.kv.setIfAbsent(GateLedger.held(digest), CREATING, CREATING_TTL_MS);
+    return this.kv.setIfAbsent(this.held(digest), CREATING, CREATING_TTL_MS);
   }
 
   /** The ask exists: identical calls join it for `ttlMs`. */
   async created(digest: string, id: string, ttlMs: number): Promise<void> {
-    await this.kv.set(GateLedger.held(digest), id, ttlMs);
+    await this.kv.set(this.held(digest), id, ttlMs);
   }
 
   /** The ask could not be made: the next identical call tries again. */
   async abandonCreate(digest: string): Promise<void> {
-    await this.kv.compareAndDelete(GateLedger.held(digest), CREATING);
+    await this.kv.compareAndDelete(this.held(digest), CREATING);
   }
 
   /** The held call is over (sent or refused): the next identical call is a new question. */
   async release(digest: string, id: string): Promise<void> {
-    await this.kv.compareAndDelete(GateLedger.held(digest), id);
+    await this.kv.compareAndDelete(this.held(digest), id);
   }
 
   /** Claims the one send of ask `id`'s call; false when it was sent already. */
   claimSend(id: string, argsDigest: string, ttlMs: number): Promise<boolean> {
-    return this.kv.setIfAbsent(GateLedger.sent(id), argsDigest, ttlMs);
+    return this.kv.setIfAbsent(this.sent(id), argsDigest, ttlMs);
   }
 
   /** Whether ask `id`'s call was sent. */
   async wasSent(id: string): Promise<boolean> {
-    return (await this.kv.get(GateLedger.sent(id))) !== undefined;
+    return (await this.kv.get(this.sent(id))) !== undefined;
   }
 }

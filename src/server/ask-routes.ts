@@ -258,7 +258,7 @@ function mountGateway(
   // Upstream elicitations become asks in the upstream's target (elicitation.ts).
   const { cards, instanceId } = relay;
   const elicitation = createElicitation({
-    ...{ relay, asks: service, origin, cases: relay.cases, cards, instanceId },
+    ...{ relay, asks: service, origin, cases: relay.cases, cards, instanceId, now: relay.now },
   });
   const gateway = createGateway({
     gate,
