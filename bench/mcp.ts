@@ -135,6 +135,8 @@ async function roundTrip(mode: McpMode): Promise<void> {
   const { paired, mCpu, hCpu, calls } = await measure(load, mode);
   const lean = (await gauge('hitl_relay_mcp_lean_calls')) - leanBefore;
   await load.stop();
+  // The progress-mode calls end with the generator (their asks withdrawn): done before what follows.
+  await until('open calls ended', async () => (await gauge('hitl_relay_mcp_waiting_calls')) === 0);
   console.log(`${MODE_NAME[mode]}: lean path ${lean} of ${calls} MCP calls (MCP_LEAN=0: none)`);
   const p = (xs: number[], q: number) => percentile(xs, q);
   const [m99, h99] = [p(paired.mcp, 99), p(paired.http, 99)];

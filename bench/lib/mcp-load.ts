@@ -4,7 +4,8 @@
  * figures and hid what the MCP front adds). The same generator drives every front: an ask through
  * MCP `tools/call` in Tasks mode (answered with the task once the card is posted), the same call
  * in progress mode (a client without Tasks: timed to the progress notification that says the card
- * is posted, then the stream is left, which does not withdraw the ask), and the same ask through
+ * is posted; the stream stays open, as a waiting client keeps it, until `stop`: on 2026-07-28
+ * closing it cancels the call, and withdrawing is work the other fronts do not do), and the same ask through
  * `POST /v1/asks` (202 once the card is posted). Only latencies cross the IPC.
  */
 import { fork } from 'node:child_process';
@@ -122,8 +123,9 @@ const MCP_HEADERS = {
  */
 function loadGenerator() {
   const dispatcher = new Agent({ connections: 64, keepAliveTimeout: 60_000 });
-  // A left stream's socket is closed, not reused: its own agent keeps that off the other fronts.
-  const streams = new Agent({ connections: 64 });
+  // Progress-mode calls hold their connection while they wait: an agent of their own, unbounded.
+  const streams = new Agent();
+  const open: { destroy(): void }[] = [];
   const asks = { mcp: mcpAsk, progress: progressAsk, http: httpAsk };
   let serial = 0;
 
@@ -138,7 +140,7 @@ function loadGenerator() {
     if (!text.includes('"resultType":"task"')) throw new Error(`no task: ${text.slice(0, 300)}`);
   }
 
-  /** Until the progress line that says the card is posted; then the stream is left (not a cancel). */
+  /** Until the progress line that says the card is posted; the stream is kept open (`open`). */
   async function progressAsk(url: string, i: number, rooms: number): Promise<void> {
     const res = await request(`${url}/mcp`, {
       method: 'POST',
@@ -146,15 +148,22 @@ function loadGenerator() {
       body: toolCall(++serial, i, rooms, true),
       dispatcher: streams,
     });
-    let seen = '';
-    for await (const chunk of res.body) {
-      seen = (seen + String(chunk)).slice(-4096);
-      if (seen.includes('posted to ')) {
-        res.body.destroy();
-        return;
-      }
-    }
-    throw new Error(`no "posted to" progress: ${res.statusCode} ${seen.slice(0, 300)}`);
+    await new Promise<void>((resolve, reject) => {
+      let seen = '';
+      const onData = (chunk: Buffer) => {
+        seen = (seen + String(chunk)).slice(-4096);
+        if (!seen.includes('posted to ')) return;
+        res.body.off('data', onData);
+        res.body.resume();
+        resolve();
+      };
+      res.body.on('data', onData);
+      res.body.once('error', () => undefined);
+      res.body.once('end', () =>
+        reject(new Error(`no "posted to" progress: ${res.statusCode} ${seen.slice(0, 300)}`)),
+      );
+      open.push(res.body);
+    });
   }
 
   async function httpAsk(url: string, i: number, rooms: number): Promise<void> {
@@ -189,7 +198,14 @@ function loadGenerator() {
     return times;
   }
 
-  return { run, close: () => Promise.all([dispatcher.close(), streams.close()]) };
+  return {
+    run,
+    // The held progress-mode streams close here (which cancels their calls on 2026-07-28).
+    close: async () => {
+      for (const body of open.splice(0)) body.destroy();
+      await Promise.all([dispatcher.close(), streams.destroy()]);
+    },
+  };
 }
 
 async function main() {
