@@ -66,8 +66,7 @@ export class RelayRuntime {
   private timers: NodeJS.Timeout[] = [];
   private reconcileLoop: { stop(): void } | undefined;
   readonly mounted: Array<{ close(): void | Promise<void> }> = [];
-  /** Serves some requests below the app (the gateway's lean calls: server/gateway-front.ts). */
-  front: FrontHandler | undefined;
+  /** Serves the gateway's lean calls below the app (server/gateway-front.ts). */ front?: FrontHandler;
   /** Signed decision receipts: the key is read (or made once and stored) at start. */
   receipts:
     | { issuer: ReceiptIssuer; signer: ReceiptSigner; background: BackgroundReceipts }
