@@ -19,6 +19,7 @@ import { inlineActions } from './protocol/actions.ts';
 import { BackgroundReceipts } from './receipts/background.ts';
 import { createReceiptIssuer, type ReceiptIssuer } from './receipts/issuer.ts';
 import { createSigner, loadSigningKey, type ReceiptSigner } from './receipts/keys.ts';
+import { type FrontHandler, frontedServer } from './server/gateway-front.ts';
 import { detailsLinkKey } from './server/link-key.ts';
 import type { Metrics } from './server/metrics.ts';
 import type { Services } from './services.ts';
@@ -65,6 +66,7 @@ export class RelayRuntime {
   private timers: NodeJS.Timeout[] = [];
   private reconcileLoop: { stop(): void } | undefined;
   readonly mounted: Array<{ close(): void | Promise<void> }> = [];
+  /** Serves the gateway's lean calls below the app (server/gateway-front.ts). */ front?: FrontHandler;
   /** Signed decision receipts: the key is read (or made once and stored) at start. */
   receipts:
     | { issuer: ReceiptIssuer; signer: ReceiptSigner; background: BackgroundReceipts }
@@ -139,8 +141,10 @@ export class RelayRuntime {
     const { config, store, cards } = this.s;
     const app = this.app;
     this.server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () =>
-        resolve(s),
+      const front = this.front && { createServer: frontedServer(this.front) };
+      const s = serve(
+        { fetch: app.fetch, port: config.port, hostname: config.host, ...front },
+        () => resolve(s),
       );
       s.once('error', reject);
     });

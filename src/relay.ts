@@ -18,6 +18,7 @@ import { observe } from './observe.ts';
 import { RelayRuntime } from './relay-runtime.ts';
 import { createApp } from './server/app.ts';
 import { type MountedAsks, mountAskService } from './server/ask-routes.ts';
+import { gatewayFront } from './server/gateway-front.ts';
 import { createMetrics } from './server/metrics.ts';
 import { mountRoute } from './server/mount-route.ts';
 import { registerReceiptRoutes } from './server/receipt-routes.ts';
@@ -192,6 +193,13 @@ export function createRelay(o: RelayOptions): Relay {
       const mounted = mountAskService(a, services, log, health, metrics.registry);
       asks.service = mounted.service;
       asks.mounted = mounted;
+      // The gateway's lean calls are served below hono when every rule of the app holds.
+      runtime.front = gatewayFront({
+        gateway: mounted.gateway,
+        config: services.config,
+        closing: () => runtime.closing,
+        log,
+      });
       runtime.mounted.push(mounted);
       const m = o.mount?.(a);
       if (m) runtime.mounted.push(m);

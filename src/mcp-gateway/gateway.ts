@@ -17,7 +17,14 @@ import type { Logger } from '../log.ts';
 import { LegacyCancels } from '../mcp/cancels.ts';
 import { readMcpBody } from '../mcp/request-body.ts';
 import type { UrlPolicy } from '../net/url-policy.ts';
-import { LeanCounts, leanCall, leanPlan } from './lean-call.ts';
+import {
+  type HeaderOf,
+  LeanCounts,
+  type LeanPlan,
+  type LeanReply,
+  leanCall,
+  leanPlan,
+} from './lean-call.ts';
 import { type DownstreamClient, downstreamServer } from './proxy.ts';
 import type { GateTool, GateToolCall } from './tool-gate.ts';
 import { Upstream, type UpstreamDeps } from './upstream.ts';
@@ -46,8 +53,27 @@ export interface GatewayDeps {
 export interface McpGateway {
   /** The configured upstream names. */
   readonly names: string[];
-  /** Serves one HTTP request for upstream `name`; undefined when there is no such upstream. */
-  fetch(name: string, request: Request, who: DownstreamClient): Promise<Response> | undefined;
+  /**
+   * Serves one HTTP request for upstream `name`; undefined when there is no such upstream. With
+   * `handover`, the request's lean call answered `input_required`: the SDK path takes it from there.
+   */
+  fetch(
+    name: string,
+    request: Request,
+    who: DownstreamClient,
+    handover?: LeanHandover,
+  ): Promise<Response> | undefined;
+  /**
+   * The lean pass-through of one request's parsed JSON body (server/gateway-raw.ts serves it below
+   * the web layer); undefined when it does not apply (then `fetch` serves the request as always).
+   */
+  passThrough(
+    name: string,
+    header: HeaderOf,
+    body: unknown,
+    who: DownstreamClient,
+    signal: AbortSignal,
+  ): Promise<LeanReply | LeanHandover> | undefined;
   /** The upstream called `name`. */
   upstream(name: string): Upstream | undefined;
   /** How often the lean pass-through was taken, and handed back to the SDK path. */
@@ -83,19 +109,52 @@ export function createGateway(deps: GatewayDeps): McpGateway {
     lean,
     names: [...upstreams.keys()],
     upstream: (name) => upstreams.get(name),
-    fetch(name, request, who) {
+    fetch(name, request, who, handover) {
       const h = handlers.get(name);
       if (!h) return undefined;
       // Where this client reached the relay: the links of the upstream's elicitation asks.
       const u = upstreams.get(name);
       if (u && who.origin) u.origin = who.origin;
-      return serve(h, request, who, u && { upstream: u, allows: deps.allows, lean });
+      return serve(h, request, who, u && { upstream: u, allows: deps.allows, lean }, handover);
+    },
+    passThrough(name, header, body, who, signal) {
+      const u = handlers.has(name) ? upstreams.get(name) : undefined;
+      const run =
+        u && leanRun({ upstream: u, allows: deps.allows, lean }, header, body, who, signal);
+      if (u && run && who.origin) u.origin = who.origin;
+      return run;
     },
     async close() {
       await Promise.all([...handlers.values()].map((h) => h.close()));
       await Promise.all([...upstreams.values()].map((u) => u.close()));
     },
   };
+}
+
+/** A lean call that answered `input_required`: the SDK path drives its rounds (Upstream.handOver). */
+export interface LeanHandover {
+  handover: Record<string, unknown>;
+  plan: LeanPlan;
+}
+
+type LeanSide = { upstream: Upstream; allows: GatewayDeps['allows']; lean: LeanCounts };
+
+/** Sends a request's call the lean way when its plan applies (lean-call.ts); undefined otherwise. */
+function leanRun(
+  l: LeanSide,
+  header: HeaderOf,
+  body: unknown,
+  who: DownstreamClient,
+  signal: AbortSignal,
+): Promise<LeanReply | LeanHandover> | undefined {
+  const plan = leanPlan(l.upstream, header, body, l.allows);
+  if (!plan) return undefined;
+  l.lean.taken += 1;
+  return leanCall(l.upstream, plan, who.keyName, signal).then((answer) => {
+    if (!('handover' in answer)) return answer;
+    l.lean.handedOver += 1;
+    return { handover: answer.handover, plan };
+  });
 }
 
 /**
@@ -106,18 +165,19 @@ async function serve(
   h: McpHttpHandler,
   request: Request,
   who: DownstreamClient,
-  l?: { upstream: Upstream; allows: GatewayDeps['allows']; lean: LeanCounts },
+  l?: LeanSide,
+  handover?: LeanHandover,
 ) {
   const read = await readMcpBody(request);
   if (read instanceof Response) return read;
-  const plan = l && leanPlan(l.upstream, request, read.parsedBody, l.allows);
-  let handover: Record<string, unknown> | undefined;
-  if (l && plan) {
-    l.lean.taken += 1;
-    const answer = await leanCall(l.upstream, plan, who.keyName, request.signal);
-    if (answer instanceof Response) return answer;
-    l.lean.handedOver += 1;
-    handover = answer.handover;
+  let pass = handover;
+  const run =
+    !pass && l && leanRun(l, (n) => request.headers.get(n), read.parsedBody, who, request.signal);
+  if (run) {
+    const answer = await run;
+    if (!('handover' in answer))
+      return new Response(answer.text, { headers: { 'content-type': 'application/json' } });
+    pass = answer;
   }
   // The relay checked the API key in front; this only names the caller to the tool gate.
   const sdk = () =>
@@ -125,7 +185,7 @@ async function serve(
       authInfo: { token: '', clientId: who.keyName ?? 'relay-key', scopes: [], extra: { who } },
       ...(read.parsedBody !== undefined ? { parsedBody: read.parsedBody } : {}),
     });
-  return l && plan && handover ? l.upstream.handOver(plan.call.name, handover, sdk) : sdk();
+  return l && pass ? l.upstream.handOver(pass.plan.call.name, pass.handover, sdk) : sdk();
 }
 
 /** One upstream's downstream handler: a fresh server per request, the tool gate in front of calls. */

@@ -19,6 +19,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { PROTOCOL_VERSION_META_KEY, type Tool } from '@modelcontextprotocol/server';
 import type { Upstream } from './upstream.ts';
+import type { PostAnswer } from './upstream-transport.ts';
 
 /** The version whose wire the lean path writes. */
 const MODERN = '2026-07-28';
@@ -40,6 +41,14 @@ export class LeanCounts {
 type Msg = Record<string, unknown>;
 type Call = { id: string | number; name: string; params: Msg; meta: Msg };
 
+/** A request header by its lower-case name (web Headers' get, or node's IncomingMessage headers). */
+export type HeaderOf = (name: string) => string | null | undefined;
+
+/** A lean call's downstream answer: a 200 JSON-RPC response, its text. */
+export interface LeanReply {
+  text: string;
+}
+
 /** What a lean call needs: the upstream, its client, the tool gate's synchronous answer. */
 export interface LeanPlan {
   call: Call;
@@ -49,11 +58,11 @@ export interface LeanPlan {
 /** The call, when the lean path may take it (see above); undefined: the SDK path as always. */
 export function leanPlan(
   upstream: Upstream,
-  request: Request,
+  header: HeaderOf,
   body: unknown,
   allows: ((upstream: string, tool: Tool) => boolean) | undefined,
 ): LeanPlan | undefined {
-  const call = callOf(body, request.headers);
+  const call = callOf(body, header);
   const client = call && allows ? upstream.leanClient() : undefined;
   if (!call || !client || !allows) return undefined;
   const tool = upstream.knownTool(call.name);
@@ -61,7 +70,7 @@ export function leanPlan(
   return { call, client };
 }
 
-function callOf(body: unknown, headers: Headers): Call | undefined {
+function callOf(body: unknown, header: HeaderOf): Call | undefined {
   if (!isObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
   const { id, params } = body;
   if ((typeof id !== 'string' && typeof id !== 'number') || !isObject(params)) return undefined;
@@ -74,10 +83,9 @@ function callOf(body: unknown, headers: Headers): Call | undefined {
   const caps = meta[`${RESERVED}clientCapabilities`];
   if (!isObject(caps) || (caps.extensions !== undefined && !isEmptyObject(caps.extensions)))
     return undefined;
-  if (headers.get('mcp-protocol-version') !== MODERN) return undefined;
-  if (headers.get('mcp-method') !== 'tools/call' || headers.get('mcp-name') !== name)
-    return undefined;
-  if (!/application\/json/i.test(headers.get('accept') ?? '')) return undefined;
+  if (header('mcp-protocol-version') !== MODERN) return undefined;
+  if (header('mcp-method') !== 'tools/call' || header('mcp-name') !== name) return undefined;
+  if (!/application\/json/i.test(header('accept') ?? '')) return undefined;
   return { id, name, params, meta };
 }
 
@@ -93,7 +101,7 @@ function declaresHeaders(tool: Tool): boolean {
 }
 
 /**
- * Sends the planned call; its downstream Response, or the upstream's answer to hand over when it
+ * Sends the planned call; its downstream answer, or the upstream's answer to hand over when it
  * is `input_required`: the SDK path then drives the rounds, its first send answered with it
  * (Upstream.handOver), so the upstream sees no leg twice.
  */
@@ -102,7 +110,7 @@ export async function leanCall(
   plan: LeanPlan,
   keyName: string | null,
   signal: AbortSignal,
-): Promise<Response | { handover: Msg }> {
+): Promise<LeanReply | { handover: Msg }> {
   const { call, client } = plan;
   const sdk = client as unknown as SdkClientInternals;
   const { progressToken: _none, ...meta } = dropReserved(call.meta);
@@ -153,33 +161,31 @@ async function exchange(
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
   };
-  let res: Response;
+  let res: PostAnswer;
   try {
-    const init = { method: 'POST', headers, body: JSON.stringify(message), signal };
-    res = await upstream.leanFetch()(upstream.leanUrl(), init);
+    res = await upstream.leanPost()(JSON.stringify(message), headers, signal);
   } catch (err) {
     return { error: internal(upstream, (err as Error).message) };
   }
-  const type = res.headers.get('content-type') ?? '';
-  if (res.status === 200 && /^\s*text\/event-stream/i.test(type))
-    return await fromStream(res, message.id, sdk, upstream);
-  const text = await res.text().catch(() => '');
+  if (res.stream) return await fromStream(res.stream, message.id, sdk, upstream);
+  const text = res.text ?? '';
   const parsed = parseJson(text);
-  if (isObject(parsed) && parsed.id === message.id && (res.ok || res.status === 400))
+  const ok = res.status >= 200 && res.status < 300;
+  if (isObject(parsed) && parsed.id === message.id && (ok || res.status === 400))
     if ('result' in parsed || 'error' in parsed) return parsed;
-  const why = res.ok ? 'unexpected answer' : `Error POSTing to endpoint: ${text}`;
+  const why = ok ? 'unexpected answer' : `Error POSTing to endpoint: ${text}`;
   return { error: internal(upstream, why) };
 }
 
 /** Reads an event stream: its messages to the SDK client's transport, but the call's answer. */
 async function fromStream(
-  res: Response,
+  body: ReadableStream<Uint8Array>,
   id: unknown,
   sdk: SdkClientInternals,
   upstream: Upstream,
 ): Promise<Msg> {
   const decode = new TextDecoderStream() as unknown as ReadableWritablePair<string, Uint8Array>;
-  const reader = (res.body as ReadableStream<Uint8Array>).pipeThrough(decode);
+  const reader = body.pipeThrough(decode);
   let buffer = '';
   for await (const chunk of reader as unknown as AsyncIterable<string>) {
     buffer += chunk.replace(/\r\n?/g, '\n');
@@ -209,9 +215,8 @@ function internal(upstream: Upstream, why: string) {
   return { code: -32603, message: `upstream MCP server "${upstream.name}": ${why}` };
 }
 
-function reply(id: string | number, body: Msg): Response {
-  const text = JSON.stringify({ ...body, jsonrpc: '2.0', id });
-  return new Response(text, { status: 200, headers: { 'content-type': 'application/json' } });
+function reply(id: string | number, body: Msg): LeanReply {
+  return { text: JSON.stringify({ ...body, jsonrpc: '2.0', id }) };
 }
 
 function parseJson(text: string): unknown {

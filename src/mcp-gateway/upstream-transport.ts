@@ -71,6 +71,54 @@ export function guardedFetch(
   };
 }
 
+/** An upstream's answer to a lean POST: its status, content type, and its text or event stream. */
+export interface PostAnswer {
+  status: number;
+  type: string;
+  text?: string;
+  stream?: ReadableStream<Uint8Array>;
+}
+
+/** A POST of `body` to the upstream's own URL (lean-call.ts), with `headers` and its configured ones. */
+export type GuardedPost = (
+  body: string,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+) => Promise<PostAnswer>;
+
+/**
+ * guardedFetch's rules for the lean path's one request shape, without a web Headers or Response
+ * either way: a POST to the upstream's own URL only (so its configured headers, added last, go
+ * nowhere else), through the guarded dispatcher (the URL policy on every address, keep-alive
+ * connections per origin), no redirect followed. A JSON answer is read as text once; only an
+ * event stream stays a stream. Failures are fetch's (`fetch failed`, cause).
+ */
+export function guardedPost(u: HttpUpstreamConfig, dispatcher: Dispatcher): GuardedPost {
+  const url = new URL(u.url);
+  const own = Object.entries(u.headers).map(([k, v]) => [k.toLowerCase(), v] as const);
+  return async (body, headers, signal) => {
+    const all: Record<string, string> = { ...headers };
+    for (const [k, v] of own) all[k] = v;
+    const to = { origin: url.origin, path: url.pathname + url.search, method: 'POST' as const };
+    let answer: PostAnswer;
+    try {
+      const res = await dispatcher.request({ ...to, headers: all, body, signal });
+      const status = res.statusCode;
+      const raw = res.headers['content-type'];
+      const type = (Array.isArray(raw) ? raw.join(', ') : raw) ?? '';
+      if (status === 200 && /^\s*text\/event-stream/i.test(type))
+        return { status, type, stream: Readable.toWeb(res.body) as unknown as ReadableStream };
+      answer = { status, type, text: await res.body.text() };
+    } catch (err) {
+      if (signal.aborted) throw signal.reason ?? err;
+      throw new TypeError('fetch failed', { cause: err });
+    }
+    if (answer.status >= 300 && answer.status < 400)
+      throw new Error(`answered ${answer.status} (a redirect): the gateway follows none`);
+    return answer;
+  };
+}
+
 /** Statuses a Response carries no body with. */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 

@@ -17,7 +17,13 @@ import { Callers } from './callers.ts';
 import { DownstreamTasks, type TaskStore } from './downstream-tasks.ts';
 import { type Exchange, httpExchange, TaskWakes, tapStdio } from './task-wire.ts';
 import { type AnswerInput, callWithTasks, resumeTask } from './upstream-tasks.ts';
-import { guardedFetch, linkTo, type UpstreamLink } from './upstream-transport.ts';
+import {
+  type GuardedPost,
+  guardedFetch,
+  guardedPost,
+  linkTo,
+  type UpstreamLink,
+} from './upstream-transport.ts';
 
 /** What an upstream needs of the relay. */
 export interface UpstreamDeps {
@@ -203,9 +209,12 @@ export class Upstream {
     return this.fetchOf;
   }
 
-  /** The URL of this HTTP upstream. */
-  leanUrl(): string {
-    return isHttpUpstream(this.config) ? this.config.url : '';
+  private postOf: GuardedPost | undefined;
+  /** The lean path's POST to this HTTP upstream (guardedFetch's rules: upstream-transport.ts). */
+  leanPost(): GuardedPost {
+    if (!isHttpUpstream(this.config)) throw new Error('not an HTTP upstream');
+    this.postOf ??= guardedPost(this.config, this.deps.dispatcher);
+    return this.postOf;
   }
 
   /** A lean call's `input_required` answer, for the SDK path's first send of that call. */

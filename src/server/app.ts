@@ -1,6 +1,5 @@
 /** The HTTP API (intake, case status, health, metrics) plus every adapter's routes, on Hono. */
 import { timingSafeEqual } from 'node:crypto';
-import { isIP } from 'node:net';
 import { type Context, Hono } from 'hono';
 import type { PlatformAdapter } from '../adapter.ts';
 import type { RouteDocs } from '../adapter-definition.ts';
@@ -10,12 +9,10 @@ import { caseView } from '../cases/case-view.ts';
 import type { Intake } from '../cases/intake.ts';
 import type { CaseRepository } from '../cases/repository.ts';
 import type { Targets } from '../cases/targets.ts';
-import type { NamedApiKey } from '../config/api-keys.ts';
 import type { RelayConfig } from '../config/config.ts';
 import { ValidationError } from '../errors.ts';
 import type { Health, Readiness } from '../health.ts';
 import { parseTrustedProxies } from '../net/trusted-proxy.ts';
-import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
 import { warningsSent } from '../policy/expiry-warning.ts';
 import { parse202Body, parseHitl } from '../protocol/hitl.ts';
 import { toIssues } from '../protocol/issues.ts';
@@ -26,6 +23,7 @@ import type { StoredCase } from '../store/types.ts';
 import { apiDocsRoutes } from './api-docs.ts';
 import './api-key-name.ts';
 import { ApiError, apiErrorHandler } from './api-error.ts';
+import { bearerAuth } from './bearer-auth.ts';
 import { limitBody, readJsonBody, requireBodyType } from './inbound.ts';
 import {
   allRefused,
@@ -36,7 +34,7 @@ import {
   targetProblems,
 } from './intake-delivery.ts';
 import { intakeSchema } from './intake-schema.ts';
-import { loopbackHostOnly } from './loopback-host.ts';
+import { isLocalOnly, loopbackHostOnly } from './loopback-host.ts';
 import type { Metrics } from './metrics.ts';
 import { mountRoute } from './mount-route.ts';
 import { openApiDocument } from './openapi.ts';
@@ -126,9 +124,7 @@ function guard(app: Hono, o: AppOptions): void {
   });
   // The local default has no key: a web page the person visits could reach it through a name that
   // resolves to 127.0.0.1 (DNS rebinding). Only loopback names (and PUBLIC_URL's host) are served.
-  const h = config.host;
-  if (!config.apiKey && (isIP(h) ? isLoopback(h) : isLoopbackName(h)))
-    app.use('*', loopbackHostOnly(config.publicUrl));
+  if (isLocalOnly(config)) app.use('*', loopbackHostOnly(config.publicUrl));
   const auth = bearerAuth(config.apiKey, config.namedApiKeys);
   // Metrics name platforms, targets' counts and error rates: with an API key they need it too.
   for (const path of [
@@ -145,32 +141,6 @@ function guard(app: Hono, o: AppOptions): void {
   app.use('/v1/cases', intakeRateLimit(config.intakeRateLimitPerMinute, now));
   app.use('/v1/asks', intakeRateLimit(config.intakeRateLimitPerMinute, now));
   app.use('*', requireBodyType());
-}
-
-/**
- * Requires `Authorization: Bearer <key>` with RELAY_API_KEY or one of RELAY_API_KEYS (each compared
- * in constant time, all of them every time) when a key is set, and records the named key's name
- * for the handlers (`apiKeyName`: null for RELAY_API_KEY). Not hono/bearer-auth: it accepts only
- * token68 characters, so a key with any other (the config takes any 16+ characters) could never
- * be sent, and it answers a malformed header with 400 where this API documents 401
- * (test/server/api-error.test.ts shows both).
- */
-function bearerAuth(apiKey: string | undefined, named: readonly NamedApiKey[]) {
-  const keys = [
-    { name: null, key: Buffer.from(apiKey ?? '') },
-    ...named.map((k) => ({ name: k.name, key: Buffer.from(k.key) })),
-  ];
-  return async (c: Context, next: () => Promise<void>) => {
-    if (!apiKey) return next();
-    const given = Buffer.from(/^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1] ?? '');
-    let match: { name: string | null } | undefined;
-    for (const k of keys)
-      if (k.key.length === given.length && timingSafeEqual(k.key, given)) match ??= k;
-    if (!match)
-      throw new ApiError(401, 'unauthorized', 'send Authorization: Bearer <RELAY_API_KEY>');
-    c.set('apiKeyName', match.name);
-    return next();
-  };
 }
 
 /** The intake body, checked: the request's fields and the service's hitl object. */

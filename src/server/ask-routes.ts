@@ -3,7 +3,6 @@
  * (asks-service/asks.ts), and mountAskService, the relay's one hook for asks: the HITL service at
  * /asks and this API at /v1/asks. API-key protection and rate limiting are the app's.
  */
-import { isIP } from 'node:net';
 import type { Context, Hono } from 'hono';
 import type { Registry } from 'prom-client';
 import { askContentOf } from '../asks/content.ts';
@@ -32,15 +31,15 @@ import type { Logger } from '../log.ts';
 import { createMcpFront } from '../mcp/front.ts';
 import type { McpToolDeps } from '../mcp/tools.ts';
 import { createElicitation } from '../mcp-gateway/elicitation.ts';
-import { createGateway } from '../mcp-gateway/gateway.ts';
+import { createGateway, type McpGateway } from '../mcp-gateway/gateway.ts';
 import { createToolGate } from '../mcp-gateway/tool-gate.ts';
 import { createGuardedAgent } from '../net/http.ts';
-import { isLoopback, isLoopbackName } from '../net/url-policy.ts';
 import { createTextSealer } from '../store/sealer.ts';
 import type { StoredCase } from '../store/types.ts';
 import { ApiError } from './api-error.ts';
 import { registerGatewayMetrics, registerGatewayRoutes } from './gateway-routes.ts';
 import { readJsonBody } from './inbound.ts';
+import { isLocalOnly } from './loopback-host.ts';
 import { registerMcpMetrics, registerMcpRoutes } from './mcp-routes.ts';
 
 /** Registers /v1/asks (API-key protection and rate limiting are the app's, as for /v1/cases). */
@@ -173,6 +172,8 @@ function callbacksOf(relay: AskServiceDeps, log: Logger) {
 /** The mounted asks service, and the hooks of the relay's start and stop. */
 export interface MountedAsks {
   service: HitlService;
+  /** The MCP gateway (/mcp/gateway/<name>), for its pass-through below the web layer. */
+  gateway: McpGateway;
   /** The relay started: the gateway withdraws elicitation asks a previous process left open. */
   started(): void;
   /** The relay is stopping (before anything closes): open elicitation asks are withdrawn. */
@@ -204,9 +205,9 @@ export function mountAskService(
   });
   registerAskRoutes(app, relay, service);
   const mcp = createMcpFront(relay, service);
-  const { apiKey, host, publicUrl } = relay.config;
+  const { publicUrl } = relay.config;
   // The local default (no key, loopback): the same rule as the app's loopbackHostOnly.
-  const localOnly = !apiKey && (isIP(host) ? isLoopback(host) : isLoopbackName(host));
+  const localOnly = isLocalOnly(relay.config);
   registerMcpRoutes(app, mcp, {
     localOnly,
     publicUrl,
@@ -224,6 +225,7 @@ export function mountAskService(
   const { gate, elicitation, gateway } = mounted;
   return {
     service,
+    gateway,
     started: () => void elicitation.started(gateway.upstream).catch(() => 0),
     stopping: () => elicitation.stopping(),
     async close() {

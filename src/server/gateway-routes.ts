@@ -12,7 +12,7 @@ import {
 import type { Hono } from 'hono';
 import { Gauge, type Registry } from 'prom-client';
 import type { AskWaits } from '../mcp/waits.ts';
-import type { McpGateway } from '../mcp-gateway/gateway.ts';
+import type { LeanHandover, McpGateway } from '../mcp-gateway/gateway.ts';
 import type { LeanCounts } from '../mcp-gateway/lean-call.ts';
 import { ApiError } from './api-error.ts';
 import { apiKeyNameOf } from './api-key-name.ts';
@@ -20,15 +20,38 @@ import { apiKeyNameOf } from './api-key-name.ts';
 /** Where the gateway's upstreams are mounted (`${GATEWAY_PATH}/<name>`). */
 export const GATEWAY_PATH = '/mcp/gateway';
 
+/** Lean calls gateway-front.ts sent that answered input_required, by request: the route's now. */
+const handovers = new WeakMap<object, LeanHandover>();
+
+/** Leaves `handover` for the route to serve `incoming` with (its SDK path drives the rounds). */
+export function leaveHandover(incoming: object, handover: LeanHandover): void {
+  handovers.set(incoming, handover);
+}
+
+/** The hand-over left for this request (@hono/node-server's env names its IncomingMessage). */
+function handoverOf(env: unknown): LeanHandover | undefined {
+  const incoming = (env as { incoming?: object } | undefined)?.incoming;
+  const h = incoming && handovers.get(incoming);
+  if (h && incoming) handovers.delete(incoming);
+  return h;
+}
+
+/** The Host names and Origins the local default serves the gateway to (PUBLIC_URL's host too). */
+export function gatewayAllowed(publicUrl: string | undefined) {
+  const extra = publicUrl ? [new URL(publicUrl).hostname.toLowerCase()] : [];
+  return {
+    hosts: [...localhostAllowedHostnames(), ...extra],
+    origins: [...localhostAllowedOrigins(), ...extra],
+  };
+}
+
 /** Mounts `gateway` at /mcp/gateway/:name; `localOnly` arms the localhost Host and Origin checks. */
 export function registerGatewayRoutes(
   app: Hono,
   gateway: McpGateway,
   o: { localOnly: boolean; publicUrl?: string | undefined },
 ): void {
-  const extra = o.publicUrl ? [new URL(o.publicUrl).hostname.toLowerCase()] : [];
-  const hosts = [...localhostAllowedHostnames(), ...extra];
-  const origins = [...localhostAllowedOrigins(), ...extra];
+  const { hosts, origins } = gatewayAllowed(o.publicUrl);
   app.all(`${GATEWAY_PATH}/:name`, async (c) => {
     const req = c.req.raw;
     if (o.localOnly) {
@@ -39,7 +62,9 @@ export function registerGatewayRoutes(
     const name = c.req.param('name');
     // The origin as the client reached the relay: a held call's ask links there (PUBLIC_URL wins).
     const origin = new URL(c.req.url).origin;
-    const served = gateway.fetch(name, req, { keyName: apiKeyNameOf(c), origin });
+    // A lean call served below (gateway-front.ts) that answered input_required: the SDK path's now.
+    const who = { keyName: apiKeyNameOf(c), origin };
+    const served = gateway.fetch(name, req, who, handoverOf(c.env));
     if (!served)
       throw new ApiError(
         404,
