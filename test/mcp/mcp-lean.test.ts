@@ -13,6 +13,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
+import { tempDirs } from '../helpers/temp.ts';
 
 const REVISION = '2026-07-28';
 const KEY = 'k'.repeat(32);
@@ -290,4 +291,32 @@ describe('a client without Tasks: the lean path writes what the SDK path writes'
       await client.close();
     },
   );
+});
+
+describe('a relay that stops while a call without Tasks waits', () => {
+  const temp = tempDirs();
+  it.each([
+    ['lean', false],
+    ['SDK', true],
+  ])('%s path: the stream ends without a result and the ask stays open', async (_p, sdk) => {
+    const dataDir = temp.make('mcp-lean-stop-');
+    const first = await startRelay({ adapters: [createWebAdapter()], dataDir });
+    const args = { prompt: 'Fine?', target: 'web:lean-stop' };
+    const res = await post(first, 'ask_confirm', args, { sdk, tasks: false, progressToken: 1 });
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!text.includes('posted to web:lean-stop')) text += (await reader.read()).value ?? '';
+    const askId = /\(ask ([^)]+)\)/.exec(text)![1]!;
+    expect(await gauge(first, 'hitl_relay_mcp_lean_calls')).toBe(sdk ? 0 : 1);
+    await first.stop();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += r.value;
+    expect(text).not.toContain('"result"');
+    const second = await startRelay({ adapters: [createWebAdapter()], dataDir });
+    try {
+      const ask = await (await fetch(`${second.url}/v1/asks/${askId}`)).json();
+      expect(ask.status).toBe('pending');
+    } finally {
+      await second.stop();
+    }
+  });
 });
