@@ -84,6 +84,16 @@ function callFor(
   };
 }
 
+/** What the relay knows of a request's connection, from what its route said. */
+const connectionOf = (
+  relay: McpToolDeps,
+  o: { origin: string; defaultTarget?: string; admit?: IntakeGate },
+): ConnectionFacts => ({
+  origin: relay.config.publicUrl ?? o.origin,
+  defaultTarget: o.defaultTarget,
+  admit: o.admit,
+});
+
 /** Creates the MCP server over the asks service. */
 export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront {
   const waits = new AskWaits(relay.cases.events, relay.store);
@@ -112,11 +122,7 @@ export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront 
     async fetch(request, o) {
       const read = await readMcpBody(request);
       if (read instanceof Response) return read;
-      const extra: ConnectionFacts = {
-        origin: relay.config.publicUrl ?? o.origin,
-        defaultTarget: o.defaultTarget,
-        admit: o.admit,
-      };
+      const extra = connectionOf(relay, o);
       // Task status pushes are served here: the SDK's listen knows no tasks (mcp/task-listen.ts).
       const listen = taskListenOf(read.parsedBody);
       if (listen instanceof Response) return listen;

@@ -1,20 +1,21 @@
 /**
- * The lean path of the hot `tools/call`: an ask tool called by a 2026-07-28 client that declared
- * the Tasks extension, answered with its task once the ask is stored and its card posted. The SDK's
+ * The lean path of the hot `tools/call`: an ask tool called by a 2026-07-28 client. The SDK's
  * createMcpHandler needs a fresh McpServer per request (eleven tools registered, the Tasks methods,
  * the resources) and runs its whole ladder around the one call; here the call's own work runs as
  * it does under the SDK (the tool's zod input schema through `~standard.validate`, createToolAsk,
- * taskOf) and the answer is written as the SDK writes it: `{ result, jsonrpc, id }`, the result
- * with `resultType` and the server's `serverInfo` in `_meta`, status 200, application/json.
+ * taskOf or waitForPerson) and the answer is written as the SDK writes it: `{ result, jsonrpc, id }`,
+ * the result with `resultType` and the server's `serverInfo` in `_meta`. A client that declared the
+ * Tasks extension gets its task (status 200, application/json); one that did not waits for the
+ * person (mcp/lean-wait.ts: an SSE stream with its progress token, else the JSON result at the end).
  *
  * Taken only when every condition is known before anything is done (`leanPlan`), else the SDK path
  * as always: a JSON-RPC request (not a batch) whose params hold only name, arguments and `_meta`;
- * the tool one of the ask tools; `_meta` the envelope alone (protocol version 2026-07-28, a client
- * info of name and version strings, capabilities of only `extensions`, which holds the Tasks
- * extension, every extension's settings an object), no progress token; the SEP-2243 headers
- * agreeing with the body; an Accept naming both application/json and text/event-stream; and
- * arguments the tool's schema accepts (a refused argument takes the SDK path, which words the
- * error). test/mcp/mcp-lean.test.ts compares both paths' answers.
+ * the tool one of the ask tools; `_meta` the envelope (protocol version 2026-07-28, a client info
+ * of name and version strings, capabilities empty or of only `extensions`, every extension's
+ * settings an object) and, without the Tasks extension only, a progress token (a string or an
+ * integer); the SEP-2243 headers agreeing with the body; an Accept naming both application/json
+ * and text/event-stream; and arguments the tool's schema accepts (a refused argument takes the SDK
+ * path, which words the error). test/mcp/mcp-lean.test.ts compares both paths' answers.
  */
 import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import type { KindTool } from './kinds.ts';
