@@ -84,11 +84,22 @@ function callFor(
   };
 }
 
+/** What the relay knows of a request's connection, from what its route said. */
+const connectionOf = (
+  relay: McpToolDeps,
+  o: { origin: string; defaultTarget?: string; admit?: IntakeGate },
+): ConnectionFacts => ({
+  origin: relay.config.publicUrl ?? o.origin,
+  defaultTarget: o.defaultTarget,
+  admit: o.admit,
+});
+
 /** Creates the MCP server over the asks service. */
 export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront {
   const waits = new AskWaits(relay.cases.events, relay.store);
   let closing = false;
   const cancels = new LegacyCancels();
+  const leanWaits = new Set<AbortController>();
   const listens = new TaskListens(relay.cases.events, MCP_SERVER_INFO);
   const shared = { relay, asks, waits, cancels, closing: () => closing };
   const callOf = (at: ConnectionFacts | undefined, era: McpCall['era']) => callFor(shared, at, era);
@@ -111,22 +122,20 @@ export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront 
     async fetch(request, o) {
       const read = await readMcpBody(request);
       if (read instanceof Response) return read;
-      const extra: ConnectionFacts = {
-        origin: relay.config.publicUrl ?? o.origin,
-        defaultTarget: o.defaultTarget,
-        admit: o.admit,
-      };
+      const extra = connectionOf(relay, o);
       // Task status pushes are served here: the SDK's listen knows no tasks (mcp/task-listen.ts).
       const listen = taskListenOf(read.parsedBody);
       if (listen instanceof Response) return listen;
       if (listen) return listens.serve(listen, callOf(extra, 'modern'), request.signal);
-      const plan = closing ? undefined : leanPlan(read.parsedBody, read.request.headers);
-      if (plan) {
-        const served = await leanCall(callOf(extra, 'modern'), plan, MCP_SERVER_INFO);
-        if (served) {
-          front.leanCalls++;
-          return served;
-        }
+      const plan = leanPlan(read.parsedBody, read.request.headers);
+      if (plan && !closing) {
+        const served = await leanCall(callOf(extra, 'modern'), plan, {
+          serverInfo: MCP_SERVER_INFO,
+          signal: request.signal,
+          open: leanWaits,
+          taken: () => void front.leanCalls++,
+        });
+        if (served) return served;
       }
       // The relay checked the API key in front (server/app.ts); this only names the connection.
       return handler.fetch(read.request, {
@@ -136,6 +145,7 @@ export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront 
     },
     async close() {
       closing = true;
+      for (const ended of leanWaits) ended.abort();
       listens.close();
       await handler.close();
       waits.close();

@@ -139,23 +139,45 @@ const kindOfCase = (c: StoredCase) => {
 };
 
 /**
+ * What a waiting call needs of its request, whichever path serves it (the SDK's context, or the
+ * lean path's own stream, mcp/lean-call.ts): its id, the signal that cancels it, the progress
+ * token the client gave (if any) and how to send it a notification.
+ */
+export interface CallWire {
+  id: string | number;
+  signal: AbortSignal;
+  progressToken: string | number | undefined;
+  notify(n: { method: 'notifications/progress'; params: ProgressParams }): void;
+}
+
+type ProgressParams = { progressToken: string | number; progress: number; message: string };
+
+/** The wire of a call the SDK serves. */
+export function wireOf(ctx: ServerContext): CallWire {
+  return {
+    id: ctx.mcpReq.id,
+    signal: ctx.mcpReq.signal,
+    progressToken: ctx.mcpReq._meta?.progressToken,
+    notify: (n) => void ctx.mcpReq.notify(n).catch(() => undefined),
+  };
+}
+
+/**
  * Progress notifications for one call, when the client asked for them (a progressToken): a line
  * per card posted (those posted while the ask was created are read once), reminder and vote.
  */
-export async function progressOf(call: McpCall, ctx: ServerContext, c: StoredCase) {
-  const token = ctx.mcpReq._meta?.progressToken;
+export async function progressOf(call: McpCall, wire: CallWire, c: StoredCase) {
+  const token = wire.progressToken;
   const said = new Set<string>();
   let n = 0;
   const send = (message: string) => {
     if (token === undefined || (message.startsWith('posted to ') && said.has(message))) return;
     said.add(message);
     n++;
-    void ctx.mcpReq
-      .notify({
-        method: 'notifications/progress',
-        params: { progressToken: token, progress: n, message },
-      })
-      .catch(() => undefined);
+    wire.notify({
+      method: 'notifications/progress',
+      params: { progressToken: token, progress: n, message },
+    });
   };
   if (token === undefined) return send;
   send(`asked in ${c.target} (ask ${c.id}); waiting for a person`);
@@ -165,13 +187,13 @@ export async function progressOf(call: McpCall, ctx: ServerContext, c: StoredCas
 }
 
 /** Waits for the person, with progress; withdraws the ask when the client cancels the call. */
-async function waitForPerson(call: McpCall, c: StoredCase, ctx: ServerContext) {
-  const progress = await progressOf(call, ctx, c);
-  const legacy = call.cancels.track(ctx.mcpReq.id);
-  const signal = AbortSignal.any([ctx.mcpReq.signal, legacy.signal]);
+export async function waitForPerson(call: McpCall, c: StoredCase, wire: CallWire) {
+  const progress = await progressOf(call, wire, c);
+  const legacy = call.cancels.track(wire.id);
+  const signal = AbortSignal.any([wire.signal, legacy.signal]);
   try {
     const end = await call.waits.until(c.id, c, signal, progress);
-    const cancelled = call.era === 'legacy' ? legacy.signal.aborted : ctx.mcpReq.signal.aborted;
+    const cancelled = call.era === 'legacy' ? legacy.signal.aborted : wire.signal.aborted;
     if (cancelled && !call.closing() && end && !outcomeOf(end, '', '').final)
       await withdrawAsk(call.relay, call.asks, end, WITHDRAWN).catch((err: Error) =>
         call.relay.log.warn({ id: c.id, err: err.message }, 'mcp: cannot withdraw a cancelled ask'),
@@ -243,7 +265,7 @@ export function registerTools(server: McpServer, call: McpCall): void {
         // A task-declaring client gets a task: mcp/tasks.ts answers with it instead of this
         // result, which is never sent, so it is one the SDK neither checks nor projects.
         if (call.tasks?.take(ctx, made.case)) return { content: [], isError: true };
-        return waitForPerson(call, made.case, ctx);
+        return waitForPerson(call, made.case, wireOf(ctx));
       },
     );
   registerGetAnswer(server, call);
@@ -271,7 +293,7 @@ function registerGetAnswer(server: McpServer, call: McpCall): void {
         found.id,
         found,
         signal,
-        await progressOf(call, ctx, found),
+        await progressOf(call, wireOf(ctx), found),
       );
       return toolResult(call, end ?? found);
     },
