@@ -128,14 +128,39 @@ export async function startUpstream(): Promise<TestUpstream> {
     for (const fn of extensions) fn(server);
     return server;
   });
-  const http = serve({ fetch: (req) => handler.fetch(req), port: 0, hostname: '127.0.0.1' });
+  const served = await serveMcpHandler(handler);
+  return {
+    url: served.url,
+    calls,
+    cancelled,
+    extend: (fn) => void extensions.push(fn),
+    close: served.close,
+  };
+}
+
+/** An SDK handler (createMcpHandler) served over Streamable HTTP on 127.0.0.1, at `<url>`. */
+export interface ServedMcp {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `handler` on a free loopback port at /mcp. `onBody` hears each request's raw body before
+ * the SDK reads it (a test that checks bytes, e.g. requestState echoed exactly).
+ */
+export async function serveMcpHandler(
+  handler: ReturnType<typeof createMcpHandler>,
+  onBody?: (raw: string) => void,
+): Promise<ServedMcp> {
+  const fetch = async (req: Request) => {
+    if (onBody) onBody(await req.clone().text());
+    return handler.fetch(req);
+  };
+  const http = serve({ fetch, port: 0, hostname: '127.0.0.1' });
   await new Promise<void>((resolve) => http.once('listening', () => resolve()));
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
-    calls,
-    cancelled,
-    extend: (fn) => void extensions.push(fn),
     async close() {
       await handler.close();
       await new Promise<void>((resolve) => http.close(() => resolve()));

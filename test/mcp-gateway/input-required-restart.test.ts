@@ -9,10 +9,8 @@
  * gets its own ask; the leftover is withdrawn when the grace lapses on the relay's (fake) clock.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve } from '@hono/node-server';
 import type { Client } from '@modelcontextprotocol/client';
 import { createMcpHandler, inputRequired, McpServer } from '@modelcontextprotocol/server';
 import { request } from 'undici';
@@ -22,6 +20,7 @@ import { createWebAdapter } from '../../platforms/web/index.ts';
 import { ALIVE_TTL_MS } from '../../src/cases/posting-lease.ts';
 import { ELICIT_NOT_RETRIED, JOIN_GRACE_MS } from '../../src/mcp-gateway/input-join.ts';
 import { connectMcp } from '../helpers/mcp-client.ts';
+import { serveMcpHandler } from '../helpers/mcp-upstream.ts';
 import { eventually, logLines, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 
 const MARKER = `rs-MARKER-${Math.random().toString(36).slice(2)}-"q"\\é\u2028ü`;
@@ -72,22 +71,17 @@ let relay: RelayHandle | undefined;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  const handler = createMcpHandler(() => upstreamServer());
-  const fetch = async (req: Request) => {
-    const raw = await req.clone().text();
-    try {
-      const m = JSON.parse(raw);
-      if (m.method === 'tools/call') received.push({ params: m.params, raw });
-    } catch {}
-    return handler.fetch(req);
-  };
-  const http = serve({ fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise<void>((resolve) => http.once('listening', () => resolve()));
-  upstreamUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
-  stopUpstream = async () => {
-    await handler.close();
-    await new Promise((r) => http.close(r));
-  };
+  const served = await serveMcpHandler(
+    createMcpHandler(() => upstreamServer()),
+    (raw) => {
+      try {
+        const m = JSON.parse(raw);
+        if (m.method === 'tools/call') received.push({ params: m.params, raw });
+      } catch {}
+    },
+  );
+  upstreamUrl = served.url;
+  stopUpstream = served.close;
 });
 afterAll(async () => {
   for (const c of clients) await c.close().catch(() => undefined);

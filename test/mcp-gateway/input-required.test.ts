@@ -1,15 +1,3 @@
-/**
- * 2026-07-28 multi-round-trip through the gateway, end to end: an upstream written with the
- * official SDK (McpServer on createMcpHandler, stateless) whose tool answers `input_required`
- * (`inputRequests` + an opaque `requestState` carrying a planted marker) until it has its
- * answers, over two rounds; a real relay with it in `mcp_upstreams` on 2026-07-28; the official
- * SDK client downstream, on either era. Each input request is an ask in the web chat; the retry
- * carries the person's answers under the same keys and the `requestState` byte for byte (read
- * from the raw request body the upstream received); the marker is in no log line, card, case
- * view or error; the client sees only the final result.
- */
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import type { Client } from '@modelcontextprotocol/client';
 import { createMcpHandler, inputRequired, McpServer } from '@modelcontextprotocol/server';
 import { request } from 'undici';
@@ -17,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createWebAdapter } from '../../platforms/web/index.ts';
 import { connectMcp, type Era } from '../helpers/mcp-client.ts';
+import { serveMcpHandler } from '../helpers/mcp-upstream.ts';
 import { eventually, logLines, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 
 /** The planted secret: quotes, a backslash, non-ASCII and a line separator, so re-encoding shows. */
@@ -80,22 +69,17 @@ let relay: RelayHandle;
 let stopUpstream: () => Promise<void>;
 
 beforeAll(async () => {
-  const handler = createMcpHandler(() => upstreamServer());
-  const fetch = async (req: Request) => {
-    const raw = await req.clone().text();
-    try {
-      const m = JSON.parse(raw);
-      if (m.method === 'tools/call') received.push({ params: m.params, raw });
-    } catch {}
-    return handler.fetch(req);
-  };
-  const http = serve({ fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise<void>((resolve) => http.once('listening', () => resolve()));
-  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
-  stopUpstream = async () => {
-    await handler.close();
-    await new Promise((r) => http.close(r));
-  };
+  const served = await serveMcpHandler(
+    createMcpHandler(() => upstreamServer()),
+    (raw) => {
+      try {
+        const m = JSON.parse(raw);
+        if (m.method === 'tools/call') received.push({ params: m.params, raw });
+      } catch {}
+    },
+  );
+  const url = served.url;
+  stopUpstream = served.close;
   relay = await startRelay({
     adapters: [createWebAdapter()],
     configFile: {

@@ -10,10 +10,8 @@
  * history. Nothing is asked twice and no tasks/cancel reaches the upstream.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve } from '@hono/node-server';
 import { InputResponsesV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { request } from 'undici';
@@ -23,6 +21,7 @@ import { createWebAdapter } from '../../platforms/web/index.ts';
 import { ALIVE_TTL_MS } from '../../src/cases/posting-lease.ts';
 import { TASKS_EXTENSION } from '../../src/mcp/tasks.ts';
 import { connectTasks } from '../helpers/mcp-tasks-client.ts';
+import { serveMcpHandler } from '../helpers/mcp-upstream.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 
 type Step = 'asking' | 'moved' | 'done';
@@ -104,14 +103,9 @@ let upstreamUrl = '';
 let stopUpstream: () => Promise<void>;
 
 beforeAll(async () => {
-  const handler = createMcpHandler(() => upstreamServer());
-  const http = serve({ fetch: (r) => handler.fetch(r), port: 0, hostname: '127.0.0.1' });
-  await new Promise<void>((resolve) => http.once('listening', () => resolve()));
-  upstreamUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
-  stopUpstream = async () => {
-    await handler.close();
-    await new Promise((r) => http.close(r));
-  };
+  const served = await serveMcpHandler(createMcpHandler(() => upstreamServer()));
+  upstreamUrl = served.url;
+  stopUpstream = served.close;
 });
 afterAll(async () => {
   await stopUpstream?.();

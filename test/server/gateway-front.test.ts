@@ -1,17 +1,9 @@
-/**
- * The gateway's pass-through below hono (server/gateway-front.ts) answers every request as the app
- * does: the same request sent on the wire (where the front sees it first) and straight to the
- * app's fetch (hono only) gets the same status, content type and body. A missing or wrong API key,
- * an oversized body and a tool the gate denies are the app's refusals; an allowed call is the lean
- * answer either way.
- */
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createWebAdapter } from '../../platforms/web/index.ts';
+import { serveMcpHandler } from '../helpers/mcp-upstream.ts';
 import { type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 
 const KEY = 'front-test-key-0123456789';
@@ -27,13 +19,8 @@ beforeAll(async () => {
     s.registerTool('wipe', input, async () => ({ content: [{ type: 'text', text: 'wiped' }] }));
     return s;
   });
-  const http = serve({ fetch: (r) => handler.fetch(r), port: 0, hostname: '127.0.0.1' });
-  await new Promise<void>((resolve) => http.once('listening', () => resolve()));
-  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
-  stopUpstream = async () => {
-    await handler.close();
-    await new Promise((r) => http.close(r));
-  };
+  const { url, close } = await serveMcpHandler(handler);
+  stopUpstream = close;
   const up = { url, protocol: '2026-07-28', tools: { rules: { wipe: 'deny' } } };
   relay = await startRelay({
     adapters: [createWebAdapter()],
