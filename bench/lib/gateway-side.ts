@@ -11,8 +11,19 @@ import { fileURLToPath } from 'node:url';
 
 /** What the parent asks the side to do. */
 export type SideJob =
-  /** `n` calls of `echo` at `url` with `concurrency` clients: each call's latency (ms). */
-  | { kind: 'calls'; url: string; n: number; concurrency: number }
+  /**
+   * `n` calls of `echo` at `url` with `concurrency` clients, declaring `capabilities`: each call's
+   * latency (ms), this process's CPU per call (ms), and with `sniff` the capabilities the upstream
+   * saw on the first call it received (what the gateway declares upstream, on a gateway round).
+   */
+  | {
+      kind: 'calls';
+      url: string;
+      n: number;
+      concurrency: number;
+      capabilities: Record<string, unknown>;
+      sniff?: boolean;
+    }
   /** `n` calls of `wipe` at `url`, left open (each held for a person); answers once all are sent. */
   | { kind: 'hold'; url: string; n: number }
   /** How many held calls ended, and how many calls of `wipe` the upstream received. */
@@ -74,8 +85,14 @@ const HEADERS = {
 const META = {
   'io.modelcontextprotocol/protocolVersion': REVISION,
   'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': {},
 };
+
+/** What a `calls` job answers. */
+export interface CallsResult {
+  times: number[];
+  cpuPerCall: number;
+  sniffed?: unknown;
+}
 
 async function main() {
   const { serve } = await import('@hono/node-server');
@@ -106,7 +123,17 @@ async function main() {
     return s;
   };
   const handler = createMcpHandler(() => upstream());
-  const http = serve({ fetch: (r) => handler.fetch(r), port: 0, hostname: '127.0.0.1' });
+  // While armed, the next tools/call's declared capabilities are kept (read off a clone, once).
+  let sniff: { armed: boolean; seen?: unknown } = { armed: false };
+  const fetch = async (r: Request) => {
+    if (sniff.armed && r.headers.get('mcp-method') === 'tools/call') {
+      sniff.armed = false;
+      const body = await r.clone().json();
+      sniff.seen = body.params?._meta?.['io.modelcontextprotocol/clientCapabilities'] ?? null;
+    }
+    return handler.fetch(r);
+  };
+  const http = serve({ fetch, port: 0, hostname: '127.0.0.1' });
   await new Promise<void>((r) => http.once('listening', () => r()));
   // Node's 5 s idle timeout closed the straight side's connections while a gateway round ran, so
   // its next round paid 64 reconnects (1 s SYN retransmits on a loaded machine): keep them.
@@ -118,29 +145,39 @@ async function main() {
   let seq = 0;
   let heldEnded = 0;
 
-  const call = (url: string, name: string, args: Record<string, string>) => {
+  const call = (
+    url: string,
+    name: string,
+    args: Record<string, string>,
+    capabilities: Record<string, unknown> = {},
+  ) => {
     const id = ++seq;
-    const body = { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } };
+    const _meta = { ...META, 'io.modelcontextprotocol/clientCapabilities': capabilities };
+    const params = { name, arguments: args, _meta };
     return request(url, {
       method: 'POST',
       headers: { ...HEADERS, 'mcp-name': name },
-      body: JSON.stringify({ ...body, params: { ...body.params, _meta: META } }),
+      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }),
       dispatcher,
     });
   };
 
-  async function calls(job: Extract<SideJob, { kind: 'calls' }>) {
+  async function calls(job: Extract<SideJob, { kind: 'calls' }>): Promise<CallsResult> {
     const times: number[] = [];
+    if (job.sniff) sniff = { armed: true };
+    const cpu = process.cpuUsage();
     await pool(job.n, job.concurrency, async (i) => {
       const text = `call ${i}`;
       const t0 = performance.now();
-      const res = await call(job.url, 'echo', { text });
+      const res = await call(job.url, 'echo', { text }, job.capabilities);
       const got = await res.body.text();
       times.push(performance.now() - t0);
       if (res.statusCode !== 200 || !got.includes(text))
         throw new Error(`echo answered ${res.statusCode}: ${got.slice(0, 300)}`);
     });
-    return times;
+    const used = process.cpuUsage(cpu);
+    const cpuPerCall = (used.user + used.system) / 1000 / job.n;
+    return { times, cpuPerCall, ...(job.sniff && { sniffed: sniff.seen }) };
   }
 
   async function hold(job: Extract<SideJob, { kind: 'hold' }>) {
