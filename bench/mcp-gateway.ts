@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { createWebAdapter } from '../platforms/web/index.ts';
 import { benchArgs, wants } from './lib/args.ts';
+import { type BareProxy, startBareProxy } from './lib/bare-proxy.ts';
 import { type CallsResult, startGatewaySide } from './lib/gateway-side.ts';
 import { startPhaseProfile } from './lib/profile.ts';
 import { startBenchRelay } from './lib/relay.ts';
@@ -51,9 +52,18 @@ const gatewayUrl = `${relay.url}/mcp/gateway/bench`;
 const median = (xs: number[]) => percentile(xs, 50);
 type Round = { p50: number; p99: number; mean: number; perSec: number; cpu: number; side: number };
 
-/** One round: `n` calls at `url`; its latencies (ms), throughput and both processes' CPU per call. */
-async function round(url: string, n: number, capabilities: Record<string, unknown>) {
+/**
+ * One round: `n` calls at `url`; its latencies (ms), throughput and CPU per call of the side and
+ * of the hop in the middle (the relay, or with `hop` the bare proxy).
+ */
+async function round(
+  url: string,
+  n: number,
+  capabilities: Record<string, unknown>,
+  hop?: BareProxy,
+) {
   const cpu = process.cpuUsage();
+  const hopBefore = await hop?.cpuMs();
   const t0 = performance.now();
   const got = await side.run<CallsResult>({
     kind: 'calls',
@@ -64,12 +74,13 @@ async function round(url: string, n: number, capabilities: Record<string, unknow
   });
   const wall = performance.now() - t0;
   const used = process.cpuUsage(cpu);
+  const hopMs = hop ? (await hop.cpuMs()) - hopBefore! : (used.user + used.system) / 1000;
   return {
     p50: percentile(got.times, 50),
     p99: percentile(got.times, 99),
     mean: got.times.reduce((a, b) => a + b, 0) / n,
     perSec: (n / wall) * 1000,
-    cpu: (used.user + used.system) / 1000 / n,
+    cpu: hopMs / n,
     side: got.cpuPerCall,
   } satisfies Round;
 }
@@ -94,20 +105,33 @@ async function passThrough(): Promise<void> {
   console.log(
     `the gateway declares upstream ${JSON.stringify(declared)}; the straight clients too`,
   );
-  const arms = { straight: [] as Round[], gateway: [] as Round[], bare: [] as Round[] };
-  const urls = { straight: side.upstreamUrl, gateway: gatewayUrl, bare: side.upstreamUrl };
-  const caps = { straight: declared, gateway: {}, bare: {} };
+  const hop = await startBareProxy(side.upstreamUrl);
+  const arms = {
+    straight: [] as Round[],
+    gateway: [] as Round[],
+    bare: [] as Round[],
+    proxy: [] as Round[],
+  };
+  const urls = {
+    straight: side.upstreamUrl,
+    gateway: gatewayUrl,
+    bare: side.upstreamUrl,
+    proxy: hop.url,
+  };
+  const caps = { straight: declared, gateway: {}, bare: {}, proxy: declared };
+  const hops = { proxy: hop } as Partial<Record<keyof typeof arms, BareProxy>>;
   const names = Object.keys(arms) as Array<keyof typeof arms>;
-  for (const a of names) if (a !== 'gateway') await round(urls[a], WARM, caps[a]);
+  for (const a of names) if (a !== 'gateway') await round(urls[a], WARM, caps[a], hops[a]);
   const profile = await startPhaseProfile(args.profile, 'mcp-gateway');
   for (let r = 0; r < ROUNDS; r++)
-    for (const a of names) arms[a].push(await round(urls[a], PER_ROUND, caps[a]));
+    for (const a of names) arms[a].push(await round(urls[a], PER_ROUND, caps[a], hops[a]));
+  await hop.stop();
   const prof = await profile.stop();
   if (prof.file) console.log(`profile: ${prof.file}`);
   const m = (a: keyof typeof arms, k: keyof Round) => median(arms[a].map((x) => x[k]));
   for (const a of names)
     console.log(
-      `${a.padEnd(8)} p50 ${fmt(m(a, 'p50'))} ms, p99 ${fmt(m(a, 'p99'))} ms, mean ${fmt(m(a, 'mean'))} ms, ${fmt(m(a, 'perSec'), 0)} calls/s; CPU per call: relay ${fmt(m(a, 'cpu'), 3)} ms, clients + upstream ${fmt(m(a, 'side'), 3)} ms; rounds p99 ${arms[a].map((x) => fmt(x.p99)).join(' ')}`,
+      `${a.padEnd(8)} p50 ${fmt(m(a, 'p50'))} ms, p99 ${fmt(m(a, 'p99'))} ms, mean ${fmt(m(a, 'mean'))} ms, ${fmt(m(a, 'perSec'), 0)} calls/s; CPU per call: ${a === 'proxy' ? 'proxy' : 'relay'} ${fmt(m(a, 'cpu'), 3)} ms, clients + upstream ${fmt(m(a, 'side'), 3)} ms; rounds p99 ${arms[a].map((x) => fmt(x.p99)).join(' ')}`,
     );
   console.log(
     `${PER_ROUND} calls per round, ${ROUNDS} rounds per arm, ${CLIENTS} clients, medians of the rounds; relay GC ${prof.gcCount} pauses, ${fmt(prof.gcMs)} ms`,
@@ -115,11 +139,18 @@ async function passThrough(): Promise<void> {
   passThroughFigures(m);
 }
 
-function passThroughFigures(m: (a: 'straight' | 'gateway' | 'bare', k: keyof Round) => number) {
-  const [g99, s99, b99] = [m('gateway', 'p99'), m('straight', 'p99'), m('bare', 'p99')];
+type Arm = 'straight' | 'gateway' | 'bare' | 'proxy';
+
+function passThroughFigures(m: (a: Arm, k: keyof Round) => number) {
+  const [g99, s99, b99, p99] = (['gateway', 'straight', 'bare', 'proxy'] as const).map((a) =>
+    m(a, 'p99'),
+  ) as [number, number, number, number];
   const [gCpu, sCpu] = [m('gateway', 'cpu'), m('straight', 'cpu')];
   console.log(
     `the gateway adds ${fmt(g99 - s99)} ms at p99 (goal ≤ 1 ms; ${fmt(g99 - b99)} ms against a straight client that declares nothing) and ${fmt(gCpu - sCpu, 3)} ms relay CPU per call (goal ≤ 0.2 ms)`,
+  );
+  console.log(
+    `a bare proxy process in the middle adds ${fmt(p99 - s99)} ms at p99 by itself; the gateway adds ${fmt(g99 - p99)} ms over it`,
   );
   figures.push(
     {
