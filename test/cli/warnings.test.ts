@@ -124,4 +124,21 @@ describe('startupWarnings', () => {
     };
     expect(votes(open, slackOnly)).toEqual([]);
   });
+
+  it('warns when there is no RELAY_API_KEY and HOST reaches beyond loopback (/v1, /mcp and the gateway take anyone)', () => {
+    const open = (host: string) =>
+      startupWarnings(readConfig({ HOST: host }), ['web'], 'http://127.0.0.1:8787').filter((w) =>
+        w.startsWith('no RELAY_API_KEY'),
+      );
+    for (const host of ['0.0.0.0', '10.0.0.5', '::']) {
+      const [w, ...rest] = open(host);
+      expect(rest).toEqual([]);
+      expect(w).toContain(`listening on ${host}`);
+      expect(w).toContain('/mcp/gateway/*');
+      expect(w).toContain('set RELAY_API_KEY, or HOST=127.0.0.1');
+    }
+    for (const host of ['127.0.0.1', 'localhost', '::1']) expect(open(host)).toEqual([]);
+    const keyed = readConfig({ RELAY_API_KEY: KEY, RELAY_SECRET_KEY: SECRET, HOST: '0.0.0.0' });
+    expect(startupWarnings(keyed, ['web'], 'https://relay.example')).toEqual([]);
+  });
 });
