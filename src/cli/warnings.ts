@@ -1,6 +1,7 @@
 /** What `hitl-relay serve` warns about at start-up: settings that work on a laptop and fail people on a server. */
 import type { RelayConfig } from '../config/config.ts';
 import { NO_PLATFORM_NOTE } from '../health.ts';
+import { isLocalOnly } from '../server/loopback-host.ts';
 import { policiesCountingWebVotes } from './web-votes.ts';
 
 const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1|0\.0\.0\.0)$/i;
@@ -36,8 +37,9 @@ export function startupWarnings(
         ? `listening on ${config.host} inside a container, which a published port (-p) cannot reach: HOST=${config.host} is set; unset HOST (with RELAY_API_KEY the relay listens on 0.0.0.0) or set HOST=0.0.0.0 (docs/DEPLOY.md)`
         : `listening on ${config.host} inside a container, which a published port (-p) cannot reach: set RELAY_API_KEY (the relay then listens on 0.0.0.0), or HOST=0.0.0.0 on a private network (docs/DEPLOY.md)`,
     );
-  // Without a key nothing asks who is calling: fine on loopback, an open door on any interface.
-  if (!config.apiKey && !LOCAL_ONLY_HOST.test(config.host))
+  // Without a key nothing asks who is calling: the app's loopback rule (isLocalOnly) then keeps
+  // strangers out; on any other interface the door is open.
+  if (!config.apiKey && !isLocalOnly(config))
     out.push(
       `no RELAY_API_KEY while listening on ${config.host}: /v1, /mcp and /mcp/gateway/* take requests from anyone who reaches this address, with no key (the gateway calls its upstreams with their configured headers for them); set RELAY_API_KEY, or HOST=127.0.0.1 (docs/DEPLOY.md)`,
     );

@@ -8,29 +8,22 @@ import { connectMcp } from '../helpers/mcp-client.ts';
 import { serveMcpHandler } from '../helpers/mcp-upstream.ts';
 import { type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 
+/** One tool per input request the gateway does not declare; each asks once (it is refused). */
 function upstreamServer() {
   const server = new McpServer({ name: 'asks-more', version: '1.0.0' });
-  server.registerTool('summarise', { annotations: { readOnlyHint: true } }, async (ctx) => {
-    if (ctx.mcpReq.requestState() !== undefined)
-      return { content: [{ type: 'text', text: 'done' }] };
-    return inputRequired({
-      requestState: 'rs-SECRET',
-      inputRequests: {
-        llm: inputRequired.createMessage({
-          messages: [{ role: 'user', content: { type: 'text', text: 'Summarise' } }],
-          maxTokens: 50,
-        }),
-      },
-    });
-  });
-  server.registerTool('where', { annotations: { readOnlyHint: true } }, async (ctx) => {
-    if (ctx.mcpReq.requestState() !== undefined)
-      return { content: [{ type: 'text', text: 'done' }] };
-    return inputRequired({
-      requestState: 'rs-SECRET',
-      inputRequests: { dirs: inputRequired.listRoots() },
-    });
-  });
+  const asks = {
+    summarise: {
+      llm: inputRequired.createMessage({
+        messages: [{ role: 'user', content: { type: 'text', text: 'Summarise' } }],
+        maxTokens: 50,
+      }),
+    },
+    where: { dirs: inputRequired.listRoots() },
+  };
+  for (const [name, inputRequests] of Object.entries(asks))
+    server.registerTool(name, { annotations: { readOnlyHint: true } }, async () =>
+      inputRequired({ requestState: 'rs-SECRET', inputRequests }),
+    );
   return server;
 }
 
