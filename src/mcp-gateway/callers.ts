@@ -18,6 +18,11 @@ export interface CallOf {
   client: string | null;
   method: string;
   params: Record<string, unknown>;
+  /**
+   * Aborted when the client cancelled the call; its request's signal also aborts when a 2025
+   * client only disconnected (then its retry may join the call's asks: input-join.ts).
+   */
+  cancelled?: AbortSignal | undefined;
 }
 
 /** The calls in flight to one upstream, by caller. */
@@ -32,7 +37,7 @@ export class Callers {
   async run<T>(
     client: string | null,
     fn: () => Promise<T>,
-    request?: { method: string; params: Record<string, unknown> },
+    request?: Omit<CallOf, 'client'>,
   ): Promise<T> {
     const name = clientName(client);
     this.inFlight.set(name, (this.inFlight.get(name) ?? 0) + 1);

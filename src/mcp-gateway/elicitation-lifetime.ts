@@ -86,9 +86,12 @@ export async function withdrawConfirmed(
   return true;
 }
 
-/** The open elicitation asks of this process: withdrawn once, on abort or at stop. */
+/**
+ * The open elicitation asks of this process, each with how many callers wait on it (identical
+ * calls join one ask: input-join.ts): withdrawn once, when the last one stops waiting or at stop.
+ */
 export class OpenElicitations {
-  private readonly open = new Map<string, StoredCase>();
+  private readonly open = new Map<string, { c: StoredCase; holders: number }>();
   /** Asks being made: their card may be posted before they are held, so stop waits for them. */
   private readonly making = new Set<Promise<unknown>>();
   private stopped = false;
@@ -105,8 +108,24 @@ export class OpenElicitations {
     return this.open.size;
   }
 
+  /** One more caller waits on `c`. */
   hold(c: StoredCase): void {
-    this.open.set(c.id, c);
+    const held = this.open.get(c.id);
+    if (held) held.holders += 1;
+    else this.open.set(c.id, { c, holders: 1 });
+  }
+
+  /**
+   * One caller of ask `id` stops waiting: how many still wait (the ask is no longer held here at
+   * 0; the caller then decides its fate), or -1 when it was not held (withdrawn at stop, say).
+   */
+  leave(id: string): number {
+    const held = this.open.get(id);
+    if (!held) return -1;
+    held.holders -= 1;
+    if (held.holders > 0) return held.holders;
+    this.open.delete(id);
+    return 0;
   }
 
   /** Whether ask `id` is held open here. */
@@ -131,8 +150,8 @@ export class OpenElicitations {
     this.open.delete(id);
   }
 
-  /** Withdraws the ask of `c` unless that was done already (at stop, say). */
-  async withdraw(c: StoredCase, reason: string): Promise<boolean> {
+  /** Withdraws the ask of `c` for every caller, unless that was done already. */
+  private async withdraw(c: StoredCase, reason: string): Promise<boolean> {
     if (!this.open.delete(c.id)) return false;
     return withdrawConfirmed(this.d, c, reason);
   }
@@ -145,7 +164,7 @@ export class OpenElicitations {
   async stop(): Promise<void> {
     this.stopped = true;
     await Promise.all([...this.making]);
-    const open = [...this.open.values()].filter((c) => !outlivesStop(c));
+    const open = [...this.open.values()].map((h) => h.c).filter((c) => !outlivesStop(c));
     if (!open.length) return;
     this.d.relay.log.info({ open: open.length }, 'mcp gateway: stopping: withdrawing elicitations');
     await Promise.all(open.map((c) => this.withdraw(c, ELICIT_STOPPED)));

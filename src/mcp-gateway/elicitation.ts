@@ -25,11 +25,13 @@ import {
   ELICIT_WITHDRAWN,
   ELICITATION_LABEL,
   HOLDER_LABEL,
+  isJoinAsk,
   JOIN_LABEL,
   OpenElicitations,
   outlivesStop,
   TASK_KEY_LABEL,
   TASK_LABEL,
+  withdrawConfirmed,
   withdrawOrphans,
 } from './elicitation-lifetime.ts';
 import {
@@ -39,7 +41,13 @@ import {
   recordCompletion,
   UrlCompletions,
 } from './elicitation-url.ts';
-import { InputJoins, inputFingerprint } from './input-join.ts';
+import {
+  ELICIT_NOT_RETRIED,
+  ELICIT_NOT_RETRIED_AFTER_DISCONNECT,
+  InputJoins,
+  inputFingerprint,
+  JOIN_GRACE_MS,
+} from './input-join.ts';
 import { TaskResumes, type UpstreamOf } from './task-resume.ts';
 import type { Upstream } from './upstream.ts';
 import type { TaskInput } from './upstream-tasks.ts';
@@ -107,7 +115,13 @@ export function createElicitation(deps: ElicitationDeps): Elicitation {
     started: (upstreamOf) =>
       withdrawOrphans(lifetime, self, {
         resume: upstreamOf && ((asks) => resumes.resume(asks, upstreamOf)),
-        keep: (asks) => joins.keep(asks),
+        keep: (asks) => {
+          deps.relay.log.info(
+            { kept: asks.length, grace_ms: JOIN_GRACE_MS },
+            'mcp gateway: keeping elicitations a previous relay process left open, for a retried call to join',
+          );
+          joins.keep(asks, ELICIT_NOT_RETRIED);
+        },
       }),
     stopping: () => open.stop(),
     close: () => {
@@ -196,7 +210,10 @@ async function askedOrJoined(
   { task, join }: { task?: TaskInput | undefined; join?: string | undefined },
 ): Promise<StoredCase | undefined> {
   const adopted = task && deps.resumes.take(u.name, task);
-  if (adopted) return settled(deps, adopted, signal);
+  if (adopted) {
+    deps.open.hold(adopted);
+    return settled(deps, u, adopted, signal);
+  }
   const joined = join && (await deps.joins.find(join));
   const labels = {
     [ELICITATION_LABEL]: 'form',
@@ -206,8 +223,9 @@ async function askedOrJoined(
   const made = join
     ? { onCreated: (id: string) => deps.joins.made(join, id, u.config.timeoutMs) }
     : undefined;
+  if (joined) deps.open.hold(joined);
   const c = joined
-    ? await settled(deps, joined, signal)
+    ? await settled(deps, u, joined, signal)
     : await chatOf(deps, u, signal).ask(content, labels, made);
   if (c && join) await deps.joins.taken(join, c.id);
   return c;
@@ -247,17 +265,44 @@ type ChatDeps = ElicitationDeps & {
  * Waits for the end of ask `known`: the case once it is over; undefined when `signal` aborted
  * first (the ask withdrawn, but an upstream task's ask stays open while the relay stops).
  */
-async function settled(deps: ChatDeps, known: StoredCase, signal: AbortSignal) {
+async function settled(deps: ChatDeps, u: Upstream, known: StoredCase, signal: AbortSignal) {
   const id = known.id;
-  deps.open.hold(known);
   const c = await deps.waits.until(id, known, signal, () => {});
   if (c && waitIsOver(c)) {
     deps.open.release(id);
     return c;
   }
   if (c && deps.open.stopping && outlivesStop(c)) deps.open.release(id);
-  else if (c) await deps.open.withdraw(c, ELICIT_WITHDRAWN);
+  else if (c) await stoppedWaiting(deps, u, c);
+  else deps.open.leave(id);
   return undefined;
+}
+
+/**
+ * A caller stopped waiting on open ask `c` (it is logged): the ask stays while another caller
+ * waits on it; a 2025 client's call that only disconnected leaves its joinable ask for a retry
+ * (kept for JOIN_GRACE_MS, input-join.ts); else the ask is withdrawn.
+ */
+async function stoppedWaiting(deps: ChatDeps, u: Upstream, c: StoredCase): Promise<void> {
+  const still = deps.open.leave(c.id);
+  if (still < 0) return; // withdrawn already (the relay stopping)
+  // Still within the downstream call that asked (callers.ts): did its client cancel it?
+  const call = u.callers.call();
+  const disconnected = !!call?.cancelled && !call.cancelled.aborted;
+  const at = { upstream: c.doc.labels?.mcp_upstream, id: c.id, still_waiting: still };
+  const log = deps.relay.log;
+  if (still > 0) {
+    log.info(at, 'mcp gateway: a caller stopped waiting for an elicitation; others still wait');
+  } else if (disconnected && isJoinAsk(c)) {
+    log.info(
+      { ...at, grace_ms: JOIN_GRACE_MS },
+      'mcp gateway: a caller stopped waiting for an elicitation: its 2025 client disconnected without cancelling, so the ask is kept for a retry',
+    );
+    deps.joins.keep([c], ELICIT_NOT_RETRIED_AFTER_DISCONNECT);
+  } else {
+    log.info(at, 'mcp gateway: a caller stopped waiting for an elicitation; it is withdrawn');
+    await withdrawConfirmed(deps, c, ELICIT_WITHDRAWN);
+  }
 }
 
 /**
@@ -289,7 +334,7 @@ function chatOf(deps: ChatDeps, u: Upstream, signal: AbortSignal): ElicitChat {
         if (known) deps.open.hold(known);
         return { known };
       });
-      return known && (await settled(deps, known, signal));
+      return known && (await settled(deps, u, known, signal));
     },
   };
 }

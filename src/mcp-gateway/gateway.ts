@@ -25,6 +25,7 @@ import {
   leanCall,
   leanPlan,
 } from './lean-call.ts';
+import { cancelScope, sessionOf, withSession } from './legacy-session.ts';
 import { type DownstreamClient, downstreamServer } from './proxy.ts';
 import type { GateTool, GateToolCall } from './tool-gate.ts';
 import { Upstream, type UpstreamDeps } from './upstream.ts';
@@ -179,12 +180,22 @@ async function serve(
       return new Response(answer.text, { headers: { 'content-type': 'application/json' } });
     pass = answer;
   }
+  // A 2025 client's session (legacy-session.ts): its cancels are matched within it.
+  const session = sessionOf(read.request.headers);
+  const caller = session ? { ...who, session } : who;
   // The relay checked the API key in front; this only names the caller to the tool gate.
   const sdk = () =>
-    h.fetch(read.request, {
-      authInfo: { token: '', clientId: who.keyName ?? 'relay-key', scopes: [], extra: { who } },
-      ...(read.parsedBody !== undefined ? { parsedBody: read.parsedBody } : {}),
-    });
+    h
+      .fetch(read.request, {
+        authInfo: {
+          token: '',
+          clientId: who.keyName ?? 'relay-key',
+          scopes: [],
+          extra: { who: caller },
+        },
+        ...(read.parsedBody !== undefined ? { parsedBody: read.parsedBody } : {}),
+      })
+      .then((response) => withSession(response, read.parsedBody));
   return l && pass ? l.upstream.handOver(pass.plan.call.name, pass.handover, sdk) : sdk();
 }
 
@@ -200,8 +211,9 @@ function downstreamHandler(name: string, upstream: Upstream, deps: GatewayDeps):
       if (era === 'legacy')
         server.setNotificationHandler('notifications/cancelled', (n) => {
           const { requestId, reason } = n.params;
+          const scope = cancelScope(caller.keyName, caller.session);
           if (requestId !== undefined)
-            cancels.cancel(requestId, reason ?? 'cancelled by the client');
+            cancels.cancel(requestId, reason ?? 'cancelled by the client', scope);
         });
       return server;
     },

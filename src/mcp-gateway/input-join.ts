@@ -32,6 +32,9 @@ const JOINED_TTL_MS = 24 * 60 * 60 * 1000;
 /** What the cards say of a kept ask no retried call joined in time. */
 export const ELICIT_NOT_RETRIED = `no longer needed: the call that asked ended with the relay process that held it, and was not retried within ${JOIN_GRACE_MS / 60_000} minutes of the restart`;
 
+/** What the cards say of an ask kept after its 2025 client disconnected, when no retry came. */
+export const ELICIT_NOT_RETRIED_AFTER_DISCONNECT = `no longer needed: the MCP client that asked disconnected without cancelling and did not retry the call within ${JOIN_GRACE_MS / 60_000} minutes`;
+
 /**
  * The fingerprint of one input request of a task-less round of `call`: equal for the same
  * question of an identical call from the same client. Nothing secret goes in, only digests.
@@ -67,7 +70,7 @@ const joinedKey = (id: string) => `mrtr:joined:${id}`;
 /** The joinable asks: found by fingerprint, and the leftovers kept for their grace. */
 export class InputJoins {
   private readonly ledger: GateLedger;
-  private readonly kept = new Map<string, { c: StoredCase; until: number }>();
+  private readonly kept = new Map<string, { c: StoredCase; until: number; reason: string }>();
   private timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(private readonly d: JoinDeps) {
@@ -101,14 +104,13 @@ export class InputJoins {
     return this.ledger.release(fp, id);
   }
 
-  /** Asks a previous process left open: kept for JOIN_GRACE_MS, then withdrawn unless joined. */
-  keep(asks: StoredCase[]): void {
+  /**
+   * Asks nobody waits on now (a previous process left them open; a 2025 client disconnected
+   * without cancelling): kept for JOIN_GRACE_MS, then withdrawn with `reason` unless joined.
+   */
+  keep(asks: StoredCase[], reason: string): void {
     const until = this.d.now() + JOIN_GRACE_MS;
-    for (const c of asks) this.kept.set(c.id, { c, until });
-    this.d.relay.log.info(
-      { kept: asks.length, grace_ms: JOIN_GRACE_MS },
-      'mcp gateway: keeping elicitations a previous relay process left open, for a retried call to join',
-    );
+    for (const c of asks) this.kept.set(c.id, { c, until, reason });
     if (this.timer) return;
     this.timer = setInterval(() => void this.lapse().catch(() => undefined), LAPSE_CHECK_MS);
     this.timer.unref();
@@ -118,11 +120,11 @@ export class InputJoins {
   private async lapse(): Promise<void> {
     const at = this.d.now();
     const due = [...this.kept.values()].filter((k) => k.until <= at);
-    for (const { c } of due) {
+    for (const { c, reason } of due) {
       this.kept.delete(c.id);
       const now = await this.d.relay.store.getCase(c.id);
       if (!now || waitIsOver(now) || (await this.joinedElsewhere(c.id))) continue;
-      if (await withdrawConfirmed(this.d, c, ELICIT_NOT_RETRIED))
+      if (await withdrawConfirmed(this.d, c, reason))
         await this.ledger.release(String(c.doc.labels?.[JOIN_LABEL]), c.id);
     }
     if (!this.kept.size) this.close();

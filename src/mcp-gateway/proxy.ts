@@ -19,6 +19,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { LegacyCancels } from '../mcp/cancels.ts';
 import { declaresTasks, TASKS_EXTENSION } from '../mcp/tasks.ts';
+import { cancelScope } from './legacy-session.ts';
 import type { GateToolCall } from './tool-gate.ts';
 import { type Upstream, UpstreamDown } from './upstream.ts';
 
@@ -28,6 +29,8 @@ export interface DownstreamClient {
   keyName: string | null;
   /** The relay's URL as this client reached it: the links of asks the tool gate makes. */
   origin?: string | undefined;
+  /** The session id the gateway gave this 2025-era client (legacy-session.ts), if it sent one. */
+  session?: string | undefined;
 }
 
 /** The methods passed through as they are, by the capability that offers them (tools/call passes the gate first). */
@@ -73,7 +76,7 @@ export async function downstreamServer(
     server.setRequestHandler(
       method as 'tools/list',
       ((req: { params?: Record<string, unknown> }, ctx: ServerContext) =>
-        forward(upstream, method, req.params, ctx, { cancels, who })) as never,
+        forward(upstream, method, req.params, ctx, { cancels, who, era })) as never,
     );
   if (capabilities.tools)
     server.setRequestHandler('tools/call', (async (
@@ -95,8 +98,11 @@ function passedCapabilities(c: ServerCapabilities | undefined): ServerCapabiliti
   return out;
 }
 
+/** The downstream client's protocol era: 2026-07-28 (modern) or a 2025 revision (legacy). */
+type Era = 'legacy' | 'modern';
+
 /** What a tools/call needs besides the call: the cancels, the gate, the client's era. */
-type CallDeps = { cancels: LegacyCancels; gate: GateToolCall; era: 'legacy' | 'modern' };
+type CallDeps = { cancels: LegacyCancels; gate: GateToolCall; era: Era };
 
 async function callTool(
   upstream: Upstream,
@@ -112,7 +118,7 @@ async function callTool(
       `upstream MCP server "${upstream.name}" has no tool "${params.name}"`,
     );
   // One registration for the whole call: held, then sent (a second one would make the id ambiguous).
-  const legacy = d.cancels.track(ctx.mcpReq.id);
+  const legacy = d.cancels.track(ctx.mcpReq.id, cancelScope(who.keyName, who.session));
   try {
     const decision = await d.gate({
       upstream: upstream.name,
@@ -127,7 +133,8 @@ async function callTool(
     if (decision.kind === 'refuse')
       return { isError: true, content: [{ type: 'text', text: decision.message }] };
     const sent = { ...params, arguments: decision.args };
-    const by = { cancels: d.cancels, who, asTask: d.era === 'modern' && declaresTasks(ctx) };
+    const asTask = d.era === 'modern' && declaresTasks(ctx);
+    const by = { cancels: d.cancels, who, era: d.era, asTask };
     return await forward(upstream, 'tools/call', sent, ctx, by, legacy);
   } finally {
     legacy.done();
@@ -144,15 +151,17 @@ async function forward(
   method: string,
   params: Record<string, unknown> | undefined,
   ctx: ServerContext,
-  by: { cancels: LegacyCancels; who: DownstreamClient; asTask?: boolean },
+  by: { cancels: LegacyCancels; who: DownstreamClient; era: Era; asTask?: boolean },
   tracked?: ReturnType<LegacyCancels['track']>,
 ) {
   const { cancels, who } = by;
   const { _meta: _dropped, ...rest } = params ?? {};
   const { progressToken, ...meta } = (ctx.mcpReq._meta ?? {}) as Record<string, unknown>;
   const sent = { ...rest, ...(Object.keys(meta).length > 0 && { _meta: meta }) };
-  const legacy = tracked ?? cancels.track(ctx.mcpReq.id);
+  const legacy = tracked ?? cancels.track(ctx.mcpReq.id, cancelScope(who.keyName, who.session));
   const options: RequestOptions = { signal: AbortSignal.any([ctx.mcpReq.signal, legacy.signal]) };
+  // What cancels the call, as against a disconnect (a 2025 client's retry may join its asks).
+  const cancelled = by.era === 'legacy' ? legacy.signal : ctx.mcpReq.signal;
   // The last progress must reach the client before the result does: each is awaited before it.
   const relayed: Promise<void>[] = [];
   if (progressToken !== undefined)
@@ -166,7 +175,7 @@ async function forward(
       upstream.callers.run(
         who.keyName,
         () => upstream.request(method, params === undefined ? undefined : sent, options, by.asTask),
-        { method, params: rest },
+        { method, params: rest, cancelled },
       ),
     );
     await Promise.all(relayed);
