@@ -15,6 +15,7 @@ import type { McpUpstreamConfig } from '../config/mcp-upstreams.ts';
 import type { Health } from '../health.ts';
 import type { Logger } from '../log.ts';
 import { LegacyCancels } from '../mcp/cancels.ts';
+import { cancelScope, sessionOf, withSession } from '../mcp/legacy-session.ts';
 import { readMcpBody } from '../mcp/request-body.ts';
 import type { UrlPolicy } from '../net/url-policy.ts';
 import {
@@ -25,7 +26,6 @@ import {
   leanCall,
   leanPlan,
 } from './lean-call.ts';
-import { cancelScope, sessionOf, withSession } from './legacy-session.ts';
 import { type DownstreamClient, downstreamServer } from './proxy.ts';
 import type { GateTool, GateToolCall } from './tool-gate.ts';
 import { Upstream, type UpstreamDeps } from './upstream.ts';

@@ -18,8 +18,8 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { LegacyCancels } from '../mcp/cancels.ts';
+import { cancelScope } from '../mcp/legacy-session.ts';
 import { declaresTasks, TASKS_EXTENSION } from '../mcp/tasks.ts';
-import { cancelScope } from './legacy-session.ts';
 import type { GateToolCall } from './tool-gate.ts';
 import { type Upstream, UpstreamDown } from './upstream.ts';
 

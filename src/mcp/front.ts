@@ -8,6 +8,7 @@ import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { HitlService } from '../hitl-service/index.ts';
 import { LegacyCancels } from './cancels.ts';
 import { leanCall, leanPlan } from './lean-call.ts';
+import { sessionOf, withSession } from './legacy-session.ts';
 import { readMcpBody } from './request-body.ts';
 import { registerAskResources } from './resources.ts';
 import { TaskListens, taskListenOf } from './task-listen.ts';
@@ -45,6 +46,8 @@ type ConnectionFacts = {
   origin: string;
   defaultTarget?: string | undefined;
   admit?: IntakeGate | undefined;
+  /** A 2025 client's session (legacy-session.ts): its cancels are matched within it. */
+  cancelScope?: string | undefined;
 };
 
 /** The server instance of one request: the tools, resources and (2026-07-28) the tasks. */
@@ -61,7 +64,7 @@ function serverFor(call: McpCall): McpServer {
     server.server.setNotificationHandler('notifications/cancelled', (n) => {
       const { requestId, reason } = n.params;
       if (requestId !== undefined)
-        call.cancels.cancel(requestId, reason ?? 'cancelled by the client');
+        call.cancels.cancel(requestId, reason ?? 'cancelled by the client', call.cancelScope);
     });
   registerTools(server, call);
   tasks?.install(server);
@@ -81,6 +84,7 @@ function callFor(
     defaultTarget: at?.defaultTarget,
     era,
     ...(at?.admit ? { admit: at.admit } : {}),
+    ...(at?.cancelScope ? { cancelScope: at.cancelScope } : {}),
   };
 }
 
@@ -93,6 +97,22 @@ const connectionOf = (
   defaultTarget: o.defaultTarget,
   admit: o.admit,
 });
+
+/** The SDK's path; a 2025 client's session scopes its cancels (two clients may share a request id). */
+async function viaSdk(
+  handler: ReturnType<typeof createMcpHandler>,
+  read: Exclude<Awaited<ReturnType<typeof readMcpBody>>, Response>,
+  extra: ConnectionFacts,
+): Promise<Response> {
+  const session = sessionOf(read.request.headers);
+  const facts = session ? { ...extra, cancelScope: session } : extra;
+  // The relay checked the API key in front (server/app.ts); this only names the connection.
+  const response = await handler.fetch(read.request, {
+    authInfo: { token: '', clientId: 'relay-key', scopes: [], extra: facts },
+    ...(read.parsedBody !== undefined ? { parsedBody: read.parsedBody } : {}),
+  });
+  return withSession(response, read.parsedBody);
+}
 
 /** Creates the MCP server over the asks service. */
 export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront {
@@ -137,11 +157,7 @@ export function createMcpFront(relay: McpToolDeps, asks: HitlService): McpFront 
         });
         if (served) return served;
       }
-      // The relay checked the API key in front (server/app.ts); this only names the connection.
-      return handler.fetch(read.request, {
-        authInfo: { token: '', clientId: 'relay-key', scopes: [], extra },
-        ...(read.parsedBody !== undefined ? { parsedBody: read.parsedBody } : {}),
-      });
+      return viaSdk(handler, read, extra);
     },
     async close() {
       closing = true;

@@ -45,6 +45,8 @@ export interface McpCall {
   closing: () => boolean;
   /** Cancels of 2025-era calls, which reach another server instance (mcp/cancels.ts). */
   cancels: LegacyCancels;
+  /** Where this 2025 client's cancels are matched: its session (mcp/legacy-session.ts). */
+  cancelScope?: string | undefined;
   /**
    * The request's protocol era. A 2026-07-28 client cancels by closing the call's stream; a 2025
    * client sends notifications/cancelled, so there a closed connection is only a disconnect and
@@ -189,7 +191,7 @@ export async function progressOf(call: McpCall, wire: CallWire, c: StoredCase) {
 /** Waits for the person, with progress; withdraws the ask when the client cancels the call. */
 export async function waitForPerson(call: McpCall, c: StoredCase, wire: CallWire) {
   const progress = await progressOf(call, wire, c);
-  const legacy = call.cancels.track(wire.id);
+  const legacy = call.cancels.track(wire.id, call.cancelScope);
   const signal = AbortSignal.any([wire.signal, legacy.signal]);
   try {
     const end = await call.waits.until(c.id, c, signal, progress);

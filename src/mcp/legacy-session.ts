@@ -1,13 +1,14 @@
 /**
- * A session id for 2025-era downstream clients, so their cancels are told apart. The gateway
- * serves 2025 traffic statelessly (a fresh server per POST), and a 2025 client cancels with a
- * `notifications/cancelled` naming only its JSON-RPC id; two clients of one API key that both
- * have a call at id 3 (every fresh SDK client counts from 0) made that cancel ambiguous, so it was
- * dropped and the ask stayed open. The 2025 Streamable HTTP transport lets a server assign an
- * `Mcp-Session-Id` at initialization, which the client then sends on every request: the gateway
- * gives one (random, nothing kept), and a cancel is matched within the client's key and session.
- * No request is refused for lacking it (any replica serves any request; a client that drops it
- * falls back to key and id). The id is a correlation tag, not a credential, and is never logged.
+ * A session id for 2025-era clients, so their cancels are told apart. /mcp and the MCP gateway
+ * serve 2025 traffic statelessly (a fresh server per POST), and a 2025 client cancels with a
+ * `notifications/cancelled` naming only its JSON-RPC id; two clients that both have a call at id
+ * 3 (every fresh SDK client counts from the same start) made that cancel ambiguous (cancels.ts),
+ * so it was dropped and the ask stayed open. The 2025 Streamable HTTP transport lets a server
+ * assign an `Mcp-Session-Id` at initialization, which the client then sends on every request: the
+ * relay gives one (random, nothing kept), and a cancel is matched within the client's session
+ * (and, at the gateway, its API key's name). No request is refused for lacking it (any replica
+ * serves any request; a client that drops it falls back to the id alone). The id is a correlation
+ * tag, not a credential, and is never logged.
  */
 import { randomBytes } from 'node:crypto';
 
