@@ -50,7 +50,7 @@ import {
 } from './input-join.ts';
 import { TaskResumes, type UpstreamOf } from './task-resume.ts';
 import type { Upstream } from './upstream.ts';
-import type { TaskInput } from './upstream-tasks.ts';
+import type { AnswerInput, TaskInput } from './upstream-tasks.ts';
 
 /** What the elicitation handler uses of the relay. */
 export interface ElicitationDeps {
@@ -101,13 +101,8 @@ export function createElicitation(deps: ElicitationDeps): Elicitation {
   const self = deps.instanceId ?? '';
   const joins = new InputJoins({ ...lifetime, self, now: deps.now ?? Date.now, open });
   const chat = { ...deps, waits, open, resumes, joins };
-  const answer = (
-    u: Upstream,
-    params: Record<string, unknown>,
-    signal: AbortSignal,
-    task?: TaskInput,
-    join?: string,
-  ) => answerInChat(chat, u, params, signal, completions, { task, join });
+  const answer: Answer = (u, params, signal, task, join) =>
+    answerInChat(chat, u, params, signal, completions, { task, join });
   const recorded = { cases: deps.cases, log: deps.relay.log };
   return {
     waits,
@@ -130,22 +125,42 @@ export function createElicitation(deps: ElicitationDeps): Elicitation {
     },
     prepare(client, upstream) {
       client.registerCapabilities({ elicitation: { form: {}, url: {} } });
-      // A task's input requests (upstream-tasks.ts): elicitations asked the same way.
-      upstream.answerInput = async (req, signal, task) =>
-        req.method === 'elicitation/create'
-          ? answer(upstream, req.params ?? {}, signal, task)
-          : undefined;
+      upstream.answerInput = tasksPathInput(answer, upstream);
       // While the relay stops, an upstream task lives on (its asks stay open for the next process).
       upstream.keepTasks = () => open.stopping;
       client.setRequestHandler('elicitation/create', (req, ctx) => {
         const params = req.params as Record<string, unknown>;
-        const join = joinOf(client, upstream, String(ctx.mcpReq.id), params);
+        // The SDK's input_required driver hands a 2026-07-28 round's request over under its key.
+        const modern = client.getNegotiatedProtocolVersion() === '2026-07-28';
+        const join = modern ? joinOf(upstream, String(ctx.mcpReq.id), params) : undefined;
         return answer(upstream, params, ctx.mcpReq.signal, undefined, join) as never;
       });
       client.setNotificationHandler('notifications/elicitation/complete', (n) =>
         recordCompletion(recorded, completions, upstream.name, n.params.elicitationId),
       );
     },
+  };
+}
+
+type Answer = (
+  u: Upstream,
+  params: Record<string, unknown>,
+  signal: AbortSignal,
+  task?: TaskInput,
+  join?: string,
+) => Promise<ElicitAnswer>;
+
+/**
+ * The input requests of the Tasks path (upstream-tasks.ts), elicitations asked the same way: a
+ * task's are keyed to the task (resumed after a restart); a task-less round's join an identical
+ * call's, as on the SDK client's path.
+ */
+function tasksPathInput(answer: Answer, u: Upstream): AnswerInput {
+  return async (req, signal, { key, taskId }) => {
+    if (req.method !== 'elicitation/create') return undefined;
+    const params = req.params ?? {};
+    if (taskId !== undefined) return answer(u, params, signal, { taskId, key });
+    return answer(u, params, signal, undefined, joinOf(u, key, params));
   };
 }
 
@@ -232,17 +247,11 @@ async function askedOrJoined(
 }
 
 /**
- * The fingerprint of a task-less 2026-07-28 round's input request (the SDK's driver hands it
- * over under its inputRequests key), or undefined for anything else.
+ * The fingerprint of input request `key` of a task-less 2026-07-28 round of the call in flight,
+ * or undefined when it cannot be joined (URL mode; outside a call).
  */
-function joinOf(
-  client: Client,
-  u: Upstream,
-  key: string,
-  params: Record<string, unknown>,
-): string | undefined {
-  if (client.getNegotiatedProtocolVersion() !== '2026-07-28' || params.mode === 'url')
-    return undefined;
+function joinOf(u: Upstream, key: string, params: Record<string, unknown>): string | undefined {
+  if (params.mode === 'url') return undefined;
   const call = u.callers.call();
   return call && inputFingerprint(u.name, call, key, { method: 'elicitation/create', params });
 }

@@ -161,7 +161,9 @@ async function forward(
   const legacy = tracked ?? cancels.track(ctx.mcpReq.id, cancelScope(who.keyName, who.session));
   const options: RequestOptions = { signal: AbortSignal.any([ctx.mcpReq.signal, legacy.signal]) };
   // What cancels the call, as against a disconnect (a 2025 client's retry may join its asks).
-  const cancelled = by.era === 'legacy' ? legacy.signal : ctx.mcpReq.signal;
+  // None for a call answered with the gateway's task: it outlives the request, and only its
+  // tasks/cancel (its own signal) ends it, so a stopped wait there is always a cancel.
+  const cancelled = by.asTask ? undefined : by.era === 'legacy' ? legacy.signal : ctx.mcpReq.signal;
   // The last progress must reach the client before the result does: each is awaited before it.
   const relayed: Promise<void>[] = [];
   if (progressToken !== undefined)

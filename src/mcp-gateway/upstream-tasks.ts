@@ -26,11 +26,20 @@ export interface TaskInput {
   key: string;
 }
 
+/**
+ * Which inputRequests key an input request is: of upstream task `taskId`, or (no taskId) of a
+ * task-less `input_required` round of the call in flight.
+ */
+export interface InputAt {
+  key: string;
+  taskId?: string | undefined;
+}
+
 /** Answers one input request of the upstream (elicitation asked in chat); undefined: cannot. */
 export type AnswerInput = (
   request: { method: string; params?: Record<string, unknown> },
   signal: AbortSignal,
-  task?: TaskInput,
+  at: InputAt,
 ) => Promise<Record<string, unknown> | undefined>;
 
 /** What the Tasks path uses of one upstream. */
@@ -172,8 +181,10 @@ async function answerAll(
   }
   const answers = await Promise.all(
     fresh.map(async ([key, req]) => {
-      const at = taskId ? { taskId, key } : undefined;
-      const answer = await u.answer(req as { method: string; params?: Json }, signal, at);
+      const answer = await u.answer(req as { method: string; params?: Json }, signal, {
+        key,
+        taskId,
+      });
       if (!answer)
         throw new ProtocolError(
           ProtocolErrorCode.InternalError,
