@@ -11,7 +11,6 @@
  */
 import type { Client } from '@modelcontextprotocol/client';
 import { createMcpHandler, inputRequired, McpServer } from '@modelcontextprotocol/server';
-import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createWebAdapter } from '../../platforms/web/index.ts';
@@ -23,6 +22,7 @@ import {
 import { connectMcp, type Era } from '../helpers/mcp-client.ts';
 import { serveMcpHandler } from '../helpers/mcp-upstream.ts';
 import { eventually, logLines, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
+import { webRoom } from '../helpers/web-room.ts';
 
 const ROOM = 'mrtrcancel';
 const KEY = 'etl-key-0123456789abcdef';
@@ -98,20 +98,10 @@ const call = (client: Client, env: string) => {
   done.catch(() => undefined);
   return { done, stop };
 };
-const messages = async () =>
-  (await (await request(`${relay.url}/web/api/rooms/${ROOM}/messages`)).body.json()) as any[];
-const cardsFor = async (env: string) =>
-  (await messages()).filter((m) => m.case && JSON.stringify(m).includes(`Deploy to ${env}?`));
-const cardFor = (env: string) =>
-  eventually(async () => (await cardsFor(env)).find((m) => !m.final), 10_000, `card ${env}`);
-const tap = async (m: any) => {
-  const r = await request(`${relay.url}/web/api/rooms/${ROOM}/messages/${m.id}/actions/confirm`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ user: { id: 'ann', name: 'Ann' } }),
-  });
-  expect(((await r.body.json()) as any).outcome).toBe('submitted');
-};
+const room = webRoom(() => relay.url, ROOM);
+const { messages, tap } = room;
+const cardsFor = (env: string) => room.cards(`Deploy to ${env}?`);
+const cardFor = (env: string) => room.openCard(`Deploy to ${env}?`);
 const count = (line: string) => logLines.filter((l) => l.includes(line)).length;
 /** Two identical calls on `env`: the second joined the first's ask (one card). */
 async function joinedPair(eras: [Era, Era], env: string) {

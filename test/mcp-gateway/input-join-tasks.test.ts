@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { createMcpHandler, inputRequired, McpServer } from '@modelcontextprotocol/server';
-import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createWebAdapter } from '../../platforms/web/index.ts';
@@ -22,6 +21,7 @@ import { ELICIT_WITHDRAWN } from '../../src/mcp-gateway/elicitation-lifetime.ts'
 import { connectMcp, type Era } from '../helpers/mcp-client.ts';
 import { serveMcpHandler } from '../helpers/mcp-upstream.ts';
 import { eventually, logLines, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
+import { webRoom } from '../helpers/web-room.ts';
 
 const ROOM = 'mrtrtasks';
 const KEY = 'etl-key-0123456789abcdef';
@@ -132,20 +132,10 @@ const call = (client: Client, env: string) => {
   done.catch(() => undefined);
   return { done, stop };
 };
-const messages = async () =>
-  (await (await request(`${relay.url}/web/api/rooms/${ROOM}/messages`)).body.json()) as any[];
-const cardsFor = async (env: string) =>
-  (await messages()).filter((m) => m.case && JSON.stringify(m).includes(`Deploy to ${env}?`));
-const cardFor = (env: string) =>
-  eventually(async () => (await cardsFor(env)).find((m) => !m.final), 10_000, `card ${env}`);
-const tap = async (m: any) => {
-  const r = await request(`${relay.url}/web/api/rooms/${ROOM}/messages/${m.id}/actions/confirm`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ user: { id: 'ann', name: 'Ann' } }),
-  });
-  expect(((await r.body.json()) as any).outcome).toBe('submitted');
-};
+const room = webRoom(() => relay.url, ROOM);
+const { messages, tap } = room;
+const cardsFor = (env: string) => room.cards(`Deploy to ${env}?`);
+const cardFor = (env: string) => room.openCard(`Deploy to ${env}?`);
 const count = (line: string) => logLines.filter((l) => l.includes(line)).length;
 /** The gateway sent `env`'s calls on its Tasks path: the extension declared on each request. */
 const tookTasksPath = (env: string) => {

@@ -13,7 +13,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { createMcpHandler, inputRequired, McpServer } from '@modelcontextprotocol/server';
-import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createWebAdapter } from '../../platforms/web/index.ts';
@@ -22,6 +21,7 @@ import { ELICIT_NOT_RETRIED, JOIN_GRACE_MS } from '../../src/mcp-gateway/input-j
 import { connectMcp } from '../helpers/mcp-client.ts';
 import { serveMcpHandler } from '../helpers/mcp-upstream.ts';
 import { eventually, logLines, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
+import { webRoom } from '../helpers/web-room.ts';
 
 const MARKER = `rs-MARKER-${Math.random().toString(36).slice(2)}-"q"\\é\u2028ü`;
 const ADMIN = 'admin-key-0123456789abcdef';
@@ -134,30 +134,11 @@ const call = async (key: keyof typeof KEYS, env: string) => {
   // In a box: an async function's own promise would be a rejection nobody handles yet.
   return { done };
 };
-const messages = async () =>
-  (await (
-    await request(`${(relay as RelayHandle).url}/web/api/rooms/mrtrjoin/messages`)
-  ).body.json()) as any[];
+const room = webRoom(() => (relay as RelayHandle).url, 'mrtrjoin');
+const { messages, tap } = room;
 /** The cases the web chat was asked (each one card). */
 const cardCases = async () => new Set((await messages()).filter((m) => m.case).map((m) => m.case));
-const cardFor = (env: string, not = new Set<string>()) =>
-  eventually(async () =>
-    (await messages()).find(
-      (m) =>
-        m.case && !m.final && !not.has(m.case) && JSON.stringify(m).includes(`Deploy to ${env}?`),
-    ),
-  );
-const tap = async (m: any) => {
-  const r = await request(
-    `${(relay as RelayHandle).url}/web/api/rooms/mrtrjoin/messages/${m.id}/actions/confirm`,
-    {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ user: { id: 'ann', name: 'Ann' } }),
-    },
-  );
-  expect(((await r.body.json()) as any).outcome).toBe('submitted');
-};
+const cardFor = (env: string, not = new Set<string>()) => room.openCard(`Deploy to ${env}?`, not);
 const joins = () => logLines.filter((l) => l.includes(JOINED)).length;
 const legsOf = (env: string) => received.filter((r) => r.params.arguments?.env === env);
 
