@@ -276,7 +276,8 @@ type ChatDeps = ElicitationDeps & {
  */
 async function settled(deps: ChatDeps, u: Upstream, known: StoredCase, signal: AbortSignal) {
   const id = known.id;
-  const c = await deps.waits.until(id, known, signal, () => {});
+  // Read afresh: `known` may be a copy from before a person answered (adopted at start-up, joined).
+  const c = await deps.waits.until(id, undefined, signal, () => {});
   if (c && waitIsOver(c)) {
     deps.open.release(id);
     return c;

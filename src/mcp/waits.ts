@@ -76,7 +76,8 @@ export class AskWaits {
 
   /**
    * Waits until the ask is over or `signal` aborts; `onLine` hears progress on the way. Starts from
-   * `known` (the copy in hand) so a wait begun right after creating the ask reads nothing.
+   * `known` (the copy in hand) so a wait begun right after creating the ask reads nothing; without
+   * one (a copy read earlier may be stale: an ask adopted or joined later) it listens, then reads.
    */
   async until(
     id: string,
@@ -84,13 +85,35 @@ export class AskWaits {
     signal: AbortSignal,
     onLine: (line: string) => void,
   ): Promise<StoredCase | undefined> {
-    let c = known ?? (await this.read(id));
+    let c = known ?? (await this.readListening(id, signal, onLine));
     while (!waitIsOver(c) && !signal.aborted) {
       const heard = await this.next(id, signal, onLine);
       if (heard === 'aborted') break;
       c = heard ?? (await this.read(id));
     }
     return c;
+  }
+
+  /**
+   * Reads the ask while already listening to it, so a change that lands between the read and the
+   * first wait is heard, not lost: the case as it is, or as the change heard meanwhile left it.
+   */
+  private async readListening(
+    id: string,
+    signal: AbortSignal,
+    onLine: (line: string) => void,
+  ): Promise<StoredCase | undefined> {
+    const stop = new AbortController();
+    const meanwhile = this.next(id, AbortSignal.any([signal, stop.signal]), onLine);
+    const c = await this.read(id);
+    if (waitIsOver(c) || signal.aborted) {
+      stop.abort();
+      await meanwhile;
+      return c;
+    }
+    const heard = await meanwhile;
+    if (heard === 'aborted') return c;
+    return heard ?? (await this.read(id));
   }
 
   private async read(id: string): Promise<StoredCase | undefined> {

@@ -17,18 +17,21 @@ export function webRoom(url: () => string, room: string) {
     messages,
     cards,
     /** The first open card holding `text` (one not of a case in `not`), once it is posted. */
-    openCard: (text: string, not = new Set<string>()) =>
+    openCard: (text: string, not = new Set<string>(), timeoutMs = 10_000) =>
       eventually(
         async () => (await cards(text)).find((m) => !m.final && !not.has(m.case)),
-        10_000,
+        timeoutMs,
         `a card with "${text}"`,
       ),
-    /** Taps `action` on card `m` as Ann; the relay must have submitted it. */
-    async tap(m: { id: string }, action = 'confirm') {
+    /** Taps `action` on card `m` as Ann (with the form's `data`); the relay must have submitted it. */
+    async tap(m: { id: string }, action = 'confirm', data?: unknown) {
       const r = await request(`${url()}/web/api/rooms/${room}/messages/${m.id}/actions/${action}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ user: { id: 'ann', name: 'Ann' } }),
+        body: JSON.stringify({
+          user: { id: 'ann', name: 'Ann' },
+          ...(data !== undefined && { data }),
+        }),
       });
       expect(((await r.body.json()) as any).outcome).toBe('submitted');
     },

@@ -28,6 +28,8 @@ type Step = 'asking' | 'moved' | 'done';
 const tasks = new Map<string, { env: string; step: Step; answer?: any }>();
 const updates: Array<{ taskId: string; inputResponses: unknown }> = [];
 const cancels: string[] = [];
+/** The tasks/get of a task (by env) waits for `open`; `reached` says one arrived. */
+const held = new Map<string, { open: Promise<void>; reached: () => void }>();
 
 function shown(taskId: string) {
   const t = tasks.get(taskId)!;
@@ -77,11 +79,14 @@ function upstreamServer() {
     return { resultType: 'task', taskId, status: 'working', ...created };
   }) as never);
   const byId = z.looseObject({ taskId: z.string() });
-  low.setRequestHandler(
-    'tasks/get',
-    { params: byId },
-    async ({ taskId }) => shown(taskId) as never,
-  );
+  low.setRequestHandler('tasks/get', { params: byId }, async ({ taskId }) => {
+    const gate = held.get(tasks.get(taskId)!.env);
+    if (gate) {
+      gate.reached();
+      await gate.open;
+    }
+    return shown(taskId) as never;
+  });
   low.setRequestHandler('tasks/update', { params: byId }, async ({ taskId }, ctx) => {
     const inputResponses = ctx.mcpReq.inputResponses;
     updates.push({ taskId, inputResponses });
@@ -187,6 +192,53 @@ it('TASKS-RESTART-1 a task waiting on a person survives a restart: answered afte
     expect(cases).toEqual(new Set([keptCard.case, movedCard.case]));
     const history = await relay.relay.services.store.listHistory(movedCard.case);
     expect(JSON.stringify(history)).toContain('no longer asks this');
+  } finally {
+    await t.close();
+    await relay.stop();
+  }
+});
+
+it('TASKS-RESTART-2 a person answers while the next process is still reading the task again: the answer is not lost, it reaches the upstream once', async () => {
+  let relay = await start();
+  const t = await connectTasks(() => `${relay.url}/mcp/gateway/tasky`, 'gateway');
+  try {
+    const early = await t.session.callTool('deploy', { env: 'early' });
+    const card = await cardFor(relay, 'early');
+    const port = new URL(relay.url).port;
+    await relay.stop();
+    // The next process's first tasks/get of the task waits until Ann has answered.
+    let release = () => {};
+    let reached = () => {};
+    const arrived = new Promise<void>((r) => {
+      reached = r;
+    });
+    const open = new Promise<void>((r) => {
+      release = r;
+    });
+    held.set('early', { open, reached });
+    relay = await start({ port, now: () => Date.now() + ALIVE_TTL_MS + 5000 });
+    await arrived;
+    const tap = await request(
+      `${relay.url}/web/api/rooms/resume/messages/${card.id}/actions/confirm`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ user: { id: 'ann', name: 'Ann' } }),
+      },
+    );
+    expect(((await tap.body.json()) as any).outcome).toBe('submitted');
+    await relay.until(card.case, (c) => c.status === 'completed');
+    held.delete('early');
+    release();
+    const { outcome } = await early.settle();
+    expect(outcome.status, JSON.stringify(outcome)).toBe('completed');
+    expect((outcome as { result: any }).result.content).toEqual([
+      { type: 'text', text: 'deployed early' },
+    ]);
+    const task = [...tasks].find(([, x]) => x.env === 'early')![0];
+    expect(updates.filter((u) => u.taskId === task)).toEqual([
+      { taskId: task, inputResponses: { confirm: { action: 'accept', content: { ok: true } } } },
+    ]);
   } finally {
     await t.close();
     await relay.stop();
