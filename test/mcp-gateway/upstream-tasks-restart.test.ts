@@ -23,6 +23,7 @@ import { TASKS_EXTENSION } from '../../src/mcp/tasks.ts';
 import { connectTasks } from '../helpers/mcp-tasks-client.ts';
 import { serveMcpHandler } from '../helpers/mcp-upstream.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
+import { webRoom } from '../helpers/web-room.ts';
 
 type Step = 'asking' | 'moved' | 'done';
 const tasks = new Map<string, { env: string; step: Step; answer?: any }>();
@@ -164,15 +165,7 @@ it('TASKS-RESTART-1 a task waiting on a person survives a restart: answered afte
     const open = await relay.get(keptCard.case);
     expect(open.status).not.toBe('cancelled');
     // Ann answers the card the first process posted, in the web chat of the second.
-    const tap = await request(
-      `${relay.url}/web/api/rooms/resume/messages/${keptCard.id}/actions/confirm`,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ user: { id: 'ann', name: 'Ann' } }),
-      },
-    );
-    expect(((await tap.body.json()) as any).outcome).toBe('submitted');
+    await webRoom(() => relay.url, 'resume').tap(keptCard);
     const { outcome } = await kept.settle();
     expect(outcome.status, JSON.stringify(outcome)).toBe('completed');
     expect((outcome as { result: any }).result.content).toEqual([
@@ -218,15 +211,7 @@ it('TASKS-RESTART-2 a person answers while the next process is still reading the
     held.set('early', { open, reached });
     relay = await start({ port, now: () => Date.now() + ALIVE_TTL_MS + 5000 });
     await arrived;
-    const tap = await request(
-      `${relay.url}/web/api/rooms/resume/messages/${card.id}/actions/confirm`,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ user: { id: 'ann', name: 'Ann' } }),
-      },
-    );
-    expect(((await tap.body.json()) as any).outcome).toBe('submitted');
+    await webRoom(() => relay.url, 'resume').tap(card);
     await relay.until(card.case, (c) => c.status === 'completed');
     held.delete('early');
     release();
