@@ -31,6 +31,7 @@ import type { Watching } from './watching.ts';
 
 const STORE_CHECK_TIMEOUT_MS = 2000;
 const RECEIPT_DRAIN_MS = 1000; // how long a stop waits for receipts still being issued
+const RESTARTING = 'The relay is restarting; tap again in a moment.';
 
 /** The parts a runtime starts and stops. */
 export interface RuntimeParts {
@@ -89,12 +90,7 @@ export class RelayRuntime {
   /** Handles a tap from an adapter (counted, and waited for at shutdown). */
   readonly onTap = async (tap: Tap): Promise<TapReply> => {
     // Once shutdown began a tap is not submitted at all (never half): the person taps again later.
-    if (this.closing)
-      return {
-        outcome: 'failed',
-        text: 'The relay is restarting; tap again in a moment.',
-        card: null,
-      };
+    if (this.closing) return { outcome: 'failed', text: RESTARTING, card: null };
     const end = this.p.metrics.tapSeconds.startTimer({ platform: tap.platform });
     const work = this.s.taps.handle(tap);
     this.taps.add(work);
@@ -391,7 +387,9 @@ export class RelayRuntime {
     if (!(await bounded(dispatcher.close(), 300))) await dispatcher.destroy().catch(() => {});
     if (!(await bounded(submitDispatcher.close(), 300)))
       await submitDispatcher.destroy().catch(() => {});
-    await store.kv.delete(`readyz:${instanceId}`).catch(() => {});
+    // Stopped is not alive: the next process adopts what this one left at once, not after a TTL.
+    for (const key of [`readyz:${instanceId}`, aliveKey(instanceId)])
+      await store.kv.delete(key).catch(() => {});
     await this.stopListening?.();
     await store.close();
     step('store closed; done');

@@ -224,7 +224,8 @@ async function askedOrJoined(
   signal: AbortSignal,
   { task, join }: { task?: TaskInput | undefined; join?: string | undefined },
 ): Promise<StoredCase | undefined> {
-  const adopted = task && deps.resumes.take(u.name, task);
+  const adopted =
+    task && (deps.resumes.take(u.name, task) ?? (await deps.resumes.asked(u.name, task)));
   if (adopted) {
     deps.open.hold(adopted);
     return settled(deps, u, adopted, signal);
@@ -235,9 +236,10 @@ async function askedOrJoined(
     ...taskLabels(task),
     ...(join && { [JOIN_LABEL]: join }),
   };
+  const timeout = u.config.timeoutMs;
   const made = join
-    ? { onCreated: (id: string) => deps.joins.made(join, id, u.config.timeoutMs) }
-    : undefined;
+    ? { onCreated: (id: string) => deps.joins.made(join, id, timeout) }
+    : task && { onCreated: (id: string) => deps.resumes.noteAsk(u.name, task, id, timeout) };
   if (joined) deps.open.hold(joined);
   const c = joined
     ? await settled(deps, u, joined, signal)

@@ -10,6 +10,7 @@
  */
 
 import type { CaseRepository } from '../cases/repository.ts';
+import { waitIsOver } from '../mcp/waits.ts';
 import type { StoredCase } from '../store/types.ts';
 import {
   ELICITATION_LABEL,
@@ -35,6 +36,11 @@ export const taskUnreadable = (why: string) =>
   );
 
 const slot = (upstream: string, taskId: string, key: string) => `${upstream}\n${taskId}\n${key}`;
+/** The store's note of which ask a task's input request has (any process, any replica). */
+const askKey = (upstream: string, at: TaskInput) =>
+  `mcp-gw-task-ask:${slot(upstream, at.taskId, at.key)}`;
+/** How long that note outlives the ask's own timeout (an answer may wait for its follow). */
+const ASK_NOTE_MS = 24 * 60 * 60 * 1000;
 
 /** The asks an earlier process left open for upstream tasks, until a follow adopts them. */
 export class TaskResumes {
@@ -51,6 +57,26 @@ export class TaskResumes {
     const c = this.adoptable.get(k);
     this.adoptable.delete(k);
     return c;
+  }
+
+  /** Notes that input request `at` of upstream `upstream`'s task is asked by ask `id`. */
+  noteAsk(upstream: string, at: TaskInput, id: string, timeoutMs: number): Promise<void> {
+    return this.d.relay.store.kv.set(askKey(upstream, at), id, timeoutMs + ASK_NOTE_MS);
+  }
+
+  /**
+   * The ask an earlier process made for input request `at`, found through its note: still open
+   * (its process may not yet count as gone, so start-up has not listed it) or answered (a person
+   * tapped before any process followed the task again). Undefined when there is none, or it ended
+   * without an answer (then the question is asked anew).
+   */
+  async asked(upstream: string, at: TaskInput): Promise<StoredCase | undefined> {
+    const id = await this.d.relay.store.kv.get(askKey(upstream, at));
+    const c = id === undefined ? undefined : await this.d.relay.store.getCase(id);
+    const l = c?.doc.labels ?? {};
+    if (!c || l.mcp_upstream !== upstream || l[TASK_LABEL] !== at.taskId) return undefined;
+    if (l[TASK_KEY_LABEL] !== at.key || l[ELICITATION_LABEL] !== 'form') return undefined;
+    return !waitIsOver(c) || c.status === 'completed' ? c : undefined;
   }
 
   /** Follows the tasks of `asks` again; the asks are adopted or withdrawn (see above). */

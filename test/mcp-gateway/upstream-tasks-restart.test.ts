@@ -9,7 +9,7 @@
  * tasks/get completes with the upstream's result; the other ask is withdrawn, the reason in its
  * history. Nothing is asked twice and no tasks/cancel reaches the upstream.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputResponsesV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
@@ -22,6 +22,7 @@ import { ALIVE_TTL_MS } from '../../src/cases/posting-lease.ts';
 import { TASKS_EXTENSION } from '../../src/mcp/tasks.ts';
 import { connectTasks } from '../helpers/mcp-tasks-client.ts';
 import { serveMcpHandler } from '../helpers/mcp-upstream.ts';
+import { freePort, spawnRelay } from '../helpers/process.ts';
 import { eventually, type RelayHandle, startRelay } from '../helpers/relay-env.ts';
 import { webRoom } from '../helpers/web-room.ts';
 
@@ -227,5 +228,82 @@ it('TASKS-RESTART-2 a person answers while the next process is still reading the
   } finally {
     await t.close();
     await relay.stop();
+  }
+});
+
+it('TASKS-RESTART-3 a quick restart (the stopped process no longer counted alive): the open ask is adopted at once, not asked again, and answered', async () => {
+  let relay = await start();
+  const t = await connectTasks(() => `${relay.url}/mcp/gateway/tasky`, 'gateway');
+  try {
+    const quick = await t.session.callTool('deploy', { env: 'quick' });
+    const card = await cardFor(relay, 'quick');
+    const port = new URL(relay.url).port;
+    await relay.stop();
+    // No clock moved: the next process starts at once, as `systemctl restart` does.
+    relay = await start({ port });
+    const outcome = quick.settle();
+    await webRoom(() => relay.url, 'resume').tap(card);
+    const { outcome: done } = await outcome;
+    expect(done.status, JSON.stringify(done)).toBe('completed');
+    expect((done as { result: any }).result.content).toEqual([
+      { type: 'text', text: 'deployed quick' },
+    ]);
+    const cards = (await messages(relay)).filter(
+      (m) => m.case && JSON.stringify(m).includes('deploy of quick'),
+    );
+    expect(new Set(cards.map((m) => m.case))).toEqual(new Set([card.case]));
+  } finally {
+    await t.close();
+    await relay.stop();
+  }
+});
+
+it("TASKS-RESTART-4 a relay process killed (SIGKILL) and started again at once: its heartbeat still looks alive, yet the client's next tasks/get finds the open ask instead of asking again", {
+  timeout: 90_000,
+}, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hitl-gw-task-crash-'));
+  const config = join(dir, 'relay-config.json');
+  const mcp_upstreams = {
+    tasky: { url: upstreamUrl, target: 'web:crash', protocol: '2026-07-28' },
+  };
+  writeFileSync(config, JSON.stringify({ mcp_upstreams }));
+  const env = {
+    DATA_DIR: dir,
+    RELAY_CONFIG: config,
+    HOST: '127.0.0.1',
+    RELAY_ALLOW_HTTP_LOOPBACK: '1',
+    PORT: String(await freePort()),
+  };
+  let proc = await spawnRelay(env);
+  const t = await connectTasks(() => `${proc.url}/mcp/gateway/tasky`, 'gateway');
+  try {
+    const crash = await t.session.callTool('deploy', { env: 'crash' });
+    if (crash.kind !== 'task') throw new Error('the gateway answered without a task');
+    const room = webRoom(() => proc.url, 'crash');
+    const card = await room.openCard('deploy of crash?', undefined, 30_000);
+    // The client keeps its task's reference while the relay is away (the ext-tasks recovery path),
+    // so its own polls do not fail against the dead port.
+    let ref: Parameters<typeof t.session.resumeTask>[0] | undefined;
+    await crash.handoff((r) => {
+      ref = r;
+    });
+    await proc.kill('SIGKILL');
+    // The next process starts within ALIVE_TTL_MS: the killed one's asks are not yet orphans.
+    proc = await spawnRelay(env);
+    const resumed = await t.session.resumeTask(ref!);
+    const outcome = resumed.settle();
+    await room.tap(card);
+    const { outcome: done } = await outcome;
+    expect(done.status, JSON.stringify(done)).toBe('completed');
+    expect((done as { result: any }).result.content).toEqual([
+      { type: 'text', text: 'deployed crash' },
+    ]);
+    expect(new Set((await room.cards('deploy of crash?')).map((m) => m.case))).toEqual(
+      new Set([card.case]),
+    );
+  } finally {
+    await t.close();
+    await proc.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
   }
 });
